@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The ember program: shared helpers of its subcommands. Built on ember.h alone. */
+#ifndef EMBER_CLI_CLI_H
+#define EMBER_CLI_CLI_H
+
+#include "ember.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define CLI_MAX_INPUTS 64
+#define CLI_MAX_SHAPES 64
+
+typedef struct cli_shape_opt {
+    const char *name;
+    int64_t dims[EMBER_MAX_RANK];
+    int rank;
+} cli_shape_opt;
+
+/* Prints "ember: error: <msg>" to stderr, destroys st, returns exit code 1. */
+int cli_fail(ember_status *st);
+/* printf-style error line; returns 1. */
+int cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Parses "NAME=2x3x4" into opt; false when malformed. */
+bool cli_parse_shape(const char *arg, cli_shape_opt *opt);
+/* Parses a non-negative int option value; false when malformed. */
+bool cli_parse_int(const char *s, int lo, int hi, int *out);
+/* Loads MODEL (NULL = the built-in default). */
+ember_status *cli_load_model(const char *path, ember_model **out);
+/* Concrete shape of input i from its declared shape and --shape options (symbolic dims that
+ * no option fixes become 1). Returns the rank, or -1 with a message on stderr. */
+int cli_input_shape(const ember_model *m, size_t i, const cli_shape_opt *opts, int n_opts,
+                    int64_t *dims);
+/* "f32[1,3,224,224]" */
+void cli_format_shape(ember_dtype dt, const int64_t *dims, int rank, char *buf, size_t cap);
+/* Declared shape with symbol names: "f32[N,1,28,28]" */
+void cli_format_declared(const ember_model *m, size_t i, bool input, char *buf, size_t cap);
+
+int cli_run(int argc, char **argv);
+int cli_inspect(int argc, char **argv);
+
+#endif

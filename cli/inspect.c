@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `ember inspect`: the model's format, inputs and outputs (symbolic dims by name), op counts,
+ * parameter count, and the memory plan for the given (or default) input shapes: planned arena
+ * bytes next to the naive sum of all intermediates, then each value's offset and lifetime.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void inspect_usage(FILE *f)
+{
+    fprintf(f, "usage: ember inspect [MODEL] [options]\n"
+               "\n"
+               "Prints MODEL's inputs, outputs, op counts, parameter count and memory plan\n"
+               "(the built-in default model when MODEL is omitted).\n"
+               "\n"
+               "options:\n"
+               "  --shape NAME=DIMS  input shape or symbolic dim used for the memory plan\n"
+               "  --graph            also print the graph in ember's text form\n"
+               "  --no-plan          skip the memory plan\n"
+               "  --help             this help\n");
+}
+
+typedef struct op_count {
+    const char *op;
+    int n;
+} op_count;
+
+static void print_ops(const ember_model *m)
+{
+    op_count c[256];
+    int n = 0;
+    size_t nodes = ember_model_node_count(m);
+    for (size_t i = 0; i < nodes; i++) {
+        const char *op = ember_model_node_op(m, i);
+        int k = 0;
+        while (k < n && strcmp(c[k].op, op) != 0) {
+            k++;
+        }
+        if (k == n && n < 256) {
+            c[n].op = op;
+            c[n++].n = 0;
+        }
+        if (k < n) {
+            c[k].n++;
+        }
+    }
+    printf("nodes: %zu\nops:", nodes);
+    for (int k = 0; k < n; k++) {
+        printf(" %s=%d", c[k].op, c[k].n);
+    }
+    printf("\n");
+}
+
+static int print_plan(const ember_model *m, const cli_shape_opt *shapes, int n_shapes)
+{
+    ember_session *s = NULL;
+    char *text = NULL;
+    size_t n = ember_model_input_count(m);
+    int64_t dims[CLI_MAX_INPUTS][EMBER_MAX_RANK];
+    const int64_t *sp[CLI_MAX_INPUTS];
+    int ranks[CLI_MAX_INPUTS];
+    size_t arena = 0, naive = 0;
+    if (n > CLI_MAX_INPUTS) {
+        return cli_error("more than %d inputs", CLI_MAX_INPUTS);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ranks[i] = cli_input_shape(m, i, shapes, n_shapes, dims[i]);
+        if (ranks[i] < 0) {
+            return 1;
+        }
+        sp[i] = dims[i];
+    }
+    ember_status *st = ember_session_create(m, NULL, &s);
+    if (st == NULL) {
+        st = ember_session_prepare(s, sp, ranks, n);
+    }
+    if (st == NULL) {
+        st = ember_session_memory_info(s, &arena, &naive);
+    }
+    if (st == NULL) {
+        st = ember_session_plan_text(s, &text);
+    }
+    if (st != NULL) {
+        ember_session_destroy(s);
+        return cli_fail(st);
+    }
+    printf("plan for:");
+    for (size_t i = 0; i < n; i++) {
+        char buf[256];
+        cli_format_shape(ember_model_input_dtype(m, i), dims[i], ranks[i], buf, sizeof buf);
+        printf(" %s=%s", ember_model_input_name(m, i), buf);
+    }
+    printf("\narena_bytes=%zu naive_bytes=%zu\n%s", arena, naive, text);
+    ember_string_free(text);
+    ember_session_destroy(s);
+    return 0;
+}
+
+int cli_inspect(int argc, char **argv)
+{
+    const char *model = NULL;
+    bool graph = false, plan = true;
+    cli_shape_opt shapes[CLI_MAX_SHAPES];
+    int n_shapes = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            inspect_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--graph") == 0) {
+            graph = true;
+        } else if (strcmp(a, "--no-plan") == 0) {
+            plan = false;
+        } else if (strcmp(a, "--shape") == 0) {
+            if (i + 1 >= argc || n_shapes >= CLI_MAX_SHAPES ||
+                !cli_parse_shape(argv[i + 1], &shapes[n_shapes])) {
+                return cli_error("--shape needs NAME=D1xD2x..."), 2;
+            }
+            n_shapes++;
+            i++;
+        } else if (a[0] == '-') {
+            return cli_error("inspect: unknown option '%s' (see ember inspect --help)", a), 2;
+        } else if (model != NULL) {
+            return cli_error("inspect: more than one model given"), 2;
+        } else {
+            model = a;
+        }
+    }
+    ember_model *m = NULL;
+    ember_status *st = cli_load_model(model, &m);
+    if (st != NULL) {
+        return cli_fail(st);
+    }
+    char buf[256];
+    printf("model: %s\nformat: %s\n", model ? model : "builtin:default", ember_model_format(m));
+    for (size_t i = 0; i < ember_model_input_count(m); i++) {
+        cli_format_declared(m, i, true, buf, sizeof buf);
+        printf("input %zu: %s %s\n", i, ember_model_input_name(m, i), buf);
+    }
+    for (size_t i = 0; i < ember_model_output_count(m); i++) {
+        cli_format_declared(m, i, false, buf, sizeof buf);
+        printf("output %zu: %s %s\n", i, ember_model_output_name(m, i), buf);
+    }
+    print_ops(m);
+    printf("parameters: %lld\n", (long long)ember_model_param_count(m));
+    int rc = 0;
+    if (graph) {
+        char *text = NULL;
+        st = ember_model_graph_text(m, &text);
+        if (st != NULL) {
+            rc = cli_fail(st);
+        } else {
+            printf("%s", text);
+            ember_string_free(text);
+        }
+    }
+    if (rc == 0 && plan) {
+        rc = print_plan(m, shapes, n_shapes);
+    }
+    ember_model_destroy(m);
+    return rc;
+}

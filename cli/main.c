@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The ember program: `ember run`, `ember inspect`, `--version`, `--help`. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ember <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  run [MODEL]       run a model (the built-in default model when none is given)\n"
+            "                    and print its timing as key=value tokens\n"
+            "  inspect [MODEL]   print inputs, outputs, op counts, parameters, memory plan\n"
+            "\n"
+            "options:\n"
+            "  --version         print the version and what this build contains\n"
+            "  --help            print this help; `ember <command> --help` for a command\n"
+            "\n"
+            "MODEL is an ONNX model or a TorchScript archive, told apart by content.\n");
+}
+
+int cli_fail(ember_status *st)
+{
+    fprintf(stderr, "ember: error: %s\n", ember_status_message(st));
+    ember_status_destroy(st);
+    return 1;
+}
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ember: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+bool cli_parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    if (s == NULL || *s == '\0') {
+        return false;
+    }
+    long v = strtol(s, &end, 10);
+    if (*end != '\0' || v < lo || v > hi) {
+        return false;
+    }
+    *out = (int)v;
+    return true;
+}
+
+bool cli_parse_shape(const char *arg, cli_shape_opt *opt)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL || eq == arg) {
+        return false;
+    }
+    opt->name = arg;
+    opt->rank = 0;
+    const char *p = eq + 1;
+    while (*p) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || opt->rank >= EMBER_MAX_RANK) {
+            return false;
+        }
+        opt->dims[opt->rank++] = v;
+        p = end;
+        if (*p == 'x' || *p == ',') {
+            p++;
+            if (*p == '\0') {
+                return false;
+            }
+        } else if (*p != '\0') {
+            return false;
+        }
+    }
+    return opt->rank > 0;
+}
+
+static bool name_is(const cli_shape_opt *o, const char *name)
+{
+    size_t n = (size_t)(strchr(o->name, '=') - o->name);
+    return strlen(name) == n && strncmp(o->name, name, n) == 0;
+}
+
+int cli_input_shape(const ember_model *m, size_t i, const cli_shape_opt *opts, int n_opts,
+                    int64_t *dims)
+{
+    const char *name = ember_model_input_name(m, i);
+    for (int k = 0; k < n_opts; k++) {
+        if (name_is(&opts[k], name)) {
+            memcpy(dims, opts[k].dims, sizeof(int64_t) * (size_t)opts[k].rank);
+            return opts[k].rank;
+        }
+    }
+    int rank = ember_model_input_shape(m, i, dims, EMBER_MAX_RANK);
+    if (rank < 0) {
+        cli_error("input '%s' has no declared shape: give one with --shape %s=D1xD2...", name,
+                  name);
+        return -1;
+    }
+    for (int d = 0; d < rank; d++) {
+        if (dims[d] >= 0) {
+            continue;
+        }
+        const char *sym = ember_model_input_dim_name(m, i, d);
+        dims[d] = 1;
+        for (int k = 0; sym != NULL && k < n_opts; k++) {
+            if (name_is(&opts[k], sym) && opts[k].rank == 1) {
+                dims[d] = opts[k].dims[0];
+            }
+        }
+    }
+    return rank;
+}
+
+void cli_format_shape(ember_dtype dt, const int64_t *dims, int rank, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s[", ember_dtype_name(dt));
+    for (int d = 0; d < rank && n < cap; d++) {
+        n += (size_t)snprintf(buf + n, cap - n, d ? ",%lld" : "%lld", (long long)dims[d]);
+    }
+    if (n < cap) {
+        snprintf(buf + n, cap - n, "]");
+    }
+}
+
+void cli_format_declared(const ember_model *m, size_t i, bool input, char *buf, size_t cap)
+{
+    int64_t dims[EMBER_MAX_RANK];
+    int rank = input ? ember_model_input_shape(m, i, dims, EMBER_MAX_RANK)
+                     : ember_model_output_shape(m, i, dims, EMBER_MAX_RANK);
+    ember_dtype dt = input ? ember_model_input_dtype(m, i) : ember_model_output_dtype(m, i);
+    if (rank < 0) {
+        snprintf(buf, cap, "%s[?]", ember_dtype_name(dt));
+        return;
+    }
+    size_t n = (size_t)snprintf(buf, cap, "%s[", ember_dtype_name(dt));
+    for (int d = 0; d < rank && n < cap; d++) {
+        const char *sym = input ? ember_model_input_dim_name(m, i, d)
+                                : ember_model_output_dim_name(m, i, d);
+        const char *sep = d ? "," : "";
+        if (dims[d] >= 0) {
+            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", sep, (long long)dims[d]);
+        } else {
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, sym ? sym : "?");
+        }
+    }
+    if (n < cap) {
+        snprintf(buf + n, cap - n, "]");
+    }
+}
+
+ember_status *cli_load_model(const char *path, ember_model **out)
+{
+    if (path == NULL) {
+        return ember_model_load_builtin("default", NULL, out);
+    }
+    return ember_model_load_file(path, NULL, out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("ember %s\n%s\n", ember_version_string(), ember_build_info());
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0) {
+        return cli_run(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "inspect") == 0) {
+        return cli_inspect(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "ember: error: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

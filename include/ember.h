@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ember.h — the public C API of ember, a standalone neural-network inference runtime.
+ *
+ * This header is the manual. Conventions that hold for every function below:
+ *
+ *  - Objects are opaque and created by `ember_<obj>_create` (or a load call) with the new
+ *    object returned through a `**out` argument; on failure `*out` is set to NULL.
+ *    `ember_<obj>_destroy` frees an object, returns nothing, and ignores NULL.
+ *  - Every call that can fail returns `ember_status *`: NULL means success. A non-NULL
+ *    status carries a code and a message and must be released with ember_status_destroy().
+ *  - Arguments are borrowed for the duration of the call unless the doc says "takes
+ *    ownership". Returned `const char *` strings and arrays belong to the object they came
+ *    from and stay valid until that object is destroyed.
+ *  - The library never prints, exits or aborts on input it was given; model and caller
+ *    errors come back as statuses. Internal invariant violations (bugs) abort.
+ *
+ * Thread-safety, in short: a loaded ember_model is immutable and may be shared by any number
+ * of threads and sessions. An ember_session may be run from many threads at once; each
+ * concurrent run gets its own activation arena. Options objects and tensors are not
+ * synchronised: do not change one from two threads at once. A status belongs to the thread
+ * that received it.
+ */
+#ifndef EMBER_H
+#define EMBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Versioning ------------------------------------------------------------------------ */
+
+#define EMBER_VERSION_MAJOR 0
+#define EMBER_VERSION_MINOR 1
+#define EMBER_VERSION_PATCH 0
+/* major*10000 + minor*100 + patch */
+#define EMBER_VERSION_NUMBER \
+    (EMBER_VERSION_MAJOR * 10000 + EMBER_VERSION_MINOR * 100 + EMBER_VERSION_PATCH)
+
+#if defined(_WIN32)
+#if defined(EMBER_BUILDING_LIBRARY) && defined(EMBER_SHARED_LIBRARY)
+#define EMBER_API __declspec(dllexport)
+#elif defined(EMBER_SHARED_LIBRARY)
+#define EMBER_API __declspec(dllimport)
+#else
+#define EMBER_API
+#endif
+#elif defined(__GNUC__)
+#define EMBER_API __attribute__((visibility("default")))
+#else
+#define EMBER_API
+#endif
+
+#if defined(__GNUC__)
+#define EMBER_NODISCARD __attribute__((warn_unused_result))
+#define EMBER_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define EMBER_NODISCARD
+#define EMBER_DEPRECATED(msg)
+#endif
+
+/* The version of the library linked at run time, e.g. "0.1.0". Static string. Threads: any. */
+EMBER_API const char *ember_version_string(void);
+/* EMBER_VERSION_NUMBER of the library linked at run time. Threads: any. */
+EMBER_API int ember_version_number(void);
+/*
+ * What this build contains, one `key=value` token per item separated by spaces, e.g.
+ * "version=0.1.0 isa=avx2,avx512f,avx512vnni backends=cpu,openblas,onednn cuda=off".
+ * `isa=` lists the features detected on this CPU and usable by compiled-in kernels.
+ * Static string, valid for the life of the process. Threads: any.
+ */
+EMBER_API const char *ember_build_info(void);
+
+/* ---- Status ---------------------------------------------------------------------------- */
+
+/* Codes are stable: values are only ever appended. */
+typedef enum ember_code {
+    EMBER_OK = 0,
+    EMBER_ERR_INVALID_ARG = 1,   /* a caller passed a bad argument (NULL, wrong shape, ...) */
+    EMBER_ERR_INVALID_MODEL = 2, /* the model file or bytes are malformed */
+    EMBER_ERR_UNSUPPORTED = 3,   /* op, dtype, ISA, device or format not supported */
+    EMBER_ERR_OUT_OF_MEMORY = 4,
+    EMBER_ERR_IO = 5,     /* a file could not be opened, read, mapped or written */
+    EMBER_ERR_DEVICE = 6, /* a device (CUDA) call failed */
+    EMBER_ERR_STATE = 7,  /* the call is not valid in the object's current state */
+    EMBER_ERR_INTERNAL = 8
+} ember_code;
+
+typedef struct ember_status ember_status;
+
+/* The code of `st`; EMBER_OK for NULL. Threads: any. */
+EMBER_API ember_code ember_status_code(const ember_status *st);
+/* The message of `st`, never NULL ("ok" for NULL). Owned by `st`. Threads: any. */
+EMBER_API const char *ember_status_message(const ember_status *st);
+/* Frees `st`. Ignores NULL and the preallocated out-of-memory status. */
+EMBER_API void ember_status_destroy(ember_status *st);
+/* A static name for a code, e.g. "INVALID_MODEL". */
+EMBER_API const char *ember_code_name(ember_code code);
+
+/* ---- Data types ------------------------------------------------------------------------ */
+
+/* Numbering follows ONNX's TensorProto.DataType so values can be appended compatibly. */
+typedef enum ember_dtype {
+    EMBER_DTYPE_UNDEFINED = 0,
+    EMBER_DTYPE_F32 = 1,
+    EMBER_DTYPE_U8 = 2,
+    EMBER_DTYPE_I8 = 3,
+    EMBER_DTYPE_U16 = 4,
+    EMBER_DTYPE_I16 = 5,
+    EMBER_DTYPE_I32 = 6,
+    EMBER_DTYPE_I64 = 7,
+    EMBER_DTYPE_BOOL = 9,
+    EMBER_DTYPE_F16 = 10,
+    EMBER_DTYPE_F64 = 11,
+    EMBER_DTYPE_U32 = 12,
+    EMBER_DTYPE_U64 = 13,
+    EMBER_DTYPE_BF16 = 16
+} ember_dtype;
+
+/* Size in bytes of one element of `dt`; 0 for an unknown dtype. Threads: any. */
+EMBER_API size_t ember_dtype_size(ember_dtype dt);
+/* A static short name ("f32", "i64", "bool", ...); "?" for an unknown dtype. */
+EMBER_API const char *ember_dtype_name(ember_dtype dt);
+
+/* Largest rank a tensor may have. */
+#define EMBER_MAX_RANK 8
+
+/* ---- Allocator and logging ------------------------------------------------------------- */
+
+/*
+ * A user allocator. Every heap allocation the library makes for a model, its sessions and
+ * tensors goes through it (statuses excepted: they use libc so that they can be freed
+ * without context). Any member may be NULL to keep libc's behaviour for it; `aligned_alloc`
+ * and `aligned_free` go together. `alignment` is a power of two and `size` a multiple of it.
+ * Threads: the functions may be called from any thread, concurrently.
+ */
+typedef struct ember_allocator {
+    void *ctx;
+    void *(*alloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *ptr, size_t size);
+    void (*free)(void *ctx, void *ptr);
+    void *(*aligned_alloc)(void *ctx, size_t alignment, size_t size);
+    void (*aligned_free)(void *ctx, void *ptr);
+} ember_allocator;
+
+typedef enum ember_log_level {
+    EMBER_LOG_ERROR = 0,
+    EMBER_LOG_WARN = 1,
+    EMBER_LOG_INFO = 2,
+    EMBER_LOG_DEBUG = 3
+} ember_log_level;
+
+/* Log callback. `msg` is valid for the duration of the call. May fire on worker threads. */
+typedef void (*ember_log_fn)(void *ctx, ember_log_level level, const char *msg);
+
+/* ---- Model ----------------------------------------------------------------------------- */
+
+/*
+ * A loaded model: the graph, its weights and its declared inputs and outputs. Immutable once
+ * loaded. Threads: every function on a `const ember_model *` may be called concurrently.
+ * The model must outlive every session created from it.
+ */
+typedef struct ember_model ember_model;
+
+/* Options for loading a model. Threads: not synchronised. */
+typedef struct ember_model_options ember_model_options;
+
+EMBER_API EMBER_NODISCARD ember_status *ember_model_options_create(ember_model_options **out);
+EMBER_API void ember_model_options_destroy(ember_model_options *opts);
+/* Copies `*alloc` (NULL restores libc). The allocator must stay usable for the model's life. */
+EMBER_API void ember_model_options_set_allocator(ember_model_options *opts,
+                                                 const ember_allocator *alloc);
+/* Log callback and the most verbose level passed to it (default: none). */
+EMBER_API void ember_model_options_set_log(ember_model_options *opts, ember_log_fn fn,
+                                           void *ctx, ember_log_level max_level);
+
+/*
+ * Loads a model file; the format (ONNX protobuf or TorchScript zip archive) is told by
+ * content, not by name. `opts` may be NULL. Returns INVALID_ARG, IO, INVALID_MODEL,
+ * UNSUPPORTED (a format or op this build does not read) or OUT_OF_MEMORY.
+ * On success `*out` is freed with ember_model_destroy().
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_load_file(const char *path,
+                                                              const ember_model_options *opts,
+                                                              ember_model **out);
+
+/* Flags for ember_model_load_memory. */
+#define EMBER_LOAD_BORROW 0x1u /* do not copy: the bytes must outlive the model, unchanged */
+
+/* Loads a model from `size` bytes at `data`. Copies the bytes unless EMBER_LOAD_BORROW. */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_load_memory(const void *data, size_t size,
+                                                                unsigned flags,
+                                                                const ember_model_options *opts,
+                                                                ember_model **out);
+
+/*
+ * Loads a model built into the library. `name` NULL or "default" gives the default model:
+ * a small MNIST-sized CNN (input "input" f32 [N,1,28,28], output "probs" f32 [N,10]) with
+ * deterministic weights. Returns INVALID_ARG for an unknown name.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_load_builtin(const char *name,
+                                                                 const ember_model_options *opts,
+                                                                 ember_model **out);
+
+EMBER_API void ember_model_destroy(ember_model *model);
+
+/* Format the model was read from: "onnx", "torchscript" or "builtin". */
+EMBER_API const char *ember_model_format(const ember_model *model);
+EMBER_API size_t ember_model_input_count(const ember_model *model);
+EMBER_API size_t ember_model_output_count(const ember_model *model);
+/* Name of input/output `i`, or NULL when `i` is out of range. Owned by the model. */
+EMBER_API const char *ember_model_input_name(const ember_model *model, size_t i);
+EMBER_API const char *ember_model_output_name(const ember_model *model, size_t i);
+EMBER_API ember_dtype ember_model_input_dtype(const ember_model *model, size_t i);
+EMBER_API ember_dtype ember_model_output_dtype(const ember_model *model, size_t i);
+/*
+ * Declared shape of input/output `i`: writes up to `cap` dims to `dims` and returns the rank
+ * (-1 when `i` is out of range or the rank is unknown). A symbolic or unknown dim is -1; its
+ * name, if it has one, comes from ember_model_input_dim_name().
+ */
+EMBER_API int ember_model_input_shape(const ember_model *model, size_t i, int64_t *dims,
+                                      int cap);
+EMBER_API int ember_model_output_shape(const ember_model *model, size_t i, int64_t *dims,
+                                       int cap);
+/* Name of symbolic dim `d` of input/output `i` ("N", "batch", ...), or NULL when it has none. */
+EMBER_API const char *ember_model_input_dim_name(const ember_model *model, size_t i, int d);
+EMBER_API const char *ember_model_output_dim_name(const ember_model *model, size_t i, int d);
+
+/* Number of nodes, the op name of node `i` ("Conv", ...) and its node name (may be ""). */
+EMBER_API size_t ember_model_node_count(const ember_model *model);
+EMBER_API const char *ember_model_node_op(const ember_model *model, size_t i);
+EMBER_API const char *ember_model_node_name(const ember_model *model, size_t i);
+/* Total number of elements in the model's weights (initializers). */
+EMBER_API int64_t ember_model_param_count(const ember_model *model);
+/*
+ * The graph in ember's readable text form, one node per line. On success `*text` is a
+ * NUL-terminated string freed with ember_string_free().
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_graph_text(const ember_model *model,
+                                                               char **text);
+/* Frees a string returned by the library. Ignores NULL. */
+EMBER_API void ember_string_free(char *s);
+
+/* ---- Tensors --------------------------------------------------------------------------- */
+
+/*
+ * A dense, C-ordered tensor. It either owns its memory (ember_tensor_create: 64-byte aligned,
+ * zero-filled) or wraps caller memory without copying (ember_tensor_wrap: the memory must
+ * outlive the tensor). Threads: not synchronised; distinct tensors are independent.
+ */
+typedef struct ember_tensor ember_tensor;
+
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create(ember_dtype dtype,
+                                                            const int64_t *dims, int rank,
+                                                            ember_tensor **out);
+/* Wraps `nbytes` at `data`; `nbytes` must equal the element count times the dtype size. */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_wrap(ember_dtype dtype, const int64_t *dims,
+                                                          int rank, void *data, size_t nbytes,
+                                                          ember_tensor **out);
+/* Frees the tensor and, if it owns it, its memory. Ignores NULL. */
+EMBER_API void ember_tensor_destroy(ember_tensor *t);
+EMBER_API ember_dtype ember_tensor_dtype(const ember_tensor *t);
+EMBER_API int ember_tensor_rank(const ember_tensor *t);
+/* Pointer to the tensor's `rank` dims, owned by the tensor. */
+EMBER_API const int64_t *ember_tensor_dims(const ember_tensor *t);
+EMBER_API int64_t ember_tensor_elem_count(const ember_tensor *t);
+EMBER_API size_t ember_tensor_nbytes(const ember_tensor *t);
+EMBER_API void *ember_tensor_data(ember_tensor *t);
+
+/*
+ * Reads a NumPy `.npy` file (format 1.0–3.0, C order, little-endian, any dtype above) into a
+ * new owned tensor freed with ember_tensor_destroy(). IO when the file cannot be read;
+ * INVALID_MODEL for a malformed or truncated file, Fortran order or big-endian data;
+ * UNSUPPORTED for a dtype ember has no equivalent of. The message names the file.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy(const char *path,
+                                                              ember_tensor **out);
+/* The same from `size` bytes in memory; `what` names the source in messages (may be NULL). */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy_memory(const void *data,
+                                                                     size_t size,
+                                                                     const char *what,
+                                                                     ember_tensor **out);
+/* Writes `t` as a `.npy` file (format 1.0, C order, little-endian). IO on a write error. */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_save_npy(const ember_tensor *t,
+                                                              const char *path);
+
+/* ---- Sessions -------------------------------------------------------------------------- */
+
+typedef enum ember_device { EMBER_DEVICE_CPU = 0, EMBER_DEVICE_CUDA = 1 } ember_device;
+typedef enum ember_precision {
+    EMBER_PRECISION_FP32 = 0,
+    EMBER_PRECISION_FP16 = 1,
+    EMBER_PRECISION_INT8 = 2
+} ember_precision;
+
+/* Options for a session. Threads: not synchronised. */
+typedef struct ember_session_options ember_session_options;
+
+EMBER_API EMBER_NODISCARD ember_status *ember_session_options_create(ember_session_options **out);
+EMBER_API void ember_session_options_destroy(ember_session_options *opts);
+/* Compute threads, the calling thread included; 0 (default) means one per core. */
+EMBER_API void ember_session_options_set_threads(ember_session_options *opts, int n_threads);
+EMBER_API void ember_session_options_set_device(ember_session_options *opts, ember_device dev);
+EMBER_API void ember_session_options_set_precision(ember_session_options *opts,
+                                                   ember_precision p);
+/* Record per-node timings of every run (see ember_session_profile_*). Default off. */
+EMBER_API void ember_session_options_set_profiling(ember_session_options *opts, bool on);
+/*
+ * Cap on the CPU features kernels may use: "scalar", "avx2", "avx512" or "native" (default).
+ * The environment variable EMBER_ISA_MAX sets the same cap for every session.
+ * INVALID_ARG for an unknown name.
+ */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_session_options_set_isa_max(ember_session_options *opts, const char *isa);
+/* How many plans (one per distinct input-shape signature) a session caches; default 8. */
+EMBER_API void ember_session_options_set_plan_cache(ember_session_options *opts, int n_plans);
+
+/*
+ * A model prepared for running: kernels chosen, memory planned per input-shape signature,
+ * a thread pool. Threads: ember_session_run() and the read-only queries may be called from
+ * many threads at once; each concurrent run gets its own activation arena. Destroy only when
+ * no call on the session is in progress.
+ */
+typedef struct ember_session ember_session;
+
+/*
+ * Creates a session for `model` (which must outlive it). `opts` may be NULL. When every
+ * input shape is fully known, the plan for it is built here. Returns UNSUPPORTED for a device,
+ * precision or op this build cannot run, OUT_OF_MEMORY.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_session_create(const ember_model *model,
+                                                             const ember_session_options *opts,
+                                                             ember_session **out);
+EMBER_API void ember_session_destroy(ember_session *s);
+
+/*
+ * Runs the model. `inputs` holds the model's inputs in positional order. `outputs` has one
+ * slot per model output: a slot holding a tensor receives the result in place (its dtype and
+ * shape must match, INVALID_ARG otherwise); a NULL slot receives a new tensor the caller frees
+ * with ember_tensor_destroy(). With every output bound, a run of an already planned shape makes
+ * no heap allocation. Errors name the input, the node and what is wrong.
+ * Threads: may be called concurrently on one session.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_session_run(ember_session *s,
+                                                          ember_tensor *const *inputs,
+                                                          size_t n_inputs,
+                                                          ember_tensor **outputs,
+                                                          size_t n_outputs);
+
+/*
+ * Builds (or finds in the cache) the plan for the given input shapes without running it.
+ * `shapes[i]` points at `ranks[i]` dims of input i.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_session_prepare(ember_session *s,
+                                                              const int64_t *const *shapes,
+                                                              const int *ranks, size_t n_inputs);
+
+/*
+ * Memory figures of the most recently built plan: `arena_bytes` is the size of one activation
+ * arena, `naive_bytes` the sum of all intermediate tensors (what a planner without reuse would
+ * need). STATE when no plan was built yet.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_session_memory_info(const ember_session *s,
+                                                                  size_t *arena_bytes,
+                                                                  size_t *naive_bytes);
+/*
+ * The most recent plan as text: per node its kernel, and per intermediate its size, offset in
+ * the arena and lifetime [first node, last node]. Free with ember_string_free().
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_session_plan_text(const ember_session *s,
+                                                                char **text);
+/* Drops every cached plan and idle arena; the next run plans again. Threads: not concurrent
+ * with a run on the same session. */
+EMBER_API void ember_session_release_plans(ember_session *s);
+/* Number of compute threads the session uses. */
+EMBER_API int ember_session_thread_count(const ember_session *s);
+
+/* ---- Profiling ------------------------------------------------------------------------- */
+
+/*
+ * A snapshot of the per-node events recorded by a session created with profiling on: one
+ * event per node per run, with start time (ns from the session's creation) and duration.
+ * A snapshot is independent of its session once taken, but its strings belong to the model:
+ * destroy it before the model. Threads: read-only, may be shared.
+ */
+typedef struct ember_profile ember_profile;
+
+/* Takes a snapshot of the events recorded so far; `clear` drops them from the session. */
+EMBER_API EMBER_NODISCARD ember_status *ember_session_profile(ember_session *s, bool clear,
+                                                              ember_profile **out);
+EMBER_API void ember_profile_destroy(ember_profile *p);
+EMBER_API size_t ember_profile_event_count(const ember_profile *p);
+/* Node name (never NULL; "" when unnamed), op name and kernel name of event `i`. */
+EMBER_API const char *ember_profile_event_node(const ember_profile *p, size_t i);
+EMBER_API const char *ember_profile_event_op(const ember_profile *p, size_t i);
+EMBER_API const char *ember_profile_event_kernel(const ember_profile *p, size_t i);
+EMBER_API int64_t ember_profile_event_start_ns(const ember_profile *p, size_t i);
+EMBER_API int64_t ember_profile_event_dur_ns(const ember_profile *p, size_t i);
+/* Sequence number of the run the event belongs to (0, 1, ...) and a small thread id. */
+EMBER_API int64_t ember_profile_event_run(const ember_profile *p, size_t i);
+EMBER_API int ember_profile_event_thread(const ember_profile *p, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMBER_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The structs behind ember.h's opaque handles, shared by api.c, session.c and loaders' glue. */
+#ifndef EMBER_RUNTIME_API_INTERNAL_H
+#define EMBER_RUNTIME_API_INTERNAL_H
+
+#include "ember.h"
+#include "graph.h"
+#include "tensor.h"
+
+#include <stdbool.h>
+
+struct ember_model_options {
+    ember_allocator alloc;
+    bool has_alloc;
+    ember_log_fn log;
+    void *log_ctx;
+    ember_log_level log_level;
+};
+
+struct ember_model {
+    ember_allocator alloc; /* copy of the user's allocator */
+    const ember_allocator *al; /* &alloc, or NULL for libc */
+    ember_log_fn log;
+    void *log_ctx;
+    ember_log_level log_level;
+    const char *format;
+    em_graph *g;
+    em_storage *bytes; /* the model image when loaded from memory or a file */
+};
+
+struct ember_tensor {
+    em_tensor t;
+    size_t nbytes;
+    bool owned;
+    ember_allocator alloc;
+    const ember_allocator *al;
+};
+
+struct ember_session_options {
+    int threads;
+    ember_device device;
+    ember_precision precision;
+    bool profiling;
+    bool isa_set;
+    uint64_t isa_cap;
+    int plan_cache;
+};
+
+/* Builds the built-in default model into `g`. */
+ember_status *em_builtin_default(em_graph *g);
+/* Creates an owned tensor with the model's allocator (outputs of a run). */
+ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, const int64_t *dims,
+                                  int rank, ember_tensor **out);
+/* Logs through the model's callback when `level` is enabled. */
+void em_model_log(const ember_model *m, ember_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

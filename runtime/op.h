@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The op enumeration expanded from ops.def, and per-op static facts. */
+#ifndef EMBER_RUNTIME_OP_H
+#define EMBER_RUNTIME_OP_H
+
+#include <stdbool.h>
+
+enum { EM_OPF_EW = 1u << 0, EM_OPF_ALIAS = 1u << 1 };
+
+typedef enum em_op {
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags) EM_OP_##id,
+#include "ops.def"
+#undef EM_OP
+    EM_OP_COUNT
+} em_op;
+
+typedef struct em_op_info {
+    const char *name;
+    int min_in, max_in, min_out, max_out;
+    unsigned flags;
+} em_op_info;
+
+const em_op_info *em_op_info_of(em_op op);
+const char *em_op_name(em_op op);
+/* Looks an op up by its (ONNX) name; returns false when there is none. */
+bool em_op_from_name(const char *name, em_op *out);
+
+#endif /* EMBER_RUNTIME_OP_H */

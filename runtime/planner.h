@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A plan: the graph prepared for one input-shape signature. Every value has a concrete shape
+ * and a location; every node has its chosen kernel, its prepared state and (optionally) a
+ * scratch buffer. Activations live in one arena whose layout comes from value lifetimes:
+ *
+ *  1. lifetime of a value = [producer node, last consumer node];
+ *  2. values join "buffers": a view op (EM_OPF_ALIAS) shares its input's buffer, and an
+ *     elementwise op (EM_OPF_EW) writes over input 0's buffer when that buffer dies at the
+ *     node (in place); scratch is a buffer that lives for its node only;
+ *  3. buffers are placed largest first, each at the lowest EM_ALIGN-aligned offset where it
+ *     overlaps no already placed buffer whose lifetime intersects its own (TFLM's greedy
+ *     first-fit), with EM_TAIL_PAD bytes of readable slack after each.
+ */
+#ifndef EMBER_RUNTIME_PLANNER_H
+#define EMBER_RUNTIME_PLANNER_H
+
+#include "graph.h"
+#include "kernel.h"
+
+typedef enum em_loc {
+    EM_LOC_NONE = 0, /* absent optional input */
+    EM_LOC_ARENA,
+    EM_LOC_CONST,
+    EM_LOC_INPUT,  /* caller input `index` */
+    EM_LOC_OUTPUT  /* caller output `index` */
+} em_loc;
+
+typedef struct em_plan_value {
+    em_tensor t;      /* concrete dtype and shape; data set for constants */
+    em_loc loc;
+    int index;        /* input/output position for EM_LOC_INPUT/OUTPUT */
+    int buf;          /* buffer id for EM_LOC_ARENA */
+    int first, last;  /* lifetime in node indices */
+    size_t bytes;
+} em_plan_value;
+
+typedef struct em_plan_buf {
+    size_t bytes;     /* payload, before padding */
+    size_t offset;
+    int first, last;
+} em_plan_buf;
+
+typedef struct em_plan_node {
+    const em_node *node;
+    const em_kernel *k;
+    void *state;
+    int scratch_buf;  /* -1 when the kernel needs none */
+    int in_base;      /* index of the node's first tensor in the run context's arrays */
+    int out_base;
+} em_plan_node;
+
+typedef struct em_plan {
+    const ember_allocator *al;
+    const em_graph *g;
+    int n_inputs;
+    int64_t *sig;     /* per input: rank then dims (signature for the cache) */
+    size_t sig_len;
+    int n_values;
+    em_plan_value *vals;
+    int n_nodes;
+    em_plan_node *nodes;
+    int n_bufs;
+    em_plan_buf *bufs;
+    int n_tensors_in, n_tensors_out;
+    size_t arena_bytes;
+    size_t naive_bytes;
+} em_plan;
+
+/* Builds the plan of `g` for concrete input shapes (shapes[i] has ranks[i] dims). */
+ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64_t isa,
+                            const int64_t *const *shapes, const int *ranks, int n_inputs,
+                            em_plan **out);
+void em_plan_destroy(em_plan *p);
+bool em_plan_matches(const em_plan *p, const int64_t *const *shapes, const int *ranks,
+                     int n_inputs);
+/* Text form: per node its kernel, per arena value its size, offset and lifetime. */
+ember_status *em_plan_to_text(const em_plan *p, char **text);
+
+#endif /* EMBER_RUNTIME_PLANNER_H */

@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Sessions and the executor. A session caches plans per input-shape signature (LRU, capped).
+ * Each plan keeps a free list of run contexts (an arena plus the per-node tensor arrays); a
+ * run takes one, or makes one the first time that many runs overlap, so concurrent runs never
+ * share an arena and a steady-state run makes no allocation. The session mutex guards the cache,
+ * the free lists and the profile; it is never held while kernels run.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "api_internal.h"
+
+#include "alloc.h"
+#include "kernel.h"
+#include "planner.h"
+#include "status.h"
+#include "thread.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct em_runctx {
+    struct em_runctx *next;
+    void *arena;
+    void **vdata;   /* per value */
+    em_tensor *tin; /* per node input, plan->n_tensors_in */
+    em_tensor *tout;
+    int64_t *ev;    /* profiling: per node (start, dur) */
+} em_runctx;
+
+typedef struct plan_entry {
+    em_plan *plan;
+    em_runctx *free_ctx;
+    int refs;
+    bool dead;
+    uint64_t last_use;
+} plan_entry;
+
+typedef struct prof_event {
+    const char *kernel; /* static: kernel names live in the kernel tables */
+    int node;
+    int thread;
+    int64_t run;
+    int64_t start, dur;
+} prof_event;
+
+struct ember_session {
+    const ember_model *m;
+    const ember_allocator *al;
+    em_threadpool *pool;
+    uint64_t isa;
+    bool profiling;
+    int cache_cap;
+    pthread_mutex_t mu;
+    plan_entry **plans;
+    int n_plans;
+    plan_entry *last;
+    uint64_t clock;
+    int64_t t0;
+    int64_t run_seq;
+    prof_event *events;
+    size_t n_events, cap_events;
+};
+
+struct ember_profile {
+    const ember_model *m;
+    prof_event *events;
+    size_t n;
+};
+
+/* ---- session options ---- */
+
+ember_status *ember_session_options_create(ember_session_options **out)
+{
+    if (out == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_options_create: NULL out");
+    }
+    *out = calloc(1, sizeof **out);
+    if (*out == NULL) {
+        return em_status_oom();
+    }
+    (*out)->plan_cache = 8;
+    return NULL;
+}
+
+void ember_session_options_destroy(ember_session_options *o) { free(o); }
+
+void ember_session_options_set_threads(ember_session_options *o, int n)
+{
+    if (o != NULL) {
+        o->threads = n < 0 ? 0 : n;
+    }
+}
+
+void ember_session_options_set_device(ember_session_options *o, ember_device dev)
+{
+    if (o != NULL) {
+        o->device = dev;
+    }
+}
+
+void ember_session_options_set_precision(ember_session_options *o, ember_precision p)
+{
+    if (o != NULL) {
+        o->precision = p;
+    }
+}
+
+void ember_session_options_set_profiling(ember_session_options *o, bool on)
+{
+    if (o != NULL) {
+        o->profiling = on;
+    }
+}
+
+void ember_session_options_set_plan_cache(ember_session_options *o, int n)
+{
+    if (o != NULL) {
+        o->plan_cache = n < 1 ? 1 : n;
+    }
+}
+
+ember_status *ember_session_options_set_isa_max(ember_session_options *o, const char *isa)
+{
+    uint64_t mask;
+    if (o == NULL || isa == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "set_isa_max: NULL argument");
+    }
+    if (!em_isa_cap_parse(isa, &mask)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "unknown ISA cap '%s' (expected scalar, avx2, avx512 or native)",
+                             isa);
+    }
+    o->isa_set = true;
+    o->isa_cap = mask;
+    return NULL;
+}
+
+/* ---- plans and run contexts ---- */
+
+static void runctx_destroy(const ember_allocator *al, em_runctx *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    em_aligned_free(al, c->arena);
+    em_free(al, c->vdata);
+    em_free(al, c->tin);
+    em_free(al, c->tout);
+    em_free(al, c->ev);
+    em_free(al, c);
+}
+
+static ember_status *runctx_new(const ember_allocator *al, const em_plan *p, em_runctx **out)
+{
+    em_runctx *c = em_calloc(al, 1, sizeof *c);
+    if (c == NULL) {
+        return em_status_oom();
+    }
+    c->arena = em_aligned_alloc(al, p->arena_bytes);
+    c->vdata = em_calloc(al, (size_t)p->n_values + 1, sizeof *c->vdata);
+    c->tin = em_calloc(al, (size_t)p->n_tensors_in + 1, sizeof *c->tin);
+    c->tout = em_calloc(al, (size_t)p->n_tensors_out + 1, sizeof *c->tout);
+    c->ev = em_calloc(al, 2 * (size_t)p->n_nodes + 1, sizeof *c->ev);
+    if (c->arena == NULL || c->vdata == NULL || c->tin == NULL || c->tout == NULL ||
+        c->ev == NULL) {
+        runctx_destroy(al, c);
+        return em_status_oom();
+    }
+    for (int i = 0; i < p->n_values; i++) {
+        const em_plan_value *pv = &p->vals[i];
+        if (pv->loc == EM_LOC_CONST) {
+            c->vdata[i] = pv->t.data;
+        } else if (pv->loc == EM_LOC_ARENA) {
+            c->vdata[i] = (char *)c->arena + p->bufs[pv->buf].offset;
+        }
+    }
+    for (int ni = 0; ni < p->n_nodes; ni++) {
+        const em_plan_node *pn = &p->nodes[ni];
+        for (int k = 0; k < pn->node->n_in; k++) {
+            int v = pn->node->in[k];
+            if (v >= 0) {
+                c->tin[pn->in_base + k] = p->vals[v].t;
+            }
+        }
+        for (int k = 0; k < pn->node->n_out; k++) {
+            c->tout[pn->out_base + k] = p->vals[pn->node->out[k]].t;
+        }
+    }
+    *out = c;
+    return NULL;
+}
+
+static void entry_destroy(const ember_allocator *al, plan_entry *e)
+{
+    while (e->free_ctx != NULL) {
+        em_runctx *c = e->free_ctx;
+        e->free_ctx = c->next;
+        runctx_destroy(al, c);
+    }
+    em_plan_destroy(e->plan);
+    em_free(al, e);
+}
+
+/* Removes entry i from the cache; destroyed now or by its last user. Caller holds mu. */
+static void cache_remove(ember_session *s, int i)
+{
+    plan_entry *e = s->plans[i];
+    s->plans[i] = s->plans[--s->n_plans];
+    if (s->last == e) {
+        s->last = NULL;
+    }
+    if (e->refs == 0) {
+        entry_destroy(s->al, e);
+    } else {
+        e->dead = true;
+    }
+}
+
+/* Finds or builds the plan for these shapes. Caller holds mu. */
+static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, const int *ranks,
+                              int n, plan_entry **out)
+{
+    for (int i = 0; i < s->n_plans; i++) {
+        if (em_plan_matches(s->plans[i]->plan, shapes, ranks, n)) {
+            *out = s->plans[i];
+            s->plans[i]->last_use = ++s->clock;
+            return NULL;
+        }
+    }
+    em_plan *p = NULL;
+    ember_status *st = em_plan_build(s->m->g, s->al, s->isa, shapes, ranks, n, &p);
+    if (st != NULL) {
+        return st;
+    }
+    plan_entry *e = em_calloc(s->al, 1, sizeof *e);
+    if (e == NULL) {
+        em_plan_destroy(p);
+        return em_status_oom();
+    }
+    e->plan = p;
+    e->last_use = ++s->clock;
+    if (s->n_plans >= s->cache_cap) {
+        int lru = 0;
+        for (int i = 1; i < s->n_plans; i++) {
+            if (s->plans[i]->last_use < s->plans[lru]->last_use) {
+                lru = i;
+            }
+        }
+        cache_remove(s, lru);
+    }
+    s->plans[s->n_plans++] = e;
+    s->last = e;
+    em_model_log(s->m, EMBER_LOG_DEBUG, "planned: arena %zu bytes, intermediates %zu bytes",
+                 p->arena_bytes, p->naive_bytes);
+    *out = e;
+    return NULL;
+}
+
+/* ---- sessions ---- */
+
+ember_status *ember_session_create(const ember_model *model, const ember_session_options *opt,
+                                   ember_session **out)
+{
+    ember_status *st = NULL;
+    ember_session *s = NULL;
+    if (out == NULL || model == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_create: NULL argument");
+    }
+    *out = NULL;
+    ember_session_options dflt = {0};
+    dflt.plan_cache = 8;
+    if (opt == NULL) {
+        opt = &dflt;
+    }
+    if (opt->device == EMBER_DEVICE_CUDA) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "device cuda: this version executes on the CPU only");
+    }
+    if (opt->device != EMBER_DEVICE_CPU) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "unknown device %d", (int)opt->device);
+    }
+    if (opt->precision != EMBER_PRECISION_FP32) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "precision %s: this version runs fp32 only",
+                             opt->precision == EMBER_PRECISION_FP16 ? "fp16" : "int8");
+    }
+    uint64_t isa = em_cpu_features();
+    if (opt->isa_set) {
+        isa &= opt->isa_cap;
+    }
+    const char *env = getenv("EMBER_ISA_MAX");
+    if (env != NULL && env[0] != '\0') {
+        uint64_t cap;
+        if (!em_isa_cap_parse(env, &cap)) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "EMBER_ISA_MAX='%s' is not one of scalar, avx2, avx512, native",
+                                 env);
+        }
+        isa &= cap;
+    }
+    s = em_calloc(model->al, 1, sizeof *s);
+    if (s == NULL) {
+        return em_status_oom();
+    }
+    s->m = model;
+    s->al = model->al;
+    s->isa = isa;
+    s->profiling = opt->profiling;
+    s->cache_cap = opt->plan_cache > 0 ? opt->plan_cache : 8;
+    s->t0 = em_now_ns();
+    pthread_mutex_init(&s->mu, NULL);
+    s->plans = em_calloc(s->al, (size_t)s->cache_cap, sizeof *s->plans);
+    if (s->plans == NULL) {
+        st = em_status_oom();
+        goto fail;
+    }
+    EMBER_TRY(em_threadpool_create(s->al, opt->threads, &s->pool));
+    /* Plan now when every input dim is known. */
+    const em_graph *g = model->g;
+    bool known = g->n_inputs <= 64;
+    int64_t dims[64][EM_MAX_RANK];
+    const int64_t *shapes[64];
+    int ranks[64];
+    for (int i = 0; known && i < g->n_inputs; i++) {
+        const em_value *v = &g->values[g->inputs[i]];
+        known = v->rank >= 0;
+        ranks[i] = v->rank;
+        shapes[i] = dims[i];
+        for (int d = 0; known && d < v->rank; d++) {
+            known = v->dims[d].v >= 0;
+            dims[i][d] = v->dims[d].v;
+        }
+    }
+    if (known) {
+        EMBER_TRY(ember_session_prepare(s, shapes, ranks, (size_t)g->n_inputs));
+    }
+    *out = s;
+    return NULL;
+fail:
+    ember_session_destroy(s);
+    return st;
+}
+
+void ember_session_release_plans(ember_session *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    while (s->n_plans > 0) {
+        cache_remove(s, s->n_plans - 1);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+void ember_session_destroy(ember_session *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    if (s->plans != NULL) {
+        ember_session_release_plans(s);
+    }
+    em_threadpool_destroy(s->pool);
+    pthread_mutex_destroy(&s->mu);
+    em_free(s->al, s->plans);
+    em_free(s->al, s->events);
+    em_free(s->al, s);
+}
+
+int ember_session_thread_count(const ember_session *s) { return em_threadpool_size(s->pool); }
+
+ember_status *ember_session_prepare(ember_session *s, const int64_t *const *shapes,
+                                    const int *ranks, size_t n_inputs)
+{
+    plan_entry *e;
+    if (s == NULL || (n_inputs > 0 && (shapes == NULL || ranks == NULL))) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_prepare: NULL argument");
+    }
+    pthread_mutex_lock(&s->mu);
+    ember_status *st = plan_get(s, shapes, ranks, (int)n_inputs, &e);
+    if (st == NULL) {
+        s->last = e;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+ember_status *ember_session_memory_info(const ember_session *s, size_t *arena, size_t *naive)
+{
+    ember_session *ms = (ember_session *)s; /* the mutex is not part of the logical state */
+    ember_status *st = NULL;
+    pthread_mutex_lock(&ms->mu);
+    if (s->last == NULL) {
+        st = em_status_new(EMBER_ERR_STATE, "session has no plan yet: run or prepare first");
+    } else {
+        if (arena != NULL) {
+            *arena = s->last->plan->arena_bytes;
+        }
+        if (naive != NULL) {
+            *naive = s->last->plan->naive_bytes;
+        }
+    }
+    pthread_mutex_unlock(&ms->mu);
+    return st;
+}
+
+ember_status *ember_session_plan_text(const ember_session *s, char **text)
+{
+    ember_session *ms = (ember_session *)s;
+    ember_status *st;
+    if (text == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_plan_text: NULL text");
+    }
+    *text = NULL;
+    pthread_mutex_lock(&ms->mu);
+    if (s->last == NULL) {
+        st = em_status_new(EMBER_ERR_STATE, "session has no plan yet: run or prepare first");
+    } else {
+        st = em_plan_to_text(s->last->plan, text);
+    }
+    pthread_mutex_unlock(&ms->mu);
+    return st;
+}
+
+/* ---- running ---- */
+
+static ember_status *check_inputs(const ember_session *s, ember_tensor *const *inputs, size_t n,
+                                  const int64_t **shapes, int *ranks)
+{
+    const em_graph *g = s->m->g;
+    if (n != (size_t)g->n_inputs) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d inputs, %zu were given",
+                             g->n_inputs, n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const em_value *v = &g->values[g->inputs[i]];
+        if (inputs[i] == NULL) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "input %zu '%s' is NULL", i, v->name);
+        }
+        if (inputs[i]->t.dtype != v->dtype) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "input %zu '%s': dtype %s, expected %s",
+                                 i, v->name, em_dtype_name(inputs[i]->t.dtype),
+                                 em_dtype_name(v->dtype));
+        }
+        shapes[i] = inputs[i]->t.dims;
+        ranks[i] = inputs[i]->t.rank;
+    }
+    return NULL;
+}
+
+/* Binds (or creates) the output tensors. created[i] marks tensors made here. */
+static ember_status *bind_outputs(const ember_session *s, const em_plan *p, em_runctx *c,
+                                  ember_tensor **outputs, bool *created)
+{
+    const em_graph *g = s->m->g;
+    for (int i = 0; i < g->n_outputs; i++) {
+        int v = g->outputs[i];
+        const em_plan_value *pv = &p->vals[v];
+        if (outputs[i] == NULL) {
+            ember_status *st = em_tensor_new_owned(s->al, pv->t.dtype, pv->t.dims, pv->t.rank,
+                                                   &outputs[i]);
+            if (st != NULL) {
+                return st;
+            }
+            created[i] = true;
+        } else if (outputs[i]->t.dtype != pv->t.dtype ||
+                   !em_tensor_same_shape(&outputs[i]->t, &pv->t)) {
+            char want[160], got[160];
+            em_tensor_shape_str(&pv->t, want, sizeof want);
+            em_tensor_shape_str(&outputs[i]->t, got, sizeof got);
+            return em_status_new(EMBER_ERR_INVALID_ARG, "output %d '%s': bound tensor is %s, "
+                                 "the model produces %s", i, g->values[v].name, got, want);
+        }
+        if (pv->loc == EM_LOC_OUTPUT && pv->index == i) {
+            c->vdata[v] = outputs[i]->t.data;
+        }
+    }
+    return NULL;
+}
+
+static void execute(const ember_session *s, const em_plan *p, em_runctx *c)
+{
+    em_kctx kc = {s->pool, NULL};
+    for (int ni = 0; ni < p->n_nodes; ni++) {
+        const em_plan_node *pn = &p->nodes[ni];
+        const em_node *n = pn->node;
+        em_tensor *tin = c->tin + pn->in_base, *tout = c->tout + pn->out_base;
+        for (int k = 0; k < n->n_in; k++) {
+            tin[k].data = n->in[k] >= 0 ? c->vdata[n->in[k]] : NULL;
+        }
+        for (int k = 0; k < n->n_out; k++) {
+            tout[k].data = c->vdata[n->out[k]];
+        }
+        kc.scratch = pn->scratch_buf >= 0
+                         ? (char *)c->arena + p->bufs[pn->scratch_buf].offset
+                         : NULL;
+        if (s->profiling) {
+            int64_t t = em_now_ns();
+            pn->k->run(pn->state, tin, tout, &kc);
+            c->ev[2 * ni] = t - s->t0;
+            c->ev[2 * ni + 1] = em_now_ns() - t;
+        } else {
+            pn->k->run(pn->state, tin, tout, &kc);
+        }
+    }
+}
+
+/* Outputs that are inputs, constants or repeated values are copied, not computed in place. */
+static void copy_passthrough(const ember_session *s, const em_plan *p, em_runctx *c,
+                             ember_tensor **outputs)
+{
+    const em_graph *g = s->m->g;
+    for (int i = 0; i < g->n_outputs; i++) {
+        int v = g->outputs[i];
+        const em_plan_value *pv = &p->vals[v];
+        if (!(pv->loc == EM_LOC_OUTPUT && pv->index == i) && pv->bytes > 0) {
+            memcpy(outputs[i]->t.data, c->vdata[v], pv->bytes);
+        }
+    }
+}
+
+static void record_profile(ember_session *s, const em_plan *p, const em_runctx *c, int64_t seq)
+{
+    size_t need = s->n_events + (size_t)p->n_nodes;
+    if (need > s->cap_events) {
+        size_t cap = s->cap_events ? s->cap_events * 2 : 1024;
+        while (cap < need) {
+            cap *= 2;
+        }
+        prof_event *ev = em_realloc(s->al, s->events, cap * sizeof *ev);
+        if (ev == NULL) {
+            return; /* profiling is best effort: drop this run's events */
+        }
+        s->events = ev;
+        s->cap_events = cap;
+    }
+    int tid = em_thread_id();
+    for (int ni = 0; ni < p->n_nodes; ni++) {
+        prof_event *e = &s->events[s->n_events++];
+        e->kernel = p->nodes[ni].k->name;
+        e->node = ni;
+        e->thread = tid;
+        e->run = seq;
+        e->start = c->ev[2 * ni];
+        e->dur = c->ev[2 * ni + 1];
+    }
+}
+
+ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, size_t n_inputs,
+                                ember_tensor **outputs, size_t n_outputs)
+{
+    const int64_t *shapes[64];
+    int ranks[64];
+    bool created[64] = {false};
+    plan_entry *e = NULL;
+    em_runctx *c = NULL;
+    ember_status *st = NULL;
+    if (s == NULL || (n_inputs > 0 && inputs == NULL) || outputs == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_run: NULL argument");
+    }
+    const em_graph *g = s->m->g;
+    if (n_inputs > 64 || g->n_outputs > 64) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "session_run: more than 64 inputs/outputs");
+    }
+    if (n_outputs != (size_t)g->n_outputs) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d outputs, %zu slots were given",
+                             g->n_outputs, n_outputs);
+    }
+    EMBER_TRY(check_inputs(s, inputs, n_inputs, shapes, ranks));
+
+    pthread_mutex_lock(&s->mu);
+    st = plan_get(s, shapes, ranks, (int)n_inputs, &e);
+    if (st == NULL) {
+        e->refs++;
+        c = e->free_ctx;
+        if (c != NULL) {
+            e->free_ctx = c->next;
+        }
+    }
+    int64_t seq = s->run_seq++;
+    pthread_mutex_unlock(&s->mu);
+    if (st != NULL) {
+        return st;
+    }
+    const em_plan *p = e->plan;
+    if (c == NULL) {
+        EMBER_TRY(runctx_new(s->al, p, &c));
+    }
+    for (size_t i = 0; i < n_inputs; i++) {
+        c->vdata[g->inputs[i]] = inputs[i]->t.data;
+    }
+    EMBER_TRY(bind_outputs(s, p, c, outputs, created));
+    execute(s, p, c);
+    copy_passthrough(s, p, c, outputs);
+fail:
+    if (st != NULL) {
+        for (int i = 0; i < g->n_outputs; i++) {
+            if (created[i]) {
+                ember_tensor_destroy(outputs[i]);
+                outputs[i] = NULL;
+            }
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    if (c != NULL) {
+        if (st == NULL && s->profiling) {
+            record_profile(s, p, c, seq);
+        }
+        c->next = e->free_ctx;
+        e->free_ctx = c;
+    }
+    if (--e->refs == 0 && e->dead) {
+        entry_destroy(s->al, e);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+/* ---- profiles ---- */
+
+ember_status *ember_session_profile(ember_session *s, bool clear, ember_profile **out)
+{
+    if (s == NULL || out == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_profile: NULL argument");
+    }
+    *out = NULL;
+    if (!s->profiling) {
+        return em_status_new(EMBER_ERR_STATE, "profiling is off for this session");
+    }
+    ember_profile *p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        return em_status_oom();
+    }
+    p->m = s->m;
+    pthread_mutex_lock(&s->mu);
+    p->n = s->n_events;
+    p->events = malloc(sizeof *p->events * (p->n ? p->n : 1));
+    if (p->events != NULL) {
+        memcpy(p->events, s->events, sizeof *p->events * p->n);
+        if (clear) {
+            s->n_events = 0;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (p->events == NULL) {
+        ember_profile_destroy(p);
+        return em_status_oom();
+    }
+    *out = p;
+    return NULL;
+}
+
+void ember_profile_destroy(ember_profile *p)
+{
+    if (p != NULL) {
+        free(p->events);
+        free(p);
+    }
+}
+
+size_t ember_profile_event_count(const ember_profile *p) { return p->n; }
+
+const char *ember_profile_event_node(const ember_profile *p, size_t i)
+{
+    return i < p->n ? p->m->g->nodes[p->events[i].node].name : "";
+}
+
+const char *ember_profile_event_op(const ember_profile *p, size_t i)
+{
+    return i < p->n ? em_op_name(p->m->g->nodes[p->events[i].node].op) : "";
+}
+
+const char *ember_profile_event_kernel(const ember_profile *p, size_t i)
+{
+    return i < p->n ? p->events[i].kernel : "";
+}
+
+int64_t ember_profile_event_start_ns(const ember_profile *p, size_t i)
+{
+    return i < p->n ? p->events[i].start : 0;
+}
+
+int64_t ember_profile_event_dur_ns(const ember_profile *p, size_t i)
+{
+    return i < p->n ? p->events[i].dur : 0;
+}
+
+int64_t ember_profile_event_run(const ember_profile *p, size_t i)
+{
+    return i < p->n ? p->events[i].run : 0;
+}
+
+int ember_profile_event_thread(const ember_profile *p, size_t i)
+{
+    return i < p->n ? p->events[i].thread : 0;
+}
