@@ -74,6 +74,19 @@ static double peak_rss_mb(void)
     return (double)ru.ru_maxrss / 1024.0; /* Linux reports KiB */
 }
 
+static bool takes_value(const char *a)
+{
+    static const char *const opts[] = {"--input",  "--output-dir", "--threads", "--warmup",
+                                       "--iters",  "--device",     "--precision", "--trace",
+                                       "--isa",    "--shape"};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+        if (strcmp(a, opts[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -92,9 +105,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
             takes = false;
-        } else if (a[0] == '-' && a[1] == '-' && v == NULL) {
-            fprintf(stderr, "ember: error: %s needs a value\n", a);
-            return 2;
+        } else if (takes_value(a) && v == NULL) {
+            return cli_error("%s needs a value", a), 2;
         } else if (strcmp(a, "--input") == 0) {
             if (o->n_inputs >= CLI_MAX_INPUTS) {
                 return cli_error("too many --input files"), 2;

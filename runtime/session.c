@@ -568,7 +568,10 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
         return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d outputs, %zu slots were given",
                              g->n_outputs, n_outputs);
     }
-    EMBER_TRY(check_inputs(s, inputs, n_inputs, shapes, ranks));
+    st = check_inputs(s, inputs, n_inputs, shapes, ranks);
+    if (st != NULL) {
+        return st; /* nothing taken yet */
+    }
 
     pthread_mutex_lock(&s->mu);
     st = plan_get(s, shapes, ranks, (int)n_inputs, &e);

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs what ember's build and tests need from Debian's packages (run as root or with sudo).
+# The CUDA toolkit is optional and not installed here: when /usr/local/cuda exists, the build
+# finds it; without it, CUDA is simply off.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config clang libclang-rt-14-dev binutils \
+  libcmocka-dev libopenblas-dev libdnnl-dev >/dev/null
+echo "install-deps: ok"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs every test of ember, as CI does:
+#   1. Release build (warnings are errors) and ctest;
+#   2. the same tests with kernels capped to portable C (EMBER_ISA_MAX=scalar);
+#   3. AddressSanitizer + UndefinedBehaviorSanitizer build and ctest;
+#   4. install, then build and run examples/classify.c against the installed package through
+#      pkg-config (shared and static) and CMake's find_package(ember);
+#   5. exported symbols (only ember_*), module include rules, headers compiling alone;
+#   6. libFuzzer targets built with clang and run briefly on their seed corpora.
+# Build trees go under $EMBER_TEST_DIR (default: build-test/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${EMBER_TEST_DIR:-$root/build-test}
+jobs=$(nproc)
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "release build"
+cmake -S . -B "$out/release" -DCMAKE_BUILD_TYPE=Release -DEMBER_WERROR=ON >"$out.release.log" 2>&1 \
+  || { cat "$out.release.log"; exit 1; }
+grep -A12 "ember .* configuration" "$out.release.log" || true
+cmake --build "$out/release" -j"$jobs"
+ctest --test-dir "$out/release" --output-on-failure -j"$jobs"
+
+step "portable kernels only (EMBER_ISA_MAX=scalar)"
+EMBER_ISA_MAX=scalar ctest --test-dir "$out/release" --output-on-failure -j"$jobs" -L 'api|cli'
+
+step "sanitizer build (address, undefined)"
+cmake -S . -B "$out/asan" -DCMAKE_BUILD_TYPE=Debug -DEMBER_SANITIZE=address,undefined \
+  -DEMBER_WITH_CUDA=OFF -DEMBER_WERROR=ON >"$out.asan.log" 2>&1 || { cat "$out.asan.log"; exit 1; }
+cmake --build "$out/asan" -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$out/asan" --output-on-failure -j"$jobs"
+
+step "installed package: pkg-config and find_package"
+rm -rf "$out/prefix"
+cmake --install "$out/release" --prefix "$out/prefix" >/dev/null
+libdir=$(ls -d "$out"/prefix/lib*/pkgconfig | head -1)
+export PKG_CONFIG_PATH="$libdir"
+cc -std=c11 -Wall -Wextra -Werror examples/classify.c $(pkg-config --cflags --libs ember) \
+  -o "$out/classify_shared"
+LD_LIBRARY_PATH="$(dirname "$libdir")" "$out/classify_shared" | tee "$out/classify.txt"
+grep -q "^sample 1: class [0-9] (p=" "$out/classify.txt"
+static_libs=$(pkg-config --static --libs ember)
+cc -std=c11 examples/classify.c $(pkg-config --cflags ember) "$(dirname "$libdir")/libember.a" \
+  ${static_libs/-lember /} -o "$out/classify_static"
+"$out/classify_static" | grep -q "^sample 0: class"
+cmake -S examples -B "$out/example-cmake" -DCMAKE_PREFIX_PATH="$out/prefix" >/dev/null
+cmake --build "$out/example-cmake" >/dev/null
+LD_LIBRARY_PATH="$(dirname "$libdir")" "$out/example-cmake/classify" | grep -q "^sample 0: class"
+ls -l "$out/prefix/bin/ember" "$(dirname "$libdir")"/libember.*
+echo "installed package: ok"
+
+step "exported symbols and include rules"
+bad=$(nm -D --defined-only "$(dirname "$libdir")/libember.so" | awk '{print $3}' \
+  | grep -vE '^(ember_|_init$|_fini$|_edata$|_end$|__bss_start$)' || true)
+if [ -n "$bad" ]; then echo "symbols exported besides ember_*:"; echo "$bad"; exit 1; fi
+echo "exports: $(nm -D --defined-only "$(dirname "$libdir")/libember.so" | grep -c ' T ember_') ember_ functions, nothing else"
+EMBER_BUILD_DIR="$out/release" tools/check_includes.sh
+
+step "fuzz smoke (clang, libFuzzer)"
+if command -v clang >/dev/null && [ -f tests/fuzz/CMakeLists.txt ]; then
+  CC=clang cmake -S . -B "$out/fuzz" -DCMAKE_BUILD_TYPE=Debug -DEMBER_BUILD_FUZZ=ON \
+    -DEMBER_SANITIZE=address,undefined -DEMBER_WITH_CUDA=OFF -DEMBER_WITH_ONEDNN=OFF \
+    -DEMBER_WITH_OPENBLAS=OFF -DEMBER_BUILD_SHARED=OFF >"$out.fuzz.log" 2>&1 \
+    || { cat "$out.fuzz.log"; exit 1; }
+  cmake --build "$out/fuzz" -j"$jobs"
+  ctest --test-dir "$out/fuzz" --output-on-failure -L fuzz
+else
+  echo "clang or tests/fuzz missing: skipped"
+fi
+step "all tests passed"
