@@ -253,6 +253,11 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
     s->last = e;
     em_model_log(s->m, EMBER_LOG_DEBUG, "planned: arena %zu bytes, intermediates %zu bytes",
                  p->arena_bytes, p->naive_bytes);
+    for (int i = 0; i < p->n_nodes; i++) {
+        em_model_log(s->m, EMBER_LOG_DEBUG, "node %d '%s' (%s): kernel %s", i,
+                     p->nodes[i].node->name, em_op_name(p->nodes[i].node->op),
+                     p->nodes[i].k->name);
+    }
     *out = e;
     return NULL;
 }

@@ -557,6 +557,51 @@ static void test_profile(void **state)
     ember_model_destroy(m);
 }
 
+typedef struct log_capture {
+    int n;
+    bool saw_kernel;
+} log_capture;
+
+static void capture_log(void *ctx, ember_log_level level, const char *msg)
+{
+    log_capture *c = ctx;
+    assert_true(level <= EMBER_LOG_DEBUG);
+    c->n++;
+    if (strstr(msg, "node 0 'conv1' (Conv): kernel em_conv_f32") != NULL) {
+        c->saw_kernel = true;
+    }
+}
+
+/* The log callback receives the planner's kernel choices at DEBUG, and nothing below its level. */
+static void test_log_callback(void **state)
+{
+    (void)state;
+    log_capture cap = {0, false};
+    ember_model_options *mo = NULL;
+    ember_model *m = NULL;
+    OK(ember_model_options_create(&mo));
+    ember_model_options_set_log(mo, capture_log, &cap, EMBER_LOG_DEBUG);
+    OK(ember_model_load_builtin(NULL, mo, &m));
+    ember_session *s = make_session(m, 1, false);
+    int64_t shape[4] = {1, 1, 28, 28};
+    const int64_t *shapes[1] = {shape};
+    int rank = 4;
+    OK(ember_session_prepare(s, shapes, &rank, 1));
+    assert_true(cap.saw_kernel);
+    assert_true(cap.n >= 15);
+    ember_session_destroy(s);
+    ember_model_destroy(m);
+    cap.n = 0;
+    ember_model_options_set_log(mo, capture_log, &cap, EMBER_LOG_INFO);
+    OK(ember_model_load_builtin(NULL, mo, &m));
+    s = make_session(m, 1, false);
+    OK(ember_session_prepare(s, shapes, &rank, 1));
+    assert_int_equal(cap.n, 0);
+    ember_session_destroy(s);
+    ember_model_destroy(m);
+    ember_model_options_destroy(mo);
+}
+
 static void test_tensors_and_npy(void **state)
 {
     (void)state;
@@ -609,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_steady_state_no_alloc),
         cmocka_unit_test(test_alloc_failure_sweep),
         cmocka_unit_test(test_profile),
+        cmocka_unit_test(test_log_callback),
         cmocka_unit_test(test_tensors_and_npy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
