@@ -275,7 +275,8 @@ EMBER_API void *ember_tensor_data(ember_tensor *t);
  * Reads a NumPy `.npy` file (format 1.0–3.0, C order, little-endian, any dtype above) into a
  * new owned tensor freed with ember_tensor_destroy(). IO when the file cannot be read;
  * INVALID_MODEL for a malformed or truncated file, Fortran order or big-endian data;
- * UNSUPPORTED for a dtype ember has no equivalent of. The message names the file.
+ * UNSUPPORTED for a dtype ember has no equivalent of or an unknown format version.
+ * The message names the file.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy(const char *path,
                                                               ember_tensor **out);
@@ -284,7 +285,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy_memory(const void 
                                                                      size_t size,
                                                                      const char *what,
                                                                      ember_tensor **out);
-/* Writes `t` as a `.npy` file (format 1.0, C order, little-endian). IO on a write error. */
+/* Writes `t` as a `.npy` file (format 1.0, C order, little-endian). IO on a write error;
+ * UNSUPPORTED for bf16, which NumPy has no type for. */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_save_npy(const ember_tensor *t,
                                                               const char *path);
 

@@ -97,10 +97,13 @@ typedef struct em_kernel_table {
 
 /* The registry is built once (thread-safe, idempotent) from the compiled-in tables. */
 void em_registry_init(void);
-/* Features detected on this CPU (cpu.c); em_cpu_isa_cap() applies EMBER_ISA_MAX. */
+/* Features detected on this CPU (cpu.c), usable now. The session caps them with
+ * EMBER_ISA_MAX and ember_session_options_set_isa_max(). */
 uint64_t em_cpu_features(void);
 /* Parses "scalar" | "avx2" | "avx512" | "native" to a feature mask; false when unknown. */
 bool em_isa_cap_parse(const char *name, uint64_t *mask);
+/* Writes the feature names as a comma list ("avx2,fma,...", "scalar" for 0) into buf and
+ * returns buf; names that do not fit whole are dropped; always NUL-terminated. */
 const char *em_isa_list(uint64_t features, char *buf, size_t cap);
 
 /* Candidates for (op, dtype, device) usable with `isa`, best first. Returns the count written
