@@ -543,8 +543,13 @@ ember_status *em_graph_verify(const em_graph *g)
     }
     for (int i = 0; i < g->n_outputs; i++) {
         int v = g->outputs[i];
-        if (v < 0 || v >= g->n_values || !defined[v]) {
-            st = em_status_new(EMBER_ERR_INVALID_MODEL, "graph output %d is never produced", i);
+        if (v < 0 || v >= g->n_values) {
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "graph output %d is out of range", i);
+            goto done;
+        }
+        if (!defined[v]) {
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "graph output %d '%s' is never produced",
+                               i, g->values[v].name);
             goto done;
         }
     }

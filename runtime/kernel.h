@@ -54,8 +54,9 @@ enum {
 #define EM_ISA_AVX512_SET \
     (EM_ISA_AVX2_SET | EM_ISA_AVX512F | EM_ISA_AVX512BW | EM_ISA_AVX512DQ | EM_ISA_AVX512VL)
 
-/* What prepare sees. Constant inputs (initializers) have data; other data pointers are NULL.
- * Absent optional inputs have dtype EMBER_DTYPE_UNDEFINED. */
+/* What prepare sees. `in` always has n_in entries (node->n_in) and `out` n_out. Constant
+ * inputs (initializers) have data; other data pointers are NULL. An absent optional input
+ * has dtype EMBER_DTYPE_UNDEFINED, rank 0 and data NULL, in prepare and in run alike. */
 typedef struct em_kinfo {
     const em_node *node;
     int n_in, n_out;

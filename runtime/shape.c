@@ -158,28 +158,41 @@ static ember_status *read_spatial(const em_node *n, int nsp, const int64_t *kern
     return NULL;
 }
 
-static em_dim spatial_out(const spatial *sp, int i, em_dim in)
+/* Output size of spatial axis i; an error when the (dilated) window does not fit the padded
+ * input, as PyTorch and ONNX Runtime also refuse. */
+static ember_status *spatial_out(const em_node *n, const spatial *sp, int i, em_dim in,
+                                 em_dim *out)
 {
     if (!KNOWN(in)) {
-        return dim_unknown();
+        *out = dim_unknown();
+        return NULL;
     }
     int64_t x = in.v, ek = sp->d[i] * (sp->k[i] - 1) + 1;
     if (strcmp(sp->auto_pad, "SAME_UPPER") == 0 || strcmp(sp->auto_pad, "SAME_LOWER") == 0) {
-        return dim_known((x + sp->s[i] - 1) / sp->s[i]);
+        *out = dim_known((x + sp->s[i] - 1) / sp->s[i]);
+        return NULL;
     }
-    if (strcmp(sp->auto_pad, "VALID") == 0) {
-        return dim_known(x < ek ? 0 : (x - ek) / sp->s[i] + 1);
-    }
-    int64_t span = x + sp->pb[i] + sp->pe[i] - ek;
+    bool valid = strcmp(sp->auto_pad, "VALID") == 0;
+    int64_t span = valid ? x - ek : x + sp->pb[i] + sp->pe[i] - ek;
     if (span < 0) {
-        return dim_known(0);
+        return em_status_new(EMBER_ERR_INVALID_MODEL,
+                             "node '%s' (%s): spatial axis %d: window of %lld (kernel %lld, "
+                             "dilation %lld) is larger than the padded input of %lld",
+                             n->name, em_op_name(n->op), i, (long long)ek, (long long)sp->k[i],
+                             (long long)sp->d[i],
+                             (long long)(valid ? x : x + sp->pb[i] + sp->pe[i]));
+    }
+    if (valid) {
+        *out = dim_known(span / sp->s[i] + 1);
+        return NULL;
     }
     int64_t o = sp->ceil ? (span + sp->s[i] - 1) / sp->s[i] + 1 : span / sp->s[i] + 1;
     /* ONNX/PyTorch: with ceil_mode the last window must start inside the (left-padded) input. */
     if (sp->ceil && (o - 1) * sp->s[i] >= x + sp->pb[i]) {
         o--;
     }
-    return dim_known(o);
+    *out = dim_known(o);
+    return NULL;
 }
 
 static ember_status *infer_conv(const em_node *n, const em_shape *in, em_shape *out)
@@ -235,7 +248,9 @@ static ember_status *infer_conv(const em_node *n, const em_shape *in, em_shape *
     out->dims[0] = in[0].dims[0];
     out->dims[1] = in[1].dims[0];
     for (int i = 0; i < nsp; i++) {
-        out->dims[2 + i] = spatial_out(&sp, i, in[0].dims[2 + i]);
+        if ((st = spatial_out(n, &sp, i, in[0].dims[2 + i], &out->dims[2 + i])) != NULL) {
+            return st;
+        }
     }
     return NULL;
 }
@@ -269,7 +284,9 @@ static ember_status *infer_pool(const em_node *n, const em_shape *in, em_shape *
         return st;
     }
     for (int i = 0; i < nsp; i++) {
-        out->dims[2 + i] = spatial_out(&sp, i, in[0].dims[2 + i]);
+        if ((st = spatial_out(n, &sp, i, in[0].dims[2 + i], &out->dims[2 + i])) != NULL) {
+            return st;
+        }
     }
     if (n->n_out > 1) {
         out[1] = out[0];

@@ -35,14 +35,17 @@ struct em_threadpool {
     atomic_int_fast64_t next;
 };
 
+/* Claims chunk indices (not item offsets), so nothing overflows even for n near INT64_MAX. */
 static void run_chunks(em_threadpool *p)
 {
+    int64_t n_chunks = (p->n - 1) / p->chunk + 1;
     for (;;) {
-        int64_t b = atomic_fetch_add(&p->next, p->chunk);
-        if (b >= p->n) {
+        int64_t c = atomic_fetch_add(&p->next, 1);
+        if (c >= n_chunks) {
             return;
         }
-        int64_t e = b + p->chunk < p->n ? b + p->chunk : p->n;
+        int64_t b = c * p->chunk;
+        int64_t e = p->n - b > p->chunk ? b + p->chunk : p->n;
         p->fn(p->arg, b, e);
     }
 }
@@ -141,7 +144,8 @@ void em_parallel_for(em_threadpool *p, int64_t n, int64_t grain, em_task_fn fn, 
         return;
     }
     /* About four chunks per thread balances load without much claiming overhead. */
-    int64_t chunk = (n + (int64_t)p->n_threads * 4 - 1) / ((int64_t)p->n_threads * 4);
+    int64_t parts = (int64_t)p->n_threads * 4;
+    int64_t chunk = n / parts + (n % parts != 0);
     if (chunk < grain) {
         chunk = grain;
     }

@@ -629,11 +629,12 @@ static void test_tensors_and_npy(void **state)
     assert_memory_equal(ember_tensor_data(u), buf, sizeof buf);
     assert_int_equal((uintptr_t)ember_tensor_data(u) % 64, 0);
     unlink(path);
+    ember_tensor_destroy(u);
     expect_err(ember_tensor_save_npy(t, "/nonexistent-dir/x.npy"), EMBER_ERR_IO,
                "/nonexistent-dir/x.npy");
     expect_err(ember_tensor_load_npy("/nonexistent.npy", &u), EMBER_ERR_IO, "/nonexistent.npy");
+    assert_null(u);
     ember_tensor_destroy(t);
-    ember_tensor_destroy(u);
     ember_tensor_destroy(NULL);
 }
 
