@@ -170,7 +170,7 @@ ember_status *em_binary_prepare__ref(const em_kinfo *ki, void **state, size_t *s
     ember_status *st = NULL;
     em_binary_attrs a = {0};
     int64_t y_dims[EM_MAX_RANK], da[EM_MAX_RANK], db[EM_MAX_RANK];
-    int y_rank;
+    int y_rank = 0;
 
     *state = NULL;
     *scratch_bytes = 0;

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The x86 kernel table and the prototypes of its entries, generated from kernels.def.
+ * Nothing here contains intrinsics: the functions live in *_avx2.c / *_avx512.c units that
+ * are compiled with their own ISA flags and are reached only through em_x86_table, whose
+ * `isa` bits the registry checks against the CPU before anything in them runs.
+ */
+#ifndef EMBER_KERNELS_X86_X86_H
+#define EMBER_KERNELS_X86_X86_H
+
+#include "kernel.h"
+
+extern const em_kernel_table em_x86_table;
+
+/* The release of stateless kernels (their prepare leaves *state NULL). */
+void em_x86_release_none(const ember_allocator *al, void *state);
+
+#define EM_X86_KERNEL(name, op, dt, isa, prio, prepare, release, run)                              \
+    ember_status *prepare(const em_kinfo *ki, void **state, size_t *scratch_bytes);                \
+    void release(const ember_allocator *al, void *state);                                          \
+    void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+#include "kernels.def"
+#undef EM_X86_KERNEL
+
+#endif /* EMBER_KERNELS_X86_X86_H */

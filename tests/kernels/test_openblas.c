@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The OpenBLAS Gemm and MatMul adapters against the reference kernel, on the same case table
+ * as the x86 kernels (transposes, alpha / beta, C broadcasting, K = 0, batched and broadcast
+ * MatMul). Skips when this build has no OpenBLAS. OpenBLAS ignores ember's pool; the 2-thread
+ * run must still match the serial one.
+ */
+#include "test_x86_harness.h"
+
+static void test_gemm(void **state)
+{
+    (void)state;
+    kt_mm_suite(EM_OP_GEMM, "__openblas");
+}
+
+static void test_matmul(void **state)
+{
+    (void)state;
+    kt_mm_suite(EM_OP_MATMUL, "__openblas");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_matmul),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
