@@ -134,8 +134,9 @@ EMBER_API const char *ember_dtype_name(ember_dtype dt);
 /*
  * A user allocator. Every heap allocation the library makes for a model, its sessions and
  * tensors goes through it (statuses excepted: they use libc so that they can be freed
- * without context). Any member may be NULL to keep libc's behaviour for it; `aligned_alloc`
- * and `aligned_free` go together. `alignment` is a power of two and `size` a multiple of it.
+ * without context). Members come in groups, each either all set or all NULL (libc's
+ * behaviour): `alloc`, `realloc` and `free`; `aligned_alloc` and `aligned_free`. `alignment`
+ * is a power of two and `size` a multiple of it.
  * Threads: the functions may be called from any thread, concurrently.
  */
 typedef struct ember_allocator {

@@ -63,7 +63,8 @@ typedef struct em_kinfo {
     const em_tensor *in;
     const em_tensor *out;
     const ember_allocator *al;
-    uint64_t isa; /* features usable by this plan */
+    uint64_t isa;  /* features usable by this plan */
+    int n_threads; /* threads em_parallel_for may use in run (the session's pool size, >= 1) */
 } em_kinfo;
 
 /* What run sees besides its tensors. */

@@ -109,7 +109,8 @@ static ember_status *infer_concrete(em_plan *p, int ni)
 }
 
 /* Picks the best kernel for node ni whose prepare accepts it. */
-static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, size_t *scratch)
+static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threads,
+                                   size_t *scratch)
 {
     const em_node *n = &p->g->nodes[ni];
     em_plan_node *pn = &p->nodes[ni];
@@ -131,7 +132,7 @@ static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, size_t *scr
     dt = n->n_in > 0 ? tin[0].dtype : tout[0].dtype;
     const em_kernel *cand[MAX_CANDIDATES];
     size_t nc = em_registry_find(n->op, dt, EM_DEV_CPU, isa, cand, MAX_CANDIDATES);
-    em_kinfo ki = {n, n->n_in, n->n_out, tin, tout, p->al, isa};
+    em_kinfo ki = {n, n->n_in, n->n_out, tin, tout, p->al, isa, n_threads > 0 ? n_threads : 1};
     for (size_t c = 0; c < nc; c++) {
         void *state = NULL;
         size_t sb = 0;
@@ -305,8 +306,8 @@ static ember_status *plan_values(em_plan *p, const int64_t *const *shapes, const
 }
 
 ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64_t isa,
-                            const int64_t *const *shapes, const int *ranks, int n_inputs,
-                            em_plan **out)
+                            int n_threads, const int64_t *const *shapes, const int *ranks,
+                            int n_inputs, em_plan **out)
 {
     ember_status *st = NULL;
     em_plan *p = NULL;
@@ -355,7 +356,7 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         p->n_tensors_in += n->n_in;
         p->n_tensors_out += n->n_out;
         EMBER_TRY(infer_concrete(p, ni));
-        EMBER_TRY(choose_kernel(p, ni, isa, &scratch[ni]));
+        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, &scratch[ni]));
     }
     for (int i = 0; i < g->n_values; i++) {
         if (p->vals[i].loc == EM_LOC_ARENA) {

@@ -67,10 +67,11 @@ typedef struct em_plan {
     size_t naive_bytes;
 } em_plan;
 
-/* Builds the plan of `g` for concrete input shapes (shapes[i] has ranks[i] dims). */
+/* Builds the plan of `g` for concrete input shapes (shapes[i] has ranks[i] dims), for kernels
+ * restricted to the features `isa` and run with `n_threads` threads. */
 ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64_t isa,
-                            const int64_t *const *shapes, const int *ranks, int n_inputs,
-                            em_plan **out);
+                            int n_threads, const int64_t *const *shapes, const int *ranks,
+                            int n_inputs, em_plan **out);
 void em_plan_destroy(em_plan *p);
 bool em_plan_matches(const em_plan *p, const int64_t *const *shapes, const int *ranks,
                      int n_inputs);

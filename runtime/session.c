@@ -229,7 +229,8 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
         }
     }
     em_plan *p = NULL;
-    ember_status *st = em_plan_build(s->m->g, s->al, s->isa, shapes, ranks, n, &p);
+    ember_status *st = em_plan_build(s->m->g, s->al, s->isa, em_threadpool_size(s->pool),
+                                     shapes, ranks, n, &p);
     if (st != NULL) {
         return st;
     }

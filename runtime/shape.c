@@ -315,10 +315,19 @@ static ember_status *infer_gemm(const em_node *n, const em_shape *in, em_shape *
     }
     out->dims[0] = m;
     out->dims[1] = nn;
-    if (n->n_in > 2 && in[2].dtype != EMBER_DTYPE_UNDEFINED) {
-        em_shape tmp;
-        if ((st = broadcast(n, &in[2], out, &tmp)) != NULL) {
-            return st;
+    if (n->n_in > 2 && in[2].dtype != EMBER_DTYPE_UNDEFINED && in[2].rank >= 0) {
+        /* C must broadcast to [M, N] (unidirectionally): each of its dims is 1 or equal. */
+        if (in[2].rank > 2) {
+            return bad(n, "C has rank above 2");
+        }
+        for (int i = 0; i < in[2].rank; i++) {
+            em_dim c = in[2].dims[i], y = out->dims[2 - in[2].rank + i];
+            if (KNOWN(c) && c.v != 1 && KNOWN(y) && c.v != y.v) {
+                return em_status_new(EMBER_ERR_INVALID_MODEL,
+                                     "node '%s' (Gemm): C dim %d is %lld, does not broadcast to "
+                                     "%lld",
+                                     n->name, i, (long long)c.v, (long long)y.v);
+            }
         }
     }
     return NULL;
