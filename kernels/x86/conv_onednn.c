@@ -16,10 +16,14 @@
  * If oneDNN fails at run time (it should not once the primitive exists), run cannot report
  * it and fills the output with NaN so the failure is visible.
  *
- * Threads: Debian's libdnnl 2.6 uses the OpenMP runtime (libgomp), not ember's pool:
- * ctx->pool is ignored and OMP_NUM_THREADS bounds its team. A run called from ember pool
- * workers opens its own OpenMP team per calling thread, which may oversubscribe the CPU.
- * We set nothing global (no omp_set_num_threads, no dnnl_set_* calls).
+ * Threads: Debian's libdnnl 2.6 uses the OpenMP runtime (libgomp), not ember's pool. An
+ * OpenMP team beside ember's pool oversubscribes the cores, and libgomp's workers spin after
+ * each region: measured here (2 cores, default model, --threads 2) p90 latency went from
+ * 0.15 ms to 24 ms. So run limits OpenMP to the calling thread for the duration of the call
+ * (omp_set_num_threads is a per-thread setting, restored afterwards): --threads stays the one
+ * bound on compute threads. Nothing global is set.
+ * First use: oneDNN generates code when a primitive first executes (60-100 ms here), so
+ * prepare executes it once on zeroed buffers; that cost lands in planning, not in a run.
  * The entry requires SSE4.2 (oneDNN needs SSE4.1; the bit lets EMBER_ISA_MAX=scalar exclude
  * it). oneDNN does its own ISA dispatch above that.
  */
@@ -29,6 +33,7 @@
 #include "status.h"
 
 #include <math.h>
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <string.h>
@@ -256,6 +261,46 @@ void em_conv_f32_release__onednn(const ember_allocator *al, void *state)
     em_free(al, s);
 }
 
+/* Runs the primitive once on zeroed buffers of the planned shapes, so that oneDNN's code
+ * generation happens here. Constant inputs keep their data. */
+static ember_status *warm_up(const em_kinfo *ki, const onednn_conv *s)
+{
+    em_tensor in[3], out[1] = {ki->out[0]};
+    void *bufs[5] = {NULL, NULL, NULL, NULL, NULL};
+    ember_status *st = NULL;
+    int nb = 0;
+    for (int i = 0; i < ki->n_in && i < 3; i++) {
+        in[i] = ki->in[i];
+        if (in[i].data == NULL && in[i].dtype != EMBER_DTYPE_UNDEFINED) {
+            in[i].data = bufs[nb++] = em_aligned_alloc(ki->al, em_tensor_nbytes(&in[i]));
+            if (in[i].data == NULL) {
+                st = em_status_oom();
+                goto done;
+            }
+            memset(in[i].data, 0, em_tensor_nbytes(&in[i]));
+        }
+    }
+    out[0].data = bufs[nb++] = em_aligned_alloc(ki->al, em_tensor_nbytes(&out[0]));
+    em_kctx ctx = {NULL, NULL};
+    if (s->scratch_bytes > 0) {
+        ctx.scratch = bufs[nb++] = em_aligned_alloc(ki->al, s->scratch_bytes);
+    }
+    if (out[0].data == NULL || (s->scratch_bytes > 0 && ctx.scratch == NULL)) {
+        st = em_status_oom();
+        goto done;
+    }
+    em_conv_f32__onednn(s, in, out, &ctx);
+    if (s->out_elems > 0 && isnan(((const float *)out[0].data)[0])) {
+        st = em_status_new(EMBER_ERR_UNSUPPORTED, "Conv '%s': oneDNN could not execute",
+                           ki->node->name);
+    }
+done:
+    for (int i = 0; i < nb; i++) {
+        em_aligned_free(ki->al, bufs[i]);
+    }
+    return st;
+}
+
 ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size_t *scratch_bytes)
 {
     conv_geom g;
@@ -274,6 +319,11 @@ ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size
         em_conv_f32_release__onednn(ki->al, s);
         return st;
     }
+    st = warm_up(ki, s);
+    if (st != NULL) {
+        em_conv_f32_release__onednn(ki->al, s);
+        return st;
+    }
     *state = s;
     *scratch_bytes = s->scratch_bytes;
     return NULL;
@@ -286,6 +336,8 @@ void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
     dnnl_memory_t mem[5] = {NULL, NULL, NULL, NULL, NULL};
     dnnl_exec_arg_t args[5];
     int n = 0;
+    int omp_prev = omp_get_max_threads();
+    omp_set_num_threads(1); /* this thread only, for this call: see the header */
     bool ok = dnnl_stream_create(&stream, s->engine, dnnl_stream_default_flags) == dnnl_success;
     /* The source and weights handles are only read by a forward convolution. */
     struct {
@@ -311,6 +363,7 @@ void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
         dnnl_memory_destroy(mem[i]);
     }
     dnnl_stream_destroy(stream);
+    omp_set_num_threads(omp_prev);
     if (!ok) {
         float *y = out[0].data;
         for (int64_t i = 0; i < s->out_elems; i++) {
