@@ -13,13 +13,13 @@
 
 #define KNOWN(d) ((d).v >= 0)
 
-static em_dim dim_known(int64_t v)
+em_dim em_dim_known(int64_t v)
 {
     em_dim d = {v, 0};
     return d;
 }
 
-static em_dim dim_unknown(void)
+em_dim em_dim_unknown(void)
 {
     em_dim d = {-1, 0};
     return d;
@@ -33,7 +33,7 @@ static bool dim_same(em_dim a, em_dim b)
     return a.sym != 0 && a.sym == b.sym;
 }
 
-static ember_status *bad(const em_node *n, const char *what)
+ember_status *em_shape_bad(const em_node *n, const char *what)
 {
     return em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (%s): %s", n->name,
                          em_op_name(n->op), what);
@@ -52,9 +52,8 @@ static ember_status *need_rank(const em_node *n, const em_shape *s, int idx, int
     return NULL;
 }
 
-/* numpy broadcasting of two shapes into out. */
-static ember_status *broadcast(const em_node *n, const em_shape *a, const em_shape *b,
-                               em_shape *out)
+ember_status *em_shape_broadcast(const em_node *n, const em_shape *a, const em_shape *b,
+                                 em_shape *out)
 {
     if (a->rank < 0 || b->rank < 0) {
         out->rank = -1;
@@ -64,8 +63,8 @@ static ember_status *broadcast(const em_node *n, const em_shape *a, const em_sha
     out->rank = r;
     for (int i = 0; i < r; i++) {
         int ia = i - (r - a->rank), ib = i - (r - b->rank);
-        em_dim da = ia >= 0 ? a->dims[ia] : dim_known(1);
-        em_dim db = ib >= 0 ? b->dims[ib] : dim_known(1);
+        em_dim da = ia >= 0 ? a->dims[ia] : em_dim_known(1);
+        em_dim db = ib >= 0 ? b->dims[ib] : em_dim_known(1);
         if (KNOWN(da) && da.v == 1) {
             out->dims[i] = db;
         } else if (KNOWN(db) && db.v == 1) {
@@ -86,13 +85,13 @@ static ember_status *broadcast(const em_node *n, const em_shape *a, const em_sha
         } else if (KNOWN(db)) {
             out->dims[i] = db;
         } else {
-            out->dims[i] = dim_unknown();
+            out->dims[i] = em_dim_unknown();
         }
     }
     return NULL;
 }
 
-static ember_status *infer_ew(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_ew(const em_node *n, const em_shape *in, em_shape *out)
 {
     if (n->n_in == 1) {
         *out = in[0];
@@ -106,7 +105,7 @@ static ember_status *infer_ew(const em_node *n, const em_shape *in, em_shape *ou
                              em_dtype_name(in[1].dtype));
     }
     out->dtype = in[0].dtype;
-    return broadcast(n, &in[0], &in[1], out);
+    return em_shape_broadcast(n, &in[0], &in[1], out);
 }
 
 /* Spatial attributes shared by Conv and the pools. */
@@ -131,26 +130,26 @@ static ember_status *read_spatial(const em_node *n, int nsp, const int64_t *kern
     }
     if ((c = em_node_attr_ints(n, "strides", &v)) >= 0) {
         if (c != nsp) {
-            return bad(n, "'strides' has the wrong length");
+            return em_shape_bad(n, "'strides' has the wrong length");
         }
         memcpy(sp->s, v, sizeof(int64_t) * (size_t)nsp);
     }
     if ((c = em_node_attr_ints(n, "dilations", &v)) >= 0) {
         if (c != nsp) {
-            return bad(n, "'dilations' has the wrong length");
+            return em_shape_bad(n, "'dilations' has the wrong length");
         }
         memcpy(sp->d, v, sizeof(int64_t) * (size_t)nsp);
     }
     if ((c = em_node_attr_ints(n, "pads", &v)) >= 0) {
         if (c != 2 * nsp) {
-            return bad(n, "'pads' has the wrong length");
+            return em_shape_bad(n, "'pads' has the wrong length");
         }
         memcpy(sp->pb, v, sizeof(int64_t) * (size_t)nsp);
         memcpy(sp->pe, v + nsp, sizeof(int64_t) * (size_t)nsp);
     }
     for (int i = 0; i < nsp; i++) {
         if (sp->k[i] < 1 || sp->s[i] < 1 || sp->d[i] < 1 || sp->pb[i] < 0 || sp->pe[i] < 0) {
-            return bad(n, "kernel, strides and dilations must be >= 1 and pads >= 0");
+            return em_shape_bad(n, "kernel, strides and dilations must be >= 1 and pads >= 0");
         }
     }
     sp->auto_pad = em_node_attr_string(n, "auto_pad", "NOTSET");
@@ -164,12 +163,12 @@ static ember_status *spatial_out(const em_node *n, const spatial *sp, int i, em_
                                  em_dim *out)
 {
     if (!KNOWN(in)) {
-        *out = dim_unknown();
+        *out = em_dim_unknown();
         return NULL;
     }
     int64_t x = in.v, ek = sp->d[i] * (sp->k[i] - 1) + 1;
     if (strcmp(sp->auto_pad, "SAME_UPPER") == 0 || strcmp(sp->auto_pad, "SAME_LOWER") == 0) {
-        *out = dim_known((x + sp->s[i] - 1) / sp->s[i]);
+        *out = em_dim_known((x + sp->s[i] - 1) / sp->s[i]);
         return NULL;
     }
     bool valid = strcmp(sp->auto_pad, "VALID") == 0;
@@ -183,7 +182,7 @@ static ember_status *spatial_out(const em_node *n, const spatial *sp, int i, em_
                              (long long)(valid ? x : x + sp->pb[i] + sp->pe[i]));
     }
     if (valid) {
-        *out = dim_known(span / sp->s[i] + 1);
+        *out = em_dim_known(span / sp->s[i] + 1);
         return NULL;
     }
     int64_t o = sp->ceil ? (span + sp->s[i] - 1) / sp->s[i] + 1 : span / sp->s[i] + 1;
@@ -191,11 +190,11 @@ static ember_status *spatial_out(const em_node *n, const spatial *sp, int i, em_
     if (sp->ceil && (o - 1) * sp->s[i] >= x + sp->pb[i]) {
         o--;
     }
-    *out = dim_known(o);
+    *out = em_dim_known(o);
     return NULL;
 }
 
-static ember_status *infer_conv(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_conv(const em_node *n, const em_shape *in, em_shape *out)
 {
     ember_status *st;
     if ((st = need_rank(n, &in[0], 0, 3, EM_MAX_RANK)) || (st = need_rank(n, &in[1], 1, 3, EM_MAX_RANK))) {
@@ -207,7 +206,7 @@ static ember_status *infer_conv(const em_node *n, const em_shape *in, em_shape *
         return NULL;
     }
     if (in[0].rank != in[1].rank) {
-        return bad(n, "X and W have different ranks");
+        return em_shape_bad(n, "X and W have different ranks");
     }
     int nsp = in[0].rank - 2;
     int64_t k[EM_MAX_RANK];
@@ -220,17 +219,17 @@ static ember_status *infer_conv(const em_node *n, const em_shape *in, em_shape *
             out->dims[0] = in[0].dims[0];
             out->dims[1] = in[1].dims[0];
             for (int j = 0; j < nsp; j++) {
-                out->dims[2 + j] = dim_unknown();
+                out->dims[2 + j] = em_dim_unknown();
             }
             return NULL;
         }
     }
     if (kc >= 0 && kc != nsp) {
-        return bad(n, "'kernel_shape' has the wrong length");
+        return em_shape_bad(n, "'kernel_shape' has the wrong length");
     }
     int64_t group = em_node_attr_int(n, "group", 1);
     if (group < 1) {
-        return bad(n, "'group' must be >= 1");
+        return em_shape_bad(n, "'group' must be >= 1");
     }
     if (KNOWN(in[0].dims[1]) && KNOWN(in[1].dims[1]) &&
         in[0].dims[1].v != in[1].dims[1].v * group) {
@@ -255,7 +254,7 @@ static ember_status *infer_conv(const em_node *n, const em_shape *in, em_shape *
     return NULL;
 }
 
-static ember_status *infer_pool(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_pool(const em_node *n, const em_shape *in, em_shape *out)
 {
     ember_status *st;
     if ((st = need_rank(n, &in[0], 0, 3, EM_MAX_RANK)) != NULL) {
@@ -271,13 +270,13 @@ static ember_status *infer_pool(const em_node *n, const em_shape *in, em_shape *
     out->dims[1] = in[0].dims[1];
     if (n->op == EM_OP_GLOBALAVERAGEPOOL) {
         for (int i = 0; i < nsp; i++) {
-            out->dims[2 + i] = dim_known(1);
+            out->dims[2 + i] = em_dim_known(1);
         }
         return NULL;
     }
     const int64_t *ks;
     if (em_node_attr_ints(n, "kernel_shape", &ks) != nsp) {
-        return bad(n, "'kernel_shape' is missing or has the wrong length");
+        return em_shape_bad(n, "'kernel_shape' is missing or has the wrong length");
     }
     spatial sp;
     if ((st = read_spatial(n, nsp, ks, &sp)) != NULL) {
@@ -295,7 +294,7 @@ static ember_status *infer_pool(const em_node *n, const em_shape *in, em_shape *
     return NULL;
 }
 
-static ember_status *infer_gemm(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_gemm(const em_node *n, const em_shape *in, em_shape *out)
 {
     ember_status *st;
     if ((st = need_rank(n, &in[0], 0, 2, 2)) || (st = need_rank(n, &in[1], 1, 2, 2))) {
@@ -304,10 +303,10 @@ static ember_status *infer_gemm(const em_node *n, const em_shape *in, em_shape *
     out->dtype = in[0].dtype;
     out->rank = 2;
     bool ta = em_node_attr_int(n, "transA", 0) != 0, tb = em_node_attr_int(n, "transB", 0) != 0;
-    em_dim m = in[0].rank == 2 ? in[0].dims[ta ? 1 : 0] : dim_unknown();
-    em_dim ka = in[0].rank == 2 ? in[0].dims[ta ? 0 : 1] : dim_unknown();
-    em_dim kb = in[1].rank == 2 ? in[1].dims[tb ? 1 : 0] : dim_unknown();
-    em_dim nn = in[1].rank == 2 ? in[1].dims[tb ? 0 : 1] : dim_unknown();
+    em_dim m = in[0].rank == 2 ? in[0].dims[ta ? 1 : 0] : em_dim_unknown();
+    em_dim ka = in[0].rank == 2 ? in[0].dims[ta ? 0 : 1] : em_dim_unknown();
+    em_dim kb = in[1].rank == 2 ? in[1].dims[tb ? 1 : 0] : em_dim_unknown();
+    em_dim nn = in[1].rank == 2 ? in[1].dims[tb ? 0 : 1] : em_dim_unknown();
     if (KNOWN(ka) && KNOWN(kb) && ka.v != kb.v) {
         return em_status_new(EMBER_ERR_INVALID_MODEL,
                              "node '%s' (Gemm): inner dims differ: A has K=%lld, B has K=%lld",
@@ -318,7 +317,7 @@ static ember_status *infer_gemm(const em_node *n, const em_shape *in, em_shape *
     if (n->n_in > 2 && in[2].dtype != EMBER_DTYPE_UNDEFINED && in[2].rank >= 0) {
         /* C must broadcast to [M, N] (unidirectionally): each of its dims is 1 or equal. */
         if (in[2].rank > 2) {
-            return bad(n, "C has rank above 2");
+            return em_shape_bad(n, "C has rank above 2");
         }
         for (int i = 0; i < in[2].rank; i++) {
             em_dim c = in[2].dims[i], y = out->dims[2 - in[2].rank + i];
@@ -333,7 +332,7 @@ static ember_status *infer_gemm(const em_node *n, const em_shape *in, em_shape *
     return NULL;
 }
 
-static ember_status *infer_matmul(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_matmul(const em_node *n, const em_shape *in, em_shape *out)
 {
     out->dtype = in[0].dtype;
     if (in[0].rank < 0 || in[1].rank < 0) {
@@ -341,17 +340,17 @@ static ember_status *infer_matmul(const em_node *n, const em_shape *in, em_shape
         return NULL;
     }
     if (in[0].rank < 1 || in[1].rank < 1) {
-        return bad(n, "inputs must have rank >= 1");
+        return em_shape_bad(n, "inputs must have rank >= 1");
     }
     em_shape a = in[0], b = in[1];
     bool va = a.rank == 1, vb = b.rank == 1;
     if (va) { /* [K] -> [1,K] */
         a.dims[1] = a.dims[0];
-        a.dims[0] = dim_known(1);
+        a.dims[0] = em_dim_known(1);
         a.rank = 2;
     }
     if (vb) { /* [K] -> [K,1] */
-        b.dims[1] = dim_known(1);
+        b.dims[1] = em_dim_known(1);
         b.rank = 2;
     }
     em_dim ka = a.dims[a.rank - 1], kb = b.dims[b.rank - 2];
@@ -363,13 +362,13 @@ static ember_status *infer_matmul(const em_node *n, const em_shape *in, em_shape
     em_shape ba = a, bb = b, bo;
     ba.rank -= 2;
     bb.rank -= 2;
-    ember_status *st = broadcast(n, &ba, &bb, &bo);
+    ember_status *st = em_shape_broadcast(n, &ba, &bb, &bo);
     if (st != NULL) {
         return st;
     }
     int r = bo.rank;
     if (r + 2 > EM_MAX_RANK) {
-        return bad(n, "result rank too large");
+        return em_shape_bad(n, "result rank too large");
     }
     memcpy(out->dims, bo.dims, sizeof(em_dim) * (size_t)r);
     if (!va) {
@@ -382,23 +381,23 @@ static ember_status *infer_matmul(const em_node *n, const em_shape *in, em_shape
     return NULL;
 }
 
-static ember_status *infer_reshape(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_reshape(const em_node *n, const em_shape *in, em_shape *out)
 {
     out->dtype = in[0].dtype;
     const em_tensor *sv = in[1].value;
     if (sv == NULL) {
         out->rank = in[1].rank == 1 && KNOWN(in[1].dims[0]) ? (int)in[1].dims[0].v : -1;
         for (int i = 0; i < out->rank && i < EM_MAX_RANK; i++) {
-            out->dims[i] = dim_unknown();
+            out->dims[i] = em_dim_unknown();
         }
-        return out->rank > EM_MAX_RANK ? bad(n, "target rank too large") : NULL;
+        return out->rank > EM_MAX_RANK ? em_shape_bad(n, "target rank too large") : NULL;
     }
     if (sv->dtype != EMBER_DTYPE_I64 || sv->rank != 1) {
-        return bad(n, "'shape' must be a 1-D int64 tensor");
+        return em_shape_bad(n, "'shape' must be a 1-D int64 tensor");
     }
     int64_t r = sv->dims[0];
     if (r > EM_MAX_RANK) {
-        return bad(n, "target rank too large");
+        return em_shape_bad(n, "target rank too large");
     }
     const int64_t *s = sv->data;
     bool allowzero = em_node_attr_int(n, "allowzero", 0) != 0;
@@ -407,19 +406,19 @@ static ember_status *infer_reshape(const em_node *n, const em_shape *in, em_shap
     for (int i = 0; i < r; i++) {
         if (s[i] == -1) {
             if (neg >= 0) {
-                return bad(n, "'shape' has more than one -1");
+                return em_shape_bad(n, "'shape' has more than one -1");
             }
             neg = i;
-            out->dims[i] = dim_unknown();
+            out->dims[i] = em_dim_unknown();
         } else if (s[i] == 0 && !allowzero) {
             if (in[0].rank >= 0 && i >= in[0].rank) {
-                return bad(n, "'shape' copies a dim (0) past the input's rank");
+                return em_shape_bad(n, "'shape' copies a dim (0) past the input's rank");
             }
-            out->dims[i] = in[0].rank >= 0 ? in[0].dims[i] : dim_unknown();
+            out->dims[i] = in[0].rank >= 0 ? in[0].dims[i] : em_dim_unknown();
         } else if (s[i] < -1) {
-            return bad(n, "'shape' has a negative entry");
+            return em_shape_bad(n, "'shape' has a negative entry");
         } else {
-            out->dims[i] = dim_known(s[i]);
+            out->dims[i] = em_dim_known(s[i]);
         }
     }
     if (in[0].rank < 0) {
@@ -447,9 +446,9 @@ static ember_status *infer_reshape(const em_node *n, const em_shape *in, em_shap
     }
     if (neg >= 0 && tk && pk) {
         if (part == 0 || total % part != 0) {
-            return bad(n, "input size is not divisible by the known part of 'shape'");
+            return em_shape_bad(n, "input size is not divisible by the known part of 'shape'");
         }
-        out->dims[neg] = dim_known(total / part);
+        out->dims[neg] = em_dim_known(total / part);
     } else if (neg < 0 && tk && pk && total != part) {
         return em_status_new(EMBER_ERR_INVALID_MODEL,
                              "node '%s' (Reshape): cannot reshape %lld elements into %lld",
@@ -458,12 +457,12 @@ static ember_status *infer_reshape(const em_node *n, const em_shape *in, em_shap
     return NULL;
 }
 
-static ember_status *infer_flatten(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_flatten(const em_node *n, const em_shape *in, em_shape *out)
 {
     out->dtype = in[0].dtype;
     out->rank = 2;
     if (in[0].rank < 0) {
-        out->dims[0] = out->dims[1] = dim_unknown();
+        out->dims[0] = out->dims[1] = em_dim_unknown();
         return NULL;
     }
     int64_t axis = em_node_attr_int(n, "axis", 1);
@@ -471,7 +470,7 @@ static ember_status *infer_flatten(const em_node *n, const em_shape *in, em_shap
         axis += in[0].rank;
     }
     if (axis < 0 || axis > in[0].rank) {
-        return bad(n, "'axis' out of range");
+        return em_shape_bad(n, "'axis' out of range");
     }
     em_dim parts[2];
     for (int p = 0; p < 2; p++) {
@@ -485,7 +484,7 @@ static ember_status *infer_flatten(const em_node *n, const em_shape *in, em_shap
                 known = false;
             }
         }
-        parts[p] = known ? dim_known(prod) : dim_unknown();
+        parts[p] = known ? em_dim_known(prod) : em_dim_unknown();
         if (!known && hi - lo == 1) {
             parts[p] = in[0].dims[lo]; /* a single symbolic dim passes through */
         }
@@ -495,20 +494,20 @@ static ember_status *infer_flatten(const em_node *n, const em_shape *in, em_shap
     return NULL;
 }
 
-static ember_status *infer_softmax(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_softmax(const em_node *n, const em_shape *in, em_shape *out)
 {
     *out = in[0];
     out->value = NULL;
     if (in[0].rank >= 0) {
         int64_t axis = em_node_attr_int(n, "axis", -1);
         if (axis < -in[0].rank || axis >= (in[0].rank > 0 ? in[0].rank : 1)) {
-            return bad(n, "'axis' out of range");
+            return em_shape_bad(n, "'axis' out of range");
         }
     }
     return NULL;
 }
 
-static ember_status *infer_batchnorm(const em_node *n, const em_shape *in, em_shape *out)
+ember_status *em_shape_batchnorm(const em_node *n, const em_shape *in, em_shape *out)
 {
     ember_status *st = need_rank(n, &in[0], 0, 2, EM_MAX_RANK);
     if (st != NULL) {
@@ -532,6 +531,12 @@ static ember_status *infer_batchnorm(const em_node *n, const em_shape *in, em_sh
     return NULL;
 }
 
+static const em_shape_fn shape_fns[EM_OP_COUNT] = {
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape) [EM_OP_##id] = shape,
+#include "ops.def"
+#undef EM_OP
+};
+
 ember_status *em_shape_infer_node(const em_node *n, const em_shape *in, em_shape *out)
 {
     for (int i = 0; i < n->n_out; i++) {
@@ -540,32 +545,13 @@ ember_status *em_shape_infer_node(const em_node *n, const em_shape *in, em_shape
     }
     for (int i = 0; i < n->n_in; i++) {
         if (n->in[i] >= 0 && in[i].dtype == EMBER_DTYPE_UNDEFINED && i == 0) {
-            return bad(n, "input 0 has no known dtype");
+            return em_shape_bad(n, "input 0 has no known dtype");
         }
     }
-    switch (n->op) {
-    case EM_OP_CONV: return infer_conv(n, in, out);
-    case EM_OP_GEMM: return infer_gemm(n, in, out);
-    case EM_OP_MATMUL: return infer_matmul(n, in, out);
-    case EM_OP_RELU:
-    case EM_OP_SIGMOID:
-    case EM_OP_TANH:
-    case EM_OP_IDENTITY:
-    case EM_OP_ADD:
-    case EM_OP_SUB:
-    case EM_OP_MUL:
-    case EM_OP_DIV: return infer_ew(n, in, out);
-    case EM_OP_MAXPOOL:
-    case EM_OP_AVERAGEPOOL:
-    case EM_OP_GLOBALAVERAGEPOOL: return infer_pool(n, in, out);
-    case EM_OP_SOFTMAX: return infer_softmax(n, in, out);
-    case EM_OP_RESHAPE: return infer_reshape(n, in, out);
-    case EM_OP_FLATTEN: return infer_flatten(n, in, out);
-    case EM_OP_BATCHNORM: return infer_batchnorm(n, in, out);
-    case EM_OP_COUNT: break;
+    if ((unsigned)n->op >= EM_OP_COUNT) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s': unknown op", n->name);
     }
-    return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s' (%s): no shape function", n->name,
-                         em_op_name(n->op));
+    return shape_fns[n->op](n, in, out);
 }
 
 static void value_to_shape(const em_value *v, em_shape *s)
@@ -583,7 +569,7 @@ ember_status *em_graph_infer_shapes(em_graph *g)
     for (int ni = 0; ni < g->n_nodes; ni++) {
         em_node *n = &g->nodes[ni];
         if (n->n_in > 16 || n->n_out > 8) {
-            return bad(n, "too many inputs or outputs");
+            return em_shape_bad(n, "too many inputs or outputs");
         }
         for (int i = 0; i < n->n_in; i++) {
             if (n->in[i] < 0) {
