@@ -18,6 +18,11 @@
 #include "kernel.h"
 #include "status.h"
 
+/* The op families, each with its own kernels_<family>.def and header. */
+#include "math_ref.h"
+#include "reduce_ref.h"
+#include "tensor_ref.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
