@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const em_op_info op_table[EM_OP_COUNT] = {
-#define EM_OP(id, nm, min_in, max_in, min_out, max_out, fl, shape) \
-    [EM_OP_##id] = {nm, min_in, max_in, min_out, max_out, fl},
+#define EM_OP(id, nm, min_in, max_in, min_out, max_out, fl, shape, vin) \
+    [EM_OP_##id] = {nm, min_in, max_in, min_out, max_out, fl, vin},
 #include "ops.def"
 #undef EM_OP
 };

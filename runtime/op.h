@@ -8,7 +8,7 @@
 enum { EM_OPF_EW = 1u << 0, EM_OPF_ALIAS = 1u << 1 };
 
 typedef enum em_op {
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape) EM_OP_##id,
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) EM_OP_##id,
 #include "ops.def"
 #undef EM_OP
     EM_OP_COUNT
@@ -18,6 +18,7 @@ typedef struct em_op_info {
     const char *name;
     int min_in, max_in, min_out, max_out;
     unsigned flags;
+    unsigned value_inputs; /* bitmask: inputs whose values decide the output shapes */
 } em_op_info;
 
 const em_op_info *em_op_info_of(em_op op);
