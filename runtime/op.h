@@ -5,7 +5,12 @@
 
 #include <stdbool.h>
 
-enum { EM_OPF_EW = 1u << 0, EM_OPF_ALIAS = 1u << 1 };
+enum {
+    EM_OPF_EW = 1u << 0,         /* elementwise: may run in place over input 0 */
+    EM_OPF_ALIAS = 1u << 1,      /* output 0 is input 0's bytes under another shape */
+    EM_OPF_SHAPE_ONLY = 1u << 2, /* outputs depend on the inputs' shapes only (Shape, Size) */
+    EM_OPF_NONDET = 1u << 3      /* not a function of its inputs (random): never folded */
+};
 
 typedef enum em_op {
 #define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) EM_OP_##id,

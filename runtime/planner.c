@@ -170,6 +170,9 @@ static void assign_buffers(em_plan *p, const size_t *scratch)
     const em_graph *g = p->g;
     for (int ni = 0; ni < g->n_nodes; ni++) {
         const em_node *n = &g->nodes[ni];
+        if (p->nodes[ni].folded) {
+            continue; /* never runs: reads nothing at run time */
+        }
         for (int i = 0; i < n->n_in; i++) {
             if (n->in[i] >= 0 && p->vals[n->in[i]].last < ni) {
                 p->vals[n->in[i]].last = ni;
@@ -273,6 +276,141 @@ static ember_status *place_buffers(em_plan *p)
     return NULL;
 }
 
+/* Marks need[v] for every value whose contents decide some output shape (planner.h). */
+static void mark_needed(const em_graph *g, unsigned char *need)
+{
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        const em_node *n = &g->nodes[ni];
+        unsigned vin = em_op_info_of(n->op)->value_inputs;
+        for (int i = 0; i < n->n_in && i < 32; i++) {
+            if ((vin >> i & 1u) && n->in[i] >= 0) {
+                need[n->in[i]] = 1;
+            }
+        }
+    }
+    for (int ni = g->n_nodes - 1; ni >= 0; ni--) {
+        const em_node *n = &g->nodes[ni];
+        bool out_needed = false;
+        for (int o = 0; o < n->n_out; o++) {
+            out_needed = out_needed || need[n->out[o]];
+        }
+        if (!out_needed || (em_op_info_of(n->op)->flags & EM_OPF_SHAPE_ONLY)) {
+            continue;
+        }
+        for (int i = 0; i < n->n_in; i++) {
+            if (n->in[i] >= 0) {
+                need[n->in[i]] = 1;
+            }
+        }
+    }
+}
+
+/* Plan-owned bytes (keyed inputs, folded values). */
+static ember_status *own_bytes(em_plan *p, size_t nbytes, void **data)
+{
+    em_storage *s = NULL;
+    em_storage **o = em_realloc(p->al, p->owned, sizeof *o * (size_t)(p->n_owned + 1));
+    if (o == NULL) {
+        return em_status_oom();
+    }
+    p->owned = o;
+    ember_status *st = em_storage_new_owned(p->al, nbytes, &s);
+    if (st != NULL) {
+        return st;
+    }
+    p->owned[p->n_owned++] = s;
+    *data = em_storage_data(s);
+    return NULL;
+}
+
+/* Keyed inputs become plan constants holding a copy of the caller's value. */
+static ember_status *bind_keyed(em_plan *p, const unsigned char *need, const void *const *data)
+{
+    const em_graph *g = p->g;
+    for (int i = 0; i < g->n_inputs; i++) {
+        int v = g->inputs[i];
+        em_plan_value *pv = &p->vals[v];
+        if (!need[v]) {
+            continue;
+        }
+        if (data == NULL || data[i] == NULL) {
+            return em_status_new(EMBER_ERR_STATE,
+                                 "input %d '%s' decides output shapes by its value: planning "
+                                 "needs the value (run the model instead of preparing it)",
+                                 i, g->values[v].name);
+        }
+        if (!em_tensor_nbytes_checked(&pv->t, &pv->bytes)) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "input %d '%s' is too large", i,
+                                 g->values[v].name);
+        }
+        void *copy = NULL;
+        ember_status *st = own_bytes(p, pv->bytes, &copy);
+        if (st != NULL) {
+            return st;
+        }
+        memcpy(copy, data[i], pv->bytes);
+        pv->t.data = copy;
+        pv->loc = EM_LOC_CONST;
+    }
+    return NULL;
+}
+
+/* Executes node ni now if its inputs are known (planner.h); its outputs become constants. */
+static ember_status *maybe_fold(em_plan *p, int ni, const unsigned char *need, size_t scratch)
+{
+    const em_node *n = &p->g->nodes[ni];
+    em_plan_node *pn = &p->nodes[ni];
+    unsigned flags = em_op_info_of(n->op)->flags;
+    bool shape_only = (flags & EM_OPF_SHAPE_ONLY) != 0, needed = false;
+    size_t out_bytes = 0;
+    em_tensor tin[16], tout[8];
+    if (flags & EM_OPF_NONDET) {
+        return NULL;
+    }
+    for (int i = 0; i < n->n_in; i++) {
+        memset(&tin[i], 0, sizeof tin[i]);
+        if (n->in[i] < 0) {
+            continue;
+        }
+        if (p->vals[n->in[i]].loc != EM_LOC_CONST && !shape_only) {
+            return NULL;
+        }
+        tin[i] = p->vals[n->in[i]].t;
+        if (p->vals[n->in[i]].loc != EM_LOC_CONST) {
+            tin[i].data = NULL; /* a shape-only kernel reads dims, never data */
+        }
+    }
+    for (int o = 0; o < n->n_out; o++) {
+        needed = needed || need[n->out[o]];
+        out_bytes += p->vals[n->out[o]].bytes;
+    }
+    if (!needed && !shape_only && out_bytes > EM_FOLD_MAX_BYTES) {
+        return NULL;
+    }
+    for (int o = 0; o < n->n_out; o++) {
+        em_plan_value *pv = &p->vals[n->out[o]];
+        tout[o] = pv->t;
+        ember_status *st = own_bytes(p, pv->bytes, &tout[o].data);
+        if (st != NULL) {
+            return st;
+        }
+    }
+    void *scr = NULL;
+    if (scratch > 0 && (scr = em_aligned_alloc(p->al, scratch)) == NULL) {
+        return em_status_oom();
+    }
+    em_kctx kc = {NULL, scr};
+    pn->k->run(pn->state, tin, tout, &kc);
+    em_aligned_free(p->al, scr);
+    for (int o = 0; o < n->n_out; o++) {
+        em_plan_value *pv = &p->vals[n->out[o]];
+        pv->t.data = tout[o].data;
+        pv->loc = EM_LOC_CONST;
+    }
+    pn->folded = true;
+    return NULL;
+}
+
 static ember_status *plan_values(em_plan *p, const int64_t *const *shapes, const int *ranks)
 {
     const em_graph *g = p->g;
@@ -307,11 +445,12 @@ static ember_status *plan_values(em_plan *p, const int64_t *const *shapes, const
 
 ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64_t isa,
                             int n_threads, const int64_t *const *shapes, const int *ranks,
-                            int n_inputs, em_plan **out)
+                            const void *const *data, int n_inputs, em_plan **out)
 {
     ember_status *st = NULL;
     em_plan *p = NULL;
     size_t *scratch = NULL;
+    unsigned char *need = NULL;
     *out = NULL;
     if (n_inputs != g->n_inputs) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d inputs, %d were given",
@@ -335,8 +474,9 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     p->nodes = em_calloc(al, (size_t)g->n_nodes + 1, sizeof *p->nodes);
     p->bufs = em_calloc(al, 2 * (size_t)g->n_values + (size_t)g->n_nodes + 1, sizeof *p->bufs);
     scratch = em_calloc(al, (size_t)g->n_nodes + 1, sizeof *scratch);
+    need = em_calloc(al, (size_t)g->n_values + 1, 1);
     if (p->sig == NULL || p->vals == NULL || p->nodes == NULL || p->bufs == NULL ||
-        scratch == NULL) {
+        scratch == NULL || need == NULL) {
         st = em_status_oom();
         goto fail;
     }
@@ -347,6 +487,8 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         }
     }
     EMBER_TRY(plan_values(p, shapes, ranks));
+    mark_needed(g, need);
+    EMBER_TRY(bind_keyed(p, need, data));
     for (int ni = 0; ni < g->n_nodes; ni++) {
         const em_node *n = &g->nodes[ni];
         p->nodes[ni].node = n;
@@ -357,6 +499,10 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         p->n_tensors_out += n->n_out;
         EMBER_TRY(infer_concrete(p, ni));
         EMBER_TRY(choose_kernel(p, ni, isa, n_threads, &scratch[ni]));
+        EMBER_TRY(maybe_fold(p, ni, need, scratch[ni]));
+        if (p->nodes[ni].folded) {
+            scratch[ni] = 0;
+        }
     }
     for (int i = 0; i < g->n_values; i++) {
         if (p->vals[i].loc == EM_LOC_ARENA) {
@@ -366,10 +512,12 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     assign_buffers(p, scratch);
     EMBER_TRY(place_buffers(p));
     em_free(al, scratch);
+    em_free(al, need);
     *out = p;
     return NULL;
 fail:
     em_free(al, scratch);
+    em_free(al, need);
     em_plan_destroy(p);
     return st;
 }
@@ -389,6 +537,10 @@ void em_plan_destroy(em_plan *p)
             }
         }
     }
+    for (int i = 0; i < p->n_owned; i++) {
+        em_storage_release(p->owned[i]);
+    }
+    em_free(p->al, p->owned);
     em_free(p->al, p->sig);
     em_free(p->al, p->vals);
     em_free(p->al, p->nodes);
@@ -397,7 +549,7 @@ void em_plan_destroy(em_plan *p)
 }
 
 bool em_plan_matches(const em_plan *p, const int64_t *const *shapes, const int *ranks,
-                     int n_inputs)
+                     const void *const *data, int n_inputs)
 {
     if (n_inputs != p->n_inputs) {
         return false;
@@ -413,7 +565,17 @@ bool em_plan_matches(const em_plan *p, const int64_t *const *shapes, const int *
             }
         }
     }
-    return k == p->sig_len;
+    if (k != p->sig_len) {
+        return false;
+    }
+    for (int i = 0; i < n_inputs; i++) { /* keyed inputs: the values must match too */
+        const em_plan_value *pv = &p->vals[p->g->inputs[i]];
+        if (pv->loc == EM_LOC_CONST &&
+            (data == NULL || data[i] == NULL || memcmp(data[i], pv->t.data, pv->bytes) != 0)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 ember_status *em_plan_to_text(const em_plan *p, char **text)
@@ -436,6 +598,8 @@ ember_status *em_plan_to_text(const em_plan *p, char **text)
             char where[32];
             if (pv->loc == EM_LOC_ARENA) {
                 snprintf(where, sizeof where, "%zu", p->bufs[pv->buf].offset);
+            } else if (pv->loc == EM_LOC_CONST) {
+                snprintf(where, sizeof where, "folded");
             } else {
                 snprintf(where, sizeof where, "output%d", pv->index);
             }

@@ -11,6 +11,15 @@
  *  3. buffers are placed largest first, each at the lowest EM_ALIGN-aligned offset where it
  *     overlaps no already placed buffer whose lifetime intersects its own (TFLM's greedy
  *     first-fit), with EM_TAIL_PAD bytes of readable slack after each.
+ *
+ * Values known while planning. Some inputs decide output *shapes* by their values (ops.def's
+ * value_inputs: Reshape's shape, Slice's starts, ...). A backward pass marks every value whose
+ * contents such an input needs, through the nodes that compute it (but not through ops that
+ * read only shapes, EM_OPF_SHAPE_ONLY). A graph input so marked is "keyed": the plan copies its
+ * value, and the plan is reused only for runs with the same value. Then, in node order, a node
+ * whose inputs are all known is executed once while planning ("folded") when its value is
+ * needed or its outputs are small (EM_FOLD_MAX_BYTES); its outputs become plan constants and
+ * the executor skips it. Shape-only ops fold whenever their input shapes are known.
  */
 #ifndef EMBER_RUNTIME_PLANNER_H
 #define EMBER_RUNTIME_PLANNER_H
@@ -41,10 +50,14 @@ typedef struct em_plan_buf {
     int first, last;
 } em_plan_buf;
 
+/* Largest total output of a node folded only because its inputs are constant. */
+#define EM_FOLD_MAX_BYTES ((size_t)64 << 10)
+
 typedef struct em_plan_node {
     const em_node *node;
     const em_kernel *k;
     void *state;
+    bool folded;      /* executed while planning: its outputs are plan constants */
     int scratch_buf;  /* -1 when the kernel needs none */
     int in_base;      /* index of the node's first tensor in the run context's arrays */
     int out_base;
@@ -65,16 +78,20 @@ typedef struct em_plan {
     int n_tensors_in, n_tensors_out;
     size_t arena_bytes;
     size_t naive_bytes;
+    int n_owned;
+    em_storage **owned; /* bytes of keyed inputs and folded values */
 } em_plan;
 
 /* Builds the plan of `g` for concrete input shapes (shapes[i] has ranks[i] dims), for kernels
- * restricted to the features `isa` and run with `n_threads` threads. */
+ * restricted to the features `isa` and run with `n_threads` threads. `data` (may be NULL, and
+ * may hold NULLs) gives the inputs' bytes: keyed inputs need theirs, else STATE naming them. */
 ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64_t isa,
                             int n_threads, const int64_t *const *shapes, const int *ranks,
-                            int n_inputs, em_plan **out);
+                            const void *const *data, int n_inputs, em_plan **out);
 void em_plan_destroy(em_plan *p);
+/* True when the plan fits these shapes and, for keyed inputs, these values. */
 bool em_plan_matches(const em_plan *p, const int64_t *const *shapes, const int *ranks,
-                     int n_inputs);
+                     const void *const *data, int n_inputs);
 /* Text form: per node its kernel, per arena value its size, offset and lifetime. */
 ember_status *em_plan_to_text(const em_plan *p, char **text);
 

@@ -219,10 +219,10 @@ static void cache_remove(ember_session *s, int i)
 
 /* Finds or builds the plan for these shapes. Caller holds mu. */
 static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, const int *ranks,
-                              int n, plan_entry **out)
+                              const void *const *data, int n, plan_entry **out)
 {
     for (int i = 0; i < s->n_plans; i++) {
-        if (em_plan_matches(s->plans[i]->plan, shapes, ranks, n)) {
+        if (em_plan_matches(s->plans[i]->plan, shapes, ranks, data, n)) {
             *out = s->plans[i];
             s->plans[i]->last_use = ++s->clock;
             return NULL;
@@ -230,7 +230,7 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
     }
     em_plan *p = NULL;
     ember_status *st = em_plan_build(s->m->g, s->al, s->isa, em_threadpool_size(s->pool),
-                                     shapes, ranks, n, &p);
+                                     shapes, ranks, data, n, &p);
     if (st != NULL) {
         return st;
     }
@@ -339,7 +339,12 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
         }
     }
     if (known) {
-        EMBER_TRY(ember_session_prepare(s, shapes, ranks, (size_t)g->n_inputs));
+        st = ember_session_prepare(s, shapes, ranks, (size_t)g->n_inputs);
+        if (ember_status_code(st) == EMBER_ERR_STATE) { /* keyed inputs: plan at the first run */
+            ember_status_destroy(st);
+            st = NULL;
+        }
+        EMBER_TRY(st);
     }
     *out = s;
     return NULL;
@@ -385,7 +390,7 @@ ember_status *ember_session_prepare(ember_session *s, const int64_t *const *shap
         return em_status_new(EMBER_ERR_INVALID_ARG, "session_prepare: NULL argument");
     }
     pthread_mutex_lock(&s->mu);
-    ember_status *st = plan_get(s, shapes, ranks, (int)n_inputs, &e);
+    ember_status *st = plan_get(s, shapes, ranks, NULL, (int)n_inputs, &e);
     if (st == NULL) {
         s->last = e;
     }
@@ -433,7 +438,7 @@ ember_status *ember_session_plan_text(const ember_session *s, char **text)
 /* ---- running ---- */
 
 static ember_status *check_inputs(const ember_session *s, ember_tensor *const *inputs, size_t n,
-                                  const int64_t **shapes, int *ranks)
+                                  const int64_t **shapes, int *ranks, const void **data)
 {
     const em_graph *g = s->m->g;
     if (n != (size_t)g->n_inputs) {
@@ -452,6 +457,7 @@ static ember_status *check_inputs(const ember_session *s, ember_tensor *const *i
         }
         shapes[i] = inputs[i]->t.dims;
         ranks[i] = inputs[i]->t.rank;
+        data[i] = inputs[i]->t.data;
     }
     return NULL;
 }
@@ -492,6 +498,9 @@ static void execute(const ember_session *s, const em_plan *p, em_runctx *c)
     for (int ni = 0; ni < p->n_nodes; ni++) {
         const em_plan_node *pn = &p->nodes[ni];
         const em_node *n = pn->node;
+        if (pn->folded) {
+            continue; /* computed while planning */
+        }
         em_tensor *tin = c->tin + pn->in_base, *tout = c->tout + pn->out_base;
         for (int k = 0; k < n->n_in; k++) {
             tin[k].data = n->in[k] >= 0 ? c->vdata[n->in[k]] : NULL;
@@ -544,6 +553,9 @@ static void record_profile(ember_session *s, const em_plan *p, const em_runctx *
     }
     int tid = em_thread_id();
     for (int ni = 0; ni < p->n_nodes; ni++) {
+        if (p->nodes[ni].folded) {
+            continue;
+        }
         prof_event *e = &s->events[s->n_events++];
         e->kernel = p->nodes[ni].k->name;
         e->node = ni;
@@ -558,6 +570,7 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
                                 ember_tensor **outputs, size_t n_outputs)
 {
     const int64_t *shapes[64];
+    const void *data[64];
     int ranks[64];
     bool created[64] = {false};
     plan_entry *e = NULL;
@@ -574,13 +587,13 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
         return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d outputs, %zu slots were given",
                              g->n_outputs, n_outputs);
     }
-    st = check_inputs(s, inputs, n_inputs, shapes, ranks);
+    st = check_inputs(s, inputs, n_inputs, shapes, ranks, data);
     if (st != NULL) {
         return st; /* nothing taken yet */
     }
 
     pthread_mutex_lock(&s->mu);
-    st = plan_get(s, shapes, ranks, (int)n_inputs, &e);
+    st = plan_get(s, shapes, ranks, data, (int)n_inputs, &e);
     if (st == NULL) {
         e->refs++;
         c = e->free_ctx;

@@ -101,7 +101,7 @@ static em_plan *plan_one(const em_graph *g, const int64_t *shape, int rank)
     em_plan *p = NULL;
     ember_status *st = em_graph_verify(g);
     if (st == NULL) {
-        st = em_plan_build(g, test_allocator(), 0, 1, shapes, &rank, 1, &p);
+        st = em_plan_build(g, test_allocator(), 0, 1, shapes, &rank, NULL, 1, &p);
     }
     if (st != NULL) {
         char m[1024];
@@ -450,7 +450,7 @@ static void expect_bind_error(const em_graph *g, const int64_t *const *shapes, c
                               int n, const char *const *needles)
 {
     em_plan *p = (em_plan *)g;
-    ember_status *st = em_plan_build(g, test_allocator(), 0, 1, shapes, ranks, n, &p);
+    ember_status *st = em_plan_build(g, test_allocator(), 0, 1, shapes, ranks, NULL, n, &p);
     if (st == NULL) {
         fail_msg("expected INVALID_ARG (%s)", needles[0]);
     }
@@ -492,7 +492,7 @@ static void test_binding_errors(void **state)
     const int64_t *const good[] = {ok, ok2};
     const int ranks[] = {2, 2};
     em_plan *p = NULL;
-    assert_null(em_plan_build(g, test_allocator(), 0, 1, good, ranks, 2, &p));
+    assert_null(em_plan_build(g, test_allocator(), 0, 1, good, ranks, NULL, 2, &p));
     EXPECT_SHAPE(p, s, 3, 4);
     check_plan(p);
     em_plan_destroy(p);
@@ -533,13 +533,13 @@ static void test_matches_and_text(void **state)
     const int64_t same[] = {2, 2, 6, 6}, batch3[] = {3, 2, 6, 6}, r3[] = {2, 2, 6};
     const int64_t *const s_same[] = {same}, *const s_b3[] = {batch3}, *const s_r3[] = {r3};
     const int rank4 = 4, rank3 = 3;
-    assert_true(em_plan_matches(p, s_same, &rank4, 1));
-    assert_false(em_plan_matches(p, s_b3, &rank4, 1));
-    assert_false(em_plan_matches(p, s_r3, &rank3, 1));
-    assert_false(em_plan_matches(p, s_same, &rank4, 0));
+    assert_true(em_plan_matches(p, s_same, &rank4, NULL, 1));
+    assert_false(em_plan_matches(p, s_b3, &rank4, NULL, 1));
+    assert_false(em_plan_matches(p, s_r3, &rank3, NULL, 1));
+    assert_false(em_plan_matches(p, s_same, &rank4, NULL, 0));
     const int64_t *const two[] = {same, same};
     const int ranks2[] = {4, 4};
-    assert_false(em_plan_matches(p, two, ranks2, 2));
+    assert_false(em_plan_matches(p, two, ranks2, NULL, 2));
 
     char *text = NULL;
     assert_null(em_plan_to_text(p, &text));
@@ -557,7 +557,7 @@ static void test_matches_and_text(void **state)
     /* With every feature of this CPU, each kernel's ISA is a subset of them. */
     const int64_t *const shapes[] = {shape};
     uint64_t isa = em_cpu_features();
-    assert_null(em_plan_build(g, test_allocator(), isa, 1, shapes, &rank4, 1, &p));
+    assert_null(em_plan_build(g, test_allocator(), isa, 1, shapes, &rank4, NULL, 1, &p));
     for (int i = 0; i < p->n_nodes; i++) {
         assert_true((p->nodes[i].k->isa & ~isa) == 0);
         assert_int_equal(p->nodes[i].k->op, g->nodes[i].op);
@@ -588,7 +588,7 @@ static void test_plan_oom_sweep(void **state)
     counting_alloc ca;
     counting_alloc_init(&ca);
     em_plan *p = NULL;
-    assert_null(em_plan_build(g, &ca.al, 0, 1, shapes, &rank, 1, &p));
+    assert_null(em_plan_build(g, &ca.al, 0, 1, shapes, &rank, NULL, 1, &p));
     long n = ca.n_alloc;
     em_plan_destroy(p);
     assert_int_equal(ca.live, 0);
@@ -596,7 +596,7 @@ static void test_plan_oom_sweep(void **state)
         counting_alloc_init(&ca);
         ca.fail_at = i;
         p = (em_plan *)&ca;
-        ember_status *st = em_plan_build(g, &ca.al, 0, 1, shapes, &rank, 1, &p);
+        ember_status *st = em_plan_build(g, &ca.al, 0, 1, shapes, &rank, NULL, 1, &p);
         if (ember_status_code(st) != EMBER_ERR_OUT_OF_MEMORY) {
             fail_msg("failing allocation %ld of %ld: %s", i, n, ember_status_message(st));
         }
