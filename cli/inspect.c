@@ -136,6 +136,17 @@ int cli_inspect(int argc, char **argv)
     }
     char buf[256];
     printf("model: %s\nformat: %s\n", model ? model : "builtin:default", ember_model_format(m));
+    if (ember_model_opset_count(m) > 0) {
+        printf("opsets:");
+        for (size_t i = 0; i < ember_model_opset_count(m); i++) {
+            const char *domain = "";
+            int64_t version = 0;
+            if (ember_model_opset(m, i, &domain, &version)) {
+                printf(" %s=%lld", domain[0] ? domain : "ai.onnx", (long long)version);
+            }
+        }
+        printf("\n");
+    }
     for (size_t i = 0; i < ember_model_input_count(m); i++) {
         cli_format_declared(m, i, true, buf, sizeof buf);
         printf("input %zu: %s %s\n", i, ember_model_input_name(m, i), buf);

@@ -40,7 +40,8 @@ static void run_usage(FILE *f)
             "  load_ms first_ms median_ms min_ms p90_ms peak_rss_mb\n"
             "\n"
             "options:\n"
-            "  --input FILE        an input as .npy, in the model's input order (repeat)\n"
+            "  --input FILE        an input as .npy or ONNX TensorProto .pb, in the model's input\n"
+            "                      order (repeat)\n"
             "  --shape NAME=DIMS   fix an input's shape (NAME=1x3x224x224) or a symbolic dim\n"
             "                      (N=8) for generated inputs\n"
             "  --output-dir DIR    write every output as DIR/output_<i>.npy\n"
@@ -202,7 +203,7 @@ static ember_status *make_inputs(const ember_model *m, const run_opts *o, ember_
     }
     for (size_t i = 0; i < n; i++) {
         if (o->n_inputs > 0) {
-            ember_status *st = ember_tensor_load_npy(o->inputs[i], &in[i]);
+            ember_status *st = ember_tensor_load(o->inputs[i], &in[i]);
             if (st != NULL) {
                 return st;
             }

@@ -407,6 +407,43 @@ EMBER_API int64_t ember_profile_event_dur_ns(const ember_profile *p, size_t i);
 EMBER_API int64_t ember_profile_event_run(const ember_profile *p, size_t i);
 EMBER_API int ember_profile_event_thread(const ember_profile *p, size_t i);
 
+
+/* ---- ONNX tensors and opsets (appended in 0.1) ------------------------------------------ */
+
+/*
+ * Reads a serialized ONNX TensorProto (a `.pb` file such as the conformance suite's
+ * input_0.pb) into a new owned tensor freed with ember_tensor_destroy(). Data may be in
+ * raw_data, in the typed fields or in an external file beside `path`. IO when a file cannot
+ * be read; INVALID_MODEL for a malformed file or data that does not match the dims;
+ * UNSUPPORTED for string tensors, other dtypes ember lacks, or a build without the ONNX
+ * loader. The message names the file. Threads: any.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_pb(const char *path,
+                                                             ember_tensor **out);
+/* The same from `size` bytes in memory (no external data); `what` names the source in
+ * messages (may be NULL). */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_pb_memory(const void *data,
+                                                                    size_t size,
+                                                                    const char *what,
+                                                                    ember_tensor **out);
+/*
+ * Reads a tensor file of either kind, told apart by content: a `.npy` file starts with
+ * "\x93NUMPY", anything else is read as an ONNX TensorProto. Errors as for
+ * ember_tensor_load_npy() and ember_tensor_load_pb(). Threads: any.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load(const char *path, ember_tensor **out);
+
+/*
+ * The operator sets a model imports, in the order of its file: `domain` is "" for ONNX's
+ * default domain (or as written, e.g. "ai.onnx", "com.microsoft") and `version` its opset.
+ * Built-in and TorchScript models import none (count 0). ember_model_opset() returns false
+ * when `i` is out of range (then the out-arguments are untouched); `*domain` belongs to the
+ * model. Either out-argument may be NULL. Threads: any, like every read of a model.
+ */
+EMBER_API size_t ember_model_opset_count(const ember_model *model);
+EMBER_API bool ember_model_opset(const ember_model *model, size_t i, const char **domain,
+                                 int64_t *version);
+
 #ifdef __cplusplus
 }
 #endif

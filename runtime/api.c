@@ -14,6 +14,9 @@
 #include "status.h"
 
 #include "../loaders/npy.h"
+#ifdef EMBER_HAVE_ONNX
+#include "../loaders/onnx/onnx.h"
+#endif
 
 #include <errno.h>
 #include <pthread.h>
@@ -40,10 +43,15 @@ static void build_info_make(void)
     char isa[256];
     em_isa_list(em_cpu_features(), isa, sizeof isa);
     snprintf(build_info, sizeof build_info,
-             "version=%s arch=%s compiler=%s build=%s isa=%s backends=cpu,%s cuda=%s "
-             "cuda_devices=%d",
+             "version=%s arch=%s compiler=%s build=%s isa=%s backends=cpu,%s loaders=%s "
+             "cuda=%s cuda_devices=%d",
              ember_version_string(), EMBER_BUILD_SYSTEM_PROCESSOR, EMBER_BUILD_COMPILER,
              EMBER_BUILD_TYPE, isa, em_registry_backends(),
+#ifdef EMBER_HAVE_ONNX
+             "npy,onnx",
+#else
+             "npy",
+#endif
 #ifdef EMBER_HAVE_CUDA
 #ifdef EMBER_HAVE_CUDNN
              "on+cudnn",
@@ -143,6 +151,11 @@ void ember_model_destroy(ember_model *m)
     }
     em_graph_destroy(m->g);
     em_storage_release(m->bytes);
+    for (size_t i = 0; m->opset_domains != NULL && i < m->n_opsets; i++) {
+        em_free(m->al, m->opset_domains[i]);
+    }
+    em_free(m->al, m->opset_domains);
+    em_free(m->al, m->opset_versions);
     ember_allocator al = m->alloc;
     em_free(m->al != NULL ? &al : NULL, m);
 }
@@ -180,9 +193,35 @@ fail:
     return st;
 }
 
-/* Identifies the format of a model image and hands it to its loader. */
-static ember_status *load_image(ember_model *m, const char *what)
+/* Whether a byte can open a ModelProto: the tag of one of its fields with the right wire type
+ * (ir_version, producer_name/version, domain, model_version, doc_string, graph, opset_import,
+ * metadata_props). */
+static bool onnx_first_tag(unsigned char b)
 {
+    static const unsigned char tags[] = {0x08, 0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42, 0x72};
+    return memchr(tags, b, sizeof tags) != NULL;
+}
+
+#ifdef EMBER_HAVE_ONNX
+static ember_status *load_onnx(ember_model *m, const char *path)
+{
+    em_onnx_opsets os = {0};
+    ember_status *st = em_onnx_load(m->bytes, path, m->g, &os);
+    if (st == NULL) {
+        m->format = "onnx";
+        m->n_opsets = os.n;
+        m->opset_domains = os.domains;
+        m->opset_versions = os.versions;
+    }
+    return st;
+}
+#endif
+
+/* Identifies the format of a model image and hands it to its loader. `path` is NULL for a
+ * model from memory. */
+static ember_status *load_image(ember_model *m, const char *path)
+{
+    const char *what = path != NULL ? path : "<memory>";
     const unsigned char *d = em_storage_data(m->bytes);
     size_t n = em_storage_size(m->bytes);
     if (n >= 4 && memcmp(d, "PK\003\004", 4) == 0) {
@@ -190,9 +229,15 @@ static ember_status *load_image(ember_model *m, const char *what)
                              "%s: a TorchScript archive; this build has no TorchScript loader",
                              what);
     }
-    if (n >= 2 && d[0] == 0x08) {
+    if (n >= 2 && onnx_first_tag(d[0])) {
+#ifdef EMBER_HAVE_ONNX
+        return load_onnx(m, path);
+#else
         return em_status_new(EMBER_ERR_UNSUPPORTED,
-                             "%s: looks like an ONNX model; this build has no ONNX loader", what);
+                             "%s: looks like an ONNX model; this build has no ONNX loader "
+                             "(configured with EMBER_WITH_ONNX=OFF or without protobuf-c)",
+                             what);
+#endif
     }
     return em_status_new(EMBER_ERR_INVALID_MODEL,
                          "%s: not a model ember knows (neither an ONNX protobuf nor a "
@@ -238,7 +283,7 @@ ember_status *ember_model_load_memory(const void *data, size_t size, unsigned fl
             memcpy(em_storage_data(m->bytes), data, size);
         }
     }
-    EMBER_TRY(load_image(m, "<memory>"));
+    EMBER_TRY(load_image(m, NULL));
     EMBER_TRY(model_finish(m));
     *out = m;
     return NULL;
@@ -515,4 +560,103 @@ ember_status *ember_tensor_save_npy(const ember_tensor *t, const char *path)
     }
     free(buf);
     return st;
+}
+
+/* ---- ONNX tensors and opsets ---- */
+
+#ifdef EMBER_HAVE_ONNX
+/* Moves an em_storage holding exactly a tensor's bytes into a new owned ember_tensor. */
+static ember_status *tensor_from_storage(const em_tensor *shape, em_storage *s,
+                                         ember_tensor **out)
+{
+    ember_tensor *t = NULL;
+    ember_status *st = em_tensor_new_owned(NULL, shape->dtype, shape->dims, shape->rank, &t);
+    if (st == NULL && t->nbytes > 0) {
+        memcpy(t->t.data, em_storage_data(s), t->nbytes);
+    }
+    *out = t;
+    return st;
+}
+#endif
+
+static ember_status *tensor_load_pb(const void *data, size_t size, const char *what,
+                                    const char *path, ember_tensor **out)
+{
+#ifdef EMBER_HAVE_ONNX
+    em_tensor shape = {0};
+    em_storage *s = NULL;
+    ember_status *st = em_onnx_read_tensor(data, size, what, path, NULL, &shape, &s);
+    if (st == NULL) {
+        st = tensor_from_storage(&shape, s, out);
+    }
+    em_storage_release(s);
+    return st;
+#else
+    (void)data;
+    (void)size;
+    (void)path;
+    (void)out;
+    return em_status_new(EMBER_ERR_UNSUPPORTED,
+                         "%s: an ONNX TensorProto; this build has no ONNX loader",
+                         what != NULL ? what : "<memory>");
+#endif
+}
+
+ember_status *ember_tensor_load_pb_memory(const void *data, size_t size, const char *what,
+                                          ember_tensor **out)
+{
+    if (out == NULL || (data == NULL && size > 0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load_pb: NULL argument");
+    }
+    *out = NULL;
+    return tensor_load_pb(data, size, what, NULL, out);
+}
+
+/* Maps `path` and reads it as .npy (npy true), .pb (false) or by content (pick true). */
+static ember_status *tensor_load_file(const char *path, bool pick, bool npy, ember_tensor **out)
+{
+    em_storage *s = NULL;
+    if (out == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load: NULL argument");
+    }
+    *out = NULL;
+    ember_status *st = em_storage_new_mmap(NULL, path, &s);
+    if (st != NULL) {
+        return st;
+    }
+    const void *d = em_storage_data(s);
+    size_t n = em_storage_size(s);
+    if (pick) {
+        npy = n >= 6 && memcmp(d, "\x93NUMPY", 6) == 0;
+    }
+    st = npy ? ember_tensor_load_npy_memory(d, n, path, out)
+             : tensor_load_pb(d, n, path, path, out);
+    em_storage_release(s);
+    return st;
+}
+
+ember_status *ember_tensor_load_pb(const char *path, ember_tensor **out)
+{
+    return tensor_load_file(path, false, false, out);
+}
+
+ember_status *ember_tensor_load(const char *path, ember_tensor **out)
+{
+    return tensor_load_file(path, true, false, out);
+}
+
+size_t ember_model_opset_count(const ember_model *m) { return m != NULL ? m->n_opsets : 0; }
+
+bool ember_model_opset(const ember_model *m, size_t i, const char **domain, int64_t *version)
+{
+    if (m == NULL || i >= m->n_opsets) {
+        return false;
+    }
+    if (domain != NULL) {
+        *domain = m->opset_domains[i];
+    }
+    if (version != NULL) {
+        *version = m->opset_versions[i];
+    }
+    return true;
 }

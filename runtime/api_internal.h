@@ -26,6 +26,9 @@ struct ember_model {
     const char *format;
     em_graph *g;
     em_storage *bytes; /* the model image when loaded from memory or a file */
+    size_t n_opsets;   /* ONNX opset imports, in file order; none for other formats */
+    char **opset_domains; /* owned, allocated with `al` */
+    int64_t *opset_versions;
 };
 
 struct ember_tensor {

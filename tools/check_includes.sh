@@ -25,7 +25,7 @@ done
 for f in $(ls kernels/*/*.[ch] 2>/dev/null); do
   grep -qE '^#include ".*loaders/' "$f" && bad "$f: kernels must not include loaders"
 done
-for f in $(ls loaders/*.[ch] 2>/dev/null); do
+for f in $(ls loaders/*.[ch] loaders/*/*.[ch] 2>/dev/null); do
   grep -qE '^#include ".*kernels/' "$f" && bad "$f: loaders must not include kernels"
 done
 # Dependency headers only in adapter files named after the dependency.
@@ -38,11 +38,12 @@ done
 # Every header compiles on its own.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for h in include/*.h runtime/*.h loaders/*.h kernels/ref/*.h; do
+for h in include/*.h runtime/*.h loaders/*.h loaders/*/*.h kernels/ref/*.h; do
   [ -f "$h" ] || continue
   printf '#include "%s"\n' "$PWD/$h" > "$tmp/t.c"
   if ! cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -Iinclude -Iruntime -I. \
-       -I"${EMBER_BUILD_DIR:-build}/generated" "$tmp/t.c" 2> "$tmp/err"; then
+       -I"${EMBER_BUILD_DIR:-build}/generated" -I"${EMBER_BUILD_DIR:-build}/generated/onnx" \
+       "$tmp/t.c" 2> "$tmp/err"; then
     bad "$h does not compile on its own: $(head -3 "$tmp/err")"
   fi
 done

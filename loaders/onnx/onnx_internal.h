@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Shared by the ONNX loader's files (not by anything outside loaders/onnx): the load context,
+ * name scopes, pending nodes on their way through opset normalisation, and the helpers each
+ * file provides. Every message starts with "onnx: <file>: ".
+ */
+#ifndef EMBER_LOADERS_ONNX_ONNX_INTERNAL_H
+#define EMBER_LOADERS_ONNX_ONNX_INTERNAL_H
+
+#include "onnx.h"
+
+#include "onnx.pb-c.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where raw_data of one initializer of the main graph sits in the model image. */
+typedef struct onnx_span {
+    size_t off, len;
+    bool present;
+} onnx_span;
+
+/* A mapped external data file, shared by every tensor that points into it. */
+typedef struct onnx_ext {
+    char *path; /* resolved (realpath) */
+    em_storage *s;
+} onnx_ext;
+
+typedef struct onnx_ctx {
+    const ember_allocator *al;
+    const char *what;  /* the model file as given, or "<memory>" */
+    char *dir;         /* realpath of the model's folder; NULL without a file */
+    em_storage *image; /* the serialized model */
+    int64_t opset;     /* version of the default domain */
+    onnx_ext *ext;
+    int n_ext;
+    onnx_span *raw; /* raw_data spans of the main graph's initializers, in order */
+    size_t n_raw;
+    unsigned serial; /* for names of values the loader makes up */
+} onnx_ctx;
+
+/* The values visible in one graph: a hash of value names, and the enclosing graph's scope. */
+typedef struct onnx_scope {
+    em_graph *g;
+    int *slots; /* value index + 1; 0 = empty */
+    int cap, n;
+    struct onnx_scope *parent;
+    const char **used; /* sorted names read by some node (subgraphs included) or returned */
+    size_t n_used;
+    int depth; /* 0 for the main graph */
+} onnx_scope;
+
+/* A node between the NodeProto and the graph: rewrites change its op, inputs and attributes. */
+enum { ONNX_MAX_EXTRA_ATTRS = 4, ONNX_EXTRA_INPUTS = 4 };
+
+typedef struct onnx_extra_attr {
+    const char *name;
+    em_attr_type type; /* EM_ATTR_INT or EM_ATTR_STRING */
+    int64_t i;
+    const char *s;
+} onnx_extra_attr;
+
+typedef struct onnx_pending {
+    const Onnx__NodeProto *np;
+    const char *name; /* for messages: the node name, or "#<index>" */
+    const char *op;   /* ONNX op name after normalisation */
+    int n_in;
+    int *in;         /* capacity np->n_input + ONNX_EXTRA_INPUTS; -1 = absent */
+    int n_out;       /* outputs kept (trailing unused ones may be dropped) */
+    bool *skip_attr; /* per np->attribute: dropped by a rewrite */
+    int n_extra;
+    onnx_extra_attr extra[ONNX_MAX_EXTRA_ATTRS];
+    bool emitted; /* the rewrite added the node(s) itself */
+} onnx_pending;
+
+/* ---- onnx_load.c ---- */
+ember_status *onnx_err(const onnx_ctx *c, ember_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+const Onnx__AttributeProto *onnx_node_attr(const Onnx__NodeProto *np, const char *name,
+                                           size_t *index);
+bool onnx_name_used(const onnx_scope *sc, const char *name);
+/* Registers value `idx` under its name; INVALID_MODEL when the name is already defined. */
+ember_status *onnx_scope_put(const onnx_ctx *c, onnx_scope *sc, int idx);
+/* A name for a value the loader makes up, unique in the scope: "<base>__<suffix>_<n>". */
+void onnx_fresh_name(onnx_ctx *c, const onnx_scope *sc, const char *base, const char *suffix,
+                     char *buf, size_t cap);
+/* Adds a constant initializer (copied) with a fresh name; `rank` 0 or 1. */
+ember_status *onnx_add_const(onnx_ctx *c, onnx_scope *sc, const char *base, const char *suffix,
+                             ember_dtype dt, const void *data, int64_t n, int rank, int *idx);
+/* Adds node `op` with `in` and one fresh output named after `base`, or (out_name) a given
+ * output; sets *out_value. */
+ember_status *onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
+                            const int *in, int n_in, const char *out_name, int *node,
+                            int *out_value);
+/* Copies the NodeProto's attributes (minus skipped ones) and the extras onto `node`. */
+ember_status *onnx_copy_attrs(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, int node);
+/* Whether op `name` (an ONNX op type of the default domain) can be loaded. */
+bool onnx_op_supported(const char *op_type);
+
+/* ---- onnx_tensor.c ---- */
+/* protobuf-c's allocator on ember's; `failed` tells an allocation failure from bad data. */
+typedef struct onnx_pb_alloc {
+    ProtobufCAllocator pa;
+    const ember_allocator *al;
+    bool failed;
+} onnx_pb_alloc;
+void onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a);
+ember_dtype onnx_dtype(int32_t onnx_type, bool *known);
+/*
+ * Converts `tp` to shape + bytes: `*out` is a new reference to the storage holding them at
+ * `*offset`. `raw_in_image`, when not NULL, points at the copy of tp's raw_data inside the
+ * model image, which is then borrowed when aligned. `c` gives messages, allocator and folder.
+ */
+ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
+                                  const uint8_t *raw_in_image, em_tensor *shape, em_storage **out,
+                                  size_t *offset);
+void onnx_ext_free(onnx_ctx *c);
+
+/* ---- onnx_wire.c ---- */
+/* Checks nesting limits on the raw protobuf (before protobuf-c recurses into it) and records
+ * the raw_data spans of the main graph's initializers into c->raw / c->n_raw. */
+ember_status *onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size);
+
+/* ---- onnx_opset.c ---- */
+/* The op name a NodeProto of the default domain becomes ("Dropout" -> "Identity", ...). */
+const char *onnx_opset_target(const char *op_type);
+/* Rewrites `p` to the newest form of its op for opset c->opset. May add constants or, for
+ * forms that need several nodes, add them itself (p->emitted). */
+ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+
+#endif /* EMBER_LOADERS_ONNX_ONNX_INTERNAL_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A pass over the raw protobuf before protobuf-c unpacks it. protobuf-c recurses once per
+ * nested message, and ONNX's schema is recursive (graphs in attributes of nodes of graphs,
+ * TypeProto in TypeProto), so a small file could nest deep enough to exhaust the stack. This
+ * walk knows just the message fields of onnx.proto that lead to recursion, checks the wire
+ * format (tags, varints, lengths within their message) and refuses subgraphs nested deeper
+ * than EM_ONNX_MAX_DEPTH or types deeper than ONNX_MAX_TYPE_DEPTH, before any recursion
+ * deeper than those limits happens. It also notes where the raw_data of each initializer of
+ * the main graph lies in the image, so the loader can borrow those bytes instead of keeping
+ * protobuf-c's copy (the loader checks the bytes match before relying on it).
+ */
+#include "onnx_internal.h"
+
+#include "alloc.h"
+#include "status.h"
+
+#include <string.h>
+
+enum { ONNX_MAX_TYPE_DEPTH = 32 };
+
+/* The message types whose fields can lead to recursion; everything else is a leaf here. */
+typedef enum wmsg {
+    W_LEAF = 0,
+    W_MODEL,
+    W_GRAPH,
+    W_NODE,
+    W_ATTR,
+    W_FUNC,
+    W_TRAIN,
+    W_VALUEINFO,
+    W_TYPE,
+    W_TYPE_WRAP, /* TypeProto.Sequence / Optional (elem_type = 1) */
+    W_TYPE_MAP,  /* TypeProto.Map (value_type = 2) */
+    W_TENSOR
+} wmsg;
+
+typedef struct wchild {
+    wmsg parent;
+    uint32_t field;
+    wmsg child;
+} wchild;
+
+/* clang-format off */
+static const wchild children[] = {
+    {W_MODEL, 7, W_GRAPH},  {W_MODEL, 20, W_TRAIN},  {W_MODEL, 25, W_FUNC},
+    {W_TRAIN, 1, W_GRAPH},  {W_TRAIN, 2, W_GRAPH},   {W_FUNC, 7, W_NODE},
+    {W_GRAPH, 1, W_NODE},   {W_GRAPH, 5, W_TENSOR},  {W_GRAPH, 11, W_VALUEINFO},
+    {W_GRAPH, 12, W_VALUEINFO}, {W_GRAPH, 13, W_VALUEINFO},
+    {W_NODE, 5, W_ATTR},    {W_ATTR, 6, W_GRAPH},    {W_ATTR, 11, W_GRAPH},
+    {W_ATTR, 14, W_TYPE},   {W_ATTR, 15, W_TYPE},    {W_VALUEINFO, 2, W_TYPE},
+    {W_TYPE, 4, W_TYPE_WRAP}, {W_TYPE, 9, W_TYPE_WRAP}, {W_TYPE, 5, W_TYPE_MAP},
+    {W_TYPE_WRAP, 1, W_TYPE}, {W_TYPE_MAP, 2, W_TYPE},
+};
+/* clang-format on */
+
+typedef struct wstate {
+    onnx_ctx *c;
+    const uint8_t *base;
+    size_t raw_cap;
+} wstate;
+
+static wmsg child_of(wmsg parent, uint32_t field)
+{
+    for (size_t i = 0; i < sizeof children / sizeof children[0]; i++) {
+        if (children[i].parent == parent && children[i].field == field) {
+            return children[i].child;
+        }
+    }
+    return W_LEAF;
+}
+
+static bool varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (*p >= end) {
+            return false;
+        }
+        uint8_t b = *(*p)++;
+        x |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
+        if ((b & 0x80) == 0) {
+            *v = x;
+            return true;
+        }
+    }
+    return false;
+}
+
+static ember_status *bad_wire(const wstate *w, const uint8_t *at)
+{
+    return onnx_err(w->c, EMBER_ERR_INVALID_MODEL,
+                    "not a valid ONNX model (protobuf parse error near byte %td)", at - w->base);
+}
+
+static ember_status *note_raw(wstate *w, onnx_span **slot)
+{
+    onnx_ctx *c = w->c;
+    if (c->n_raw == w->raw_cap) {
+        size_t nc = w->raw_cap ? w->raw_cap * 2 : 64, bytes;
+        if (!em_size_mul(nc, sizeof *c->raw, &bytes)) {
+            return em_status_oom();
+        }
+        onnx_span *r = em_realloc(c->al, c->raw, bytes);
+        if (r == NULL) {
+            return em_status_oom();
+        }
+        c->raw = r;
+        w->raw_cap = nc;
+    }
+    *slot = &c->raw[c->n_raw++];
+    memset(*slot, 0, sizeof **slot);
+    return NULL;
+}
+
+/* Walks the message in [p, end) of type `t`. `main_graph` is true inside the model's graph. */
+static ember_status *walk(wstate *w, const uint8_t *p, const uint8_t *end, wmsg t, int gdepth,
+                          int tdepth, bool main_graph)
+{
+    while (p < end) {
+        const uint8_t *at = p;
+        uint64_t tag, len;
+        if (!varint(&p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) {
+            return bad_wire(w, at);
+        }
+        uint32_t field = (uint32_t)(tag >> 3);
+        switch (tag & 7) {
+        case 0:
+            if (!varint(&p, end, &len)) {
+                return bad_wire(w, at);
+            }
+            continue;
+        case 1:
+        case 5: {
+            size_t k = (tag & 7) == 1 ? 8 : 4;
+            if ((size_t)(end - p) < k) {
+                return bad_wire(w, at);
+            }
+            p += k;
+            continue;
+        }
+        case 2:
+            break;
+        default:
+            return bad_wire(w, at); /* groups and reserved wire types */
+        }
+        if (!varint(&p, end, &len) || len > (uint64_t)(end - p)) {
+            return bad_wire(w, at);
+        }
+        const uint8_t *sub = p;
+        p += len;
+        if (t == W_TENSOR && field == 9 && main_graph && w->c->n_raw > 0) {
+            onnx_span *r = &w->c->raw[w->c->n_raw - 1];
+            r->off = (size_t)(sub - w->base);
+            r->len = (size_t)len;
+            r->present = true;
+            continue;
+        }
+        wmsg ct = child_of(t, field);
+        if (ct == W_LEAF) {
+            continue;
+        }
+        int gd = gdepth + (ct == W_GRAPH), td = tdepth + (ct == W_TYPE);
+        if (gd > EM_ONNX_MAX_DEPTH + 1) {
+            return onnx_err(w->c, EMBER_ERR_INVALID_MODEL, "subgraphs nested deeper than %d levels",
+                            EM_ONNX_MAX_DEPTH);
+        }
+        if (td > ONNX_MAX_TYPE_DEPTH) {
+            return onnx_err(w->c, EMBER_ERR_INVALID_MODEL, "types nested deeper than %d levels",
+                            ONNX_MAX_TYPE_DEPTH);
+        }
+        bool in_main = (t == W_MODEL && ct == W_GRAPH) || (main_graph && t == W_GRAPH);
+        if (main_graph && t == W_GRAPH && ct == W_TENSOR) {
+            onnx_span *slot;
+            ember_status *st = note_raw(w, &slot);
+            if (st != NULL) {
+                return st;
+            }
+        }
+        ember_status *st = walk(w, sub, sub + len, ct, gd, td, in_main && ct != W_NODE);
+        if (st != NULL) {
+            return st;
+        }
+    }
+    return NULL;
+}
+
+ember_status *onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size)
+{
+    wstate w = {c, data, 0};
+    return walk(&w, data, data + size, W_MODEL, 0, 0, false);
+}

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * loaders/onnx through ember.h: the fixtures of tools/gen_onnx_fixtures.py (tests/data/onnx)
+ * run and match numpy (rtol 1e-4, atol 1e-5); opset imports; TensorProto inputs; models from
+ * memory; the malformed corpus (tests/data/onnx_bad) with the code and message each gives;
+ * and an allocation-failure sweep over a whole load. Models use test_allocator(), so leaks
+ * fail the test.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/test_alloc.h"
+#include "ember.h"
+
+static char path_buf[1024];
+
+static const char *data_path(const char *dir, const char *file)
+{
+    const char *root = getenv("EMBER_TEST_DATA");
+    snprintf(path_buf, sizeof path_buf, "%s/%s/%s", root != NULL ? root : "tests/data", dir, file);
+    return path_buf;
+}
+
+static ember_model_options *test_options(void)
+{
+    ember_model_options *o = NULL;
+    assert_null(ember_model_options_create(&o));
+    ember_model_options_set_allocator(o, test_allocator());
+    return o;
+}
+
+static void expect_ok(ember_status *st)
+{
+    if (st != NULL) {
+        print_error("unexpected %s: %s\n", ember_code_name(ember_status_code(st)),
+                    ember_status_message(st));
+        ember_status_destroy(st);
+        fail();
+    }
+}
+
+static ember_model *load(const char *dir, const char *file)
+{
+    ember_model_options *o = test_options();
+    ember_model *m = NULL;
+    expect_ok(ember_model_load_file(data_path(dir, file), o, &m));
+    ember_model_options_destroy(o);
+    return m;
+}
+
+/* |got - ref| <= atol + rtol * |ref| elementwise, same shape. */
+static void expect_close(const char *what, ember_tensor *got, ember_tensor *ref)
+{
+    assert_int_equal(ember_tensor_dtype(got), EMBER_DTYPE_F32);
+    assert_int_equal(ember_tensor_rank(got), ember_tensor_rank(ref));
+    assert_memory_equal(ember_tensor_dims(got), ember_tensor_dims(ref),
+                        sizeof(int64_t) * (size_t)ember_tensor_rank(ref));
+    const float *g = ember_tensor_data(got), *r = ember_tensor_data(ref);
+    for (int64_t i = 0; i < ember_tensor_elem_count(ref); i++) {
+        if (!(fabsf(g[i] - r[i]) <= 1e-5f + 1e-4f * fabsf(r[i]))) {
+            print_error("%s: element %lld is %g, expected %g\n", what, (long long)i, (double)g[i],
+                        (double)r[i]);
+            fail();
+        }
+    }
+}
+
+/* Runs fixture `name` with its input read from `ext` (".pb" or ".npy") and compares. */
+static void run_fixture(const char *name, const char *ext)
+{
+    char file[256];
+    ember_tensor *in = NULL, *out = NULL, *ref = NULL;
+    ember_session *s = NULL;
+    snprintf(file, sizeof file, "%s.onnx", name);
+    ember_model *m = load("onnx", file);
+    assert_string_equal(ember_model_format(m), "onnx");
+    assert_int_equal(ember_model_input_count(m), 1);
+    snprintf(file, sizeof file, "%s.in0%s", name, ext);
+    expect_ok(ember_tensor_load(data_path("onnx", file), &in));
+    snprintf(file, sizeof file, "%s.out0.npy", name);
+    expect_ok(ember_tensor_load_npy(data_path("onnx", file), &ref));
+    expect_ok(ember_session_create(m, NULL, &s));
+    expect_ok(ember_session_run(s, &in, 1, &out, 1));
+    expect_close(name, out, ref);
+    ember_tensor_destroy(out);
+    ember_tensor_destroy(ref);
+    ember_tensor_destroy(in);
+    ember_session_destroy(s);
+    ember_model_destroy(m);
+}
+
+static const char *const fixtures[] = {
+    "mlp",        "cnn_v7",      "cnn_v13", "softmax_v11", "softmax_v11_sym", "softmax_v13",
+    "reshape_v4", "reshape_v13", "typed",   "constant",    "external",
+};
+
+static void test_fixtures(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+        run_fixture(fixtures[i], ".pb");
+    }
+    run_fixture("mlp", ".npy");
+}
+
+static void test_declared_io_and_opsets(void **state)
+{
+    (void)state;
+    int64_t dims[4];
+    const char *domain = NULL;
+    int64_t version = 0;
+    ember_model *m = load("onnx", "mlp.onnx");
+    assert_string_equal(ember_model_input_name(m, 0), "x");
+    assert_int_equal(ember_model_input_shape(m, 0, dims, 4), 2);
+    assert_int_equal(dims[0], -1);
+    assert_int_equal(dims[1], 16);
+    assert_string_equal(ember_model_input_dim_name(m, 0, 0), "N");
+    assert_string_equal(ember_model_output_name(m, 0), "y");
+    assert_int_equal(ember_model_param_count(m), 16 * 32 + 32 + 10 * 32 + 10);
+    assert_int_equal(ember_model_opset_count(m), 1);
+    assert_true(ember_model_opset(m, 0, &domain, &version));
+    assert_string_equal(domain, "");
+    assert_int_equal(version, 13);
+    assert_false(ember_model_opset(m, 1, &domain, &version));
+    ember_model_destroy(m);
+
+    ember_model *b = NULL;
+    expect_ok(ember_model_load_builtin(NULL, NULL, &b));
+    assert_int_equal(ember_model_opset_count(b), 0);
+    assert_false(ember_model_opset(b, 0, NULL, NULL));
+    ember_model_destroy(b);
+}
+
+/* Opset 11 Softmax at axis 1 of a rank-3 input becomes Flatten -> Softmax -> Reshape. */
+static void test_softmax_rewrite(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    ember_model *m = load("onnx", "softmax_v11_sym.onnx");
+    expect_ok(ember_model_graph_text(m, &text));
+    assert_non_null(strstr(text, "= Flatten("));
+    assert_non_null(strstr(text, "= Softmax("));
+    assert_non_null(strstr(text, "axis=1"));
+    assert_non_null(strstr(text, "%y: f32[N,3,4] = Reshape("));
+    ember_string_free(text);
+    ember_model_destroy(m);
+
+    m = load("onnx", "reshape_v4.onnx");
+    expect_ok(ember_model_graph_text(m, &text));
+    assert_non_null(strstr(text, "const %reshape__shape_"));
+    ember_string_free(text);
+    ember_model_destroy(m);
+}
+
+static void *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *b = test_malloc((size_t)n + 1);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return b;
+}
+
+static void test_memory(void **state)
+{
+    (void)state;
+    size_t n;
+    ember_model *m = NULL;
+    ember_model_options *o = test_options();
+    void *b = read_all(data_path("onnx", "mlp.onnx"), &n);
+    expect_ok(ember_model_load_memory(b, n, 0, o, &m));
+    assert_int_equal(ember_model_node_count(m), 4);
+    ember_model_destroy(m);
+    expect_ok(ember_model_load_memory(b, n, EMBER_LOAD_BORROW, o, &m));
+    assert_string_equal(ember_model_node_op(m, 3), "Softmax");
+    ember_model_destroy(m);
+    test_free(b);
+
+    b = read_all(data_path("onnx", "external.onnx"), &n);
+    ember_status *st = ember_model_load_memory(b, n, 0, o, &m);
+    assert_int_equal(ember_status_code(st), EMBER_ERR_UNSUPPORTED);
+    assert_non_null(strstr(ember_status_message(st), "loaded from memory"));
+    assert_null(m);
+    ember_status_destroy(st);
+    test_free(b);
+    ember_model_options_destroy(o);
+}
+
+static void test_tensor_pb(void **state)
+{
+    (void)state;
+    ember_tensor *a = NULL, *b = NULL;
+    expect_ok(ember_tensor_load_pb(data_path("onnx", "cnn_v7.in0.pb"), &a));
+    expect_ok(ember_tensor_load_npy(data_path("onnx", "cnn_v7.in0.npy"), &b));
+    assert_int_equal(ember_tensor_rank(a), 4);
+    assert_int_equal(ember_tensor_nbytes(a), ember_tensor_nbytes(b));
+    assert_memory_equal(ember_tensor_data(a), ember_tensor_data(b), ember_tensor_nbytes(a));
+    ember_tensor_destroy(a);
+    ember_tensor_destroy(b);
+
+    static const unsigned char junk[] = {0x0a, 0x7f, 0x01};
+    ember_status *st = ember_tensor_load_pb_memory(junk, sizeof junk, "junk.pb", &a);
+    assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_MODEL);
+    assert_non_null(strstr(ember_status_message(st), "junk.pb"));
+    assert_null(a);
+    ember_status_destroy(st);
+    st = ember_tensor_load(data_path("onnx", "does_not_exist.pb"), &a);
+    assert_int_equal(ember_status_code(st), EMBER_ERR_IO);
+    ember_status_destroy(st);
+}
+
+typedef struct bad_case {
+    const char *file;
+    ember_code code;
+    const char *needle;
+} bad_case;
+
+/* clang-format off */
+static const bad_case bad_cases[] = {
+    {"truncated.onnx",         EMBER_ERR_INVALID_MODEL, "not a valid ONNX model (protobuf parse error"},
+    {"bitflip.onnx",           EMBER_ERR_INVALID_MODEL, "not a valid ONNX model (protobuf parse error"},
+    {"unknown_op.onnx",        EMBER_ERR_UNSUPPORTED,
+     "unsupported operators: node 'conv_7' (ConvTranspose), node 'x' (NonZero)"},
+    {"unknown_domain.onnx",    EMBER_ERR_UNSUPPORTED, "node 'n0' (Gelu, domain 'com.microsoft')"},
+    {"wrong_arity.onnx",       EMBER_ERR_INVALID_MODEL, "node 'n0' (Relu): has 2 inputs"},
+    {"short_data.onnx",        EMBER_ERR_INVALID_MODEL, "tensor 'w': raw_data has 20 bytes, its dims [4,4] need 64"},
+    {"external_outside.onnx",  EMBER_ERR_INVALID_MODEL, "'../outside.bin' is outside the model's folder"},
+    {"external_past_end.onnx", EMBER_ERR_INVALID_MODEL, "is past the end of 'external.bin'"},
+    {"dims_overflow.onnx",     EMBER_ERR_INVALID_MODEL, "tensor 'w': dims [1099511627776,1099511627776,1048576] overflow"},
+    {"deep_nesting.onnx",      EMBER_ERR_INVALID_MODEL, "subgraphs nested deeper than 32 levels"},
+    {"opset_too_new.onnx",     EMBER_ERR_UNSUPPORTED, "opset 30 of the default domain is not supported"},
+};
+/* clang-format on */
+
+static void test_bad_models(void **state)
+{
+    (void)state;
+    ember_model_options *o = test_options();
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *b = &bad_cases[i];
+        ember_model *m = (ember_model *)(uintptr_t)1;
+        ember_status *st = ember_model_load_file(data_path("onnx_bad", b->file), o, &m);
+        const char *msg = ember_status_message(st);
+        if (ember_status_code(st) != b->code || strstr(msg, b->needle) == NULL ||
+            strncmp(msg, "onnx: ", 6) != 0 || strstr(msg, b->file) == NULL) {
+            print_error("%s: got %s '%s', expected %s with '%s'\n", b->file,
+                        ember_code_name(ember_status_code(st)), msg, ember_code_name(b->code),
+                        b->needle);
+            fail();
+        }
+        assert_null(m);
+        ember_status_destroy(st);
+    }
+    ember_model_options_destroy(o);
+}
+
+/* Fails allocation i = 1, 2, ... of a whole load: each gives a clean status and frees all. */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    const char *files[] = {"mlp.onnx", "softmax_v11_sym.onnx", "constant.onnx", "external.onnx"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        for (long i = 1;; i++) {
+            counting_alloc ca;
+            counting_alloc_init(&ca);
+            ca.fail_at = i;
+            ember_model_options *o = NULL;
+            ember_model *m = NULL;
+            assert_null(ember_model_options_create(&o));
+            ember_model_options_set_allocator(o, &ca.al);
+            ember_status *st = ember_model_load_file(data_path("onnx", files[f]), o, &m);
+            ember_model_options_destroy(o);
+            if (st == NULL) {
+                ember_model_destroy(m);
+                assert_int_equal(atomic_load(&ca.live), 0);
+                assert_true(i > 10);
+                break;
+            }
+            assert_null(m);
+            assert_int_equal(ember_status_code(st), EMBER_ERR_OUT_OF_MEMORY);
+            ember_status_destroy(st);
+            if (atomic_load(&ca.live) != 0) {
+                print_error("%s: allocation %ld failed, %ld allocations leaked\n", files[f], i,
+                            (long)atomic_load(&ca.live));
+                fail();
+            }
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixtures),        cmocka_unit_test(test_declared_io_and_opsets),
+        cmocka_unit_test(test_softmax_rewrite), cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_tensor_pb),       cmocka_unit_test(test_bad_models),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,314 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the ONNX loader's fixtures into tests/data/onnx and tests/data/onnx_bad.
+
+Run with Debian's /usr/bin/python3 (python3-onnx 1.12 and numpy; no onnxruntime): every
+reference output is computed here with numpy, so the test compares ember with an independent
+implementation of each op. Deterministic: fixed seeds, so rerunning rewrites identical files.
+
+tests/data/onnx/<case>.onnx        the model (plus external.bin for `external`)
+tests/data/onnx/<case>.in<i>.pb    its inputs as TensorProto files (and .in<i>.npy)
+tests/data/onnx/<case>.out<i>.npy  the expected outputs
+tests/data/onnx_bad/*.onnx         malformed models; tests/loaders/test_onnx.c names the
+                                   status code and message each must give
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+OUT = os.path.join(ROOT, "onnx")
+BAD = os.path.join(ROOT, "onnx_bad")
+FUZZ = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz",
+                    "corpus", "onnx")
+rng = np.random.default_rng(1234)
+
+
+def rand(*shape, scale=0.5):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def model(nodes, inputs, outputs, inits, opset, name="g", ir=None):
+    g = helper.make_graph(nodes, name, inputs, outputs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="ember-gen")
+    # ONNX 1.12 writes IR 8; old opsets keep the IR of their time so that tools accept them.
+    m.ir_version = ir if ir is not None else (3 if opset < 8 else 7)
+    return m
+
+
+def vi(name, shape, dt=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+def save_case(name, m, inputs, outputs, **save_kw):
+    onnx.save(m, os.path.join(OUT, name + ".onnx"), **save_kw)
+    for i, x in enumerate(inputs):
+        with open(os.path.join(OUT, "%s.in%d.pb" % (name, i)), "wb") as f:
+            f.write(numpy_helper.from_array(x, "x%d" % i).SerializeToString())
+        np.save(os.path.join(OUT, "%s.in%d.npy" % (name, i)), x)
+    for i, y in enumerate(outputs):
+        np.save(os.path.join(OUT, "%s.out%d.npy" % (name, i)), y.astype(np.float32))
+
+
+# ---- numpy references -----------------------------------------------------------------------
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_legacy(x, axis):
+    """Softmax-1/11: flatten to 2-D at axis, normalise rows, restore the shape."""
+    s = x.shape
+    rows = int(np.prod(s[:axis]))
+    return softmax(x.reshape(rows, -1), 1).reshape(s)
+
+
+def gemm(a, b, c, trans_b=False):
+    return a @ (b.T if trans_b else b) + c
+
+
+def conv2d(x, w, b, pad):
+    n, ci, h, wd = x.shape
+    co, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    y = np.zeros((n, co, oh, ow), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            y += np.einsum("nchw,oc->nohw", xp[:, :, i:i + oh, j:j + ow], w[:, :, i, j])
+    return (y + b[None, :, None, None]).astype(np.float32)
+
+
+def batchnorm(x, s, b, mean, var, eps=1e-5):
+    sh = (1, -1, 1, 1)
+    return (x - mean.reshape(sh)) / np.sqrt(var.reshape(sh) + eps) * s.reshape(sh) + b.reshape(sh)
+
+
+def maxpool2(x):
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+
+
+# ---- models -----------------------------------------------------------------------------------
+
+def mlp():
+    w1, b1, w2, b2 = rand(16, 32), rand(32), rand(10, 32), rand(10)
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1"),
+        helper.make_node("Relu", ["h"], ["hr"], name="relu1"),
+        helper.make_node("Gemm", ["hr", "w2", "b2"], ["z"], name="fc2", transB=1),
+        helper.make_node("Softmax", ["z"], ["y"], name="softmax", axis=-1),
+    ]
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             [(w1, "w1"), (b1, "b1"), (w2, "w2"), (b2, "b2")]]
+    m = model(nodes, [vi("x", ["N", 16])], [vi("y", ["N", 10])], inits, 13)
+    x = rand(3, 16, scale=1.0)
+    y = softmax(gemm(np.maximum(gemm(x, w1, b1), 0), w2, b2, True), -1)
+    save_case("mlp", m, [x], [y])
+
+
+def cnn_weights():
+    return dict(cw=rand(4, 3, 3, 3), cb=rand(4), s=rand(4) + 1.0, b=rand(4),
+                mean=rand(4), var=np.abs(rand(4)) + 0.5, fw=rand(5, 4), fb=rand(5))
+
+
+def cnn_ref(x, p):
+    h = conv2d(x, p["cw"], p["cb"], 1)
+    h = np.maximum(batchnorm(h, p["s"], p["b"], p["mean"], p["var"]), 0)
+    h = maxpool2(h).mean(axis=(2, 3))
+    return gemm(h, p["fw"], p["fb"], True)
+
+
+def cnn(opset):
+    p = cnn_weights()
+    bn_attrs = {"epsilon": 1e-5}
+    if opset < 9:
+        bn_attrs["spatial"] = 1
+    nodes = [
+        helper.make_node("Conv", ["x", "cw", "cb"], ["c"], name="conv", pads=[1, 1, 1, 1],
+                         kernel_shape=[3, 3]),
+        helper.make_node("BatchNormalization", ["c", "s", "b", "mean", "var"], ["bn"],
+                         name="bn", **bn_attrs),
+        helper.make_node("Relu", ["bn"], ["r"], name="relu"),
+        helper.make_node("MaxPool", ["r"], ["mp"], name="pool", kernel_shape=[2, 2],
+                         strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["mp"], ["gap"], name="gap"),
+        helper.make_node("Flatten", ["gap"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fw", "fb"], ["logits"], name="fc", transB=1),
+    ]
+    outs = [vi("logits", [2, 5])]
+    x = rand(2, 3, 8, 8, scale=1.0)
+    ref = cnn_ref(x, p)
+    if opset < 13:
+        # Softmax-1 at its default axis 1 on 2-D, and a Dropout whose mask nobody reads.
+        nodes.append(helper.make_node("Dropout", ["logits"], ["d", "mask"], name="drop",
+                                      ratio=0.3))
+        nodes.append(helper.make_node("Softmax", ["d"], ["y"], name="softmax"))
+        outs = [vi("y", [2, 5])]
+        ref = softmax(ref, 1)
+    inits = [numpy_helper.from_array(v, k) for k, v in p.items()]
+    m = model(nodes, [vi("x", [2, 3, 8, 8])], outs, inits, opset)
+    save_case("cnn_v%d" % opset, m, [x], [ref])
+
+
+def softmax_forms():
+    x = rand(2, 3, 4, scale=2.0)
+    for opset, shape in ((11, [2, 3, 4]), (11, ["N", 3, 4]), (13, [2, 3, 4])):
+        n = [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)]
+        m = model(n, [vi("x", shape)], [vi("y", shape)], [], opset)
+        ref = softmax_legacy(x, 1) if opset < 13 else softmax(x, 1)
+        name = "softmax_v%d%s" % (opset, "_sym" if shape[0] == "N" else "")
+        save_case(name, m, [x], [ref])
+
+
+def reshape_forms():
+    x = rand(2, 3, 4)
+    n4 = [helper.make_node("Reshape", ["x"], ["r"], name="reshape", shape=[4, 6]),
+          helper.make_node("Relu", ["r"], ["y"], name="relu")]
+    save_case("reshape_v4", model(n4, [vi("x", [2, 3, 4])], [vi("y", [4, 6])], [], 4),
+              [x], [np.maximum(x.reshape(4, 6), 0)])
+    shape = numpy_helper.from_array(np.array([0, -1], np.int64), "shape")
+    n13 = [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+           helper.make_node("Relu", ["r"], ["y"], name="relu")]
+    save_case("reshape_v13", model(n13, [vi("x", [2, 3, 4])], [vi("y", [2, 12])], [shape], 13),
+              [x], [np.maximum(x.reshape(2, 12), 0)])
+
+
+def typed_fields():
+    """Initializers in float_data / int64_data instead of raw_data."""
+    w = rand(3, 4)
+    tw = helper.make_tensor("w", TensorProto.FLOAT, [3, 4], w.flatten().tolist(), raw=False)
+    ts = helper.make_tensor("shape", TensorProto.INT64, [2], [4, 3], raw=False)
+    nodes = [helper.make_node("Mul", ["x", "w"], ["p"], name="mul"),
+             helper.make_node("Reshape", ["p", "shape"], ["y"], name="reshape")]
+    x = rand(3, 4)
+    m = model(nodes, [vi("x", [3, 4])], [vi("y", [4, 3])], [tw, ts], 13)
+    save_case("typed", m, [x], [(x * w).reshape(4, 3)])
+
+
+def constants():
+    c = rand(2, 6)
+    nodes = [
+        helper.make_node("Constant", [], ["c"], name="c_tensor",
+                         value=numpy_helper.from_array(c, "c")),
+        helper.make_node("Constant", [], ["k"], name="c_float", value_float=0.5),
+        helper.make_node("Constant", [], ["shape"], name="c_ints", value_ints=[2, 6]),
+        helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+        helper.make_node("Add", ["r", "c"], ["s"], name="add"),
+        helper.make_node("Mul", ["s", "k"], ["y"], name="mul"),
+    ]
+    x = rand(3, 4)
+    m = model(nodes, [vi("x", [3, 4])], [vi("y", [2, 6])], [], 13)
+    save_case("constant", m, [x], [(x.reshape(2, 6) + c) * 0.5])
+
+
+def external():
+    w, b = rand(8, 4), rand(4)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"], name="matmul"),
+             helper.make_node("Add", ["p", "b"], ["y"], name="add")]
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
+    m = model(nodes, [vi("x", [2, 8])], [vi("y", [2, 4])], inits, 13)
+    x = rand(2, 8)
+    save_case("external", m, [x], [x @ w + b], save_as_external_data=True,
+              all_tensors_to_one_file=True, location="external.bin", size_threshold=0)
+
+
+# ---- malformed models -------------------------------------------------------------------------
+
+def small_model(op="Relu", opset=13, domain="", inits=(), n_in=1, node_name="n0"):
+    ins = ["x"] + ["x"] * (n_in - 1)
+    nodes = [helper.make_node(op, ins, ["y"], name=node_name, domain=domain)]
+    m = model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], list(inits), opset)
+    if domain:
+        m.opset_import.append(helper.make_opsetid(domain, 1))
+    return m
+
+
+def write_bad(name, data):
+    with open(os.path.join(BAD, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.SerializeToString())
+
+
+def nested(depth):
+    leaf = helper.make_graph([helper.make_node("Relu", ["a"], ["b"])], "leaf", [vi("a", [1])],
+                             [vi("b", [1])])
+    g = leaf
+    for _ in range(depth):
+        n = helper.make_node("If", ["c"], ["b"], name="if", then_branch=g, else_branch=leaf)
+        g = helper.make_graph([n], "g", [], [vi("b", [1])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def bad_models():
+    good = small_model().SerializeToString()
+    write_bad("truncated.onnx", good[:len(good) * 2 // 3])
+    flipped = bytearray(good)
+    flipped[3] ^= 0xff  # inside the length prefix of the producer name
+    write_bad("bitflip.onnx", bytes(flipped))
+    m = small_model()
+    m.graph.node.extend([helper.make_node("NonZero", ["y"], ["nz"], name="x")])
+    m.graph.node[0].op_type = "ConvTranspose"
+    m.graph.node[0].name = "conv_7"
+    write_bad("unknown_op.onnx", m)
+    write_bad("unknown_domain.onnx", small_model("Gelu", domain="com.microsoft"))
+    write_bad("wrong_arity.onnx", small_model("Relu", n_in=2))
+    short = numpy_helper.from_array(np.zeros((4, 4), np.float32), "w")
+    short.raw_data = b"\0" * 20
+    write_bad("short_data.onnx", small_model("Relu", inits=[short]))
+    m = small_model("Relu", inits=[numpy_helper.from_array(rand(2, 3), "w")])
+    m.graph.node[0].input[0] = "w"
+    t = m.graph.initializer[0]
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    for loc, tag in (("../outside.bin", "outside"), ("external.bin", "past_end")):
+        del t.external_data[:]
+        t.external_data.extend([onnx.StringStringEntryProto(key="location", value=loc)])
+        if tag == "past_end":
+            t.external_data.extend([onnx.StringStringEntryProto(key="offset", value="4096")])
+        write_bad("external_%s.onnx" % tag, m)
+    with open(os.path.join(BAD, "external.bin"), "wb") as f:
+        f.write(b"\0" * 64)
+    big = numpy_helper.from_array(np.zeros(1, np.float32), "w")
+    del big.dims[:]
+    big.dims.extend([1 << 40, 1 << 40, 1 << 20])
+    write_bad("dims_overflow.onnx", small_model("Relu", inits=[big]))
+    write_bad("deep_nesting.onnx", nested(40))
+    write_bad("opset_too_new.onnx", small_model(opset=30))
+
+
+def fuzz_corpus():
+    os.makedirs(FUZZ, exist_ok=True)
+    for name in ("mlp.onnx", "typed.onnx", "constant.onnx", "softmax_v11.onnx",
+                 "reshape_v4.onnx", "cnn_v7.onnx"):
+        with open(os.path.join(OUT, name), "rb") as f:
+            data = f.read()
+        with open(os.path.join(FUZZ, name), "wb") as f:
+            f.write(data)
+    with open(os.path.join(FUZZ, "nested3.onnx"), "wb") as f:
+        f.write(nested(3).SerializeToString())
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(BAD, exist_ok=True)
+    mlp()
+    cnn(7)
+    cnn(13)
+    softmax_forms()
+    reshape_forms()
+    typed_fields()
+    constants()
+    external()
+    bad_models()
+    fuzz_corpus()
+    total = sum(os.path.getsize(os.path.join(d, f)) for d in (OUT, BAD) for f in os.listdir(d))
+    print("gen_onnx_fixtures: %d bytes in %s and %s" % (total, OUT, BAD), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
