@@ -11,5 +11,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config clang libclang-rt-14-dev binutils \
   libcmocka-dev libopenblas-dev libdnnl-dev \
-  libprotobuf-c-dev protobuf-c-compiler libonnx-dev >/dev/null
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata >/dev/null
 echo "install-deps: ok"
