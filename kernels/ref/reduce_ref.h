@@ -5,4 +5,73 @@
 
 #include "kernel.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The signature every entry below shares (kernel.h em_krun_fn / em_kprepare_fn). */
+#define EM_REDUCE_REF_DECL(prep, run)                                                              \
+    ember_status *prep(const em_kinfo *ki, void **state, size_t *scratch_bytes);                   \
+    void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+
+/* reduce_axes_ref.c: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (opset 18:
+ * optional axes input, keepdims, noop_with_empty_axes; f32 f64 i32 i64 i8 u8, bool for
+ * Max/Min) and ArgMax/ArgMin (axis, keepdims, select_last_index; same dtypes but bool). */
+EM_REDUCE_REF_DECL(em_reduce_prepare__ref, em_reduce__ref)
+EM_REDUCE_REF_DECL(em_argreduce_prepare__ref, em_argreduce__ref)
+
+/* reduce_softmax_ref.c: LogSoftmax and Hardmax (opset 13, one axis), f32 f64. */
+EM_REDUCE_REF_DECL(em_logsoftmax_prepare__ref, em_logsoftmax__ref)
+EM_REDUCE_REF_DECL(em_hardmax_prepare__ref, em_hardmax__ref)
+
+/* reduce_scan_ref.c: CumSum (f32 f64 i32 i64; axis input i32/i64, exclusive, reverse) and TopK
+ * (f32 f64 i32 i64 i8 u8 u64; k input, axis, largest, sorted; ties keep the lower index). */
+EM_REDUCE_REF_DECL(em_cumsum_prepare__ref, em_cumsum__ref)
+EM_REDUCE_REF_DECL(em_topk_prepare__ref, em_topk__ref)
+
+/* reduce_norm_ref.c: LayerNormalization (opset 17, optional Mean/InvStdDev outputs),
+ * InstanceNormalization, MeanVarianceNormalization, LRN; f32 f64. */
+EM_REDUCE_REF_DECL(em_layernorm_prepare__ref, em_layernorm__ref)
+EM_REDUCE_REF_DECL(em_instancenorm_prepare__ref, em_instancenorm__ref)
+EM_REDUCE_REF_DECL(em_mvn_prepare__ref, em_mvn__ref)
+EM_REDUCE_REF_DECL(em_lrn_prepare__ref, em_lrn__ref)
+
+/* reduce_linalg_ref.c: Det (f32 f64, batched [*, M, M]) and Einsum (f32 f64 i32 i64, up to 8
+ * inputs; implicit and explicit output, repeated labels, broadcasting "..."). */
+EM_REDUCE_REF_DECL(em_det_prepare__ref, em_det__ref)
+EM_REDUCE_REF_DECL(em_einsum_prepare__ref, em_einsum__ref)
+
+#undef EM_REDUCE_REF_DECL
+
+/* ---- Helpers shared by the reduce family's kernels (reduce_common_ref.c) ----------------- */
+
+/* True for f32 and f64, the floating dtypes this family computes in double. */
+bool em_rd_is_float(ember_dtype dt);
+/* True for the integer dtypes the family handles (i8 u8 i32 i64). */
+bool em_rd_is_int(ember_dtype dt);
+/* Element i of `p` (of dtype dt) as double / as int64 (bool: 0 or 1). */
+double em_rd_load_f(const void *p, ember_dtype dt, int64_t i);
+int64_t em_rd_load_i(const void *p, ember_dtype dt, int64_t i);
+/* Stores v into element i. Integers: a double is truncated toward zero and saturated at the
+ * dtype's range (NaN gives 0), so no conversion is undefined; an int64 wraps to the width. */
+void em_rd_store_f(void *p, ember_dtype dt, int64_t i, double v);
+void em_rd_store_i(void *p, ember_dtype dt, int64_t i, int64_t v);
+/* Normalises axis `a` of a rank-`rank` tensor into [0, rank); false when out of range. */
+bool em_rd_axis(int64_t a, int rank, int *out);
+/* Reads the single integer of a 0-D or 1-element 1-D i32/i64 tensor; false otherwise. */
+bool em_rd_scalar_int(const em_tensor *t, int64_t *v);
+
+/* A walk over the reduction of the axes in `mask` (bit d = axis d) of a C-ordered tensor:
+ * group g (0 <= g < n_groups, row-major over the kept axes) has its first element at
+ * em_rd_walk_base(w, g), and element r (0 <= r < n_red) of its sub-box at
+ * em_rd_walk_offset(w, base, r). */
+typedef struct em_rd_walk {
+    int n_kept, n_red_axes;
+    int64_t kept_dim[EM_MAX_RANK], kept_stride[EM_MAX_RANK];
+    int64_t red_dim[EM_MAX_RANK], red_stride[EM_MAX_RANK];
+    int64_t n_groups, n_red;
+} em_rd_walk;
+void em_rd_walk_init(em_rd_walk *w, const int64_t *dims, int rank, unsigned mask);
+int64_t em_rd_walk_base(const em_rd_walk *w, int64_t g);
+int64_t em_rd_walk_offset(const em_rd_walk *w, int64_t base, int64_t r);
+
 #endif

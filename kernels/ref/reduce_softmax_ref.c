@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * LogSoftmax-13 and Hardmax-13, f32 and f64, along one axis (attribute `axis`, default -1).
+ * As in softmax_ref.c the input is viewed as [outer, n, inner] around the axis and each of
+ * the outer * inner lines is independent.
+ *   LogSoftmax: y = x - max - log(sum(exp(x - max))), in double; a line whose max is not
+ *               finite (+inf, an all -inf line, NaN) is all NaN, as in the ONNX reference.
+ *   Hardmax:    1 at the first maximum of the line (a NaN, if any, counts as the maximum,
+ *               as numpy argmax does), 0 elsewhere.
+ */
+#include "ref.h"
+
+#include <math.h>
+#include <stdint.h>
+
+typedef struct em_axis_attrs {
+    ember_dtype dt;
+    int64_t outer, n, inner;
+} em_axis_attrs;
+
+static ember_status *axis_prepare(const em_kinfo *ki, void **state)
+{
+    ember_status *st = NULL;
+    em_axis_attrs a;
+    int64_t axis;
+    int ax;
+    const em_tensor *x = &ki->in[0];
+
+    *state = NULL;
+    EMBER_TRY(em_ref_check_arity(ki, 1, 1, 1));
+    EMBER_TRY(em_ref_check_tensor(ki, x, EMBER_DTYPE_UNDEFINED, "input 0 (input)"));
+    if (!em_rd_is_float(x->dtype)) {
+        return em_ref_error(ki, EMBER_ERR_UNSUPPORTED, "dtype %s is not supported",
+                            em_dtype_name(x->dtype));
+    }
+    EMBER_TRY(em_ref_check_tensor(ki, &ki->out[0], x->dtype, "output 0 (output)"));
+    EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], x->dims, x->rank, "output 0 (output)"));
+    EMBER_TRY(em_ref_attr_int(ki, "axis", -1, &axis));
+    if (!em_rd_axis(axis, x->rank, &ax)) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
+                            (long long)axis, x->rank);
+    }
+    a.dt = x->dtype;
+    a.outer = em_ref_prod(x->dims, ax);
+    a.n = x->dims[ax];
+    a.inner = em_ref_prod(x->dims + ax + 1, x->rank - ax - 1);
+    return em_ref_state_new(ki, &a, sizeof a, state);
+fail:
+    return st;
+}
+
+ember_status *em_logsoftmax_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
+{
+    *scratch_bytes = 0;
+    return axis_prepare(ki, state);
+}
+
+ember_status *em_hardmax_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
+{
+    *scratch_bytes = 0;
+    return axis_prepare(ki, state);
+}
+
+typedef struct axis_job {
+    const em_axis_attrs *a;
+    const void *x;
+    void *y;
+} axis_job;
+
+static void logsoftmax_task(void *arg, int64_t begin, int64_t end)
+{
+    const axis_job *j = arg;
+    const ember_dtype dt = j->a->dt;
+    const int64_t n = j->a->n, inner = j->a->inner;
+    for (int64_t item = begin; item < end; item++) {
+        int64_t base = (item / inner) * n * inner + item % inner;
+        double mx = -INFINITY, sum = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            double v = em_rd_load_f(j->x, dt, base + i * inner);
+            mx = (isnan(v) || v > mx) && !isnan(mx) ? v : mx;
+        }
+        if (isfinite(mx)) {
+            for (int64_t i = 0; i < n; i++) {
+                sum += exp(em_rd_load_f(j->x, dt, base + i * inner) - mx);
+            }
+        }
+        double lse = isfinite(mx) ? log(sum) : NAN;
+        for (int64_t i = 0; i < n; i++) {
+            double v = em_rd_load_f(j->x, dt, base + i * inner);
+            em_rd_store_f(j->y, dt, base + i * inner, isfinite(mx) ? v - mx - lse : NAN);
+        }
+    }
+}
+
+static void hardmax_task(void *arg, int64_t begin, int64_t end)
+{
+    const axis_job *j = arg;
+    const ember_dtype dt = j->a->dt;
+    const int64_t n = j->a->n, inner = j->a->inner;
+    for (int64_t item = begin; item < end; item++) {
+        int64_t base = (item / inner) * n * inner + item % inner, best = 0;
+        double mx = em_rd_load_f(j->x, dt, base);
+        for (int64_t i = 1; i < n && !isnan(mx); i++) {
+            double v = em_rd_load_f(j->x, dt, base + i * inner);
+            if (isnan(v) || v > mx) {
+                mx = v;
+                best = i;
+            }
+        }
+        for (int64_t i = 0; i < n; i++) {
+            em_rd_store_f(j->y, dt, base + i * inner, i == best ? 1.0 : 0.0);
+        }
+    }
+}
+
+void em_logsoftmax__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
+{
+    const em_axis_attrs *a = state;
+    axis_job j = {a, in[0].data, out[0].data};
+    if (a->n > 0) {
+        em_parallel_for(ctx != NULL ? ctx->pool : NULL, a->outer * a->inner, 16, logsoftmax_task,
+                        &j);
+    }
+}
+
+void em_hardmax__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
+{
+    const em_axis_attrs *a = state;
+    axis_job j = {a, in[0].data, out[0].data};
+    if (a->n > 0) {
+        em_parallel_for(ctx != NULL ? ctx->pool : NULL, a->outer * a->inner, 16, hardmax_task, &j);
+    }
+}
