@@ -1,8 +1,117 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Entry points of the tensor family's reference kernels (kernels_tensor.def). Included by ref.h. */
+/*
+ * Entry points of the tensor family's reference kernels (kernels_tensor.def) and the helpers
+ * they share (tensor_common_ref.c). Included by ref.h.
+ *
+ * Most of these ops only move or index elements, so one kernel serves every dtype: it copies
+ * elements of em_dtype_size bytes. Inputs whose values decide the output shape (Slice's
+ * starts, Pad's pads, ...) may lack data in prepare (not constant at plan time); prepare then
+ * checks what it can, and run re-reads them. Run cannot fail: where run-time values disagree
+ * with the planned output shape (impossible when the planner keys plans on those values), the
+ * output is zeroed; an out-of-range index gathers zeros and a scatter skips it. Prepare reports
+ * both when the inputs are constant.
+ */
 #ifndef EMBER_KERNELS_REF_TENSOR_REF_H
 #define EMBER_KERNELS_REF_TENSOR_REF_H
 
 #include "kernel.h"
 
-#endif
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EM_TREF_DECL(fn)                                                                           \
+    ember_status *em_##fn##_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes); \
+    void em_##fn##__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+
+/* tensor_move_ref.c: Transpose, Concat, Squeeze/Unsqueeze (a copy), Expand, Tile, Split,
+ * DepthToSpace, SpaceToDepth: any dtype. */
+EM_TREF_DECL(transpose)
+EM_TREF_DECL(concat)
+EM_TREF_DECL(squeeze)
+EM_TREF_DECL(expand)
+EM_TREF_DECL(tile)
+EM_TREF_DECL(split)
+EM_TREF_DECL(depthtospace)
+EM_TREF_DECL(spacetodepth)
+
+/* tensor_slice_ref.c: Slice, Pad (constant/reflect/edge/wrap), ReverseSequence, Trilu: any
+ * dtype. */
+EM_TREF_DECL(slice)
+EM_TREF_DECL(pad)
+EM_TREF_DECL(reversesequence)
+EM_TREF_DECL(trilu)
+
+/* tensor_index_ref.c: Gather, GatherElements, GatherND, OneHot (any dtype); ScatterElements,
+ * ScatterND (any dtype without reduction; add/mul/max/min on numeric dtypes but u64). */
+EM_TREF_DECL(gather)
+EM_TREF_DECL(gatherelements)
+EM_TREF_DECL(gathernd)
+EM_TREF_DECL(scatterelements)
+EM_TREF_DECL(scatternd)
+EM_TREF_DECL(onehot)
+
+/* tensor_gen_ref.c: Shape, Size, ConstantOfShape, Range (f32 f64 i16 i32 i64), EyeLike. */
+EM_TREF_DECL(shape)
+EM_TREF_DECL(size)
+EM_TREF_DECL(constantofshape)
+EM_TREF_DECL(range)
+EM_TREF_DECL(eyelike)
+
+#undef EM_TREF_DECL
+
+/* ---- shared helpers (tensor_common_ref.c) -------------------------------------------------- */
+
+/* IEEE half and bfloat16 <-> float, round to nearest even (NaN stays NaN). */
+float em_tref_f16_to_f32(uint16_t h);
+uint16_t em_tref_f32_to_f16(float f);
+float em_tref_bf16_to_f32(uint16_t h);
+uint16_t em_tref_f32_to_bf16(float f);
+
+/* Element i of a numeric tensor as double, and the store back (rounded / converted as C
+ * does for floats; integers: truncated toward zero and wrapped, NaN -> 0; bool: != 0). */
+double em_tref_get(ember_dtype dt, const void *p, int64_t i);
+void em_tref_set(ember_dtype dt, void *p, int64_t i, double v);
+
+/* Element i of an int32 / int64 tensor (other dtypes: 0). */
+int64_t em_tref_index(const em_tensor *t, int64_t i);
+
+/* Reads a 0-D or 1-D int32/int64 tensor with data into v[0..*count), at most `max` entries.
+ * False when the dtype, rank or count does not fit. */
+bool em_tref_ints(const em_tensor *t, int64_t *v, int max, int *count);
+
+/* Normalizes `axis` (negative counts from the end) into [0, rank) or fails naming the node. */
+ember_status *em_tref_axis(const em_kinfo *ki, int64_t axis, int rank, int *out);
+
+/* Row-major strides, in elements. */
+void em_tref_strides(const int64_t *dims, int rank, int64_t *strides);
+
+/* out (dense, shape dims[0..rank)) gets, at coordinate c, the element of `in` at element
+ * offset base + sum c[d] * strides[d] (strides may be negative or 0). */
+void em_tref_strided_copy(size_t esize, int rank, const int64_t *dims, const void *in, int64_t base,
+                          const int64_t *strides, void *out);
+
+/* Copies one element of `esize` bytes (fixed-size memcpy for the common sizes). */
+static inline void em_tref_copy1(size_t esize, void *dst, const void *src)
+{
+    switch (esize) {
+    case 1:
+        memcpy(dst, src, 1);
+        break;
+    case 2:
+        memcpy(dst, src, 2);
+        break;
+    case 4:
+        memcpy(dst, src, 4);
+        break;
+    case 8:
+        memcpy(dst, src, 8);
+        break;
+    default:
+        memcpy(dst, src, esize);
+        break;
+    }
+}
+
+#endif /* EMBER_KERNELS_REF_TENSOR_REF_H */
