@@ -168,11 +168,49 @@ static void test_keyed_session(void **state)
     ember_model_destroy(m);
 }
 
+/* y = Reshape(Relu(x), Shape(x)): Shape reads only x's shape, so it folds while planning and
+ * the plan is not keyed on x's values (no data needed to plan). */
+static void test_shape_only_folds(void **state)
+{
+    (void)state;
+    em_graph *g = NULL;
+    OK(em_graph_new(test_allocator(), &g));
+    int x, node;
+    int64_t xd[2] = {-1, 6};
+    const char *names[2] = {"N", NULL};
+    OK(em_graph_add_input(g, "x", EMBER_DTYPE_F32, 2, xd, names, &x));
+    const char *sn = "s", *rn = "r", *yn = "y";
+    OK(em_graph_add_node(g, EM_OP_SHAPE, "shape", &x, 1, &sn, 1, &node));
+    int sv = g->nodes[node].out[0];
+    OK(em_graph_add_node(g, EM_OP_RELU, "relu", &x, 1, &rn, 1, &node));
+    int rin[2] = {g->nodes[node].out[0], sv};
+    OK(em_graph_add_node(g, EM_OP_RESHAPE, "reshape", rin, 2, &yn, 1, &node));
+    OK(em_graph_mark_output(g, g->nodes[node].out[0]));
+    OK(em_graph_verify(g));
+    OK(em_graph_infer_shapes(g));
+    int64_t xs[2] = {3, 6};
+    const int64_t *shapes[1] = {xs};
+    int rank = 2;
+    em_plan *p = NULL;
+    OK(em_plan_build(g, test_allocator(), 0, 1, shapes, &rank, NULL, 1, &p));
+    assert_true(p->nodes[0].folded);
+    assert_int_equal(p->vals[x].loc, EM_LOC_INPUT); /* not keyed */
+    assert_int_equal(p->vals[sv].loc, EM_LOC_CONST);
+    const int64_t *sd = p->vals[sv].t.data;
+    assert_true(sd[0] == 3 && sd[1] == 6);
+    int y = g->outputs[0];
+    assert_int_equal(p->vals[y].t.dims[0], 3);
+    assert_int_equal(p->vals[y].t.dims[1], 6);
+    em_plan_destroy(p);
+    em_graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keyed_plan_build),
         cmocka_unit_test(test_keyed_session),
+        cmocka_unit_test(test_shape_only_folds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
