@@ -5,11 +5,12 @@
  * (axis, keepdims), TopK (k as input 1), LayerNormalization's Mean/InvStdDev (X's shape with
  * the normalised axes set to 1), Det ([*, M, M] -> [*]), and the ops whose output has the
  * shape of input 0 (CumSum, InstanceNormalization, MeanVarianceNormalization, LRN), and
- * Einsum (numpy einsum labels; its equation parser mirrors kernels/ref/reduce_linalg_ref.c,
- * which the runtime layer cannot include).
+ * Einsum (numpy einsum labels; the equation parser in einsum.c is shared with the kernel).
  * When a value input's data is not known, dims it decides are unknown, never an error.
  */
 #include "shape.h"
+
+#include "einsum.h"
 
 #include "status.h"
 
@@ -274,143 +275,15 @@ ember_status *em_shape_det(const em_node *n, const em_shape *in, em_shape *out)
     return NULL;
 }
 
-/* ---- Einsum (parser mirrored from kernels/ref/reduce_linalg_ref.c) ----------------------- */
-
-#define EIN_MAX_IN 8
-#define EIN_LETTERS 52
-#define EIN_MAX_LABELS (EIN_LETTERS + EM_MAX_RANK)
-
-typedef struct ein_labels {
-    int n_ell;                        /* broadcast "..." dims */
-    int lab[EIN_MAX_IN][EM_MAX_RANK]; /* label of each input axis */
-    int n_out, out[EM_MAX_RANK];      /* output labels in order */
-} ein_labels;
-
-/* A-Z -> 0..25, a-z -> 26..51 (ASCII order); -1 otherwise. */
-static int ein_letter(char c)
-{
-    if (c >= 'A' && c <= 'Z') {
-        return c - 'A';
-    }
-    return c >= 'a' && c <= 'z' ? 26 + (c - 'a') : -1;
-}
-
-/* Letters of term [s, e) and the letter count before its "..." (-1: none). */
-static const char *ein_term(const char *s, const char *e, int *letters, int *n, int *ell_at)
-{
-    *n = 0;
-    *ell_at = -1;
-    while (s < e) {
-        if (*s == ' ') {
-            s++;
-        } else if (*s == '.') {
-            if (e - s < 3 || s[1] != '.' || s[2] != '.' || *ell_at >= 0) {
-                return "malformed '...' in the equation";
-            }
-            *ell_at = *n;
-            s += 3;
-        } else {
-            int l = ein_letter(*s++);
-            if (l < 0) {
-                return "invalid character in the equation";
-            }
-            if (*n >= EM_MAX_RANK) {
-                return "too many labels in a term";
-            }
-            letters[(*n)++] = l;
-        }
-    }
-    return NULL;
-}
-
-/* Output labels: explicit after "->" or implicit (numpy rules). */
-static const char *ein_output(const char *arrow, const int *count, ein_labels *p)
-{
-    int letters[EM_MAX_RANK], n, ell_at;
-    if (arrow == NULL) {
-        for (int q = 0; q < p->n_ell; q++) {
-            p->out[p->n_out++] = EIN_LETTERS + q;
-        }
-        for (int l = 0; l < EIN_LETTERS; l++) {
-            if (count[l] == 1) {
-                if (p->n_out >= EM_MAX_RANK) {
-                    return "the output has too many axes";
-                }
-                p->out[p->n_out++] = l;
-            }
-        }
-        return NULL;
-    }
-    const char *why = ein_term(arrow + 2, arrow + strlen(arrow), letters, &n, &ell_at);
-    if (why != NULL) {
-        return why;
-    }
-    if (n + (ell_at >= 0 ? p->n_ell : 0) > EM_MAX_RANK) {
-        return "the output has too many axes";
-    }
-    uint64_t seen = 0;
-    for (int j = 0; j <= n; j++) {
-        for (int q = 0; j == ell_at && q < p->n_ell; q++) {
-            p->out[p->n_out++] = EIN_LETTERS + q;
-        }
-        if (j == n) {
-            break;
-        }
-        if (count[letters[j]] == 0 || (seen & ((uint64_t)1 << letters[j]))) {
-            return "an output label is repeated or absent from the inputs";
-        }
-        seen |= (uint64_t)1 << letters[j];
-        p->out[p->n_out++] = letters[j];
-    }
-    return NULL;
-}
-
-static const char *ein_parse(const char *eq, int n_in, const int *ranks, ein_labels *p)
-{
-    const char *arrow = strstr(eq, "->"), *end = arrow != NULL ? arrow : eq + strlen(eq), *s = eq;
-    int letters[EIN_MAX_IN][EM_MAX_RANK], nl[EIN_MAX_IN], ell[EIN_MAX_IN];
-    int count[EIN_MAX_LABELS] = {0};
-    memset(p, 0, sizeof *p);
-    for (int i = 0; i < n_in; i++) {
-        const char *comma = memchr(s, ',', (size_t)(end - s)), *te = comma ? comma : end;
-        if ((comma != NULL) != (i < n_in - 1)) {
-            return "the equation's term count differs from the input count";
-        }
-        const char *why = ein_term(s, te, letters[i], &nl[i], &ell[i]);
-        if (why != NULL) {
-            return why;
-        }
-        int e = ranks[i] - nl[i];
-        if (e < 0 || (ell[i] < 0 && e != 0)) {
-            return "a term's labels do not match its input's rank";
-        }
-        p->n_ell = e > p->n_ell ? e : p->n_ell;
-        s = te + 1;
-    }
-    for (int i = 0; i < n_in; i++) {
-        int e = ranks[i] - nl[i], k = 0;
-        for (int j = 0; j <= nl[i]; j++) {
-            for (int q = 0; j == ell[i] && q < e; q++) {
-                p->lab[i][k++] = EIN_LETTERS + p->n_ell - e + q;
-            }
-            if (j < nl[i]) {
-                p->lab[i][k++] = letters[i][j];
-            }
-        }
-        for (int a = 0; a < ranks[i]; a++) {
-            count[p->lab[i][a]]++;
-        }
-    }
-    return ein_output(arrow, count, p);
-}
+/* ---- Einsum ------------------------------------------------------------------------------ */
 
 /* Output dim of label l: a known size (letters: all known sizes agree; "..." dims: known
  * sizes other than 1 agree, 1 broadcasts), else a symbol all unknown dims share, else
  * unknown; a "..." label seen only as 1 is 1. */
-static ember_status *ein_dim(const em_node *n, const em_shape *in, const ein_labels *p, int l,
+static ember_status *ein_dim(const em_node *n, const em_shape *in, const em_ein_labels *p, int l,
                              em_dim *out)
 {
-    bool ell = l >= EIN_LETTERS, have_other = false, mixed = false;
+    bool ell = l >= EM_EIN_LETTERS, have_other = false, mixed = false;
     em_dim known = em_dim_unknown(), other = em_dim_unknown();
     for (int i = 0; i < n->n_in; i++) {
         for (int a = 0; a < in[i].rank; a++) {
@@ -443,8 +316,8 @@ static ember_status *ein_dim(const em_node *n, const em_shape *in, const ein_lab
 
 ember_status *em_shape_einsum(const em_node *n, const em_shape *in, em_shape *out)
 {
-    int ranks[EIN_MAX_IN];
-    ein_labels p;
+    int ranks[EM_EIN_MAX_IN];
+    em_ein_labels p;
     out->dtype = in[0].dtype;
     out->rank = -1;
     const char *eq = em_node_attr_string(n, "equation", NULL);
@@ -460,13 +333,13 @@ ember_status *em_shape_einsum(const em_node *n, const em_shape *in, em_shape *ou
         }
         ranks[i] = in[i].rank;
     }
-    const char *why = ein_parse(eq, n->n_in, ranks, &p);
+    const char *why = em_einsum_parse(eq, n->n_in, ranks, &p);
     if (why != NULL) {
         return em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (Einsum): equation '%s': %s",
                              n->name, eq, why);
     }
     /* Every label's sizes must agree, summed ones included. */
-    for (int l = 0; l < EIN_MAX_LABELS; l++) {
+    for (int l = 0; l < EM_EIN_MAX_LABELS; l++) {
         em_dim d;
         ember_status *st = ein_dim(n, in, &p, l, &d);
         if (st != NULL) {

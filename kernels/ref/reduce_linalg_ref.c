@@ -7,7 +7,7 @@
  * the pivots is the determinant). A zero pivot column gives 0; M = 0 gives 1 (the empty
  * product). The matrix is copied into M * M doubles of scratch; matrices run one by one.
  *
- * Einsum, f32 f64 i32 i64, up to EIN_MAX_IN inputs: numpy einsum semantics. Labels are the
+ * Einsum, f32 f64 i32 i64, up to EM_EIN_MAX_IN inputs: numpy einsum semantics. Labels are the
  * letters (A-Z, a-z) plus one label per broadcast "..." dim (right-aligned across inputs, size
  * 1 broadcasting). Without "->" the output is the "..." dims followed by the letters that
  * occur exactly once, in ASCII order. Every other label is summed over. Each input gets one
@@ -15,10 +15,12 @@
  * repeated label walks the diagonal) and 0 where a "..." dim of size 1 broadcasts. run then
  * visits, for each output element, every combination of the summed labels and adds the
  * product of the inputs (double for floats, wrapping uint64 for integers).
- * The equation parser is mirrored in runtime/shape_reduce.c (em_shape_einsum): the runtime
- * layer cannot include kernel headers, and the two must agree on the labels.
+ * The equation parser (runtime/einsum.c) is shared with the shape function, so both agree
+ * on the labels.
  */
 #include "ref.h"
+
+#include "einsum.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -109,155 +111,27 @@ void em_det__ref(const void *state, const em_tensor *in, em_tensor *out, const e
 
 /* ---- Einsum ------------------------------------------------------------------------------ */
 
-#define EIN_MAX_IN 8
-#define EIN_LETTERS 52
-#define EIN_MAX_LABELS (EIN_LETTERS + EM_MAX_RANK)
-
-typedef struct ein_labels {
-    int n_ell;                        /* broadcast "..." dims */
-    int lab[EIN_MAX_IN][EM_MAX_RANK]; /* label of each input axis */
-    int n_out, out[EM_MAX_RANK];      /* output labels in order */
-} ein_labels;
-
-/* A-Z -> 0..25, a-z -> 26..51 (ASCII order); -1 otherwise. */
-static int ein_letter(char c)
-{
-    if (c >= 'A' && c <= 'Z') {
-        return c - 'A';
-    }
-    return c >= 'a' && c <= 'z' ? 26 + (c - 'a') : -1;
-}
-
-/* Letters of term [s, e) and the letter count before its "..." (-1: none). */
-static const char *ein_term(const char *s, const char *e, int *letters, int *n, int *ell_at)
-{
-    *n = 0;
-    *ell_at = -1;
-    while (s < e) {
-        if (*s == ' ') {
-            s++;
-        } else if (*s == '.') {
-            if (e - s < 3 || s[1] != '.' || s[2] != '.' || *ell_at >= 0) {
-                return "malformed '...' in the equation";
-            }
-            *ell_at = *n;
-            s += 3;
-        } else {
-            int l = ein_letter(*s++);
-            if (l < 0) {
-                return "invalid character in the equation";
-            }
-            if (*n >= EM_MAX_RANK) {
-                return "too many labels in a term";
-            }
-            letters[(*n)++] = l;
-        }
-    }
-    return NULL;
-}
-
-/* Output labels: explicit after "->" or implicit (numpy rules). */
-static const char *ein_output(const char *arrow, const int *count, ein_labels *p)
-{
-    int letters[EM_MAX_RANK], n, ell_at;
-    if (arrow == NULL) {
-        for (int q = 0; q < p->n_ell; q++) {
-            p->out[p->n_out++] = EIN_LETTERS + q;
-        }
-        for (int l = 0; l < EIN_LETTERS; l++) {
-            if (count[l] == 1) {
-                if (p->n_out >= EM_MAX_RANK) {
-                    return "the output has too many axes";
-                }
-                p->out[p->n_out++] = l;
-            }
-        }
-        return NULL;
-    }
-    const char *why = ein_term(arrow + 2, arrow + strlen(arrow), letters, &n, &ell_at);
-    if (why != NULL) {
-        return why;
-    }
-    if (n + (ell_at >= 0 ? p->n_ell : 0) > EM_MAX_RANK) {
-        return "the output has too many axes";
-    }
-    uint64_t seen = 0;
-    for (int j = 0; j <= n; j++) {
-        for (int q = 0; j == ell_at && q < p->n_ell; q++) {
-            p->out[p->n_out++] = EIN_LETTERS + q;
-        }
-        if (j == n) {
-            break;
-        }
-        if (count[letters[j]] == 0 || (seen & ((uint64_t)1 << letters[j]))) {
-            return "an output label is repeated or absent from the inputs";
-        }
-        seen |= (uint64_t)1 << letters[j];
-        p->out[p->n_out++] = letters[j];
-    }
-    return NULL;
-}
-
-static const char *ein_parse(const char *eq, int n_in, const int *ranks, ein_labels *p)
-{
-    const char *arrow = strstr(eq, "->"), *end = arrow != NULL ? arrow : eq + strlen(eq), *s = eq;
-    int letters[EIN_MAX_IN][EM_MAX_RANK], nl[EIN_MAX_IN], ell[EIN_MAX_IN];
-    int count[EIN_MAX_LABELS] = {0};
-    memset(p, 0, sizeof *p);
-    for (int i = 0; i < n_in; i++) {
-        const char *comma = memchr(s, ',', (size_t)(end - s)), *te = comma ? comma : end;
-        if ((comma != NULL) != (i < n_in - 1)) {
-            return "the equation's term count differs from the input count";
-        }
-        const char *why = ein_term(s, te, letters[i], &nl[i], &ell[i]);
-        if (why != NULL) {
-            return why;
-        }
-        int e = ranks[i] - nl[i];
-        if (e < 0 || (ell[i] < 0 && e != 0)) {
-            return "a term's labels do not match its input's rank";
-        }
-        p->n_ell = e > p->n_ell ? e : p->n_ell;
-        s = te + 1;
-    }
-    for (int i = 0; i < n_in; i++) {
-        int e = ranks[i] - nl[i], k = 0;
-        for (int j = 0; j <= nl[i]; j++) {
-            for (int q = 0; j == ell[i] && q < e; q++) {
-                p->lab[i][k++] = EIN_LETTERS + p->n_ell - e + q;
-            }
-            if (j < nl[i]) {
-                p->lab[i][k++] = letters[i][j];
-            }
-        }
-        for (int a = 0; a < ranks[i]; a++) {
-            count[p->lab[i][a]]++;
-        }
-    }
-    return ein_output(arrow, count, p);
-}
-
 typedef struct em_einsum_attrs {
     ember_dtype dt;
     int n_in, n_labels, n_out; /* labels 0..n_out-1 are the output's, the rest are summed */
-    int64_t size[EIN_MAX_LABELS];
-    int64_t stride[EIN_MAX_IN][EIN_MAX_LABELS];
+    int64_t size[EM_EIN_MAX_LABELS];
+    int64_t stride[EM_EIN_MAX_IN][EM_EIN_MAX_LABELS];
 } em_einsum_attrs;
 
 /* Label sizes (letters equal everywhere, "..." dims broadcast) into size[] by original label;
  * -1 for unused labels. */
-static ember_status *ein_sizes(const em_kinfo *ki, const ein_labels *p, int64_t *size)
+static ember_status *ein_sizes(const em_kinfo *ki, const em_ein_labels *p, int64_t *size)
 {
-    for (int l = 0; l < EIN_MAX_LABELS; l++) {
+    for (int l = 0; l < EM_EIN_MAX_LABELS; l++) {
         size[l] = -1;
     }
     for (int i = 0; i < ki->n_in; i++) {
         for (int a = 0; a < ki->in[i].rank; a++) {
             int l = p->lab[i][a];
             int64_t d = ki->in[i].dims[a];
-            if (size[l] < 0 || (l >= EIN_LETTERS && size[l] == 1)) {
+            if (size[l] < 0 || (l >= EM_EIN_LETTERS && size[l] == 1)) {
                 size[l] = d;
-            } else if (d != size[l] && !(l >= EIN_LETTERS && d == 1)) {
+            } else if (d != size[l] && !(l >= EM_EIN_LETTERS && d == 1)) {
                 return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
                                     "input %d axis %d has size %lld, another axis with its label "
                                     "%lld",
@@ -269,11 +143,11 @@ static ember_status *ein_sizes(const em_kinfo *ki, const ein_labels *p, int64_t 
 }
 
 /* Numbers the used labels (outputs first) and fills sizes and per-input strides. */
-static void ein_layout(const em_kinfo *ki, const ein_labels *p, const int64_t *size,
+static void ein_layout(const em_kinfo *ki, const em_ein_labels *p, const int64_t *size,
                        em_einsum_attrs *a)
 {
-    int id[EIN_MAX_LABELS];
-    for (int l = 0; l < EIN_MAX_LABELS; l++) {
+    int id[EM_EIN_MAX_LABELS];
+    for (int l = 0; l < EM_EIN_MAX_LABELS; l++) {
         id[l] = -1;
     }
     a->n_out = p->n_out;
@@ -281,7 +155,7 @@ static void ein_layout(const em_kinfo *ki, const ein_labels *p, const int64_t *s
         id[p->out[o]] = a->n_labels;
         a->size[a->n_labels++] = size[p->out[o]];
     }
-    for (int l = 0; l < EIN_MAX_LABELS; l++) {
+    for (int l = 0; l < EM_EIN_MAX_LABELS; l++) {
         if (size[l] >= 0 && id[l] < 0) {
             id[l] = a->n_labels;
             a->size[a->n_labels++] = size[l];
@@ -303,15 +177,15 @@ ember_status *em_einsum_prepare__ref(const em_kinfo *ki, void **state, size_t *s
 {
     ember_status *st = NULL;
     em_einsum_attrs a;
-    ein_labels p;
+    em_ein_labels p;
     const char *eq;
-    int ranks[EIN_MAX_IN];
-    int64_t size[EIN_MAX_LABELS], od[EM_MAX_RANK];
+    int ranks[EM_EIN_MAX_IN];
+    int64_t size[EM_EIN_MAX_LABELS], od[EM_MAX_RANK];
 
     *state = NULL;
     *scratch_bytes = 0;
     memset(&a, 0, sizeof a);
-    EMBER_TRY(em_ref_check_arity(ki, 1, EIN_MAX_IN, 1));
+    EMBER_TRY(em_ref_check_arity(ki, 1, EM_EIN_MAX_IN, 1));
     a.dt = ki->in[0].dtype;
     if (!em_rd_is_float(a.dt) && a.dt != EMBER_DTYPE_I32 && a.dt != EMBER_DTYPE_I64) {
         return em_ref_error(ki, EMBER_ERR_UNSUPPORTED, "dtype %s is not supported",
@@ -325,7 +199,7 @@ ember_status *em_einsum_prepare__ref(const em_kinfo *ki, void **state, size_t *s
     if (eq == NULL) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "attribute 'equation' is missing");
     }
-    const char *why = ein_parse(eq, ki->n_in, ranks, &p);
+    const char *why = em_einsum_parse(eq, ki->n_in, ranks, &p);
     if (why != NULL) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "equation '%s': %s", eq, why);
     }
@@ -352,7 +226,7 @@ typedef struct einsum_job {
 static void einsum_one(const einsum_job *j, int64_t o)
 {
     const em_einsum_attrs *a = j->a;
-    int64_t off[EIN_MAX_IN] = {0}, val[EIN_MAX_LABELS] = {0};
+    int64_t off[EM_EIN_MAX_IN] = {0}, val[EM_EIN_MAX_LABELS] = {0};
     bool fl = em_rd_is_float(a->dt);
     int64_t rest = o;
     for (int l = a->n_out - 1; l >= 0; l--) {
