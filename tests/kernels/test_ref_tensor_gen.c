@@ -6,49 +6,10 @@
  * free extremes) and EyeLike (dtype attribute, k on and off the diagonal, non-square), each
  * against values computed here; malformed nodes fail naming the node.
  */
-#include "test_ref_util.h"
+#include "test_ref_tensor_util.h"
 
 #include <stdio.h>
 
-/* Runs the op's reference kernel like t_run, but prepare sees the data of the inputs whose bit
- * is set in `konst` (constants at plan time); the other inputs' values exist only in run. */
-static ember_status *run_k(const em_node *node, em_tensor *in, int n_in, em_tensor *out, int n_out,
-                           unsigned konst)
-{
-    const em_kernel *k = t_kernel(node->op, EMBER_DTYPE_UNDEFINED);
-    em_tensor pin[T_MAX_IO], pout[T_MAX_IO];
-    assert_true(n_in <= T_MAX_IO && n_out <= T_MAX_IO);
-    for (int i = 0; i < n_in; i++) {
-        pin[i] = in[i];
-        pin[i].data = (konst & (1u << i)) ? in[i].data : NULL;
-    }
-    for (int i = 0; i < n_out; i++) {
-        pout[i] = out[i];
-        pout[i].data = NULL;
-    }
-    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, 1};
-    void *state = NULL;
-    size_t scratch_bytes = 0;
-    ember_status *st = k->prepare(&ki, &state, &scratch_bytes);
-    if (st != NULL) {
-        assert_null(state);
-        return st;
-    }
-    assert_int_equal(scratch_bytes, 0);
-    em_kctx ctx = {NULL, NULL};
-    k->run(state, in, out, &ctx);
-    em_free(test_allocator(), state);
-    return NULL;
-}
-
-/* An output buffer poisoned with 0xA5, so unwritten elements show. */
-static void *poisoned(ember_dtype dt, int64_t n)
-{
-    size_t bytes = (size_t)(n > 0 ? n : 1) * em_dtype_size(dt);
-    unsigned char *p = test_malloc(bytes);
-    memset(p, 0xA5, bytes);
-    return p;
-}
 
 static const ember_dtype all_dtypes[] = {EMBER_DTYPE_U8, EMBER_DTYPE_F16, EMBER_DTYPE_F32,
                                          EMBER_DTYPE_I64, EMBER_DTYPE_BOOL};
