@@ -100,43 +100,6 @@ static inline void *r_random(ember_dtype dt, int64_t n, uint64_t seed, double lo
     return p;
 }
 
-/* Like t_run, but inputs with bit i set in const_mask keep their data during prepare. */
-static inline ember_status *r_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
-                                  em_tensor *out, int n_out, em_threadpool *pool,
-                                  unsigned const_mask)
-{
-    em_tensor pin[T_MAX_IO], pout[T_MAX_IO];
-    assert_true(n_in <= T_MAX_IO && n_out <= T_MAX_IO);
-    for (int i = 0; i < n_in; i++) {
-        pin[i] = in[i];
-        if (!(const_mask & (1u << i))) {
-            pin[i].data = NULL;
-        }
-    }
-    for (int i = 0; i < n_out; i++) {
-        pout[i] = out[i];
-        pout[i].data = NULL;
-    }
-    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, em_threadpool_size(pool)};
-    void *state = NULL;
-    size_t scratch_bytes = 0;
-    ember_status *st = k->prepare != NULL ? k->prepare(&ki, &state, &scratch_bytes) : NULL;
-    if (st != NULL) {
-        assert_null(state);
-        return st;
-    }
-    void *scratch = scratch_bytes > 0 ? em_aligned_alloc(test_allocator(), scratch_bytes) : NULL;
-    em_kctx ctx = {pool, scratch};
-    k->run(state, in, out, &ctx);
-    em_aligned_free(test_allocator(), scratch);
-    if (k->release != NULL) {
-        k->release(test_allocator(), state);
-    } else {
-        em_free(test_allocator(), state);
-    }
-    return NULL;
-}
-
 /* Compares n elements of dt against ref: exact for integers, |d| <= atol + rtol |ref| else. */
 static inline void r_check(const char *case_name, const void *got, ember_dtype dt,
                            const double *ref, int64_t n, double atol, double rtol)

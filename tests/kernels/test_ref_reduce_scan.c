@@ -71,8 +71,8 @@ static void cumsum_run(const cumsum_case *c, ember_dtype dt, const void *x, void
     t_node_init(&tn, EM_OP_CUMSUM, c->name);
     t_set_int(&tn, "exclusive", excl);
     t_set_int(&tn, "reverse", rev);
-    t_expect_ok(r_run(t_kernel(EM_OP_CUMSUM, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out, 1, NULL,
-                      axis_const ? 0x2u : 0u),
+    t_expect_ok(t_run_const(t_kernel(EM_OP_CUMSUM, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out, 1,
+                            NULL, axis_const ? 0x2u : 0u),
                 c->name);
 }
 
@@ -149,9 +149,9 @@ static void test_cumsum_errors(void **state)
         t_tensor(&out[0], bads[i].x_dt, 2, bads[i].y_dims, buf);
         t_node tn;
         t_node_init(&tn, EM_OP_CUMSUM, bads[i].name);
-        t_expect_error(
-            r_run(t_kernel(EM_OP_CUMSUM, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out, 1, NULL, 0x2u),
-            bads[i].code, bads[i].name, bads[i].name);
+        t_expect_error(t_run_const(t_kernel(EM_OP_CUMSUM, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out,
+                                   1, NULL, 0x2u),
+                       bads[i].code, bads[i].name, bads[i].name);
     }
 }
 
@@ -228,7 +228,7 @@ static void topk_run(const topk_case *c, ember_dtype dt, const void *x, bool lar
         t_set_int(&tn, "axis", c->axis);
     }
     t_set_int(&tn, "largest", largest);
-    t_expect_ok(r_run(t_kernel(EM_OP_TOPK, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out, 2, NULL,
+    t_expect_ok(t_run_const(t_kernel(EM_OP_TOPK, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out, 2, NULL,
                       k_const ? 0x2u : 0u),
                 c->name);
 }
@@ -336,7 +336,7 @@ static void test_topk_errors(void **state)
         t_node tn;
         t_node_init(&tn, EM_OP_TOPK, bads[i].name);
         t_set_int(&tn, "axis", bads[i].axis);
-        t_expect_error(r_run(t_kernel(EM_OP_TOPK, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out,
+        t_expect_error(t_run_const(t_kernel(EM_OP_TOPK, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out,
                              bads[i].n_out, NULL, 0x2u),
                        bads[i].code, bads[i].name, bads[i].name);
     }

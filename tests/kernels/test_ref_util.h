@@ -112,16 +112,20 @@ static inline const em_kernel *t_kernel(em_op op, ember_dtype dt)
     return NULL;
 }
 
-/* prepare (with data pointers hidden, as for non-constant inputs), run, release. On a prepare
- * error returns the status (and checks that no state was left behind). */
-static inline ember_status *t_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
-                                  em_tensor *out, int n_out, em_threadpool *pool)
+/* prepare, run, release. prepare sees the data of the inputs whose bit is set in const_mask
+ * (constants at plan time); the others' data pointers are hidden, as for runtime inputs. On a
+ * prepare error returns the status (and checks that no state was left behind). */
+static inline ember_status *t_run_const(const em_kernel *k, const em_node *node, em_tensor *in,
+                                        int n_in, em_tensor *out, int n_out,
+                                        em_threadpool *pool, unsigned const_mask)
 {
     em_tensor pin[T_MAX_IO], pout[T_MAX_IO];
     assert_true(n_in <= T_MAX_IO && n_out <= T_MAX_IO);
     for (int i = 0; i < n_in; i++) {
         pin[i] = in[i];
-        pin[i].data = NULL;
+        if (!(const_mask & (1u << i))) {
+            pin[i].data = NULL;
+        }
     }
     for (int i = 0; i < n_out; i++) {
         pout[i] = out[i];
@@ -145,6 +149,13 @@ static inline ember_status *t_run(const em_kernel *k, const em_node *node, em_te
         em_free(test_allocator(), state);
     }
     return NULL;
+}
+
+/* t_run_const with every input's data hidden from prepare. */
+static inline ember_status *t_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
+                                  em_tensor *out, int n_out, em_threadpool *pool)
+{
+    return t_run_const(k, node, in, n_in, out, n_out, pool, 0);
 }
 
 static inline void t_expect_ok(ember_status *st, const char *case_name)
