@@ -19,9 +19,17 @@
 #include "status.h"
 
 /* The op families, each with its own kernels_<family>.def and header. */
+#include "dyn_ref.h"
+#include "loss_ref.h"
 #include "math_ref.h"
+#include "nn_ref.h"
+#include "quant_ref.h"
+#include "random_ref.h"
 #include "reduce_ref.h"
+#include "rnn_ref.h"
+#include "signal_ref.h"
 #include "tensor_ref.h"
+#include "train_ref.h"
 
 #include <stdbool.h>
 #include <stddef.h>

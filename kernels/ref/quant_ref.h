@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Entry points of the quant family's reference kernels (kernels_quant.def). Included by ref.h. */
+#ifndef EMBER_KERNELS_REF_QUANT_REF_H
+#define EMBER_KERNELS_REF_QUANT_REF_H
+
+#include "kernel.h"
+
+#endif /* EMBER_KERNELS_REF_QUANT_REF_H */

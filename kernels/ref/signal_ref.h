@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Entry points of the signal family's reference kernels (kernels_signal.def). Included by ref.h. */
+#ifndef EMBER_KERNELS_REF_SIGNAL_REF_H
+#define EMBER_KERNELS_REF_SIGNAL_REF_H
+
+#include "kernel.h"
+
+#endif /* EMBER_KERNELS_REF_SIGNAL_REF_H */
