@@ -77,6 +77,13 @@ static int print_plan(const ember_model *m, const cli_shape_opt *shapes, int n_s
     if (st == NULL) {
         st = ember_session_prepare(s, sp, ranks, n);
     }
+    if (ember_status_code(st) == EMBER_ERR_STATE) {
+        /* Interpreted models, and inputs whose values decide shapes: planned while running. */
+        printf("plan: none before a run (%s)\n", ember_status_message(st));
+        ember_status_destroy(st);
+        ember_session_destroy(s);
+        return 0;
+    }
     if (st == NULL) {
         st = ember_session_memory_info(s, &arena, &naive);
     }

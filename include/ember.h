@@ -444,6 +444,55 @@ EMBER_API size_t ember_model_opset_count(const ember_model *model);
 EMBER_API bool ember_model_opset(const ember_model *model, size_t i, const char **domain,
                                  int64_t *version);
 
+/* ---- Sequences and optionals (appended in 0.1) ------------------------------------------ */
+
+/*
+ * Some models take or produce ONNX sequences of tensors (seq(tensor)) and optional values
+ * (optional(tensor), optional(seq(tensor))). These travel in ember_tensor handles too: a handle
+ * is a tensor, a sequence of tensors, or an empty optional. A present optional is passed as its
+ * tensor or sequence. Sequence and empty-optional outputs are always created by the run (pass a
+ * NULL slot). The tensor accessors (dtype, rank, data...) describe tensors only: on a sequence
+ * they give the element dtype and rank 0 with no data.
+ */
+typedef enum ember_value_kind {
+    EMBER_VALUE_TENSOR = 0,
+    EMBER_VALUE_SEQUENCE = 1,
+    EMBER_VALUE_NONE = 2 /* an empty optional */
+} ember_value_kind;
+
+/* What a model input or output is declared as. */
+typedef enum ember_type_kind {
+    EMBER_TYPE_TENSOR = 0,
+    EMBER_TYPE_SEQUENCE = 1,
+    EMBER_TYPE_OPTIONAL = 2,         /* optional(tensor) */
+    EMBER_TYPE_OPTIONAL_SEQUENCE = 3 /* optional(seq(tensor)) */
+} ember_type_kind;
+
+EMBER_API ember_value_kind ember_tensor_kind(const ember_tensor *t);
+/* A new sequence holding copies of items[0..n) (tensors of dtype `elem`; n may be 0). Free it
+ * with ember_tensor_destroy(). Threads: any. */
+EMBER_API EMBER_NODISCARD ember_status *ember_sequence_create(ember_dtype elem,
+                                                              ember_tensor *const *items,
+                                                              size_t n, ember_tensor **out);
+/* Item count of a sequence (0 for other handles) and item i, owned by the sequence (NULL when
+ * out of range). */
+EMBER_API size_t ember_sequence_length(const ember_tensor *seq);
+EMBER_API ember_tensor *ember_sequence_item(const ember_tensor *seq, size_t i);
+/* A new empty optional whose value would have element dtype `elem`. */
+EMBER_API EMBER_NODISCARD ember_status *ember_optional_none_create(ember_dtype elem,
+                                                                   ember_tensor **out);
+/* The declared kind of model input / output i (EMBER_TYPE_TENSOR when out of range). */
+EMBER_API ember_type_kind ember_model_input_type(const ember_model *model, size_t i);
+EMBER_API ember_type_kind ember_model_output_type(const ember_model *model, size_t i);
+/*
+ * Reads a serialized ONNX value of the given kind: a TensorProto (EMBER_TYPE_TENSOR), a
+ * SequenceProto of tensors (EMBER_TYPE_SEQUENCE) or an OptionalProto (the optional kinds;
+ * an empty one gives an EMBER_VALUE_NONE handle). The kind must come from the model (a file
+ * does not say which message it holds). Errors as for ember_tensor_load_pb(). Threads: any.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_value_load_pb(const char *path, ember_type_kind kind,
+                                                            ember_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -482,6 +482,10 @@ void ember_tensor_destroy(ember_tensor *t)
     }
     ember_allocator al = t->alloc;
     const ember_allocator *a = t->al != NULL ? &al : NULL;
+    for (size_t i = 0; i < t->n_items; i++) {
+        ember_tensor_destroy(t->items[i]);
+    }
+    em_free(a, t->items);
     if (t->owned) {
         em_aligned_free(a, t->t.data);
         em_free(a, t);

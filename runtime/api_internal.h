@@ -37,6 +37,9 @@ struct ember_tensor {
     bool owned;
     ember_allocator alloc;
     const ember_allocator *al;
+    ember_value_kind kind;  /* sequences and empty optionals: dtype is the element's */
+    size_t n_items;         /* sequences: owned items */
+    ember_tensor **items;
 };
 
 struct ember_session_options {
@@ -55,6 +58,14 @@ ember_status *em_builtin_default(em_graph *g);
 ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, const int64_t *dims,
                                   int rank, ember_tensor **out);
 /* Logs through the model's callback when `level` is enabled. */
+/* api_value.c: run-time values (interp.h) to and from handles. from_rv copies the bytes into
+ * a new handle; to_rv borrows the handle's bytes (the em_rv must be cleared before the handle
+ * is destroyed). */
+struct em_rv;
+ember_status *em_api_value_from_rv(const ember_allocator *al, const struct em_rv *v,
+                                   ember_tensor **out);
+ember_status *em_api_value_to_rv(const ember_allocator *al, const ember_tensor *t,
+                                 struct em_rv *out);
 void em_model_log(const ember_model *m, ember_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

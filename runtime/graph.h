@@ -31,9 +31,19 @@ typedef enum em_value_kind {
     EM_VAL_INITIALIZER  /* a constant weight */
 } em_value_kind;
 
+/* What a value holds. Sequences and optionals carry their element's dtype in `dtype`; their
+ * rank and dims describe the elements when known (rank -1 otherwise). */
+typedef enum em_vtype {
+    EM_VT_TENSOR = 0,
+    EM_VT_SEQUENCE,          /* a list of tensors of one dtype (ONNX seq(tensor)) */
+    EM_VT_OPTIONAL,          /* a tensor or nothing (ONNX optional(tensor)) */
+    EM_VT_OPTIONAL_SEQUENCE  /* a sequence or nothing */
+} em_vtype;
+
 typedef struct em_value {
     char *name;
     em_value_kind kind;
+    em_vtype vt;
     ember_dtype dtype;
     int rank;           /* -1 when unknown */
     em_dim dims[EM_MAX_RANK];

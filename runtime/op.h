@@ -9,7 +9,10 @@ enum {
     EM_OPF_EW = 1u << 0,         /* elementwise: may run in place over input 0 */
     EM_OPF_ALIAS = 1u << 1,      /* output 0 is input 0's bytes under another shape */
     EM_OPF_SHAPE_ONLY = 1u << 2, /* outputs depend on the inputs' shapes only (Shape, Size) */
-    EM_OPF_NONDET = 1u << 3      /* not a function of its inputs (random): never folded */
+    EM_OPF_NONDET = 1u << 3,     /* not a function of its inputs (random): never folded */
+    EM_OPF_DYNAMIC = 1u << 4,    /* output shapes depend on input data (NonZero, Unique, ...) */
+    EM_OPF_INTERP = 1u << 5      /* run by the interpreter itself, not a kernel: control flow
+                                  * (If, Loop, Scan) and sequence / optional values */
 };
 
 typedef enum em_op {

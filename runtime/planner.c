@@ -56,14 +56,16 @@ static ember_status *bind_inputs(em_plan *p, const int64_t *const *shapes, const
     return NULL;
 }
 
-static ember_status *infer_concrete(em_plan *p, int ni)
+/* Per-node arrays, sized for the node with the most inputs / outputs. */
+typedef struct plan_tmp {
+    em_shape *sin, *sout;
+    em_tensor *tin, *tout;
+} plan_tmp;
+
+static ember_status *infer_concrete(em_plan *p, int ni, const plan_tmp *tmp)
 {
     const em_node *n = &p->g->nodes[ni];
-    em_shape in[16], out[8];
-    if (n->n_in > 16 || n->n_out > 8) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s': too many inputs or outputs",
-                             n->name);
-    }
+    em_shape *in = tmp->sin, *out = tmp->sout;
     for (int i = 0; i < n->n_in; i++) {
         memset(&in[i], 0, sizeof in[i]);
         in[i].rank = -1;
@@ -108,14 +110,43 @@ static ember_status *infer_concrete(em_plan *p, int ni)
     return NULL;
 }
 
+ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_tensor *tout,
+                             const ember_allocator *al, uint64_t isa, int n_threads,
+                             const em_kernel **k, void **state, size_t *scratch)
+{
+    ember_dtype dt = n->n_in > 0 ? tin[0].dtype : tout[0].dtype;
+    const em_kernel *cand[MAX_CANDIDATES];
+    size_t nc = em_registry_find(n->op, dt, EM_DEV_CPU, isa, cand, MAX_CANDIDATES);
+    em_kinfo ki = {n, n->n_in, n->n_out, tin, tout, al, isa, n_threads > 0 ? n_threads : 1};
+    for (size_t c = 0; c < nc; c++) {
+        void *st_ = NULL;
+        size_t sb = 0;
+        if (cand[c]->prepare != NULL) {
+            ember_status *st = cand[c]->prepare(&ki, &st_, &sb);
+            if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED && c + 1 < nc) {
+                ember_status_destroy(st); /* declined: try the next candidate */
+                continue;
+            }
+            if (st != NULL) {
+                return st;
+            }
+        }
+        *k = cand[c];
+        *state = st_;
+        *scratch = sb;
+        return NULL;
+    }
+    return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s' (%s): no CPU kernel for dtype %s",
+                         n->name, em_op_name(n->op), em_dtype_name(dt));
+}
+
 /* Picks the best kernel for node ni whose prepare accepts it. */
 static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threads,
-                                   size_t *scratch)
+                                   size_t *scratch, const plan_tmp *tmp)
 {
     const em_node *n = &p->g->nodes[ni];
     em_plan_node *pn = &p->nodes[ni];
-    em_tensor tin[16], tout[8];
-    ember_dtype dt = EMBER_DTYPE_UNDEFINED;
+    em_tensor *tin = tmp->tin, *tout = tmp->tout;
     for (int i = 0; i < n->n_in; i++) {
         memset(&tin[i], 0, sizeof tin[i]);
         if (n->in[i] >= 0) {
@@ -129,30 +160,7 @@ static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threa
         tout[o] = p->vals[n->out[o]].t;
         tout[o].data = NULL;
     }
-    dt = n->n_in > 0 ? tin[0].dtype : tout[0].dtype;
-    const em_kernel *cand[MAX_CANDIDATES];
-    size_t nc = em_registry_find(n->op, dt, EM_DEV_CPU, isa, cand, MAX_CANDIDATES);
-    em_kinfo ki = {n, n->n_in, n->n_out, tin, tout, p->al, isa, n_threads > 0 ? n_threads : 1};
-    for (size_t c = 0; c < nc; c++) {
-        void *state = NULL;
-        size_t sb = 0;
-        if (cand[c]->prepare != NULL) {
-            ember_status *st = cand[c]->prepare(&ki, &state, &sb);
-            if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED && c + 1 < nc) {
-                ember_status_destroy(st); /* declined: try the next candidate */
-                continue;
-            }
-            if (st != NULL) {
-                return st;
-            }
-        }
-        pn->k = cand[c];
-        pn->state = state;
-        *scratch = sb;
-        return NULL;
-    }
-    return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s' (%s): no CPU kernel for dtype %s",
-                         n->name, em_op_name(n->op), em_dtype_name(dt));
+    return em_kernel_pick(n, tin, tout, p->al, isa, n_threads, &pn->k, &pn->state, scratch);
 }
 
 static int new_buf(em_plan *p, size_t bytes, int first, int last)
@@ -356,14 +364,15 @@ static ember_status *bind_keyed(em_plan *p, const unsigned char *need, const voi
 }
 
 /* Executes node ni now if its inputs are known (planner.h); its outputs become constants. */
-static ember_status *maybe_fold(em_plan *p, int ni, const unsigned char *need, size_t scratch)
+static ember_status *maybe_fold(em_plan *p, int ni, const unsigned char *need, size_t scratch,
+                                const plan_tmp *tmp)
 {
     const em_node *n = &p->g->nodes[ni];
     em_plan_node *pn = &p->nodes[ni];
     unsigned flags = em_op_info_of(n->op)->flags;
     bool shape_only = (flags & EM_OPF_SHAPE_ONLY) != 0, needed = false;
     size_t out_bytes = 0;
-    em_tensor tin[16], tout[8];
+    em_tensor *tin = tmp->tin, *tout = tmp->tout;
     if (flags & EM_OPF_NONDET) {
         return NULL;
     }
@@ -451,6 +460,8 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     em_plan *p = NULL;
     size_t *scratch = NULL;
     unsigned char *need = NULL;
+    plan_tmp tmp = {0};
+    int max_in = 1, max_out = 1;
     *out = NULL;
     if (n_inputs != g->n_inputs) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d inputs, %d were given",
@@ -475,8 +486,17 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     p->bufs = em_calloc(al, 2 * (size_t)g->n_values + (size_t)g->n_nodes + 1, sizeof *p->bufs);
     scratch = em_calloc(al, (size_t)g->n_nodes + 1, sizeof *scratch);
     need = em_calloc(al, (size_t)g->n_values + 1, 1);
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        max_in = g->nodes[ni].n_in > max_in ? g->nodes[ni].n_in : max_in;
+        max_out = g->nodes[ni].n_out > max_out ? g->nodes[ni].n_out : max_out;
+    }
+    tmp.sin = em_malloc(al, sizeof *tmp.sin * (size_t)max_in);
+    tmp.sout = em_malloc(al, sizeof *tmp.sout * (size_t)max_out);
+    tmp.tin = em_malloc(al, sizeof *tmp.tin * (size_t)max_in);
+    tmp.tout = em_malloc(al, sizeof *tmp.tout * (size_t)max_out);
     if (p->sig == NULL || p->vals == NULL || p->nodes == NULL || p->bufs == NULL ||
-        scratch == NULL || need == NULL) {
+        scratch == NULL || need == NULL || tmp.sin == NULL || tmp.sout == NULL ||
+        tmp.tin == NULL || tmp.tout == NULL) {
         st = em_status_oom();
         goto fail;
     }
@@ -497,9 +517,9 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         p->nodes[ni].out_base = p->n_tensors_out;
         p->n_tensors_in += n->n_in;
         p->n_tensors_out += n->n_out;
-        EMBER_TRY(infer_concrete(p, ni));
-        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, &scratch[ni]));
-        EMBER_TRY(maybe_fold(p, ni, need, scratch[ni]));
+        EMBER_TRY(infer_concrete(p, ni, &tmp));
+        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, &scratch[ni], &tmp));
+        EMBER_TRY(maybe_fold(p, ni, need, scratch[ni], &tmp));
         if (p->nodes[ni].folded) {
             scratch[ni] = 0;
         }
@@ -511,13 +531,15 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     }
     assign_buffers(p, scratch);
     EMBER_TRY(place_buffers(p));
-    em_free(al, scratch);
-    em_free(al, need);
     *out = p;
-    return NULL;
+    p = NULL;
 fail:
     em_free(al, scratch);
     em_free(al, need);
+    em_free(al, tmp.sin);
+    em_free(al, tmp.sout);
+    em_free(al, tmp.tin);
+    em_free(al, tmp.tout);
     em_plan_destroy(p);
     return st;
 }

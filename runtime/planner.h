@@ -89,6 +89,12 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
                             int n_threads, const int64_t *const *shapes, const int *ranks,
                             const void *const *data, int n_inputs, em_plan **out);
 void em_plan_destroy(em_plan *p);
+/* Picks, for node `n` with these concrete inputs (data of constants visible to prepare) and
+ * outputs, the highest-priority CPU kernel whose prepare accepts it: the kernel, its prepared
+ * state and the scratch bytes one run needs. Shared by the planner and the interpreter. */
+ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_tensor *tout,
+                             const ember_allocator *al, uint64_t isa, int n_threads,
+                             const em_kernel **k, void **state, size_t *scratch);
 /* True when the plan fits these shapes and, for keyed inputs, these values. */
 bool em_plan_matches(const em_plan *p, const int64_t *const *shapes, const int *ranks,
                      const void *const *data, int n_inputs);

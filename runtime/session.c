@@ -10,6 +10,7 @@
 #include "api_internal.h"
 
 #include "alloc.h"
+#include "interp.h"
 #include "kernel.h"
 #include "planner.h"
 #include "status.h"
@@ -50,6 +51,7 @@ struct ember_session {
     em_threadpool *pool;
     uint64_t isa;
     bool profiling;
+    bool interp; /* the graph runs through the interpreter (interp.h), not plans */
     int cache_cap;
     pthread_mutex_t mu;
     plan_entry **plans;
@@ -324,7 +326,8 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
     EMBER_TRY(em_threadpool_create(s->al, opt->threads, &s->pool));
     /* Plan now when every input dim is known. */
     const em_graph *g = model->g;
-    bool known = g->n_inputs <= 64;
+    s->interp = em_graph_needs_interp(g);
+    bool known = g->n_inputs <= 64 && !s->interp;
     int64_t dims[64][EM_MAX_RANK];
     const int64_t *shapes[64];
     int ranks[64];
@@ -389,6 +392,11 @@ ember_status *ember_session_prepare(ember_session *s, const int64_t *const *shap
     if (s == NULL || (n_inputs > 0 && (shapes == NULL || ranks == NULL))) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "session_prepare: NULL argument");
     }
+    if (s->interp) {
+        return em_status_new(EMBER_ERR_STATE,
+                             "this model is interpreted node by node (control flow, sequences "
+                             "or data-dependent shapes): it has no plan to prepare");
+    }
     pthread_mutex_lock(&s->mu);
     ember_status *st = plan_get(s, shapes, ranks, NULL, (int)n_inputs, &e);
     if (st == NULL) {
@@ -449,6 +457,10 @@ static ember_status *check_inputs(const ember_session *s, ember_tensor *const *i
         const em_value *v = &g->values[g->inputs[i]];
         if (inputs[i] == NULL) {
             return em_status_new(EMBER_ERR_INVALID_ARG, "input %zu '%s' is NULL", i, v->name);
+        }
+        if (inputs[i]->kind != EMBER_VALUE_TENSOR) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "input %zu '%s': a tensor is needed, "
+                                 "not a sequence or an empty optional", i, v->name);
         }
         if (inputs[i]->t.dtype != v->dtype) {
             return em_status_new(EMBER_ERR_INVALID_ARG, "input %zu '%s': dtype %s, expected %s",
@@ -566,6 +578,91 @@ static void record_profile(ember_session *s, const em_plan *p, const em_runctx *
     }
 }
 
+static bool kind_fits(const em_value *v, const ember_tensor *t)
+{
+    bool opt = v->vt == EM_VT_OPTIONAL || v->vt == EM_VT_OPTIONAL_SEQUENCE;
+    bool seq = v->vt == EM_VT_SEQUENCE || v->vt == EM_VT_OPTIONAL_SEQUENCE;
+    switch (t->kind) {
+    case EMBER_VALUE_NONE: return opt;
+    case EMBER_VALUE_SEQUENCE: return seq;
+    default: return !seq;
+    }
+}
+
+/* Copies value v into output slot `o` (created when NULL, else a bound tensor of its shape). */
+static ember_status *interp_output(const ember_session *s, int i, const em_rv *v,
+                                   ember_tensor **o, bool *created)
+{
+    const em_value *gv = &s->m->g->values[s->m->g->outputs[i]];
+    if (*o == NULL) {
+        ember_status *st = em_api_value_from_rv(s->al, v, o);
+        *created = st == NULL;
+        return st;
+    }
+    if (v->kind != EM_RV_TENSOR || (*o)->kind != EMBER_VALUE_TENSOR ||
+        (*o)->t.dtype != v->t.dtype || !em_tensor_same_shape(&(*o)->t, &v->t)) {
+        char want[160], got[160];
+        em_tensor_shape_str(&v->t, want, sizeof want);
+        em_tensor_shape_str(&(*o)->t, got, sizeof got);
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "output %d '%s': the bound slot (%s) does not fit the value the "
+                             "model produced (%s; sequences and empty optionals need a NULL "
+                             "slot)", i, gv->name, got, v->kind == EM_RV_TENSOR ? want : "not "
+                             "a tensor");
+    }
+    if ((*o)->nbytes > 0) {
+        memcpy((*o)->t.data, v->t.data, (*o)->nbytes);
+    }
+    return NULL;
+}
+
+/* A run through the interpreter: no plan, values allocated as the graph runs. */
+static ember_status *run_interp(ember_session *s, ember_tensor *const *inputs, size_t n_inputs,
+                                ember_tensor **outputs, bool *created)
+{
+    const em_graph *g = s->m->g;
+    if (n_inputs != (size_t)g->n_inputs) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d inputs, %zu were given",
+                             g->n_inputs, n_inputs);
+    }
+    em_rv *in = em_calloc(s->al, n_inputs + 1, sizeof *in);
+    em_rv *out = em_calloc(s->al, (size_t)g->n_outputs + 1, sizeof *out);
+    ember_status *st = in == NULL || out == NULL ? em_status_oom() : NULL;
+    for (size_t i = 0; i < n_inputs && st == NULL; i++) {
+        const em_value *v = &g->values[g->inputs[i]];
+        static const char *const vt_names[] = {"tensor", "sequence of tensors",
+                                               "optional tensor", "optional sequence"};
+        if (inputs[i] == NULL || !kind_fits(v, inputs[i])) {
+            st = em_status_new(EMBER_ERR_INVALID_ARG, "input %zu '%s': %s%s", i, v->name,
+                               inputs[i] == NULL ? "is NULL" : "the model takes a ",
+                               inputs[i] == NULL ? "" : vt_names[v->vt & 3]);
+        } else if (inputs[i]->kind != EMBER_VALUE_NONE && inputs[i]->t.dtype != v->dtype &&
+                   !(inputs[i]->kind == EMBER_VALUE_SEQUENCE && inputs[i]->n_items == 0)) {
+            st = em_status_new(EMBER_ERR_INVALID_ARG, "input %zu '%s': dtype %s, expected %s",
+                               i, v->name, em_dtype_name(inputs[i]->t.dtype),
+                               em_dtype_name(v->dtype));
+        } else {
+            st = em_api_value_to_rv(s->al, inputs[i], &in[i]);
+        }
+    }
+    if (st == NULL) {
+        em_interp it = {s->al, s->isa, s->pool};
+        st = em_interp_run(&it, g, in, out);
+    }
+    for (int i = 0; i < g->n_outputs && st == NULL; i++) {
+        st = interp_output(s, i, &out[i], &outputs[i], &created[i]);
+    }
+    for (size_t i = 0; in != NULL && i < n_inputs; i++) {
+        em_rv_clear(s->al, &in[i]);
+    }
+    for (int i = 0; out != NULL && i < g->n_outputs; i++) {
+        em_rv_clear(s->al, &out[i]);
+    }
+    em_free(s->al, in);
+    em_free(s->al, out);
+    return st;
+}
+
 ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, size_t n_inputs,
                                 ember_tensor **outputs, size_t n_outputs)
 {
@@ -586,6 +683,16 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
     if (n_outputs != (size_t)g->n_outputs) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d outputs, %zu slots were given",
                              g->n_outputs, n_outputs);
+    }
+    if (s->interp) {
+        st = run_interp(s, inputs, n_inputs, outputs, created);
+        for (int i = 0; st != NULL && i < g->n_outputs; i++) {
+            if (created[i]) {
+                ember_tensor_destroy(outputs[i]);
+                outputs[i] = NULL;
+            }
+        }
+        return st;
     }
     st = check_inputs(s, inputs, n_inputs, shapes, ranks, data);
     if (st != NULL) {

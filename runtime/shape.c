@@ -557,37 +557,68 @@ ember_status *em_shape_infer_node(const em_node *n, const em_shape *in, em_shape
 static void value_to_shape(const em_value *v, em_shape *s)
 {
     memset(s, 0, sizeof *s);
+    s->vt = v->vt;
     s->dtype = v->dtype;
     s->rank = v->rank;
     memcpy(s->dims, v->dims, sizeof s->dims);
     s->value = v->kind == EM_VAL_INITIALIZER ? &v->init : NULL;
 }
 
+/* Shapes of one node of `g`: in and out hold at least n_in and n_out entries. */
+static ember_status *infer_node_shapes(em_graph *g, em_node *n, em_shape *in, em_shape *out)
+{
+    for (int a = 0; a < n->n_attrs; a++) { /* subgraphs first: If/Loop/Scan read their outputs */
+        if (n->attrs[a].type == EM_ATTR_GRAPH && n->attrs[a].g != NULL) {
+            /* Best effort: a body input may have no declared type (the enclosing node's inputs
+             * give it at run time), and the interpreter infers every shape again while it
+             * runs, where errors name the node. */
+            ember_status_destroy(em_graph_infer_shapes(n->attrs[a].g));
+        }
+    }
+    for (int i = 0; i < n->n_in; i++) {
+        if (n->in[i] < 0) {
+            memset(&in[i], 0, sizeof in[i]);
+            in[i].rank = -1;
+        } else {
+            value_to_shape(&g->values[n->in[i]], &in[i]);
+        }
+    }
+    ember_status *st = em_shape_infer_node(n, in, out);
+    if (st != NULL) {
+        return st;
+    }
+    for (int o = 0; o < n->n_out; o++) {
+        em_value *v = &g->values[n->out[o]];
+        v->vt = out[o].vt;
+        v->dtype = out[o].dtype;
+        v->rank = out[o].rank;
+        memcpy(v->dims, out[o].dims, sizeof v->dims);
+    }
+    return NULL;
+}
+
 ember_status *em_graph_infer_shapes(em_graph *g)
 {
-    em_shape in[16], out[8];
+    em_shape in_small[16], out_small[8];
     for (int ni = 0; ni < g->n_nodes; ni++) {
         em_node *n = &g->nodes[ni];
-        if (n->n_in > 16 || n->n_out > 8) {
-            return em_shape_bad(n, "too many inputs or outputs");
+        em_shape *in = in_small, *out = out_small;
+        if (n->n_in > 16) {
+            in = em_malloc(g->al, sizeof *in * (size_t)n->n_in);
         }
-        for (int i = 0; i < n->n_in; i++) {
-            if (n->in[i] < 0) {
-                memset(&in[i], 0, sizeof in[i]);
-                in[i].rank = -1;
-            } else {
-                value_to_shape(&g->values[n->in[i]], &in[i]);
-            }
+        if (n->n_out > 8) {
+            out = em_malloc(g->al, sizeof *out * (size_t)n->n_out);
         }
-        ember_status *st = em_shape_infer_node(n, in, out);
+        ember_status *st = in == NULL || out == NULL ? em_status_oom()
+                                                     : infer_node_shapes(g, n, in, out);
+        if (in != in_small) {
+            em_free(g->al, in);
+        }
+        if (out != out_small) {
+            em_free(g->al, out);
+        }
         if (st != NULL) {
             return st;
-        }
-        for (int o = 0; o < n->n_out; o++) {
-            em_value *v = &g->values[n->out[o]];
-            v->dtype = out[o].dtype;
-            v->rank = out[o].rank;
-            memcpy(v->dims, out[o].dims, sizeof v->dims);
         }
     }
     return NULL;

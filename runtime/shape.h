@@ -11,6 +11,7 @@
 #include "graph.h"
 
 typedef struct em_shape {
+    em_vtype vt;      /* tensor unless the op makes or takes sequences / optionals */
     ember_dtype dtype;
     int rank; /* -1 = unknown */
     em_dim dims[EM_MAX_RANK];

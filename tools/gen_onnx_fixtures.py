@@ -293,6 +293,48 @@ def fuzz_corpus():
         f.write(nested(3).SerializeToString())
 
 
+def sequences():
+    """A seq(tensor) input joined by ConcatFromSequence, and its length; the input as a
+    SequenceProto (.pb) and its items as .npy."""
+    seq_t = helper.make_tensor_sequence_value_info("xs", TensorProto.FLOAT, [None, 3])
+    nodes = [helper.make_node("ConcatFromSequence", ["xs"], ["y"], axis=0),
+             helper.make_node("SequenceLength", ["xs"], ["n"])]
+    m = model(nodes, [seq_t], [vi("y", [None, 3]), vi("n", [], TensorProto.INT64)], [], 13)
+    items = [np.arange(6, dtype=np.float32).reshape(2, 3) / 4,
+             np.arange(3, dtype=np.float32).reshape(1, 3) - 1]
+    onnx.save(m, os.path.join(OUT, "seq_concat.onnx"))
+    with open(os.path.join(OUT, "seq_concat.in0.pb"), "wb") as f:
+        f.write(numpy_helper.from_list(items, "xs").SerializeToString())
+    for i, x in enumerate(items):
+        np.save(os.path.join(OUT, "seq_concat.in0_item%d.npy" % i), x)
+    np.save(os.path.join(OUT, "seq_concat.out0.npy"), np.concatenate(items, axis=0))
+
+
+def loop():
+    """Loop(trip_count) with a loop-carried sum, a scan output, and x read from the outer graph:
+    acc_k = acc_{k-1} + x * k."""
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["x", "fi"], ["xi"]),
+         helper.make_node("Add", ["acc", "xi"], ["acc_out"]),
+         helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan"])],
+        "body",
+        [vi("i", [], TensorProto.INT64), vi("c", [], TensorProto.BOOL), vi("acc", [3])],
+        [vi("c_out", [], TensorProto.BOOL), vi("acc_out", [3]), vi("scan", [3])])
+    nodes = [helper.make_node("Loop", ["n", "", "acc0"], ["acc", "accs"], body=body)]
+    m = model(nodes, [vi("n", [], TensorProto.INT64), vi("acc0", [3]), vi("x", [3])],
+              [vi("acc", [3]), vi("accs", [None, 3])], [], 13)
+    n = np.array(4, dtype=np.int64)
+    acc0 = np.array([1, 2, 3], dtype=np.float32)
+    x = np.array([0.5, -1, 2], dtype=np.float32)
+    accs, acc = [], acc0.copy()
+    for k in range(int(n)):
+        acc = acc + x * np.float32(k)
+        accs.append(acc.copy())
+    save_case("loop", m, [n, acc0, x], [acc, np.stack(accs)])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     os.makedirs(BAD, exist_ok=True)
@@ -306,6 +348,8 @@ def main():
     external()
     bad_models()
     fuzz_corpus()
+    sequences()
+    loop()
     total = sum(os.path.getsize(os.path.join(d, f)) for d in (OUT, BAD) for f in os.listdir(d))
     print("gen_onnx_fixtures: %d bytes in %s and %s" % (total, OUT, BAD), file=sys.stderr)
 

@@ -54,4 +54,13 @@ void em_onnx_opsets_free(const ember_allocator *al, em_onnx_opsets *opsets);
 ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *what, const char *path,
                                   const ember_allocator *al, em_tensor *shape, em_storage **out);
 
+/*
+ * Reads a serialized SequenceProto (vt EM_VT_SEQUENCE) or OptionalProto (the optional kinds)
+ * into `*out`, a run-time value (interp.h) whose bytes are allocated with `al`: a sequence of
+ * tensors, a tensor, or EM_RV_NONE for an empty optional. `what` names the source in messages.
+ */
+struct em_rv;
+ember_status *em_onnx_read_value(const void *data, size_t size, const char *what, em_vtype vt,
+                                 const ember_allocator *al, struct em_rv *out);
+
 #endif /* EMBER_LOADERS_ONNX_ONNX_H */

@@ -145,6 +145,9 @@ static ember_status *scope_resolve(onnx_ctx *c, onnx_scope *sc, const char *name
         names[d] = ov->dims[d].sym > 0 ? sc->parent->g->sym_names[ov->dims[d].sym - 1] : NULL;
     }
     st = em_graph_add_input(sc->g, name, ov->dtype, ov->rank, dims, names, idx);
+    if (st == NULL) {
+        sc->g->values[*idx].vt = ov->vt;
+    }
     return st != NULL ? wrap(c, st) : onnx_scope_put(c, sc, *idx);
 }
 
@@ -256,6 +259,9 @@ ember_status *onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const c
 
 static ember_status *build_graph(onnx_ctx *c, const Onnx__GraphProto *gp, em_graph *g,
                                  onnx_scope *parent, int depth);
+static ember_status *type_decode(onnx_ctx *c, const Onnx__TypeProto *tp, const char *name,
+                                 em_vtype *vt, ember_dtype *dt,
+                                 const Onnx__TensorShapeProto **shape);
 
 /* Attributes of old IR versions have no type: it is told by the field that is set. */
 static Onnx__AttributeProto__AttributeType attr_type(const Onnx__AttributeProto *ap)
@@ -388,6 +394,18 @@ static ember_status *attr_convert(onnx_ctx *c, onnx_scope *sc, const onnx_pendin
             break;
         }
         return attr_graph(c, sc, ap, node);
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO: {
+        /* Kept as ints (kind, element dtype): Optional's `type` is the one user. */
+        em_vtype vt;
+        ember_dtype dt;
+        const Onnx__TensorShapeProto *shape;
+        char what[300];
+        snprintf(what, sizeof what, "node '%s' (%s): attribute '%s'", p->name, p->np->op_type,
+                 ap->name);
+        st = type_decode(c, ap->tp, what, &vt, &dt, &shape);
+        int64_t v[2] = {vt == EM_VT_OPTIONAL_SEQUENCE ? EM_VT_SEQUENCE : vt, dt};
+        return st != NULL ? st : em_node_set_ints(g, node, ap->name, v, 2);
+    }
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED:
         return onnx_err(c, EMBER_ERR_INVALID_MODEL, "node '%s' (%s): attribute '%s' has no type",
                         p->name, p->np->op_type, ap->name);
@@ -568,29 +586,57 @@ static ember_status *node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeP
 
 /* ---- graphs ---- */
 
-static ember_status *value_info_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, const char *name,
-                                     ember_dtype *dt, const Onnx__TensorShapeProto **shape)
+/* The kind, element dtype and (element) shape a TypeProto describes: a tensor, a sequence of
+ * tensors, or an optional of either. */
+static ember_status *type_decode(onnx_ctx *c, const Onnx__TypeProto *tp, const char *name,
+                                 em_vtype *vt, ember_dtype *dt,
+                                 const Onnx__TensorShapeProto **shape)
 {
-    const Onnx__TypeProto *tp = vi->type;
+    *vt = EM_VT_TENSOR;
+    if (tp != NULL && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE &&
+        tp->optional_type != NULL) {
+        *vt = EM_VT_OPTIONAL;
+        tp = tp->optional_type->elem_type;
+    }
+    if (tp != NULL && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE &&
+        tp->sequence_type != NULL) {
+        *vt = *vt == EM_VT_OPTIONAL ? EM_VT_OPTIONAL_SEQUENCE : EM_VT_SEQUENCE;
+        tp = tp->sequence_type->elem_type;
+    }
     if (tp == NULL || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
         tp->tensor_type == NULL) {
         return onnx_err(c, EMBER_ERR_UNSUPPORTED,
-                        "input '%s': only tensor inputs are supported (not sequences, maps or "
-                        "optionals)",
+                        "'%s': only tensors, sequences of tensors and optionals of those are "
+                        "supported (not maps or sparse tensors)",
                         name);
     }
     bool known;
     *dt = onnx_dtype(tp->tensor_type->elem_type, &known);
     if (!known) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "input '%s': element type %d is not supported",
+        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "'%s': element type %d is not supported",
                         name, (int)tp->tensor_type->elem_type);
     }
     *shape = tp->tensor_type->shape;
     if (*shape != NULL && (*shape)->n_dim > EM_MAX_RANK) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "input '%s': rank %zu exceeds the maximum %d",
-                        name, (*shape)->n_dim, EM_MAX_RANK);
+        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "'%s': rank %zu exceeds the maximum %d", name,
+                        (*shape)->n_dim, EM_MAX_RANK);
     }
     return NULL;
+}
+
+static ember_status *value_info_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, const char *name,
+                                     int depth, em_vtype *vt, ember_dtype *dt,
+                                     const Onnx__TensorShapeProto **shape)
+{
+    char what[300];
+    if (depth > 0 && (vi->type == NULL || vi->type->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET)) {
+        *vt = EM_VT_TENSOR; /* a body input may leave its type to the enclosing node */
+        *dt = EMBER_DTYPE_UNDEFINED;
+        *shape = NULL;
+        return NULL;
+    }
+    snprintf(what, sizeof what, "input '%s'", name);
+    return type_decode(c, vi->type, what, vt, dt, shape);
 }
 
 static ember_status *graph_input(onnx_ctx *c, onnx_scope *sc, const Onnx__ValueInfoProto *vi)
@@ -604,10 +650,11 @@ static ember_status *graph_input(onnx_ctx *c, onnx_scope *sc, const Onnx__ValueI
         return NULL; /* IR < 4 lists initializers among the inputs: they stay constants */
     }
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
+    em_vtype vt = EM_VT_TENSOR;
     const Onnx__TensorShapeProto *shape = NULL;
     int64_t dims[EM_MAX_RANK];
     const char *names[EM_MAX_RANK];
-    ember_status *st = value_info_type(c, vi, name, &dt, &shape);
+    ember_status *st = value_info_type(c, vi, name, sc->depth, &vt, &dt, &shape);
     if (st != NULL) {
         return st;
     }
@@ -620,6 +667,9 @@ static ember_status *graph_input(onnx_ctx *c, onnx_scope *sc, const Onnx__ValueI
         names[d] = has_p ? dim->dim_param : NULL;
     }
     st = em_graph_add_input(sc->g, name, dt, rank, dims, names, &idx);
+    if (st == NULL) {
+        sc->g->values[idx].vt = vt;
+    }
     return st != NULL ? wrap(c, st) : onnx_scope_put(c, sc, idx);
 }
 

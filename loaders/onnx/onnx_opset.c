@@ -398,6 +398,8 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         return broadcast_legacy(c, sc, p);
     } else if (is(p, "Gemm") && c->opset < 7) {
         take(p, "broadcast");
+    } else if (is(p, "Scan") && c->opset < 9) {
+        extra_int(p, "ember_scan8", 1); /* sequence_lens first, batch axes: see interp.c */
     } else if (is(p, "BatchNormalization")) {
         return batchnorm_legacy(c, p);
     } else if (is(p, "Dropout")) {

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "common/test_ok.h"
+
 /* The ABI: public enum values never change (B2.9). */
 _Static_assert(EMBER_OK == 0 && EMBER_ERR_INVALID_ARG == 1 && EMBER_ERR_INVALID_MODEL == 2 &&
                    EMBER_ERR_UNSUPPORTED == 3 && EMBER_ERR_OUT_OF_MEMORY == 4 &&
@@ -41,13 +43,6 @@ _Static_assert(EMBER_PRECISION_FP32 == 0 && EMBER_PRECISION_FP16 == 1 &&
                "ember_precision values are ABI");
 _Static_assert(EMBER_LOG_ERROR == 0 && EMBER_LOG_DEBUG == 3, "ember_log_level values are ABI");
 
-#define OK(expr)                                                                      \
-    do {                                                                              \
-        ember_status *st_ = (expr);                                                   \
-        if (st_ != NULL) {                                                            \
-            fail_msg("%s: %s", #expr, ember_status_message(st_));                     \
-        }                                                                             \
-    } while (0)
 
 /* Expects a failure with `code` whose message contains `needle`. */
 static void expect_err(ember_status *st, ember_code code, const char *needle)

@@ -136,8 +136,42 @@ static bool compare(const ember_tensor *got, const ember_tensor *want, double rt
     return true;
 }
 
-static void load_set(const char *dir, const char *prefix, ember_tensor **t, int *n, char *reason,
-                     bool *ok)
+/* Compares values of any kind: tensors, sequences item by item, empty optionals. */
+static bool compare_value(const ember_tensor *got, const ember_tensor *want, double rtol,
+                          double atol, int idx, char *reason)
+{
+    ember_value_kind k = ember_tensor_kind(want);
+    if (ember_tensor_kind(got) != k) {
+        snprintf(reason, REASON_LEN, "output %d: a %s, expected a %s", idx,
+                 ember_tensor_kind(got) == EMBER_VALUE_SEQUENCE ? "sequence" : "tensor or none",
+                 k == EMBER_VALUE_SEQUENCE ? "sequence" : "tensor or none");
+        return false;
+    }
+    if (k == EMBER_VALUE_NONE) {
+        return true;
+    }
+    if (k == EMBER_VALUE_TENSOR) {
+        return compare(got, want, rtol, atol, idx, reason);
+    }
+    if (ember_sequence_length(got) != ember_sequence_length(want)) {
+        snprintf(reason, REASON_LEN, "output %d: %zu items, expected %zu", idx,
+                 ember_sequence_length(got), ember_sequence_length(want));
+        return false;
+    }
+    for (size_t i = 0; i < ember_sequence_length(want); i++) {
+        if (!compare(ember_sequence_item(got, i), ember_sequence_item(want, i), rtol, atol, idx,
+                     reason)) {
+            size_t l = strlen(reason);
+            snprintf(reason + l, REASON_LEN - l, " (item %zu)", i);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Loads input_N.pb / output_N.pb as the kinds the model declares (a file does not say). */
+static void load_set(const ember_model *m, const char *dir, const char *prefix, ember_tensor **t,
+                     int *n, char *reason, bool *ok)
 {
     *n = 0;
     for (int k = 0; k < MAX_IO && *ok; k++) {
@@ -146,7 +180,10 @@ static void load_set(const char *dir, const char *prefix, ember_tensor **t, int 
         if (!exists(path)) {
             break;
         }
-        ember_status *st = ember_tensor_load_pb(path, &t[k]);
+        bool in = prefix[0] == 'i';
+        ember_type_kind kind = in ? ember_model_input_type(m, (size_t)k)
+                                  : ember_model_output_type(m, (size_t)k);
+        ember_status *st = ember_value_load_pb(path, kind, &t[k]);
         if (st != NULL) {
             snprintf(reason, REASON_LEN, "%s", ember_status_message(st));
             ember_status_destroy(st);
@@ -188,8 +225,8 @@ static bool run_case(const char *case_dir, double rtol, double atol, char *reaso
         }
         ember_tensor *in[MAX_IO] = {NULL}, *want[MAX_IO] = {NULL}, *got[MAX_IO] = {NULL};
         int n_in = 0, n_want = 0;
-        load_set(dir, "input", in, &n_in, reason, &ok);
-        load_set(dir, "output", want, &n_want, reason, &ok);
+        load_set(m, dir, "input", in, &n_in, reason, &ok);
+        load_set(m, dir, "output", want, &n_want, reason, &ok);
         if (ok && (size_t)n_in != ember_model_input_count(m)) {
             snprintf(reason, REASON_LEN, "the data set has %d inputs, the model %zu", n_in,
                      ember_model_input_count(m));
@@ -206,7 +243,7 @@ static bool run_case(const char *case_dir, double rtol, double atol, char *reaso
             ok = false;
         }
         for (int k = 0; ok && k < n_want; k++) {
-            ok = compare(got[k], want[k], rtol, atol, k, reason);
+            ok = compare_value(got[k], want[k], rtol, atol, k, reason);
         }
         for (int k = 0; k < MAX_IO; k++) {
             ember_tensor_destroy(in[k]);
@@ -354,7 +391,9 @@ static void run_group(runner *r, const char *dir, counts *total)
         names[n++] = strdup(de->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n > 0) {
+        qsort(names, n, sizeof *names, cmp_str);
+    }
     counts c = {0};
     for (size_t i = 0; i < n; i++) {
         char case_dir[CASE_LEN], full[512], reason[REASON_LEN], model[DIR_LEN];

@@ -19,13 +19,8 @@
 
 #include <cmocka.h>
 
-#define OK(expr)                                                                  \
-    do {                                                                          \
-        ember_status *st_ = (expr);                                               \
-        if (st_ != NULL) {                                                        \
-            fail_msg("%s: %s", #expr, ember_status_message(st_));                 \
-        }                                                                         \
-    } while (0)
+#include "common/test_ok.h"
+
 
 /* x f32[N,6], shape i64[2] -> y = Reshape(x, shape); z = Relu(y) + (a + b), a,b constant. */
 static ember_model *make_model(void)

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Sequence and optional handles (ember.h), and their conversion to interpreter values. */
+#include "api_internal.h"
+
+#include "alloc.h"
+#include "build_config.h"
+#include "interp.h"
+#include "status.h"
+
+#ifdef EMBER_HAVE_ONNX
+#include "../loaders/onnx/onnx.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+ember_value_kind ember_tensor_kind(const ember_tensor *t)
+{
+    return t != NULL ? t->kind : EMBER_VALUE_TENSOR;
+}
+
+size_t ember_sequence_length(const ember_tensor *seq)
+{
+    return seq != NULL && seq->kind == EMBER_VALUE_SEQUENCE ? seq->n_items : 0;
+}
+
+ember_tensor *ember_sequence_item(const ember_tensor *seq, size_t i)
+{
+    return i < ember_sequence_length(seq) ? seq->items[i] : NULL;
+}
+
+/* An owned handle without bytes: a sequence (n slots) or an empty optional. */
+static ember_status *handle_new(const ember_allocator *al, ember_value_kind kind, ember_dtype elem,
+                                size_t n, ember_tensor **out)
+{
+    ember_tensor *t = em_calloc(al, 1, sizeof *t);
+    if (t == NULL) {
+        return em_status_oom();
+    }
+    if (al != NULL) {
+        t->alloc = *al;
+        t->al = &t->alloc;
+    }
+    t->owned = true;
+    t->kind = kind;
+    t->t.dtype = elem;
+    if (n > 0 && (t->items = em_calloc(al, n, sizeof *t->items)) == NULL) {
+        em_free(al, t);
+        return em_status_oom();
+    }
+    *out = t;
+    return NULL;
+}
+
+static ember_status *tensor_copy(const ember_allocator *al, const em_tensor *src,
+                                 ember_tensor **out)
+{
+    ember_status *st = em_tensor_new_owned(al, src->dtype, src->dims, src->rank, out);
+    if (st == NULL && (*out)->nbytes > 0) {
+        memcpy((*out)->t.data, src->data, (*out)->nbytes);
+    }
+    return st;
+}
+
+ember_status *ember_sequence_create(ember_dtype elem, ember_tensor *const *items, size_t n,
+                                    ember_tensor **out)
+{
+    if (out == NULL || (n > 0 && items == NULL)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "sequence_create: NULL argument");
+    }
+    *out = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (items[i] == NULL || items[i]->kind != EMBER_VALUE_TENSOR ||
+            items[i]->t.dtype != elem) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "sequence_create: item %zu is not a tensor of dtype %s", i,
+                                 em_dtype_name(elem));
+        }
+    }
+    ember_tensor *s = NULL;
+    ember_status *st = handle_new(NULL, EMBER_VALUE_SEQUENCE, elem, n, &s);
+    for (size_t i = 0; i < n && st == NULL; i++) {
+        st = tensor_copy(NULL, &items[i]->t, &s->items[i]);
+        s->n_items = i + 1;
+    }
+    if (st != NULL) {
+        ember_tensor_destroy(s);
+        return st;
+    }
+    *out = s;
+    return NULL;
+}
+
+ember_status *ember_optional_none_create(ember_dtype elem, ember_tensor **out)
+{
+    if (out == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "optional_none_create: NULL out");
+    }
+    return handle_new(NULL, EMBER_VALUE_NONE, elem, 0, out);
+}
+
+static ember_type_kind type_of(const em_value *v)
+{
+    switch (v->vt) {
+    case EM_VT_SEQUENCE: return EMBER_TYPE_SEQUENCE;
+    case EM_VT_OPTIONAL: return EMBER_TYPE_OPTIONAL;
+    case EM_VT_OPTIONAL_SEQUENCE: return EMBER_TYPE_OPTIONAL_SEQUENCE;
+    default: return EMBER_TYPE_TENSOR;
+    }
+}
+
+ember_type_kind ember_model_input_type(const ember_model *m, size_t i)
+{
+    return m != NULL && i < (size_t)m->g->n_inputs ? type_of(&m->g->values[m->g->inputs[i]])
+                                                   : EMBER_TYPE_TENSOR;
+}
+
+ember_type_kind ember_model_output_type(const ember_model *m, size_t i)
+{
+    return m != NULL && i < (size_t)m->g->n_outputs ? type_of(&m->g->values[m->g->outputs[i]])
+                                                    : EMBER_TYPE_TENSOR;
+}
+
+ember_status *em_api_value_from_rv(const ember_allocator *al, const em_rv *v, ember_tensor **out)
+{
+    ember_status *st = NULL;
+    *out = NULL;
+    switch (v->kind) {
+    case EM_RV_TENSOR:
+        return tensor_copy(al, &v->t, out);
+    case EM_RV_NONE:
+        return handle_new(al, EMBER_VALUE_NONE, v->elem, 0, out);
+    case EM_RV_SEQUENCE:
+        st = handle_new(al, EMBER_VALUE_SEQUENCE, v->elem, (size_t)v->n, out);
+        for (int i = 0; i < v->n && st == NULL; i++) {
+            st = em_api_value_from_rv(al, &v->items[i], &(*out)->items[i]);
+            (*out)->n_items = (size_t)i + 1;
+        }
+        if (st != NULL) {
+            ember_tensor_destroy(*out);
+            *out = NULL;
+        }
+        return st;
+    default:
+        return em_status_new(EMBER_ERR_INVALID_ARG, "a value was not computed");
+    }
+}
+
+ember_status *em_api_value_to_rv(const ember_allocator *al, const ember_tensor *t, em_rv *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (t->kind) {
+    case EMBER_VALUE_NONE:
+        out->kind = EM_RV_NONE;
+        out->elem = t->t.dtype;
+        return NULL;
+    case EMBER_VALUE_SEQUENCE:
+        out->kind = EM_RV_SEQUENCE;
+        out->elem = t->t.dtype;
+        if (t->n_items > 0 &&
+            (out->items = em_calloc(al, t->n_items, sizeof *out->items)) == NULL) {
+            return em_status_oom();
+        }
+        for (size_t i = 0; i < t->n_items; i++) {
+            out->n = (int)i + 1;
+            ember_status *st = em_api_value_to_rv(al, t->items[i], &out->items[i]);
+            if (st != NULL) {
+                return st;
+            }
+        }
+        return NULL;
+    default:
+        out->kind = EM_RV_TENSOR;
+        out->t = t->t;
+        return em_storage_new_borrowed(al, t->t.data, t->nbytes, &out->s);
+    }
+}
+
+ember_status *ember_value_load_pb(const char *path, ember_type_kind kind, ember_tensor **out)
+{
+    if (out == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "value_load_pb: NULL argument");
+    }
+    *out = NULL;
+    if (kind == EMBER_TYPE_TENSOR) {
+        return ember_tensor_load_pb(path, out);
+    }
+#ifdef EMBER_HAVE_ONNX
+    em_storage *s = NULL;
+    em_rv v = {0};
+    ember_status *st = em_storage_new_mmap(NULL, path, &s);
+    if (st != NULL) {
+        return st;
+    }
+    em_vtype vt = kind == EMBER_TYPE_SEQUENCE   ? EM_VT_SEQUENCE
+                  : kind == EMBER_TYPE_OPTIONAL ? EM_VT_OPTIONAL
+                                                : EM_VT_OPTIONAL_SEQUENCE;
+    st = em_onnx_read_value(em_storage_data(s), em_storage_size(s), path, vt, NULL, &v);
+    if (st == NULL) {
+        st = em_api_value_from_rv(NULL, &v, out);
+    }
+    em_rv_clear(NULL, &v);
+    em_storage_release(s);
+    return st;
+#else
+    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: an ONNX value; this build has no ONNX "
+                         "loader", path);
+#endif
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interpreter (interp.c, interp_seq.c): value helpers and the sequence ops. */
+#ifndef EMBER_RUNTIME_INTERP_OPS_H
+#define EMBER_RUNTIME_INTERP_OPS_H
+
+#include "interp.h"
+
+/* The elements [start, start + len) of `src` along `axis`, as a new tensor; keep_axis = false
+ * drops the axis (len must be 1). */
+ember_status *em_rv_slice_axis(const ember_allocator *al, const em_rv *src, int axis,
+                               int64_t start, int64_t len, bool keep_axis, em_rv *out);
+/* items[0..n) joined along `axis`; new_axis inserts the axis first (stacking). Items must agree
+ * in dtype and in every other dim: errors name `who`. */
+ember_status *em_rv_concat(const ember_allocator *al, const em_rv *items, int n, int axis,
+                           bool new_axis, const char *who, em_rv *out);
+/* The single element of an integer or bool tensor. */
+bool em_rv_scalar_i64(const em_rv *v, int64_t *out);
+
+/* Runs sequence / optional op `n` (not control flow) on in[0..n_in) (absent inputs have kind
+ * EM_RV_ABSENT) into out[0]. */
+ember_status *em_interp_seq_op(const em_interp *it, const em_node *n, const em_rv *in,
+                               em_rv *out);
+
+#endif /* EMBER_RUNTIME_INTERP_OPS_H */
