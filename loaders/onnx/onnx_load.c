@@ -44,6 +44,25 @@ static bool is_default_domain(const char *d)
     return d == NULL || d[0] == '\0' || strcmp(d, "ai.onnx") == 0;
 }
 
+/* The training ops of ai.onnx.preview.training (ember has a backward mode); every other op is
+ * of the default domain. */
+static const char *const training_domain = "ai.onnx.preview.training";
+
+static bool is_training_op(const char *op)
+{
+    return strcmp(op, "Adagrad") == 0 || strcmp(op, "Adam") == 0 ||
+           strcmp(op, "Momentum") == 0 || strcmp(op, "Gradient") == 0;
+}
+
+/* True when ember knows op `op` of `domain`. */
+static bool domain_op_known(const char *domain, const char *op)
+{
+    if (is_default_domain(domain)) {
+        return !is_training_op(op);
+    }
+    return strcmp(domain, training_domain) == 0 && is_training_op(op);
+}
+
 const Onnx__AttributeProto *onnx_node_attr(const Onnx__NodeProto *np, const char *name,
                                            size_t *index)
 {
@@ -769,7 +788,7 @@ static void list_unsupported(const Onnx__GraphProto *gp, em_strbuf *sb, int *n)
         const Onnx__NodeProto *np = gp->node[i];
         const char *op = np->op_type != NULL ? np->op_type : "";
         bool dflt = is_default_domain(np->domain);
-        if (!dflt || !onnx_op_supported(op)) {
+        if (!domain_op_known(np->domain, op) || !onnx_op_supported(op)) {
             em_strbuf_printf(sb, "%s", (*n)++ ? ", " : "");
             if (np->name != NULL && np->name[0] != '\0') {
                 em_strbuf_printf(sb, "node '%s' (%s", np->name, op);
@@ -816,7 +835,7 @@ static ember_status *check_ops(onnx_ctx *c, const Onnx__GraphProto *gp)
 
 static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onnx_opsets *os)
 {
-    bool found = false;
+    bool found = false, training = false;
     c->opset = 1;
     if (mp->n_opset_import > 4096) {
         return onnx_err(c, EMBER_ERR_INVALID_MODEL, "%zu opset imports", mp->n_opset_import);
@@ -835,6 +854,7 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         }
         os->versions[i] = op->version;
         os->n = i + 1;
+        training = training || strcmp(d, training_domain) == 0;
         if (!is_default_domain(d)) {
             continue;
         }
@@ -844,7 +864,9 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         found = true;
         c->opset = op->version;
     }
-    if (!found && mp->ir_version >= 3) {
+    if (!found && training) {
+        c->opset = EM_ONNX_OPSET_MAX; /* only training ops: no default-domain node to rewrite */
+    } else if (!found && mp->ir_version >= 3) {
         return onnx_err(c, EMBER_ERR_INVALID_MODEL, "no opset import for the default domain");
     }
     if (c->opset < EM_ONNX_OPSET_MIN || c->opset > EM_ONNX_OPSET_MAX) {
