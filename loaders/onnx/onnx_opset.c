@@ -292,6 +292,25 @@ static ember_status *cast_legacy(onnx_ctx *c, onnx_pending *p)
 }
 
 /* Before opset 7, binary ops broadcast only with broadcast=1, B aligned at `axis` of A. */
+/* Replaces input `i` of p, an initializer, by a second initializer over the same bytes with
+ * dims[0..rank) (as many elements). */
+static ember_status *reshape_const(onnx_ctx *c, onnx_scope *sc, onnx_pending *p, int i,
+                                   const int64_t *dims, int rank)
+{
+    const em_value *b = value_meta(sc, p->in[i]);
+    char name[256];
+    int idx;
+    em_storage *s = b->storage;
+    size_t off = (size_t)((const char *)b->init.data - (const char *)em_storage_data(s));
+    onnx_fresh_name(c, sc, p->name, "reshaped", name, sizeof name);
+    ember_status *st = em_graph_add_initializer(sc->g, name, b->dtype, rank, dims, s, off, &idx);
+    if (st == NULL) {
+        st = onnx_scope_put(c, sc, idx);
+        p->in[i] = idx;
+    }
+    return st;
+}
+
 static ember_status *broadcast_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
 {
     const Onnx__AttributeProto *bc = take(p, "broadcast"), *ax = take(p, "axis");
@@ -310,23 +329,36 @@ static ember_status *broadcast_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending 
                         "constant B",
                         p->name, p->np->op_type, (long long)ax->i);
     }
-    /* B gets trailing 1s: a second initializer over the same bytes. */
+    /* B gets trailing 1s. */
     int64_t dims[EM_MAX_RANK];
     int rank = (int)(a->rank - axis);
     for (int d = 0; d < rank; d++) {
         dims[d] = d < b->rank ? b->dims[d].v : 1;
     }
-    char name[256];
-    int idx;
-    em_storage *s = b->storage;
-    size_t off = (size_t)((const char *)b->init.data - (const char *)em_storage_data(s));
-    onnx_fresh_name(c, sc, p->name, "B", name, sizeof name);
-    ember_status *st = em_graph_add_initializer(sc->g, name, b->dtype, rank, dims, s, off, &idx);
-    if (st == NULL) {
-        st = onnx_scope_put(c, sc, idx);
-        p->in[1] = idx;
+    return reshape_const(c, sc, p, 1, dims, rank);
+}
+
+/* PRelu before opset 7 applied a [C] slope per channel (axis 1) of X [N, C, ...]; numpy
+ * broadcasting needs [C, 1, ..., 1]. */
+static ember_status *prelu_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
+{
+    if (p->n_in != 2) {
+        return NULL;
     }
-    return st;
+    const em_value *x = value_meta(sc, p->in[0]), *sl = value_meta(sc, p->in[1]);
+    if (sl->rank != 1 || sl->dims[0].v == 1 || (x->rank >= 0 && x->rank <= 2)) {
+        return NULL; /* a shared slope, or [N, C]: both forms agree */
+    }
+    if (x->rank < 0 || sl->kind != EM_VAL_INITIALIZER) {
+        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+                        "node '%s' (PRelu, opset < 7): a per-channel slope needs X's rank and a "
+                        "constant slope", p->name);
+    }
+    int64_t dims[EM_MAX_RANK];
+    for (int d = 0; d < x->rank - 1; d++) {
+        dims[d] = d == 0 ? sl->dims[0].v : 1;
+    }
+    return reshape_const(c, sc, p, 1, dims, x->rank - 1);
 }
 
 static ember_status *batchnorm_legacy(onnx_ctx *c, onnx_pending *p)
@@ -398,6 +430,8 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         return broadcast_legacy(c, sc, p);
     } else if (is(p, "Gemm") && c->opset < 7) {
         take(p, "broadcast");
+    } else if (is(p, "PRelu") && c->opset < 7) {
+        return prelu_legacy(c, sc, p);
     } else if (is(p, "Scan") && c->opset < 9) {
         extra_int(p, "ember_scan8", 1); /* sequence_lens first, batch axes: see interp.c */
     } else if (is(p, "BatchNormalization")) {
