@@ -34,10 +34,19 @@
 #define FILE_LEN (DIR_LEN + 64)
 #define REASON_LEN 400
 
+/* How outputs are compared: within rtol/atol, or (random ops) by properties only. */
+typedef struct tol {
+    double rtol, atol;
+    bool random;
+} tol;
+
 typedef struct expectation {
     char name[256]; /* group/case */
     char note[REASON_LEN]; /* a hand-written reason ("known: ..."), kept by --write-expected */
     bool fail;
+    bool random; /* a random op: checked by properties (see compare_random) */
+    char line[REASON_LEN + 300]; /* the entry as written: random / tol ones are kept as they are
+                                  * by --write-expected while they pass */
     double rtol, atol;
     bool seen;
 } expectation;
@@ -98,9 +107,39 @@ static bool is_float(ember_dtype dt)
 }
 
 /* Compares one output; on mismatch writes why into reason. */
-static bool compare(const ember_tensor *got, const ember_tensor *want, double rtol, double atol,
-                    int idx, char *reason)
+/* A random op's output: the dtype and shape expected, and every value 0 or within the values the
+ * reference produced (integer and bool outputs: in the reference's value set), so Bernoulli
+ * gives 0/1, Dropout's mask booleans and its output 0 or kept values in the reference's range.
+ * Rates are checked by the kernels' unit tests on large samples. */
+static bool compare_random(const void *g, const void *w, ember_dtype dt, int64_t n, int idx,
+                           char *reason)
 {
+    for (int64_t i = 0; i < n; i++) {
+        double a = elem_as_double(g, dt, i);
+        bool ok = a == 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int64_t j = 0; j < n && !ok; j++) {
+            double b = elem_as_double(w, dt, j);
+            ok = !is_float(dt) && a == b;
+            lo = b < lo ? b : lo;
+            hi = b > hi ? b : hi;
+        }
+        if (!ok && is_float(dt)) {
+            ok = a >= lo - 1e-6 - 1e-5 * fabs(lo) && a <= hi + 1e-6 + 1e-5 * fabs(hi);
+        }
+        if (!ok) {
+            snprintf(reason, REASON_LEN, "output %d: element %lld (%.9g) is outside the values a "
+                     "random op may give here", idx, (long long)i, a);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool compare(const ember_tensor *got, const ember_tensor *want, tol t, int idx,
+                    char *reason)
+{
+    double rtol = t.rtol, atol = t.atol;
     ember_dtype dt = ember_tensor_dtype(want);
     int rank = ember_tensor_rank(want);
     if (dt == EMBER_DTYPE_U16 && ember_tensor_dtype(got) == EMBER_DTYPE_BF16) {
@@ -119,6 +158,9 @@ static bool compare(const ember_tensor *got, const ember_tensor *want, double rt
     }
     int64_t n = ember_tensor_elem_count(want);
     const void *g = ember_tensor_data((ember_tensor *)got), *w = ember_tensor_data((ember_tensor *)want);
+    if (t.random) {
+        return compare_random(g, w, dt, n, idx, reason);
+    }
     if (!is_float(dt)) {
         size_t es = ember_dtype_size(dt);
         for (int64_t i = 0; i < n; i++) {
@@ -141,8 +183,8 @@ static bool compare(const ember_tensor *got, const ember_tensor *want, double rt
 }
 
 /* Compares values of any kind: tensors, sequences item by item, empty optionals. */
-static bool compare_value(const ember_tensor *got, const ember_tensor *want, double rtol,
-                          double atol, int idx, char *reason)
+static bool compare_value(const ember_tensor *got, const ember_tensor *want, tol t, int idx,
+                          char *reason)
 {
     ember_value_kind k = ember_tensor_kind(want);
     if (ember_tensor_kind(got) != k) {
@@ -155,7 +197,7 @@ static bool compare_value(const ember_tensor *got, const ember_tensor *want, dou
         return true;
     }
     if (k == EMBER_VALUE_TENSOR) {
-        return compare(got, want, rtol, atol, idx, reason);
+        return compare(got, want, t, idx, reason);
     }
     if (ember_sequence_length(got) != ember_sequence_length(want)) {
         snprintf(reason, REASON_LEN, "output %d: %zu items, expected %zu", idx,
@@ -163,8 +205,7 @@ static bool compare_value(const ember_tensor *got, const ember_tensor *want, dou
         return false;
     }
     for (size_t i = 0; i < ember_sequence_length(want); i++) {
-        if (!compare(ember_sequence_item(got, i), ember_sequence_item(want, i), rtol, atol, idx,
-                     reason)) {
+        if (!compare(ember_sequence_item(got, i), ember_sequence_item(want, i), t, idx, reason)) {
             size_t l = strlen(reason);
             snprintf(reason + l, REASON_LEN - l, " (item %zu)", i);
             return false;
@@ -215,7 +256,7 @@ static void load_set(const ember_model *m, const char *dir, const char *prefix, 
 }
 
 /* Runs one case in this process: true when every data set matches. */
-static bool run_case(const char *case_dir, double rtol, double atol, char *reason)
+static bool run_case(const char *case_dir, tol t, char *reason)
 {
     char path[DIR_LEN];
     ember_model *m = NULL;
@@ -263,7 +304,7 @@ static bool run_case(const char *case_dir, double rtol, double atol, char *reaso
             ok = false;
         }
         for (int k = 0; ok && k < n_want; k++) {
-            ok = compare_value(got[k], want[k], rtol, atol, k, reason);
+            ok = compare_value(got[k], want[k], t, k, reason);
         }
         for (int k = 0; k < MAX_IO; k++) {
             ember_tensor_destroy(in[k]);
@@ -280,8 +321,7 @@ static bool run_case(const char *case_dir, double rtol, double atol, char *reaso
 typedef enum { R_PASS, R_FAIL, R_CRASH } result;
 
 /* Runs a case in a child with a time limit; the reason comes back through a pipe. */
-static result run_isolated(const runner *r, const char *case_dir, double rtol, double atol,
-                           char *reason)
+static result run_isolated(const runner *r, const char *case_dir, tol t, char *reason)
 {
     int fd[2];
     reason[0] = '\0';
@@ -295,7 +335,7 @@ static result run_isolated(const runner *r, const char *case_dir, double rtol, d
         close(fd[0]);
         alarm((unsigned)r->timeout_s);
         char why[REASON_LEN] = "";
-        bool ok = run_case(case_dir, rtol, atol, why);
+        bool ok = run_case(case_dir, t, why);
         ssize_t w = write(fd[1], why, strlen(why));
         (void)w;
         close(fd[1]);
@@ -354,15 +394,18 @@ static int load_expected(runner *r, const char *path)
         expectation *e = &r->exp[r->n_exp];
         memset(e, 0, sizeof *e);
         snprintf(e->name, sizeof e->name, "%s", name);
+        snprintf(e->line, sizeof e->line, "%.*s", (int)strcspn(line, "\n"), line);
         if (strcmp(kind, "fail") == 0) {
             e->fail = true;
             const char *known = strstr(line, "known: ");
             if (known != NULL) {
                 snprintf(e->note, sizeof e->note, "%.*s", (int)strcspn(known, "\n"), known);
             }
+        } else if (strcmp(kind, "random") == 0) {
+            e->random = true;
         } else if (strcmp(kind, "tol") != 0 ||
                    sscanf(line, "%*s %*s %lf %lf", &e->rtol, &e->atol) != 2) {
-            fprintf(stderr, "onnx_conformance: %s:%d: expected 'fail' or 'tol RTOL ATOL'\n",
+            fprintf(stderr, "onnx_conformance: %s:%d: expected 'fail', 'random' or 'tol RTOL ATOL'\n",
                     path, lineno);
             fclose(f);
             return -1;
@@ -428,8 +471,12 @@ static void run_group(runner *r, const char *dir, counts *total)
         }
         snprintf(full, sizeof full, "%s/%s", group, names[i]);
         expectation *e = find_expected(r, full);
-        double rtol = e && !e->fail ? e->rtol : r->rtol, atol = e && !e->fail ? e->atol : r->atol;
-        result res = run_isolated(r, case_dir, rtol, atol, reason);
+        tol t = {r->rtol, r->atol, e != NULL && e->random};
+        if (e != NULL && !e->fail && !e->random) {
+            t.rtol = e->rtol;
+            t.atol = e->atol;
+        }
+        result res = run_isolated(r, case_dir, t, reason);
         if (e != NULL) {
             e->seen = true;
         }
@@ -452,6 +499,9 @@ static void run_group(runner *r, const char *dir, counts *total)
         if (at != NULL) {
             size_t cut = strlen(case_dir) + 1;
             memmove(at, at + cut, strlen(at + cut) + 1);
+        }
+        if (res == R_PASS && r->write_expected != NULL && e != NULL && !e->fail) {
+            fprintf(r->write_expected, "%s\n", e->line);
         }
         if (res != R_PASS && r->write_expected != NULL) {
             for (char *p = reason; *p; p++) {
