@@ -526,8 +526,17 @@ ember_status *em_shape_batchnorm(const em_node *n, const em_shape *in, em_shape 
                                  (long long)in[0].dims[1].v);
         }
     }
-    *out = in[0];
-    out->value = NULL;
+    out[0] = in[0];
+    out[0].value = NULL;
+    /* Training mode's running_mean and running_var: like input_mean and input_var, [C]. */
+    for (int o = 1; o < n->n_out; o++) {
+        out[o] = in[2 + o];
+        out[o].value = NULL;
+        if (in[0].rank >= 2 && out[o].rank < 0) {
+            out[o].rank = 1;
+            out[o].dims[0] = in[0].dims[1];
+        }
+    }
     return NULL;
 }
 

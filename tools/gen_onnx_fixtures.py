@@ -251,8 +251,8 @@ def bad_models():
     flipped[3] ^= 0xff  # inside the length prefix of the producer name
     write_bad("bitflip.onnx", bytes(flipped))
     m = small_model()
-    m.graph.node.extend([helper.make_node("NonZero", ["y"], ["nz"], name="x")])
-    m.graph.node[0].op_type = "ConvTranspose"
+    m.graph.node.extend([helper.make_node("NoSuchOp", ["y"], ["nz"], name="x")])
+    m.graph.node[0].op_type = "ConvTranspose2"
     m.graph.node[0].name = "conv_7"
     write_bad("unknown_op.onnx", m)
     write_bad("unknown_domain.onnx", small_model("Gelu", domain="com.microsoft"))

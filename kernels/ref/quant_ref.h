@@ -1,8 +1,127 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Entry points of the quant family's reference kernels (kernels_quant.def). Included by ref.h. */
+/* Entry points of the quant family's reference kernels (kernels_quant.def). Included by ref.h.
+ *
+ * Every kernel is registered with dtype UNDEFINED and checks the dtypes it handles in prepare.
+ * Quantized storage types are described by one table (quant_common_ref.c, em_q_type): today
+ * uint8, int8, uint16, int16 (and int32 as a DequantizeLinear input). The kernels touch
+ * quantized elements only through em_q_type / em_q_quantize / em_q_real, so the float8 and int4
+ * types of ONNX become one table row plus one conversion case each once ember_dtype has them
+ * (float8: cast with round-to-nearest-even honouring `saturate`, zero point 0; int4: two
+ * elements per byte, which em_q_* index by element). */
 #ifndef EMBER_KERNELS_REF_QUANT_REF_H
 #define EMBER_KERNELS_REF_QUANT_REF_H
 
 #include "kernel.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The signature every entry below shares (kernel.h em_krun_fn / em_kprepare_fn). */
+#define EM_QUANT_REF_DECL(prep, run)                                                               \
+    ember_status *prep(const em_kinfo *ki, void **state, size_t *scratch_bytes);                   \
+    void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+
+/* quant_linear_ref.c: QuantizeLinear-21 (x f32 f16 bf16 i32; scale f32 f16 bf16; per tensor,
+ * per axis or blocked; output u8 i8 u16 i16 from the zero point or output_dtype; round half to
+ * even, saturating), DequantizeLinear-21 (x u8 i8 u16 i16 i32; output the scale's dtype or
+ * output_dtype) and DynamicQuantizeLinear-11 (f32 -> u8, scale, zero point). */
+EM_QUANT_REF_DECL(em_quantizelinear_prepare__ref, em_quantizelinear__ref)
+EM_QUANT_REF_DECL(em_dequantizelinear_prepare__ref, em_dequantizelinear__ref)
+EM_QUANT_REF_DECL(em_dynquant_prepare__ref, em_dynquant__ref)
+
+/* quant_matmul_ref.c: MatMulInteger-10 (u8/i8 operands, numpy batching, zero points per tensor,
+ * per row of A / column of B, or per batch and row / column) and QLinearMatMul-21 (u8/i8;
+ * a and y per tensor or per row, b per tensor or per column; scales f32 f16 bf16). */
+EM_QUANT_REF_DECL(em_matmulinteger_prepare__ref, em_matmulinteger__ref)
+EM_QUANT_REF_DECL(em_qlinearmatmul_prepare__ref, em_qlinearmatmul__ref)
+
+/* quant_conv_ref.c: ConvInteger-10 and QLinearConv-10 (u8/i8, N-D spatial, pads, strides,
+ * dilations, group, auto_pad; x zero point per tensor, w zero point and scale per tensor or
+ * per output channel; QLinearConv's optional int32 bias). */
+EM_QUANT_REF_DECL(em_convinteger_prepare__ref, em_convinteger__ref)
+EM_QUANT_REF_DECL(em_qlinearconv_prepare__ref, em_qlinearconv__ref)
+
+#undef EM_QUANT_REF_DECL
+
+/* ---- Helpers shared by the quant and signal families (quant_common_ref.c) ---------------- */
+/* Loads go through the tensor family's em_tref_get (element i of any numeric dtype as double;
+ * exact for f16, bf16 and integers up to 2^53), one-element int32/int64 values through the
+ * reduce family's em_rd_scalar_int. */
+
+/* True for f32 f64 f16 bf16. */
+bool em_q_is_float(ember_dtype dt);
+/* Stores v into element i with ONNX Cast's rules: floats round to nearest even once (f16 and
+ * bf16 straight from double); integers truncate toward zero, saturate, NaN gives 0. */
+void em_q_setf(ember_dtype dt, void *p, int64_t i, double v);
+/* Int attribute `name` that must be 0 or 1 (default dflt) as a bool; INVALID_MODEL otherwise. */
+ember_status *em_q_attr_flag(const em_kinfo *ki, const char *name, int64_t dflt, bool *v);
+/* Input i must be one int32/int64 value (rank 0 or 1); absent is an error only when
+ * `required`. *known tells whether prepare sees its data, then in *v. `what` names it. */
+ember_status *em_q_int_input(const em_kinfo *ki, int i, const char *what, bool required,
+                             bool *known, int64_t *v);
+
+/* A quantized storage type. */
+typedef struct em_qtype {
+    ember_dtype dt;
+    bool quantize_ok; /* may be QuantizeLinear's output (int32 is a DequantizeLinear input only) */
+    double lo, hi;    /* the integer range the quantized values saturate to */
+} em_qtype;
+
+/* The description of dt, or NULL when dt is no quantized storage type. */
+const em_qtype *em_q_type(ember_dtype dt);
+/* The stored value of element i as a real number (integers exactly). */
+double em_q_real(const em_qtype *t, const void *p, int64_t i);
+/* The stored value of element i of an integer quantized type. */
+int64_t em_q_int(const em_qtype *t, const void *p, int64_t i);
+/* Input i (named `what`) must be a uint8 or int8 tensor (UNSUPPORTED otherwise); its type in *t. */
+ember_status *em_q_operand_8bit(const em_kinfo *ki, int i, const char *what, const em_qtype **t);
+/* A QLinear / integer op parameter's dtype: a zero point has its operand's dtype `want`; a scale
+ * (want UNDEFINED) is f32, f16 or bf16. */
+bool em_q_param_dtype_ok(ember_dtype dt, ember_dtype want);
+/* Stores saturate(round_half_even(v) + zp) into element i; NaN stores the zero point.
+ * `saturate` is the attribute of the float8 types; integer types always saturate. */
+void em_q_quantize(const em_qtype *t, void *p, int64_t i, double v, double zp, bool saturate);
+
+/*
+ * Where the scale (and zero point) of element e of x lives, for per-tensor, per-axis and
+ * blocked quantization alike: with e = (o * dim + a) * inner + r (a the coordinate along the
+ * axis), the parameter index is o * s_outer + (a / block) * s_axis + r * s_inner.
+ */
+typedef struct em_qmap {
+    int64_t inner, dim, block;
+    int64_t s_outer, s_axis, s_inner;
+} em_qmap;
+
+static inline int64_t em_qmap_index(const em_qmap *m, int64_t e)
+{
+    int64_t r = e % m->inner, t = e / m->inner;
+    return (t / m->dim) * m->s_outer + ((t % m->dim) / m->block) * m->s_axis + r * m->s_inner;
+}
+
+/* Builds the map of QuantizeLinear/DequantizeLinear from x, the scale (input 1), the optional
+ * zero point (input 2: NULL when absent), the axis and block_size attributes; INVALID_MODEL
+ * names the node when the shapes do not fit. */
+ember_status *em_qmap_parse(const em_kinfo *ki, const em_tensor *x, const em_tensor *scale,
+                            const em_tensor *zp, int64_t axis, int64_t block, em_qmap *m);
+
+/* Requantization multiplier of the QLinear ops, in float32 as ONNX's reference and ONNX
+ * Runtime compute it: (a_scale * b_scale) / y_scale. */
+static inline double em_q_multiplier(double a_scale, double b_scale, double y_scale)
+{
+    float m = (float)a_scale * (float)b_scale;
+    m = m / (float)y_scale;
+    return m;
+}
+
+/* The low 32 bits of v as a two's complement int32 (the integer ops' int32 accumulators wrap;
+ * no implementation-defined conversion). */
+static inline int32_t em_q_wrap32(int64_t v)
+{
+    uint32_t w = (uint32_t)(uint64_t)v;
+    return w <= INT32_MAX ? (int32_t)w : (int32_t)(w - 2147483648u) + INT32_MIN;
+}
+
+/* The QLinear ops' result: saturate(round_half_even(acc * mult) + zp) into element i. */
+void em_q_requantize(const em_qtype *t, void *p, int64_t i, int64_t acc, double mult, double zp);
 
 #endif /* EMBER_KERNELS_REF_QUANT_REF_H */

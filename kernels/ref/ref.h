@@ -95,7 +95,8 @@ void em_softmax_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
 ember_status *em_copy_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 void em_copy__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
-/* batchnorm_ref.c: BatchNormalization f32, inference form. */
+/* batchnorm_ref.c: BatchNormalization-15 f32, inference and training_mode (batch statistics,
+ * optional running_mean / running_var outputs). */
 ember_status *em_batchnorm_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 void em_batchnorm_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
                            const em_kctx *ctx);

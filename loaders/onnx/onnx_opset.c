@@ -12,9 +12,11 @@
  *    op(axis=rank-1) when the axis is the last one.
  *  - Split (<18) without sizes: num_outputs. Concat (<4): axis defaulted to 1. Cast (<6): `to`
  *    was a type name. Legacy broadcasting (<7: broadcast=1 with axis) of binary ops.
- *  - BatchNormalization (<9) spatial / is_test / consumed_inputs; Dropout -> Identity (its
- *    mask must be unused); Upsample and Resize-10 -> Resize-11+ with (X, roi, scales);
- *    Scatter -> ScatterElements.
+ *  - BatchNormalization (<9) spatial / is_test / consumed_inputs, (<14) training told by the
+ *    running-statistics outputs; Dropout (<12) keeps only its data input (inference); DFT
+ *    (<20) axis attribute -> input 2; PRelu (<7) per-channel slope -> [C,1,...]; Upsample and
+ *    Resize-10 -> Resize-11+ with (X, roi, scales); Scatter -> ScatterElements; Scan (<9)
+ *    marked ember_scan8 (batch axes and sequence_lens, run by the interpreter).
  * Where a rewrite needs an op ember lacks, em_op_from_name fails and the node is reported
  * UNSUPPORTED (check_ops lists those before any graph is built).
  */
@@ -62,9 +64,6 @@ const char *onnx_opset_target(const char *op_type)
 {
     if (op_type == NULL) {
         return "";
-    }
-    if (strcmp(op_type, "Dropout") == 0) {
-        return "Identity";
     }
     if (strcmp(op_type, "Upsample") == 0) {
         return "Resize";
@@ -361,9 +360,30 @@ static ember_status *prelu_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     return reshape_const(c, sc, p, 1, dims, x->rank - 1);
 }
 
-static ember_status *batchnorm_legacy(onnx_ctx *c, onnx_pending *p)
+static bool output_used(const onnx_scope *sc, const onnx_pending *p, size_t i)
 {
-    const Onnx__AttributeProto *sp = take(p, "spatial"), *tm = take(p, "training_mode");
+    return p->np->n_output > i && p->np->output[i][0] != '\0' &&
+           onnx_name_used(sc, p->np->output[i]);
+}
+
+/* Before opset 14 BatchNormalization trained when its running statistics were outputs; from
+ * 14 on, training_mode says so. saved_mean / saved_var (opsets < 14) are not computed. */
+/* DFT before opset 20: `axis` was an attribute (default 1); now input 2 (default -2). */
+static ember_status *dft_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
+{
+    const Onnx__AttributeProto *ax = take(p, "axis");
+    int64_t axis = ax != NULL ? ax->i : 1;
+    int idx;
+    ember_status *st = onnx_add_const(c, sc, p->name, "axis", EMBER_DTYPE_I64, &axis, 1, 0, &idx);
+    if (st == NULL) {
+        set_input(p, 2, idx);
+    }
+    return st;
+}
+
+static ember_status *batchnorm_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
+{
+    const Onnx__AttributeProto *sp = take(p, "spatial");
     take(p, "is_test");
     if (c->opset < 9 && sp != NULL && sp->i == 0) {
         return onnx_err(c, EMBER_ERR_UNSUPPORTED,
@@ -371,10 +391,14 @@ static ember_status *batchnorm_legacy(onnx_ctx *c, onnx_pending *p)
                         "not supported",
                         p->name);
     }
-    if (tm != NULL && tm->i != 0) {
+    if (c->opset < 14 && (output_used(sc, p, 3) || output_used(sc, p, 4))) {
         return onnx_err(c, EMBER_ERR_UNSUPPORTED,
-                        "node '%s' (BatchNormalization): training_mode=1 is not supported",
+                        "node '%s' (BatchNormalization): outputs saved_mean / saved_var are not "
+                        "supported",
                         p->name);
+    }
+    if (c->opset < 14 && (output_used(sc, p, 1) || output_used(sc, p, 2))) {
+        extra_int(p, "training_mode", 1);
     }
     return NULL;
 }
@@ -430,13 +454,24 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         return broadcast_legacy(c, sc, p);
     } else if (is(p, "Gemm") && c->opset < 7) {
         take(p, "broadcast");
+    } else if (is(p, "DFT") && c->opset < 20) {
+        return dft_legacy(c, sc, p);
     } else if (is(p, "PRelu") && c->opset < 7) {
         return prelu_legacy(c, sc, p);
     } else if (is(p, "Scan") && c->opset < 9) {
         extra_int(p, "ember_scan8", 1); /* sequence_lens first, batch axes: see interp.c */
     } else if (is(p, "BatchNormalization")) {
-        return batchnorm_legacy(c, p);
-    } else if (is(p, "Dropout")) {
+        return batchnorm_legacy(c, sc, p);
+    } else if (is(p, "Dropout") && c->opset < 12) {
+        /* Before opset 12 Dropout had no training_mode input: it ran as in inference. The
+         * mask was of the data's dtype before opset 10. */
+        if (c->opset < 10 && p->np->n_output > 1 && p->np->output[1][0] != '\0' &&
+            onnx_name_used(sc, p->np->output[1])) {
+            return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+                            "node '%s' (Dropout, opset %lld): its mask output (of the data's "
+                            "dtype before opset 10) is not supported",
+                            p->name, (long long)c->opset);
+        }
         for (size_t i = 0; i < p->np->n_attribute; i++) {
             p->skip_attr[i] = true; /* ratio, is_test, seed: inference ignores them */
         }

@@ -35,16 +35,19 @@
 #define REASON_LEN 400
 
 /* How outputs are compared: within rtol/atol, or (random ops) by properties only. */
+typedef enum { RANDOM_NO = 0, RANDOM_SET, RANDOM_SCALE } random_kind;
+
 typedef struct tol {
     double rtol, atol;
-    bool random;
+    random_kind random;
+    const ember_tensor *x0; /* the data set's input 0 (RANDOM_SCALE) */
 } tol;
 
 typedef struct expectation {
     char name[256]; /* group/case */
     char note[REASON_LEN]; /* a hand-written reason ("known: ..."), kept by --write-expected */
     bool fail;
-    bool random; /* a random op: checked by properties (see compare_random) */
+    random_kind random; /* a random op: checked by properties (see compare_random) */
     char line[REASON_LEN + 300]; /* the entry as written: random / tol ones are kept as they are
                                   * by --write-expected while they pass */
     double rtol, atol;
@@ -107,10 +110,43 @@ static bool is_float(ember_dtype dt)
 }
 
 /* Compares one output; on mismatch writes why into reason. */
-/* A random op's output: the dtype and shape expected, and every value 0 or within the values the
- * reference produced (integer and bool outputs: in the reference's value set), so Bernoulli
- * gives 0/1, Dropout's mask booleans and its output 0 or kept values in the reference's range.
+/* A random op's output, checked by properties once dtype and shape match:
+ *  RANDOM_SET   every value is 0 or within the values the reference produced (integer and bool
+ *               outputs: in its value set): Bernoulli's 0/1, masks;
+ *  RANDOM_SCALE every nonzero value is input 0's value times one common factor, the factor the
+ *               reference's nonzero values show: Dropout's output in training mode.
  * Rates are checked by the kernels' unit tests on large samples. */
+static bool compare_scaled(const void *g, const void *w, const ember_tensor *x0, ember_dtype dt,
+                           int64_t n, int idx, char *reason)
+{
+    if (x0 == NULL || ember_tensor_dtype(x0) != dt || ember_tensor_elem_count(x0) != n) {
+        snprintf(reason, REASON_LEN, "output %d: no input 0 of its dtype and size to scale", idx);
+        return false;
+    }
+    const void *x = ember_tensor_data((ember_tensor *)x0);
+    double scale = NAN;
+    for (int64_t i = 0; i < n && isnan(scale); i++) {
+        double b = elem_as_double(w, dt, i), xi = elem_as_double(x, dt, i);
+        scale = b != 0 && xi != 0 ? b / xi : NAN;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double a = elem_as_double(g, dt, i), xi = elem_as_double(x, dt, i);
+        if (a == 0) {
+            continue;
+        }
+        if (isnan(scale)) {
+            scale = a / xi;
+        }
+        if (!(fabs(a - xi * scale) <= 1e-6 + 1e-5 * fabs(xi * scale))) {
+            snprintf(reason, REASON_LEN, "output %d: element %lld (%.9g) is neither 0 nor input "
+                     "0 (%.9g) times the reference's factor %.9g", idx, (long long)i, a, xi,
+                     scale);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool compare_random(const void *g, const void *w, ember_dtype dt, int64_t n, int idx,
                            char *reason)
 {
@@ -158,7 +194,10 @@ static bool compare(const ember_tensor *got, const ember_tensor *want, tol t, in
     }
     int64_t n = ember_tensor_elem_count(want);
     const void *g = ember_tensor_data((ember_tensor *)got), *w = ember_tensor_data((ember_tensor *)want);
-    if (t.random) {
+    if (t.random == RANDOM_SCALE && is_float(dt)) {
+        return compare_scaled(g, w, t.x0, dt, n, idx, reason);
+    }
+    if (t.random != RANDOM_NO) {
         return compare_random(g, w, dt, n, idx, reason);
     }
     if (!is_float(dt)) {
@@ -303,6 +342,7 @@ static bool run_case(const char *case_dir, tol t, char *reason)
             ember_status_destroy(st);
             ok = false;
         }
+        t.x0 = n_in > 0 ? in[0] : NULL;
         for (int k = 0; ok && k < n_want; k++) {
             ok = compare_value(got[k], want[k], t, k, reason);
         }
@@ -402,7 +442,9 @@ static int load_expected(runner *r, const char *path)
                 snprintf(e->note, sizeof e->note, "%.*s", (int)strcspn(known, "\n"), known);
             }
         } else if (strcmp(kind, "random") == 0) {
-            e->random = true;
+            char prop[16] = "";
+            sscanf(line, "%*s %*s %15s", prop);
+            e->random = strcmp(prop, "scale") == 0 ? RANDOM_SCALE : RANDOM_SET;
         } else if (strcmp(kind, "tol") != 0 ||
                    sscanf(line, "%*s %*s %lf %lf", &e->rtol, &e->atol) != 2) {
             fprintf(stderr, "onnx_conformance: %s:%d: expected 'fail', 'random' or 'tol RTOL ATOL'\n",
@@ -471,7 +513,7 @@ static void run_group(runner *r, const char *dir, counts *total)
         }
         snprintf(full, sizeof full, "%s/%s", group, names[i]);
         expectation *e = find_expected(r, full);
-        tol t = {r->rtol, r->atol, e != NULL && e->random};
+        tol t = {r->rtol, r->atol, e != NULL ? e->random : RANDOM_NO, NULL};
         if (e != NULL && !e->fail && !e->random) {
             t.rtol = e->rtol;
             t.atol = e->atol;

@@ -234,7 +234,7 @@ static const bad_case bad_cases[] = {
     {"truncated.onnx",         EMBER_ERR_INVALID_MODEL, "not a valid ONNX model (protobuf parse error"},
     {"bitflip.onnx",           EMBER_ERR_INVALID_MODEL, "not a valid ONNX model (protobuf parse error"},
     {"unknown_op.onnx",        EMBER_ERR_UNSUPPORTED,
-     "unsupported operators: node 'conv_7' (ConvTranspose), node 'x' (NonZero)"},
+     "unsupported operators: node 'conv_7' (ConvTranspose2), node 'x' (NoSuchOp)"},
     {"unknown_domain.onnx",    EMBER_ERR_UNSUPPORTED, "node 'n0' (Gelu, domain 'com.microsoft')"},
     {"wrong_arity.onnx",       EMBER_ERR_INVALID_MODEL, "node 'n0' (Relu): has 2 inputs"},
     {"short_data.onnx",        EMBER_ERR_INVALID_MODEL, "tensor 'w': raw_data has 20 bytes, its dims [4,4] need 64"},
