@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Element rules of the dyn op family (NonZero, Unique), defined in shape_dyn.c and shared by the
- * shape functions, which count from the data, and the reference kernels, which fill from it. */
+/* Rules of the ops whose output shapes depend on data (NonZero and Unique: shape_dyn.c;
+ * NonMaxSuppression: shape_nn.c), shared by the shape functions, which count from the data,
+ * and the reference kernels, which fill from it. */
 #ifndef EMBER_RUNTIME_DYN_H
 #define EMBER_RUNTIME_DYN_H
 
@@ -18,5 +19,12 @@ bool em_dyn_nonzero(ember_dtype dt, const void *data, int64_t i);
  * Returns the number of distinct slices. */
 int64_t em_dyn_unique_sort(ember_dtype dt, const void *data, int64_t outer, int64_t n,
                            int64_t inner, int64_t *perm, int64_t *tmp, int64_t *group);
+
+/* NonMaxSuppression's selection, shared with its shape function (defined in runtime/shape_nn.c,
+ * documented there): bcn = {batches, classes, boxes}, work holds 2 * boxes entries, at most `cap`
+ * rows [batch, class, box] go to sel; returns the number of boxes selected. */
+int64_t em_nms_select(const float *boxes, const float *scores, const int64_t *bcn, int64_t max_out,
+                      float iou_th, const float *score_th, int center, int64_t *work, int64_t *sel,
+                      int64_t cap);
 
 #endif /* EMBER_RUNTIME_DYN_H */

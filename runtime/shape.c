@@ -268,7 +268,8 @@ ember_status *em_shape_pool(const em_node *n, const em_shape *in, em_shape *out)
     int nsp = in[0].rank - 2;
     out->dims[0] = in[0].dims[0];
     out->dims[1] = in[0].dims[1];
-    if (n->op == EM_OP_GLOBALAVERAGEPOOL) {
+    if (n->op == EM_OP_GLOBALAVERAGEPOOL || n->op == EM_OP_GLOBALMAXPOOL ||
+        n->op == EM_OP_GLOBALLPPOOL) {
         for (int i = 0; i < nsp; i++) {
             out->dims[2 + i] = em_dim_known(1);
         }

@@ -16,7 +16,8 @@
  *    running-statistics outputs; Dropout (<12) keeps only its data input (inference); DFT
  *    (<20) axis attribute -> input 2; PRelu (<7) per-channel slope -> [C,1,...]; Upsample and
  *    Resize-10 -> Resize-11+ with (X, roi, scales); Scatter -> ScatterElements; Scan (<9)
- *    marked ember_scan8 (batch axes and sequence_lens, run by the interpreter).
+ *    marked ember_scan8 (batch axes and sequence_lens, run by the interpreter); RoiAlign (<16)
+ *    computed as output_half_pixel; LpPool and GlobalLpPool (<2) had a float p.
  * Where a rewrite needs an op ember lacks, em_op_from_name fails and the node is reported
  * UNSUPPORTED (check_ops lists those before any graph is built).
  */
@@ -454,6 +455,12 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         return broadcast_legacy(c, sc, p);
     } else if (is(p, "Gemm") && c->opset < 7) {
         take(p, "broadcast");
+    } else if (is(p, "RoiAlign") && c->opset < 16 &&
+               onnx_node_attr(p->np, "coordinate_transformation_mode", NULL) == NULL) {
+        extra_str(p, "coordinate_transformation_mode", "output_half_pixel"); /* opset 10 */
+    } else if ((is(p, "LpPool") || is(p, "GlobalLpPool")) && c->opset < 2) {
+        const Onnx__AttributeProto *pa = take(p, "p"); /* a float before opset 2 */
+        extra_int(p, "p", pa != NULL ? (int64_t)pa->f : 2);
     } else if (is(p, "DFT") && c->opset < 20) {
         return dft_legacy(c, sc, p);
     } else if (is(p, "PRelu") && c->opset < 7) {
