@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "backends.h"
 #include "build_config.h"
+#include "interp.h"
 #include "kernel.h"
 #include "status.h"
 
@@ -663,4 +664,37 @@ bool ember_model_opset(const ember_model *m, size_t i, const char **domain, int6
         *version = m->opset_versions[i];
     }
     return true;
+}
+
+/* Sequence and optional files (the rest of the value API is in api_value.c). */
+ember_status *ember_value_load_pb(const char *path, ember_type_kind kind, ember_tensor **out)
+{
+    if (out == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "value_load_pb: NULL argument");
+    }
+    *out = NULL;
+    if (kind == EMBER_TYPE_TENSOR) {
+        return ember_tensor_load_pb(path, out);
+    }
+#ifdef EMBER_HAVE_ONNX
+    em_storage *s = NULL;
+    em_rv v = {0};
+    ember_status *st = em_storage_new_mmap(NULL, path, &s);
+    if (st != NULL) {
+        return st;
+    }
+    em_vtype vt = kind == EMBER_TYPE_SEQUENCE   ? EM_VT_SEQUENCE
+                  : kind == EMBER_TYPE_OPTIONAL ? EM_VT_OPTIONAL
+                                                : EM_VT_OPTIONAL_SEQUENCE;
+    st = em_onnx_read_value(em_storage_data(s), em_storage_size(s), path, vt, NULL, &v);
+    if (st == NULL) {
+        st = em_api_value_from_rv(NULL, &v, out);
+    }
+    em_rv_clear(NULL, &v);
+    em_storage_release(s);
+    return st;
+#else
+    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: an ONNX value; this build has no ONNX "
+                         "loader", path);
+#endif
 }
