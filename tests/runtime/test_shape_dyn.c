@@ -5,9 +5,7 @@
  * exact (NonZero's rank row, Unique's inverse_indices length, Compress's other axes); with it
  * they are exact: NonZero over float zeros of both signs and NaN, 0-D inputs; Unique with and
  * without axis (negative too), NaN and -0 collapsed, empty inputs; Compress with and without
- * axis, short conditions. Errors name the node. The helpers (a hand-built node with up to 16
- * inputs, shapes, constant values) are shared with test_shape_random.c and test_shape_train.c,
- * which include this file with EM_SHAPE_DYN_HELPERS_ONLY.
+ * axis, short conditions. Errors name the node.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,147 +22,7 @@
 #include "shape.h"
 #include "status.h"
 
-#define UNK (-1) /* an expected unknown dim */
-
-/* A hand-built node (em_node_attr_* read n.attrs). */
-typedef struct sn {
-    em_node n;
-    int in[16], out[16];
-    em_attr attrs[8];
-    int64_t ints[8][8];
-} sn;
-
-static inline void sn_init(sn *s, em_op op, const char *name, int n_in, int n_out)
-{
-    memset(s, 0, sizeof *s);
-    s->n.op = op;
-    s->n.name = (char *)name;
-    s->n.n_in = n_in;
-    s->n.n_out = n_out;
-    s->n.in = s->in;
-    s->n.out = s->out;
-    s->n.attrs = s->attrs;
-    for (int i = 0; i < 16; i++) {
-        s->in[i] = i;
-        s->out[i] = 16 + i;
-    }
-}
-
-static inline em_attr *sn_attr(sn *s, const char *name, em_attr_type type)
-{
-    assert_true(s->n.n_attrs < 8);
-    em_attr *a = &s->attrs[s->n.n_attrs++];
-    a->name = (char *)name;
-    a->type = type;
-    return a;
-}
-
-static inline void sn_int(sn *s, const char *name, int64_t v)
-{
-    sn_attr(s, name, EM_ATTR_INT)->i = v;
-}
-
-static inline void sn_float(sn *s, const char *name, float v)
-{
-    sn_attr(s, name, EM_ATTR_FLOAT)->f = v;
-}
-
-static inline void sn_str(sn *s, const char *name, const char *v)
-{
-    sn_attr(s, name, EM_ATTR_STRING)->s = (char *)v;
-}
-
-static inline void sn_ints(sn *s, const char *name, const int64_t *v, int n)
-{
-    int slot = s->n.n_attrs;
-    em_attr *a = sn_attr(s, name, EM_ATTR_INTS);
-    memcpy(s->ints[slot], v, sizeof(int64_t) * (size_t)n);
-    a->ints = s->ints[slot];
-    a->n = n;
-}
-
-static inline em_shape shp(ember_dtype dt, int rank, const int64_t *dims)
-{
-    em_shape s;
-    memset(&s, 0, sizeof s);
-    s.dtype = dt;
-    s.rank = rank;
-    for (int i = 0; i < rank; i++) {
-        s.dims[i].v = dims[i];
-    }
-    return s;
-}
-
-#define SHP(dt, ...)                                                                               \
-    shp(dt, (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
-
-static inline em_shape absent(void)
-{
-    em_shape s;
-    memset(&s, 0, sizeof s);
-    s.rank = -1;
-    return s;
-}
-
-/* The shape `s` with a value over `data` (kept in *t). */
-static inline em_shape with_value(em_shape s, em_tensor *t, const void *data)
-{
-    memset(t, 0, sizeof *t);
-    t->dtype = s.dtype;
-    t->rank = s.rank;
-    for (int d = 0; d < s.rank; d++) {
-        t->dims[d] = s.dims[d].v;
-    }
-    t->data = (void *)data;
-    s.value = t;
-    return s;
-}
-
-static inline void infer_ok(const sn *s, const em_shape *in, em_shape *out)
-{
-    ember_status *st = em_shape_infer_node(&s->n, in, out);
-    if (st != NULL) {
-        fail_msg("node '%s': unexpected error: %s", s->n.name, ember_status_message(st));
-    }
-}
-
-static inline void infer_err(const sn *s, const em_shape *in)
-{
-    em_shape out[16];
-    ember_status *st = em_shape_infer_node(&s->n, in, out);
-    if (st == NULL) {
-        fail_msg("node '%s': expected an error", s->n.name);
-    }
-    bool ok = ember_status_code(st) == EMBER_ERR_INVALID_MODEL &&
-              strstr(ember_status_message(st), s->n.name) != NULL;
-    if (!ok) {
-        print_error("%s\n", ember_status_message(st));
-    }
-    ember_status_destroy(st);
-    assert_true(ok);
-}
-
-static inline void expect_dims(const em_shape *s, ember_dtype dt, int rank, const int64_t *dims)
-{
-    if (s->dtype != dt) {
-        fail_msg("dtype %d, expected %d", (int)s->dtype, (int)dt);
-    }
-    if (s->rank != rank) {
-        fail_msg("rank %d, expected %d", s->rank, rank);
-    }
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] == UNK ? s->dims[i].v >= 0 : s->dims[i].v != dims[i]) {
-            fail_msg("dim %d is %lld, expected %lld", i, (long long)s->dims[i].v,
-                     (long long)dims[i]);
-        }
-    }
-}
-
-#define EXPECT(s, dt, ...)                                                                         \
-    expect_dims(&(s), dt, (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)),               \
-                (int64_t[]){__VA_ARGS__})
-
-#ifndef EM_SHAPE_DYN_HELPERS_ONLY
+#include "test_shape_util.h"
 
 /* ---- NonZero ------------------------------------------------------------------------------ */
 
@@ -328,4 +186,3 @@ int main(void)
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 
-#endif /* EM_SHAPE_DYN_HELPERS_ONLY */

@@ -5,9 +5,6 @@
  * taken from the target where the input's are unknown, unknown ranks, SCE's log_prob, and
  * the errors (each naming the node).
  */
-#ifndef EMBER_TESTS_RUNTIME_TEST_SHAPE_LOSS_C
-#define EMBER_TESTS_RUNTIME_TEST_SHAPE_LOSS_C
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,105 +17,7 @@
 #include "shape.h"
 #include "status.h"
 
-/* The helpers below are shared with test_shape_rnn.c, which includes this file with
- * EM_SHAPE_TEST_HELPERS_ONLY defined (dropping this file's tests and main). */
-
-/* A hand-built node with room for attributes (em_node_attr_* read n.attrs). */
-typedef struct sn {
-    em_node n;
-    int in[8], out[3];
-    em_attr attrs[4];
-} sn;
-
-static inline void sn_init(sn *s, em_op op, const char *name, int n_in, int n_out)
-{
-    memset(s, 0, sizeof *s);
-    s->n.op = op;
-    s->n.name = (char *)name;
-    s->n.n_in = n_in;
-    s->n.n_out = n_out;
-    s->n.in = s->in;
-    s->n.out = s->out;
-    s->n.attrs = s->attrs;
-    for (int i = 0; i < 8; i++) {
-        s->in[i] = i;
-    }
-    for (int i = 0; i < 3; i++) {
-        s->out[i] = 8 + i;
-    }
-}
-
-static inline em_attr *sn_attr(sn *s, const char *name, em_attr_type type)
-{
-    assert_true(s->n.n_attrs < 4);
-    em_attr *a = &s->attrs[s->n.n_attrs++];
-    a->name = (char *)name;
-    a->type = type;
-    return a;
-}
-
-static inline void sn_int(sn *s, const char *name, int64_t v)
-{
-    sn_attr(s, name, EM_ATTR_INT)->i = v;
-}
-
-static inline void sn_str(sn *s, const char *name, const char *v)
-{
-    sn_attr(s, name, EM_ATTR_STRING)->s = (char *)v;
-}
-
-/* A shape; dims of -1 are unknown. rank -1: unknown rank. */
-static inline em_shape shp(ember_dtype dt, int rank, const int64_t *dims)
-{
-    em_shape s;
-    memset(&s, 0, sizeof s);
-    s.dtype = dt;
-    s.rank = rank;
-    for (int i = 0; i < rank; i++) {
-        s.dims[i].v = dims[i];
-    }
-    return s;
-}
-
-/* dtype, rank and dims (-1: expect unknown) of s. */
-static inline void expect(const em_shape *s, ember_dtype dt, int rank, const int64_t *dims)
-{
-    assert_int_equal(s->dtype, dt);
-    assert_int_equal(s->rank, rank);
-    for (int i = 0; i < rank; i++) {
-        if (s->dims[i].v != dims[i]) {
-            fail_msg("dim %d is %lld, expected %lld", i, (long long)s->dims[i].v,
-                     (long long)dims[i]);
-        }
-    }
-}
-
-static inline void infer_ok(const sn *s, const em_shape *in, em_shape *out)
-{
-    ember_status *st = em_shape_infer_node(&s->n, in, out);
-    if (st != NULL) {
-        fail_msg("node '%s': unexpected error: %s", s->n.name, ember_status_message(st));
-    }
-}
-
-/* An INVALID_MODEL error naming the node. */
-static inline void infer_err(const sn *s, const em_shape *in)
-{
-    em_shape out[3];
-    ember_status *st = em_shape_infer_node(&s->n, in, out);
-    if (st == NULL) {
-        fail_msg("node '%s': expected an error", s->n.name);
-    }
-    bool ok = ember_status_code(st) == EMBER_ERR_INVALID_MODEL &&
-              strstr(ember_status_message(st), s->n.name) != NULL;
-    if (!ok) {
-        print_error("node '%s': got %s\n", s->n.name, ember_status_message(st));
-    }
-    ember_status_destroy(st);
-    assert_true(ok);
-}
-
-#ifndef EM_SHAPE_TEST_HELPERS_ONLY
+#include "test_shape_util.h"
 
 #define F32 EMBER_DTYPE_F32
 #define I64 EMBER_DTYPE_I64
@@ -224,5 +123,3 @@ int main(void)
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 
-#endif /* EM_SHAPE_TEST_HELPERS_ONLY */
-#endif /* EMBER_TESTS_RUNTIME_TEST_SHAPE_LOSS_C */

@@ -5,8 +5,15 @@
  * input, symbolic dims kept), Multinomial ([batch, sample_size], int32 default or int64) and
  * Dropout (output like data, bool mask); the errors, each naming the node.
  */
-#define EM_SHAPE_DYN_HELPERS_ONLY
-#include "test_shape_dyn.c"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_shape_util.h"
 
 static void test_random(void **state)
 {

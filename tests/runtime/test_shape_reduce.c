@@ -23,136 +23,13 @@
 #include "shape.h"
 #include "status.h"
 
-/* A hand-built node with room for attributes (em_node_attr_* read n.attrs). */
-typedef struct sn {
-    em_node n;
-    int in[8], out[4];
-    em_attr attrs[6];
-    int64_t ints[6][8];
-} sn;
-
-static void sn_init(sn *s, em_op op, const char *name, int n_in, int n_out)
-{
-    memset(s, 0, sizeof *s);
-    s->n.op = op;
-    s->n.name = (char *)name;
-    s->n.n_in = n_in;
-    s->n.n_out = n_out;
-    s->n.in = s->in;
-    s->n.out = s->out;
-    s->n.attrs = s->attrs;
-    for (int i = 0; i < 8; i++) {
-        s->in[i] = i;
-    }
-    for (int i = 0; i < 4; i++) {
-        s->out[i] = 8 + i;
-    }
-}
-
-static void sn_int(sn *s, const char *name, int64_t v)
-{
-    em_attr *a = &s->attrs[s->n.n_attrs++];
-    a->name = (char *)name;
-    a->type = EM_ATTR_INT;
-    a->i = v;
-}
-
-static void sn_ints(sn *s, const char *name, const int64_t *v, int n)
-{
-    int slot = s->n.n_attrs++;
-    em_attr *a = &s->attrs[slot];
-    memcpy(s->ints[slot], v, sizeof(int64_t) * (size_t)n);
-    a->name = (char *)name;
-    a->type = EM_ATTR_INTS;
-    a->ints = s->ints[slot];
-    a->n = n;
-}
-
-static void sn_str(sn *s, const char *name, const char *v)
-{
-    em_attr *a = &s->attrs[s->n.n_attrs++];
-    a->name = (char *)name;
-    a->type = EM_ATTR_STRING;
-    a->s = (char *)v;
-}
-
-static em_shape shp(ember_dtype dt, int rank, const int64_t *dims)
-{
-    em_shape s;
-    memset(&s, 0, sizeof s);
-    s.dtype = dt;
-    s.rank = rank;
-    for (int i = 0; i < rank && i < EM_MAX_RANK; i++) {
-        s.dims[i].v = dims[i];
-    }
-    return s;
-}
-
-static em_shape absent(void)
-{
-    em_shape s;
-    memset(&s, 0, sizeof s);
-    s.rank = -1;
-    return s;
-}
+#include "test_shape_util.h"
 
 /* A 1-D int64 constant shape over `data` (kept in *t). */
 static em_shape i64_value(em_tensor *t, const int64_t *data, int64_t n)
 {
-    memset(t, 0, sizeof *t);
-    t->dtype = EMBER_DTYPE_I64;
-    t->rank = 1;
-    t->dims[0] = n;
-    t->data = (void *)data;
-    em_shape s = shp(EMBER_DTYPE_I64, 1, &n);
-    s.value = t;
-    return s;
+    return with_value(shp(EMBER_DTYPE_I64, 1, &n), t, data);
 }
-
-static void infer_ok(const sn *s, const em_shape *in, em_shape *out)
-{
-    ember_status *st = em_shape_infer_node(&s->n, in, out);
-    if (st != NULL) {
-        fail_msg("node '%s': unexpected error: %s", s->n.name, ember_status_message(st));
-    }
-}
-
-static void infer_err(const sn *s, const em_shape *in)
-{
-    em_shape out[4];
-    ember_status *st = em_shape_infer_node(&s->n, in, out);
-    if (st == NULL) {
-        fail_msg("node '%s': expected an error", s->n.name);
-    }
-    bool ok = ember_status_code(st) == EMBER_ERR_INVALID_MODEL &&
-              strstr(ember_status_message(st), s->n.name) != NULL;
-    if (!ok) {
-        print_error("node '%s': got %s\n", s->n.name, ember_status_message(st));
-    }
-    ember_status_destroy(st);
-    assert_true(ok);
-}
-
-/* rank and dims (-1: expect unknown) of s. */
-static void expect(const em_shape *s, ember_dtype dt, int rank, const int64_t *dims)
-{
-    assert_int_equal(s->dtype, dt);
-    assert_int_equal(s->rank, rank);
-    for (int i = 0; i < rank; i++) {
-        if (s->dims[i].v != dims[i]) {
-            fail_msg("dim %d is %lld, expected %lld", i, (long long)s->dims[i].v,
-                     (long long)dims[i]);
-        }
-    }
-}
-
-#define DIMS(...)                                                                                  \
-    (int64_t[])                                                                                    \
-    {                                                                                              \
-        __VA_ARGS__                                                                                \
-    }
-#define NDIMS(...) (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
-#define EXPECT(s, dt, ...) expect(&(s), dt, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
 
 static void test_reduce_known_axes(void **state)
 {

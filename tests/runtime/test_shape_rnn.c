@@ -5,8 +5,15 @@
  * attribute or from R, unknown ranks and dims (unknown outputs, never errors), symbolic seq
  * and batch dims kept, fewer outputs, and the errors (each naming the node).
  */
-#define EM_SHAPE_TEST_HELPERS_ONLY
-#include "test_shape_loss.c"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_shape_util.h"
 
 /* An f32 shape of rank 3 (dims of -1 unknown), or of unknown rank when rank < 0. */
 static em_shape shp3(int rank, int64_t d0, int64_t d1, int64_t d2)

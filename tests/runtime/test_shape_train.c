@@ -5,8 +5,15 @@
  * count, R and T dtypes and ranks, a group tensor of another dtype or shape); plus
  * BatchNormalization's training outputs (runtime/shape.c em_shape_batchnorm).
  */
-#define EM_SHAPE_DYN_HELPERS_ONLY
-#include "test_shape_dyn.c"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_shape_util.h"
 
 /* R, T, then `groups` groups of tensors of shapes [2, 3] and [5] (f64 when `f64`). */
 static void optim_inputs(em_shape *in, int groups, int tensors, bool f64)
