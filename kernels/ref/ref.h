@@ -19,6 +19,7 @@
 #include "status.h"
 
 /* The op families, each with its own kernels_<family>.def and header. */
+#include "attn_ref.h"
 #include "dyn_ref.h"
 #include "loss_ref.h"
 #include "math_ref.h"
@@ -29,6 +30,7 @@
 #include "rnn_ref.h"
 #include "signal_ref.h"
 #include "tensor_ref.h"
+#include "text_ref.h"
 #include "train_ref.h"
 
 #include <stdbool.h>
