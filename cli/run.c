@@ -40,11 +40,14 @@ static void run_usage(FILE *f)
             "  load_ms first_ms median_ms min_ms p90_ms peak_rss_mb\n"
             "\n"
             "options:\n"
-            "  --input FILE        an input as .npy or ONNX TensorProto .pb, in the model's input\n"
-            "                      order (repeat)\n"
+            "  --input FILE        an input as .npy or ONNX .pb (TensorProto, or SequenceProto /\n"
+            "                      OptionalProto for such inputs), in the model's input order\n"
+            "                      (repeat)\n"
             "  --shape NAME=DIMS   fix an input's shape (NAME=1x3x224x224) or a symbolic dim\n"
             "                      (N=8) for generated inputs\n"
-            "  --output-dir DIR    write every output as DIR/output_<i>.npy\n"
+            "  --output-dir DIR    write every output as DIR/output_<i>.npy, or as an ONNX\n"
+            "                      DIR/output_<i>.pb where .npy cannot hold it (bfloat16,\n"
+            "                      sequences, optionals)\n"
             "  --threads N         compute threads (default: one per core)\n"
             "  --warmup N          untimed runs after the first (default 3)\n"
             "  --iters N           timed runs (default 20)\n"
@@ -203,7 +206,11 @@ static ember_status *make_inputs(const ember_model *m, const run_opts *o, ember_
     }
     for (size_t i = 0; i < n; i++) {
         if (o->n_inputs > 0) {
-            ember_status *st = ember_tensor_load(o->inputs[i], &in[i]);
+            /* Sequences and optionals come as ONNX .pb files (a .npy holds tensors only). */
+            ember_type_kind kind = ember_model_input_type(m, i);
+            ember_status *st = kind == EMBER_TYPE_TENSOR
+                                   ? ember_tensor_load(o->inputs[i], &in[i])
+                                   : ember_value_load_pb(o->inputs[i], kind, &in[i]);
             if (st != NULL) {
                 return st;
             }
@@ -330,20 +337,54 @@ static int write_trace(const ember_profile *p, const char *path)
     return 0;
 }
 
-static int write_outputs(const run_opts *o, ember_tensor **out, size_t n)
+/* Writes output i as DIR/output_<i>.npy, or as DIR/output_<i>.pb (an ONNX TensorProto,
+ * SequenceProto or OptionalProto) when .npy cannot hold it: a dtype numpy lacks (bfloat16),
+ * a sequence, an optional. */
+static int write_outputs(const run_opts *o, const ember_model *m, ember_tensor **out, size_t n)
 {
     if (mkdir(o->output_dir, 0777) != 0 && errno != EEXIST) {
         return cli_error("--output-dir %s: %s", o->output_dir, strerror(errno));
     }
     for (size_t i = 0; i < n; i++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/output_%zu.npy", o->output_dir, i);
-        ember_status *st = ember_tensor_save_npy(out[i], path);
+        ember_type_kind kind = ember_model_output_type(m, i);
+        ember_status *st = NULL;
+        if (kind == EMBER_TYPE_TENSOR && ember_tensor_kind(out[i]) == EMBER_VALUE_TENSOR) {
+            snprintf(path, sizeof path, "%s/output_%zu.npy", o->output_dir, i);
+            st = ember_tensor_save_npy(out[i], path);
+            if (st == NULL || ember_status_code(st) != EMBER_ERR_UNSUPPORTED) {
+                if (st != NULL) {
+                    return cli_fail(st);
+                }
+                continue;
+            }
+            ember_status_destroy(st);
+        }
+        snprintf(path, sizeof path, "%s/output_%zu.pb", o->output_dir, i);
+        st = ember_value_save_pb(out[i], kind, path);
         if (st != NULL) {
             return cli_fail(st);
         }
     }
     return 0;
+}
+
+/* "f32[1,1000]" for a tensor, "seq(f32)[3]" for a sequence of 3, "none(f32)" for an empty
+ * optional. */
+static void format_value(const ember_tensor *v, char *buf, size_t cap)
+{
+    ember_value_kind k = ember_tensor_kind(v);
+    if (k == EMBER_VALUE_TENSOR) {
+        cli_format_shape(ember_tensor_dtype(v), ember_tensor_dims(v), ember_tensor_rank(v), buf,
+                         cap);
+        return;
+    }
+    const char *elem = ember_dtype_name(ember_tensor_dtype(v));
+    if (k == EMBER_VALUE_SEQUENCE) {
+        snprintf(buf, cap, "seq(%s)[%zu]", elem, ember_sequence_length(v));
+    } else {
+        snprintf(buf, cap, "none(%s)", elem);
+    }
 }
 
 static void print_figures(const run_opts *o, const ember_model *m, int threads, double load_ms,
@@ -366,8 +407,7 @@ static void print_figures(const run_opts *o, const ember_model *m, int threads, 
                ember_model_format(m), threads, o->warmup, o->iters, load_ms, first_ms, median,
                t[0], t[p90i], rss);
         for (size_t i = 0; i < n_out; i++) {
-            cli_format_shape(ember_tensor_dtype(out[i]), ember_tensor_dims(out[i]),
-                             ember_tensor_rank(out[i]), shape, sizeof shape);
+            format_value(out[i], shape, sizeof shape);
             printf("%s", i ? "," : "");
             json_string(stdout, shape);
         }
@@ -377,12 +417,23 @@ static void print_figures(const run_opts *o, const ember_model *m, int threads, 
     printf("model=%s format=%s threads=%d warmup=%d iters=%d", model, ember_model_format(m),
            threads, o->warmup, o->iters);
     for (size_t i = 0; i < n_out; i++) {
-        cli_format_shape(ember_tensor_dtype(out[i]), ember_tensor_dims(out[i]),
-                         ember_tensor_rank(out[i]), shape, sizeof shape);
+        format_value(out[i], shape, sizeof shape);
         printf(" output_%zu=%s", i, shape);
     }
     printf("\nload_ms=%.4f first_ms=%.4f median_ms=%.4f min_ms=%.4f p90_ms=%.4f peak_rss_mb=%.2f\n",
            load_ms, first_ms, median, t[0], t[p90i], rss);
+}
+
+/* Sequence and optional outputs are created by each run (ember.h): drop the previous ones. */
+static void drop_value_outputs(const ember_model *m, ember_tensor **out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ember_model_output_type(m, i) != EMBER_TYPE_TENSOR ||
+            (out[i] != NULL && ember_tensor_kind(out[i]) != EMBER_VALUE_TENSOR)) {
+            ember_tensor_destroy(out[i]);
+            out[i] = NULL;
+        }
+    }
 }
 
 static int run_loop(const run_opts *o, ember_model *m, ember_session *s, ember_tensor **in,
@@ -399,6 +450,7 @@ static int run_loop(const run_opts *o, ember_model *m, ember_session *s, ember_t
     ember_status *st = ember_session_run(s, in, n_in, out, n_out);
     double first_ms = now_ms() - t0;
     for (int i = 0; st == NULL && i < o->warmup; i++) {
+        drop_value_outputs(m, out, n_out);
         st = ember_session_run(s, in, n_in, out, n_out);
     }
     bool profiling = o->profile || o->trace != NULL;
@@ -408,6 +460,7 @@ static int run_loop(const run_opts *o, ember_model *m, ember_session *s, ember_t
         prof = NULL;
     }
     for (int i = 0; st == NULL && i < o->iters; i++) {
+        drop_value_outputs(m, out, n_out);
         t0 = now_ms();
         st = ember_session_run(s, in, n_in, out, n_out);
         t[i] = now_ms() - t0;
@@ -430,7 +483,7 @@ static int run_loop(const run_opts *o, ember_model *m, ember_session *s, ember_t
         rc = write_trace(prof, o->trace);
     }
     if (rc == 0 && o->output_dir != NULL) {
-        rc = write_outputs(o, out, n_out);
+        rc = write_outputs(o, m, out, n_out);
     }
     ember_profile_destroy(prof);
     free(t);

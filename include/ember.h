@@ -492,6 +492,17 @@ EMBER_API ember_type_kind ember_model_output_type(const ember_model *model, size
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_value_load_pb(const char *path, ember_type_kind kind,
                                                             ember_tensor **out);
+/*
+ * Writes `v` to `path` as a serialized ONNX value, the inverse of ember_value_load_pb(): with
+ * kind EMBER_TYPE_TENSOR a TensorProto (dims, data_type, raw_data), EMBER_TYPE_SEQUENCE a
+ * SequenceProto of tensors, the optional kinds an OptionalProto (empty for an EMBER_VALUE_NONE
+ * handle). Every dtype with a fixed element size can be written, bfloat16 included, which
+ * .npy cannot hold. INVALID_ARG when `v` is not of `kind`, IO when the file cannot be written.
+ * Threads: any.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_value_save_pb(const ember_tensor *v,
+                                                            ember_type_kind kind,
+                                                            const char *path);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,10 @@
 #include "interp.h"
 #include "status.h"
 
+#include "../loaders/pb_write.h"
+
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +173,83 @@ ember_status *em_api_value_to_rv(const ember_allocator *al, const ember_tensor *
         out->t = t->t;
         return em_storage_new_borrowed(al, t->t.data, t->nbytes, &out->s);
     }
+}
+
+/* ---- Writing values as ONNX protobuf (ember_value_save_pb) ---- */
+
+/* Appends the SequenceProto of `seq` (items are tensors). */
+static ember_status *pb_sequence(em_pbuf *b, const ember_tensor *seq)
+{
+    em_pb_varint(b, 2, EM_PB_ELEM_TENSOR);
+    for (size_t i = 0; i < seq->n_items; i++) {
+        em_pbuf item = {0};
+        ember_status *st = em_pb_tensor(&item, &seq->items[i]->t);
+        if (st == NULL) {
+            em_pb_bytes(b, 3, item.p, item.n);
+        }
+        em_pbuf_free(&item);
+        if (st != NULL) {
+            return st;
+        }
+    }
+    return NULL;
+}
+
+/* Appends the message for `v` declared as `kind`: see ember_value_save_pb. */
+static ember_status *pb_value(em_pbuf *b, const ember_tensor *v, ember_type_kind kind)
+{
+    bool optional = kind == EMBER_TYPE_OPTIONAL || kind == EMBER_TYPE_OPTIONAL_SEQUENCE;
+    bool want_seq = kind == EMBER_TYPE_SEQUENCE || kind == EMBER_TYPE_OPTIONAL_SEQUENCE;
+    if (v->kind == EMBER_VALUE_NONE ? !optional
+                                    : (v->kind == EMBER_VALUE_SEQUENCE) != want_seq) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "value_save_pb: the value is %s, not %s",
+                             v->kind == EMBER_VALUE_NONE       ? "an empty optional"
+                             : v->kind == EMBER_VALUE_SEQUENCE ? "a sequence"
+                                                               : "a tensor",
+                             want_seq ? "a sequence" : "a tensor");
+    }
+    if (!optional) {
+        return v->kind == EMBER_VALUE_SEQUENCE ? pb_sequence(b, v) : em_pb_tensor(b, &v->t);
+    }
+    em_pb_varint(b, 2, want_seq ? EM_PB_ELEM_SEQUENCE : EM_PB_ELEM_TENSOR);
+    if (v->kind == EMBER_VALUE_NONE) {
+        return NULL;
+    }
+    em_pbuf inner = {0};
+    ember_status *st = want_seq ? pb_sequence(&inner, v) : em_pb_tensor(&inner, &v->t);
+    if (st == NULL) {
+        em_pb_bytes(b, want_seq ? 5 : 3, inner.p, inner.n);
+    }
+    em_pbuf_free(&inner);
+    return st;
+}
+
+ember_status *ember_value_save_pb(const ember_tensor *v, ember_type_kind kind, const char *path)
+{
+    if (v == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "value_save_pb: NULL argument");
+    }
+    if ((unsigned)kind > EMBER_TYPE_OPTIONAL_SEQUENCE) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "value_save_pb: unknown kind %d", (int)kind);
+    }
+    em_pbuf b = {0};
+    ember_status *st = pb_value(&b, v, kind);
+    if (st == NULL && b.failed) {
+        st = em_status_oom();
+    }
+    if (st == NULL) {
+        FILE *f = fopen(path, "wb");
+        if (f == NULL) {
+            st = em_status_new(EMBER_ERR_IO, "%s: cannot open for writing: %s", path,
+                               strerror(errno));
+        } else {
+            bool ok = fwrite(b.p, 1, b.n, f) == b.n;
+            ok = (fclose(f) == 0) && ok;
+            if (!ok) {
+                st = em_status_new(EMBER_ERR_IO, "%s: write failed", path);
+            }
+        }
+    }
+    em_pbuf_free(&b);
+    return st;
 }

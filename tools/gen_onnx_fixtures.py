@@ -310,6 +310,29 @@ def sequences():
     np.save(os.path.join(OUT, "seq_concat.out0.npy"), np.concatenate(items, axis=0))
 
 
+def seq_split():
+    """A seq(tensor) output: SplitToSequence of x into [1, 3] and [2, 3] along axis 0, and
+    an optional(tensor) output wrapping x. The expected values as SequenceProto and
+    OptionalProto files (what `ember run --output-dir` writes where .npy cannot)."""
+    split = numpy_helper.from_array(np.array([1, 2], dtype=np.int64), "split")
+    nodes = [helper.make_node("SplitToSequence", ["x", "split"], ["ys"], axis=0),
+             helper.make_node("Optional", ["x"], ["ox"])]
+    opt_t = helper.make_value_info(
+        "ox", helper.make_optional_type_proto(
+            helper.make_tensor_type_proto(TensorProto.FLOAT, [3, 3])))
+    m = model(nodes, [vi("x", [3, 3])],
+              [helper.make_tensor_sequence_value_info("ys", TensorProto.FLOAT, [None, 3]),
+               opt_t], [split], 18)
+    x = (np.arange(9, dtype=np.float32) - 4).reshape(3, 3) / 8
+    onnx.save(m, os.path.join(OUT, "seq_split.onnx"))
+    with open(os.path.join(OUT, "seq_split.in0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x).SerializeToString())
+    with open(os.path.join(OUT, "seq_split.out0.pb"), "wb") as f:
+        f.write(numpy_helper.from_list([x[:1], x[1:]]).SerializeToString())
+    with open(os.path.join(OUT, "seq_split.out1.pb"), "wb") as f:
+        f.write(numpy_helper.from_optional(x).SerializeToString())
+
+
 def loop():
     """Loop(trip_count) with a loop-carried sum, a scan output, and x read from the outer graph:
     acc_k = acc_{k-1} + x * k."""
@@ -349,6 +372,7 @@ def main():
     bad_models()
     fuzz_corpus()
     sequences()
+    seq_split()
     loop()
     total = sum(os.path.getsize(os.path.join(d, f)) for d in (OUT, BAD) for f in os.listdir(d))
     print("gen_onnx_fixtures: %d bytes in %s and %s" % (total, OUT, BAD), file=sys.stderr)

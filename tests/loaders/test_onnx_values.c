@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -230,6 +231,98 @@ static void test_loop_alloc_failures(void **state)
     assert_int_equal(atomic_load(&ca.live), 0);
 }
 
+/* Reads a whole file (small test outputs) into buf; returns its size. */
+static size_t slurp(const char *path, unsigned char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+/* ember_value_save_pb: the wire bytes of a small tensor worked out by hand, a bfloat16
+ * tensor (which .npy cannot hold) and a sequence read back, an empty optional, kind errors. */
+static void test_value_save_pb(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ember_save_pb_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unsigned char buf[256];
+    /* i64 [2] = {1, -1}: dims 2 (08 02), data_type 7 (10 07), raw_data of 16 bytes (4a 10). */
+    const int64_t dims[1] = {2};
+    ember_tensor *t = NULL, *back = NULL;
+    OK(ember_tensor_create(EMBER_DTYPE_I64, dims, 1, &t));
+    int64_t *v = ember_tensor_data(t);
+    v[0] = 1;
+    v[1] = -1;
+    OK(ember_value_save_pb(t, EMBER_TYPE_TENSOR, path));
+    static const unsigned char want[] = {0x08, 0x02, 0x10, 0x07, 0x4a, 0x10, 1, 0, 0, 0, 0, 0, 0,
+                                         0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    assert_int_equal(slurp(path, buf, sizeof buf), sizeof want);
+    assert_memory_equal(buf, want, sizeof want);
+    /* A kind the value is not. */
+    ember_status *st = ember_value_save_pb(t, EMBER_TYPE_SEQUENCE, path);
+    assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_ARG);
+    assert_non_null(strstr(ember_status_message(st), "not a sequence"));
+    ember_status_destroy(st);
+    ember_tensor_destroy(t);
+
+    /* bfloat16 [3]: 1.0 (0x3f80), -2.0 (0xc000), 0.5 (0x3f00), round trip. */
+    const int64_t d3[1] = {3};
+    OK(ember_tensor_create(EMBER_DTYPE_BF16, d3, 1, &t));
+    uint16_t *h = ember_tensor_data(t);
+    h[0] = 0x3f80;
+    h[1] = 0xc000;
+    h[2] = 0x3f00;
+    OK(ember_value_save_pb(t, EMBER_TYPE_TENSOR, path));
+    OK(ember_tensor_load_pb(path, &back));
+    assert_int_equal(ember_tensor_dtype(back), EMBER_DTYPE_BF16);
+    assert_int_equal(ember_tensor_rank(back), 1);
+    assert_memory_equal(ember_tensor_data(back), h, 6);
+    ember_tensor_destroy(back);
+
+    /* A sequence of the bf16 tensor and an empty one, as a SequenceProto and inside an
+     * OptionalProto. */
+    const int64_t d0[2] = {0, 4};
+    ember_tensor *items[2] = {t, NULL};
+    OK(ember_tensor_create(EMBER_DTYPE_BF16, d0, 2, &items[1]));
+    ember_tensor *seq = NULL;
+    OK(ember_sequence_create(EMBER_DTYPE_BF16, items, 2, &seq));
+    for (int k = 0; k < 2; k++) {
+        ember_type_kind kind = k ? EMBER_TYPE_OPTIONAL_SEQUENCE : EMBER_TYPE_SEQUENCE;
+        OK(ember_value_save_pb(seq, kind, path));
+        OK(ember_value_load_pb(path, kind, &back));
+        assert_int_equal(ember_tensor_kind(back), EMBER_VALUE_SEQUENCE);
+        assert_int_equal(ember_sequence_length(back), 2);
+        assert_memory_equal(ember_tensor_data(ember_sequence_item(back, 0)), h, 6);
+        assert_int_equal(ember_tensor_rank(ember_sequence_item(back, 1)), 2);
+        assert_int_equal(ember_tensor_elem_count(ember_sequence_item(back, 1)), 0);
+        ember_tensor_destroy(back);
+    }
+    ember_tensor_destroy(seq);
+    ember_tensor_destroy(items[1]);
+    ember_tensor_destroy(t);
+
+    /* An empty optional: elem_type TENSOR (10 01) and nothing else. */
+    ember_tensor *none = NULL;
+    OK(ember_optional_none_create(EMBER_DTYPE_F32, &none));
+    OK(ember_value_save_pb(none, EMBER_TYPE_OPTIONAL, path));
+    assert_int_equal(slurp(path, buf, sizeof buf), 2);
+    assert_int_equal(buf[0], 0x10);
+    assert_int_equal(buf[1], 0x01);
+    OK(ember_value_load_pb(path, EMBER_TYPE_OPTIONAL, &back));
+    assert_int_equal(ember_tensor_kind(back), EMBER_VALUE_NONE);
+    ember_tensor_destroy(back);
+    st = ember_value_save_pb(none, EMBER_TYPE_TENSOR, path);
+    assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_ARG);
+    ember_status_destroy(st);
+    ember_tensor_destroy(none);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_sequence_handles),
         cmocka_unit_test(test_loop),
         cmocka_unit_test(test_loop_alloc_failures),
+        cmocka_unit_test(test_value_save_pb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
