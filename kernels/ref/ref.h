@@ -23,6 +23,7 @@
 #include "dyn_ref.h"
 #include "loss_ref.h"
 #include "math_ref.h"
+#include "ml_ref.h"
 #include "nn_ref.h"
 #include "quant_ref.h"
 #include "random_ref.h"

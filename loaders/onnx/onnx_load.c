@@ -54,11 +54,24 @@ static bool is_training_op(const char *op)
            strcmp(op, "Momentum") == 0 || strcmp(op, "Gradient") == 0;
 }
 
+/* The classical ML ops of ai.onnx.ml that ember runs (runtime/ops_ml.def). */
+static const char *const ml_domain = "ai.onnx.ml";
+#define EM_ONNX_ML_OPSET_MAX 5
+
+static bool is_ml_op(const char *op)
+{
+    return strcmp(op, "ArrayFeatureExtractor") == 0 || strcmp(op, "Binarizer") == 0 ||
+           strcmp(op, "LabelEncoder") == 0 || strcmp(op, "TreeEnsemble") == 0;
+}
+
 /* True when ember knows op `op` of `domain`. */
 static bool domain_op_known(const char *domain, const char *op)
 {
     if (is_default_domain(domain)) {
-        return !is_training_op(op);
+        return !is_training_op(op) && !is_ml_op(op);
+    }
+    if (strcmp(domain, ml_domain) == 0) {
+        return is_ml_op(op);
     }
     return strcmp(domain, training_domain) == 0 && is_training_op(op);
 }
@@ -835,7 +848,7 @@ static ember_status *check_ops(onnx_ctx *c, const Onnx__GraphProto *gp)
 
 static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onnx_opsets *os)
 {
-    bool found = false, training = false;
+    bool found = false, other = false; /* other: the training or ml domain is imported */
     c->opset = 1;
     if (mp->n_opset_import > 4096) {
         return onnx_err(c, EMBER_ERR_INVALID_MODEL, "%zu opset imports", mp->n_opset_import);
@@ -854,7 +867,15 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         }
         os->versions[i] = op->version;
         os->n = i + 1;
-        training = training || strcmp(d, training_domain) == 0;
+        other = other || strcmp(d, training_domain) == 0;
+        if (strcmp(d, ml_domain) == 0) {
+            if (op->version < 1 || op->version > EM_ONNX_ML_OPSET_MAX) {
+                return onnx_err(c, EMBER_ERR_UNSUPPORTED, "opset %lld of domain '%s' is not "
+                                "supported (1 to %d are)", (long long)op->version, d,
+                                EM_ONNX_ML_OPSET_MAX);
+            }
+            other = true;
+        }
         if (!is_default_domain(d)) {
             continue;
         }
@@ -864,8 +885,9 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         found = true;
         c->opset = op->version;
     }
-    if (!found && training) {
-        c->opset = EM_ONNX_OPSET_MAX; /* only training ops: no default-domain node to rewrite */
+    if (!found && other) {
+        c->opset = EM_ONNX_OPSET_MAX; /* only training / ml ops: no default-domain node to
+                                       * rewrite */
     } else if (!found && mp->ir_version >= 3) {
         return onnx_err(c, EMBER_ERR_INVALID_MODEL, "no opset import for the default domain");
     }

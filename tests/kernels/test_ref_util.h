@@ -27,7 +27,7 @@
 #include "status.h"
 #include "thread.h"
 
-#define T_MAX_ATTRS 12
+#define T_MAX_ATTRS 16
 #define T_MAX_INTS 16
 #define T_MAX_IO 8
 
