@@ -8,6 +8,8 @@
 #      pkg-config (shared and static) and CMake's find_package(ember);
 #   5. exported symbols (only ember_*), module include rules, headers compiling alone;
 #   6. libFuzzer targets built with clang and run briefly on their seed corpora.
+# Before 1, the onnx 1.23 conformance suite is generated from PyPI's onnx in a venv (see below);
+# ctest then runs it beside Debian's onnx 1.12 data.
 # Build trees go under $EMBER_TEST_DIR (default: build-test/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,8 +18,25 @@ out=${EMBER_TEST_DIR:-$root/build-test}
 jobs=$(nproc)
 step() { printf '\n=== %s ===\n' "$*"; }
 
+step "onnx 1.23 conformance suite (PyPI onnx==1.23.2 in a venv, node cases generated)"
+# The newer suite is not packaged by Debian: tools/gen_onnx_suite.py writes it from PyPI's onnx
+# (a small wheel, no torch). EMBER_ONNX123_SUITE=DIR reuses a written suite;
+# EMBER_ONNX123_SUITE=off skips it (offline machines).
+suite=${EMBER_ONNX123_SUITE:-$out/onnx123}
+mkdir -p "$out"
+if [ "$suite" != off ] && [ ! -d "$suite/node" ]; then
+  venv=$out/venv-onnx123
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check onnx==1.23.2 numpy
+  "$venv/bin/python" tools/gen_onnx_suite.py "$suite.tmp" >"$out.onnx123.log" 2>&1 \
+    || { tail -20 "$out.onnx123.log"; exit 1; }
+  mv "$suite.tmp" "$suite"
+fi
+[ "$suite" = off ] && suite="" || echo "onnx 1.23 suite: $suite ($(ls "$suite/node" | wc -l) node cases)"
+
 step "release build"
-cmake -S . -B "$out/release" -DCMAKE_BUILD_TYPE=Release -DEMBER_WERROR=ON >"$out.release.log" 2>&1 \
+cmake -S . -B "$out/release" -DCMAKE_BUILD_TYPE=Release -DEMBER_WERROR=ON \
+  -DEMBER_ONNX123_SUITE="$suite" >"$out.release.log" 2>&1 \
   || { cat "$out.release.log"; exit 1; }
 grep -A12 "ember .* configuration" "$out.release.log" || true
 cmake --build "$out/release" -j"$jobs"
@@ -28,7 +47,7 @@ EMBER_ISA_MAX=scalar ctest --test-dir "$out/release" --output-on-failure -j"$job
 
 step "sanitizer build (address, undefined)"
 cmake -S . -B "$out/asan" -DCMAKE_BUILD_TYPE=Debug -DEMBER_SANITIZE=address,undefined \
-  -DEMBER_WITH_CUDA=OFF -DEMBER_WERROR=ON >"$out.asan.log" 2>&1 || { cat "$out.asan.log"; exit 1; }
+  -DEMBER_WITH_CUDA=OFF -DEMBER_WERROR=ON -DEMBER_ONNX123_SUITE="$suite" >"$out.asan.log" 2>&1 || { cat "$out.asan.log"; exit 1; }
 cmake --build "$out/asan" -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$out/asan" --output-on-failure -j"$jobs"
