@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Installs what ember's build and tests need from Debian's packages (run as root or with sudo).
+# python3-venv: tools/test.sh makes a venv with PyPI's onnx to write the onnx 1.23 suite.
 # The CUDA toolkit is optional and not installed here: when /usr/local/cuda exists, the build
 # finds it; without it, CUDA is simply off.
 set -euo pipefail
@@ -11,5 +12,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config clang libclang-rt-14-dev binutils \
   libcmocka-dev libopenblas-dev libdnnl-dev \
-  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata >/dev/null
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata \
+  python3 python3-venv >/dev/null
 echo "install-deps: ok"
