@@ -160,6 +160,8 @@ ember_status *em_graph_verify(const em_graph *g);
 /* Infers dtypes and (symbolic) shapes of every intermediate from the inputs' declared
  * shapes; dims it cannot tell stay unknown. Errors name the node. */
 ember_status *em_graph_infer_shapes(em_graph *g);
+/* The same for node `node` alone, from its inputs' current dtypes and shapes. */
+ember_status *em_graph_infer_node(em_graph *g, int node);
 /* Readable text, one line per node; caller frees with ember_string_free(). */
 ember_status *em_graph_to_text(const em_graph *g, char **text);
 int64_t em_graph_param_count(const em_graph *g);

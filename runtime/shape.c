@@ -607,26 +607,32 @@ static ember_status *infer_node_shapes(em_graph *g, em_node *n, em_shape *in, em
     return NULL;
 }
 
-ember_status *em_graph_infer_shapes(em_graph *g)
+ember_status *em_graph_infer_node(em_graph *g, int node)
 {
     em_shape in_small[16], out_small[8];
+    em_node *n = &g->nodes[node];
+    em_shape *in = in_small, *out = out_small;
+    if (n->n_in > 16) {
+        in = em_malloc(g->al, sizeof *in * (size_t)n->n_in);
+    }
+    if (n->n_out > 8) {
+        out = em_malloc(g->al, sizeof *out * (size_t)n->n_out);
+    }
+    ember_status *st = in == NULL || out == NULL ? em_status_oom()
+                                                 : infer_node_shapes(g, n, in, out);
+    if (in != in_small) {
+        em_free(g->al, in);
+    }
+    if (out != out_small) {
+        em_free(g->al, out);
+    }
+    return st;
+}
+
+ember_status *em_graph_infer_shapes(em_graph *g)
+{
     for (int ni = 0; ni < g->n_nodes; ni++) {
-        em_node *n = &g->nodes[ni];
-        em_shape *in = in_small, *out = out_small;
-        if (n->n_in > 16) {
-            in = em_malloc(g->al, sizeof *in * (size_t)n->n_in);
-        }
-        if (n->n_out > 8) {
-            out = em_malloc(g->al, sizeof *out * (size_t)n->n_out);
-        }
-        ember_status *st = in == NULL || out == NULL ? em_status_oom()
-                                                     : infer_node_shapes(g, n, in, out);
-        if (in != in_small) {
-            em_free(g->al, in);
-        }
-        if (out != out_small) {
-            em_free(g->al, out);
-        }
+        ember_status *st = em_graph_infer_node(g, ni);
         if (st != NULL) {
             return st;
         }

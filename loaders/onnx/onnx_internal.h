@@ -125,6 +125,10 @@ void onnx_ext_free(onnx_ctx *c);
  * the raw_data spans of the main graph's initializers into c->raw / c->n_raw. */
 ember_status *onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size);
 
+/* ---- onnx_gradient.c ---- */
+/* Expands a Gradient node (ai.onnx.preview.training) by autodiff where it stands. */
+ember_status *onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+
 /* ---- onnx_opset.c ---- */
 /* The op name a NodeProto of the default domain becomes ("Dropout" -> "Identity", ...). */
 const char *onnx_opset_target(const char *op_type);

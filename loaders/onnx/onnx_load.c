@@ -606,7 +606,8 @@ static ember_status *node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeP
         st = node_inputs(c, sc, &p);
     }
     if (st == NULL) {
-        st = onnx_opset_normalise(c, sc, &p);
+        st = strcmp(np->op_type, "Gradient") == 0 ? onnx_gradient_convert(c, sc, &p)
+                                                   : onnx_opset_normalise(c, sc, &p);
     }
     if (st == NULL && !p.emitted) {
         st = node_commit(c, sc, &p);
@@ -791,7 +792,8 @@ static ember_status *build_graph(onnx_ctx *c, const Onnx__GraphProto *gp, em_gra
 bool onnx_op_supported(const char *op_type)
 {
     em_op id;
-    return strcmp(op_type, "Constant") == 0 || em_op_from_name(onnx_opset_target(op_type), &id);
+    return strcmp(op_type, "Constant") == 0 || strcmp(op_type, "Gradient") == 0 ||
+           em_op_from_name(onnx_opset_target(op_type), &id);
 }
 
 /* Lists every node of `gp` and its subgraphs whose op ember cannot load. */
