@@ -358,6 +358,24 @@ def loop():
     save_case("loop", m, [n, acc0, x], [acc, np.stack(accs)])
 
 
+def groupnorm_v18():
+    """GroupNormalization-18: scale and bias per group, which the loader expands per channel;
+    scale is a constant (expanded at load), bias an intermediate (Reshape/Expand/Reshape)."""
+    groups, eps = 2, 1e-3
+    x = rand(2, 6, 3, 2, scale=2.0)
+    scale = rand(groups, scale=1.0) + 1.0
+    bias0 = rand(groups)
+    nodes = [helper.make_node("Identity", ["bias0"], ["bias"]),
+             helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"],
+                              num_groups=groups, epsilon=eps)]
+    inits = [numpy_helper.from_array(scale, "scale"), numpy_helper.from_array(bias0, "bias0")]
+    m = model(nodes, [vi("x", list(x.shape))], [vi("y", list(x.shape))], inits, 18, ir=8)
+    g = x.reshape(2, groups, -1).astype(np.float64)
+    norm = (g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + eps)
+    y = norm * scale.reshape(1, groups, 1) + bias0.reshape(1, groups, 1)
+    save_case("groupnorm_v18", m, [x], [y.reshape(x.shape)])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     os.makedirs(BAD, exist_ok=True)
@@ -374,6 +392,7 @@ def main():
     sequences()
     seq_split()
     loop()
+    groupnorm_v18()
     total = sum(os.path.getsize(os.path.join(d, f)) for d in (OUT, BAD) for f in os.listdir(d))
     print("gen_onnx_fixtures: %d bytes in %s and %s" % (total, OUT, BAD), file=sys.stderr)
 

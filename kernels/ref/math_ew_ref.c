@@ -396,7 +396,9 @@ static void plan_merge(em_math_state *s, const int64_t *y_dims, int y_rank,
 static const em_math_opdef *find_def(em_op op)
 {
     const em_math_opdef *d = em_math_unary_def(op);
-    return d != NULL ? d : em_math_binary_def(op);
+    d = d != NULL ? d : em_math_binary_def(op);
+    d = d != NULL ? d : em_math_bits_def(op);
+    return d != NULL ? d : em_math_act_def(op);
 }
 
 static ember_status *dtype_refused(const em_kinfo *ki, int i, ember_dtype dt)

@@ -114,6 +114,15 @@ typedef struct em_math_state {
 /* The op tables of math_unary_ref.c and math_binary_ref.c: the entry of `op` or NULL. */
 const em_math_opdef *em_math_unary_def(em_op op);
 const em_math_opdef *em_math_binary_def(em_op op);
+/* The tables of math_bits_ref.c (BitwiseAnd/Or/Xor/Not) and math_act_ref.c (Gelu, Swish,
+ * SwiGLU): the entry of `op` or NULL. */
+const em_math_opdef *em_math_bits_def(em_op op);
+const em_math_opdef *em_math_act_def(em_op op);
+
+/* v rounded to the nearest value of float dtype dt (f16 / bf16 to nearest even; f64 and other
+ * dtypes: v itself), for kernels that follow a reference rounding intermediates (math_act_ref.c).
+ */
+double em_math_round(ember_dtype dt, double v);
 
 /* The domain values of a dtype are computed in. */
 em_math_dom em_math_dom_of(ember_dtype dt);

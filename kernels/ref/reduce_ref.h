@@ -23,7 +23,8 @@ EM_REDUCE_REF_DECL(em_argreduce_prepare__ref, em_argreduce__ref)
 EM_REDUCE_REF_DECL(em_logsoftmax_prepare__ref, em_logsoftmax__ref)
 EM_REDUCE_REF_DECL(em_hardmax_prepare__ref, em_hardmax__ref)
 
-/* reduce_scan_ref.c: CumSum (f32 f64 i32 i64; axis input i32/i64, exclusive, reverse) and TopK
+/* reduce_scan_ref.c: CumSum (f32 f64 i32 i64; axis input i32/i64, exclusive, reverse), also
+ * CumProd's kernel (and f16 bf16 u32 u64 for it: kernels_math.def), and TopK
  * (f32 f64 i32 i64 i8 u8 u64; k input, axis, largest, sorted; ties keep the lower index). */
 EM_REDUCE_REF_DECL(em_cumsum_prepare__ref, em_cumsum__ref)
 EM_REDUCE_REF_DECL(em_topk_prepare__ref, em_topk__ref)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * CumSum-14 and TopK-11, along one axis viewed as [outer, n, inner].
+ * CumSum-14, CumProd-26 and TopK-11, along one axis viewed as [outer, n, inner].
  *
- * CumSum: y[i] = sum of x[j] for j <= i (j < i when exclusive; j >= i / j > i when reverse);
- * f32/f64 accumulate in double, i32/i64 wrap (uint64). The axis is input 1 (a one-element
- * i32/i64 tensor), read again in run since prepare sees it only when constant; an axis out of
- * range there (the planner validates constants) yields zeros rather than undefined reads.
+ * CumSum-14 and CumProd-26 (one kernel): y[i] = sum / product of x[j] for j <= i (j < i when
+ * exclusive; j >= i / j > i when reverse). CumSum: f32/f64 accumulate in double, i32/i64 wrap
+ * (uint64). CumProd also takes f16 bf16 u32 u64; like numpy.cumprod in the input's dtype, the
+ * running product of floats is rounded to the dtype after each step; integers wrap. The axis
+ * is input 1 (a one-element i32/i64 tensor), read again in run since prepare sees it only when
+ * constant; an axis out of range there (the planner validates constants) yields zeros rather
+ * than undefined reads.
  *
  * TopK: the k largest (largest=1) or smallest elements of each line, in order, with their
  * int64 indices. Equal values keep the lower index first (the spec's tie rule), which a
@@ -20,11 +23,11 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ---- CumSum ------------------------------------------------------------------------------ */
+/* ---- CumSum, CumProd ---------------------------------------------------------------------- */
 
 typedef struct em_cumsum_attrs {
     ember_dtype dt;
-    bool exclusive, reverse;
+    bool exclusive, reverse, prod, fl;
 } em_cumsum_attrs;
 
 ember_status *em_cumsum_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
@@ -33,17 +36,18 @@ ember_status *em_cumsum_prepare__ref(const em_kinfo *ki, void **state, size_t *s
     em_cumsum_attrs a;
     int64_t exclusive, reverse, axis;
     const em_tensor *x = &ki->in[0], *ax = &ki->in[1];
+    const bool prod = ki->node != NULL && ki->node->op == EM_OP_CUMPROD;
+    const uint32_t dtypes =
+        EM_NN_BIT(F32) | EM_NN_BIT(F64) | EM_NN_BIT(I32) | EM_NN_BIT(I64) |
+        (prod ? EM_NN_BIT(F16) | EM_NN_BIT(BF16) | EM_NN_BIT(U32) | EM_NN_BIT(U64) : 0);
     int ai;
 
+    memset(&a, 0, sizeof a);
     *state = NULL;
     *scratch_bytes = 0;
     EMBER_TRY(em_ref_check_arity(ki, 2, 2, 1));
     EMBER_TRY(em_ref_check_tensor(ki, x, EMBER_DTYPE_UNDEFINED, "input 0 (x)"));
-    if (x->dtype != EMBER_DTYPE_F32 && x->dtype != EMBER_DTYPE_F64 && x->dtype != EMBER_DTYPE_I32 &&
-        x->dtype != EMBER_DTYPE_I64) {
-        return em_ref_error(ki, EMBER_ERR_UNSUPPORTED, "dtype %s is not supported",
-                            em_dtype_name(x->dtype));
-    }
+    EMBER_TRY(em_nn_check_dtype(ki, x, dtypes, "input 0 (x)"));
     EMBER_TRY(em_ref_check_tensor(ki, ax, EMBER_DTYPE_UNDEFINED, "input 1 (axis)"));
     if ((ax->dtype != EMBER_DTYPE_I32 && ax->dtype != EMBER_DTYPE_I64) || ax->rank > 1 ||
         em_ref_prod(ax->dims, ax->rank) != 1) {
@@ -64,9 +68,33 @@ ember_status *em_cumsum_prepare__ref(const em_kinfo *ki, void **state, size_t *s
     a.dt = x->dtype;
     a.exclusive = exclusive != 0;
     a.reverse = reverse != 0;
+    a.prod = prod;
+    a.fl = em_math_dom_of(a.dt) == EM_MATH_F;
     return em_ref_state_new(ki, &a, sizeof a, state);
 fail:
     return st;
+}
+
+/* Integer element i (i32 i64 u32 u64) as 64 bits, and the store that wraps to the width. */
+static uint64_t scan_get_bits(ember_dtype dt, const void *p, int64_t i)
+{
+    switch (dt) {
+    case EMBER_DTYPE_I32:
+        return (uint64_t)(int64_t)((const int32_t *)p)[i];
+    case EMBER_DTYPE_U32:
+        return ((const uint32_t *)p)[i];
+    default:
+        return ((const uint64_t *)p)[i];
+    }
+}
+
+static void scan_set_bits(ember_dtype dt, void *p, int64_t i, uint64_t v)
+{
+    if (dt == EMBER_DTYPE_I32 || dt == EMBER_DTYPE_U32) {
+        ((uint32_t *)p)[i] = (uint32_t)v;
+    } else {
+        ((uint64_t *)p)[i] = v;
+    }
 }
 
 void em_cumsum__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
@@ -85,24 +113,21 @@ void em_cumsum__ref(const void *state, const em_tensor *in, em_tensor *out, cons
     }
     const int64_t outer = em_ref_prod(x->dims, ax), n = x->dims[ax];
     const int64_t inner = em_ref_prod(x->dims + ax + 1, x->rank - ax - 1);
-    const bool fl = em_rd_is_float(a->dt);
     for (int64_t item = 0; item < outer * inner; item++) {
         int64_t base = (item / inner) * n * inner + item % inner;
-        double sf = 0.0;
-        uint64_t si = 0;
+        double sf = a->prod ? 1.0 : 0.0;
+        uint64_t si = a->prod ? 1 : 0;
         for (int64_t s = 0; s < n; s++) {
             int64_t off = base + (a->reverse ? n - 1 - s : s) * inner;
-            if (fl) {
-                double v = em_rd_load_f(x->data, a->dt, off);
-                em_rd_store_f(out[0].data, a->dt, off, a->exclusive ? sf : sf + v);
-                sf += v;
+            if (a->fl) {
+                double v = em_nn_get(a->dt, x->data, off);
+                double r = a->prod ? em_math_round(a->dt, sf * v) : sf + v;
+                em_nn_set(a->dt, out[0].data, off, a->exclusive ? sf : r);
+                sf = r;
             } else {
-                uint64_t v = (uint64_t)em_rd_load_i(x->data, a->dt, off);
-                uint64_t r = a->exclusive ? si : si + v;
-                em_rd_store_i(out[0].data, a->dt, off,
-                              r <= INT64_MAX ? (int64_t)r
-                                             : (int64_t)(r - ((uint64_t)1 << 63)) + INT64_MIN);
-                si += v;
+                uint64_t v = scan_get_bits(a->dt, x->data, off), r = a->prod ? si * v : si + v;
+                scan_set_bits(a->dt, out[0].data, off, a->exclusive ? si : r);
+                si = r;
             }
         }
     }

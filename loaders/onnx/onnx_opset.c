@@ -433,6 +433,8 @@ static ember_status *resize_legacy(onnx_ctx *c, onnx_pending *p, onnx_scope *sc)
     return NULL;
 }
 
+static ember_status *groupnorm_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+
 ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
 {
     take(p, "consumed_inputs"); /* an optimisation hint of opsets < 6, gone since */
@@ -442,6 +444,9 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     }
     if (c->opset < 13 && (is(p, "Softmax") || is(p, "LogSoftmax") || is(p, "Hardmax"))) {
         return softmax_legacy(c, sc, p);
+    }
+    if (is(p, "GroupNormalization") && c->opset < 21) {
+        return groupnorm_legacy(c, sc, p);
     }
     if (is(p, "Split") && c->opset < 18 && p->n_in < 2) {
         extra_int(p, "num_outputs", (int64_t)p->np->n_output);
@@ -487,4 +492,82 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         return resize_legacy(c, p, sc);
     }
     return NULL;
+}
+
+/* ---- GroupNormalization before opset 21 ---- */
+
+/* Input i (scale or bias) of GroupNormalization-18, one value per group [G], as one value per
+ * channel [C]: each value repeated C / G times. A constant is expanded here; otherwise
+ * Reshape [G, 1] -> Expand [G, C / G] -> Reshape [C] nodes do it. */
+static ember_status *groupnorm_per_channel(onnx_ctx *c, onnx_scope *sc, onnx_pending *p, int i,
+                                           int64_t groups, int64_t ch)
+{
+    const em_value *v = value_meta(sc, p->in[i]);
+    const char *what = i == 1 ? "scale" : "bias";
+    if (v->kind == EM_VAL_INITIALIZER && v->rank == 1 && v->dims[0].v == groups) {
+        size_t es = em_dtype_size(v->dtype);
+        char *buf = em_malloc(sc->g->al, (size_t)ch * es);
+        if (buf == NULL) {
+            return em_status_oom();
+        }
+        for (int64_t k = 0; k < ch; k++) {
+            memcpy(buf + (size_t)k * es,
+                   (const char *)v->init.data + (size_t)(k / (ch / groups)) * es, es);
+        }
+        int idx;
+        ember_status *st = onnx_add_const(c, sc, p->name, what, v->dtype, buf, ch, 1, &idx);
+        em_free(sc->g->al, buf);
+        if (st == NULL) {
+            p->in[i] = idx;
+        }
+        return st;
+    }
+    const int64_t shapes[3][2] = {{groups, 1}, {groups, ch / groups}, {ch, 0}};
+    static const char *const ops[3] = {"Reshape", "Expand", "Reshape"};
+    int x = p->in[i];
+    for (int k = 0; k < 3; k++) {
+        char nm[300], suffix[32];
+        int shape, node, in2[2];
+        snprintf(suffix, sizeof suffix, "%s_shape%d", what, k);
+        snprintf(nm, sizeof nm, "%s/%s_per_channel%d", p->name, what, k);
+        ember_status *st = onnx_add_const(c, sc, p->name, suffix, EMBER_DTYPE_I64, shapes[k],
+                                          k < 2 ? 2 : 1, 1, &shape);
+        in2[0] = x;
+        in2[1] = shape;
+        if (st == NULL) {
+            st = onnx_add_node(c, sc, ops[k], nm, in2, 2, NULL, &node, &x);
+        }
+        if (st != NULL) {
+            return st;
+        }
+    }
+    p->in[i] = x;
+    return NULL;
+}
+
+/* GroupNormalization-18 took scale and bias per group ([num_groups]); opset 21 takes them per
+ * channel ([C]), the form the kernel computes. Needs C (X's dim 1) at load time unless the two
+ * forms agree (num_groups == C). */
+static ember_status *groupnorm_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
+{
+    const Onnx__AttributeProto *ap = onnx_node_attr(p->np, "num_groups", NULL);
+    if (ap == NULL || ap->i < 1 || p->n_in != 3 || p->in[0] < 0 || p->in[1] < 0 || p->in[2] < 0) {
+        return NULL; /* the shape function and the kernel report it */
+    }
+    const em_value *x = value_meta(sc, p->in[0]);
+    int64_t ch = x->rank >= 2 ? x->dims[1].v : -1;
+    if (ch == ap->i) {
+        return NULL;
+    }
+    if (ch < 0) {
+        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+                        "node '%s' (GroupNormalization, opset %lld): per-group scale and bias "
+                        "need X's channel count at load time",
+                        p->name, (long long)c->opset);
+    }
+    if (ch % ap->i != 0) {
+        return NULL;
+    }
+    ember_status *st = groupnorm_per_channel(c, sc, p, 1, ap->i, ch);
+    return st != NULL ? st : groupnorm_per_channel(c, sc, p, 2, ap->i, ch);
 }

@@ -100,7 +100,7 @@ static void run_fixture(const char *name, const char *ext)
 
 static const char *const fixtures[] = {
     "mlp",        "cnn_v7",      "cnn_v13", "softmax_v11", "softmax_v11_sym", "softmax_v13",
-    "reshape_v4", "reshape_v13", "typed",   "constant",    "external",
+    "reshape_v4", "reshape_v13", "typed",   "constant",    "external",    "groupnorm_v18",
 };
 
 static void test_fixtures(void **state)
@@ -140,25 +140,42 @@ static void test_declared_io_and_opsets(void **state)
     ember_model_destroy(b);
 }
 
+/* Loads fixture `file` and checks that its graph text holds every one of needles[0..n). */
+static void expect_graph(const char *file, const char *const *needles, size_t n)
+{
+    char *text = NULL;
+    ember_model *m = load("onnx", file);
+    expect_ok(ember_model_graph_text(m, &text));
+    for (size_t i = 0; i < n; i++) {
+        if (strstr(text, needles[i]) == NULL) {
+            print_error("%s: '%s' not in the graph:\n%s\n", file, needles[i], text);
+            fail();
+        }
+    }
+    ember_string_free(text);
+    ember_model_destroy(m);
+}
+
 /* Opset 11 Softmax at axis 1 of a rank-3 input becomes Flatten -> Softmax -> Reshape. */
 static void test_softmax_rewrite(void **state)
 {
     (void)state;
-    char *text = NULL;
-    ember_model *m = load("onnx", "softmax_v11_sym.onnx");
-    expect_ok(ember_model_graph_text(m, &text));
-    assert_non_null(strstr(text, "= Flatten("));
-    assert_non_null(strstr(text, "= Softmax("));
-    assert_non_null(strstr(text, "axis=1"));
-    assert_non_null(strstr(text, "%y: f32[N,3,4] = Reshape("));
-    ember_string_free(text);
-    ember_model_destroy(m);
+    static const char *const softmax[] = {"= Flatten(", "= Softmax(", "axis=1",
+                                          "%y: f32[N,3,4] = Reshape("};
+    static const char *const reshape[] = {"const %reshape__shape_"};
+    expect_graph("softmax_v11_sym.onnx", softmax, 4);
+    expect_graph("reshape_v4.onnx", reshape, 1);
+}
 
-    m = load("onnx", "reshape_v4.onnx");
-    expect_ok(ember_model_graph_text(m, &text));
-    assert_non_null(strstr(text, "const %reshape__shape_"));
-    ember_string_free(text);
-    ember_model_destroy(m);
+/* GroupNormalization-18's per-group scale (a constant) and bias (an intermediate) become
+ * per-channel inputs: a [6] constant and Reshape -> Expand -> Reshape. */
+static void test_groupnorm_rewrite(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"const %#1__scale_0: f32[6]", "f32[2,3] = Expand(",
+                                       "f32[6] = Reshape(",
+                                       "= GroupNormalization(%x, %#1__scale_0, "};
+    expect_graph("groupnorm_v18.onnx", want, 4);
 }
 
 static void *read_all(const char *path, size_t *size)
@@ -309,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_softmax_rewrite), cmocka_unit_test(test_memory),
         cmocka_unit_test(test_tensor_pb),       cmocka_unit_test(test_bad_models),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_groupnorm_rewrite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
