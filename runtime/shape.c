@@ -574,11 +574,35 @@ static void value_to_shape(const em_value *v, em_shape *s)
     s->value = v->kind == EM_VAL_INITIALIZER ? &v->init : NULL;
 }
 
+/* Body inputs of Loop and Scan declared without a type (ONNX functions expand to such bodies)
+ * take their dtype from the enclosing node's inputs: Loop's carried values (body inputs 2..,
+ * node inputs 2..), Scan's states and scan inputs (body input i <- node input i, past opset
+ * 8's sequence_lens). Only dtypes: body shapes stay as declared or unknown. */
+static void bind_body_dtypes(const em_graph *g, const em_node *n, em_graph *body)
+{
+    int first_in = 0, first_body = 0;
+    if (n->op == EM_OP_LOOP) {
+        first_in = first_body = 2;
+    } else if (n->op == EM_OP_SCAN) {
+        first_in = em_node_attr_int(n, "ember_scan8", 0) ? 1 : 0;
+    } else {
+        return;
+    }
+    for (int k = 0; first_body + k < body->n_inputs && first_in + k < n->n_in; k++) {
+        em_value *bv = &body->values[body->inputs[first_body + k]];
+        int outer = n->in[first_in + k];
+        if (bv->dtype == EMBER_DTYPE_UNDEFINED && outer >= 0) {
+            bv->dtype = g->values[outer].dtype;
+        }
+    }
+}
+
 /* Shapes of one node of `g`: in and out hold at least n_in and n_out entries. */
 static ember_status *infer_node_shapes(em_graph *g, em_node *n, em_shape *in, em_shape *out)
 {
     for (int a = 0; a < n->n_attrs; a++) { /* subgraphs first: If/Loop/Scan read their outputs */
         if (n->attrs[a].type == EM_ATTR_GRAPH && n->attrs[a].g != NULL) {
+            bind_body_dtypes(g, n, n->attrs[a].g);
             /* Best effort: a body input may have no declared type (the enclosing node's inputs
              * give it at run time), and the interpreter infers every shape again while it
              * runs, where errors name the node. */
