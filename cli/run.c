@@ -173,9 +173,11 @@ static int parse_args(int argc, char **argv, run_opts *o)
     return -1; /* parsed; go on */
 }
 
-/* Fills a generated input deterministically: floats in [0, 1), integers 0..9, bools alternate. */
+/* Fills a generated input deterministically: floats in [0, 1), integers 0..9, bools alternate,
+ * strings "0".."9" (static text, which outlives the tensor). */
 static void fill_input(ember_tensor *t, size_t which)
 {
+    static const char *const digit_text[10] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
     uint64_t s = 0x243f6a8885a308d3ull ^ (uint64_t)which;
     int64_t n = ember_tensor_elem_count(t);
     void *d = ember_tensor_data(t);
@@ -190,6 +192,7 @@ static void fill_input(ember_tensor *t, size_t which)
         case EMBER_DTYPE_I8: ((int8_t *)d)[i] = (int8_t)(u * 10); break;
         case EMBER_DTYPE_U8: ((uint8_t *)d)[i] = (uint8_t)(u * 10); break;
         case EMBER_DTYPE_BOOL: ((uint8_t *)d)[i] = (uint8_t)(i & 1); break;
+        case EMBER_DTYPE_STRING: ((const char **)d)[i] = digit_text[(int)(u * 10)]; break;
         default: break; /* other dtypes stay zero */
         }
     }

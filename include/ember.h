@@ -113,6 +113,7 @@ typedef enum ember_dtype {
     EMBER_DTYPE_I16 = 5,
     EMBER_DTYPE_I32 = 6,
     EMBER_DTYPE_I64 = 7,
+    EMBER_DTYPE_STRING = 8, /* elements are `const char *`, NUL-terminated UTF-8; NULL reads as "" */
     EMBER_DTYPE_BOOL = 9,
     EMBER_DTYPE_F16 = 10,
     EMBER_DTYPE_F64 = 11,
@@ -286,8 +287,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy_memory(const void 
                                                                      size_t size,
                                                                      const char *what,
                                                                      ember_tensor **out);
-/* Writes `t` as a `.npy` file (format 1.0, C order, little-endian). IO on a write error;
- * UNSUPPORTED for bf16, which NumPy has no type for. */
+/* Writes `t` as a `.npy` file (format 1.0, C order, little-endian; strings as '<U'). IO on a
+ * write error; UNSUPPORTED for bf16, which NumPy has no type for. */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_save_npy(const ember_tensor *t,
                                                               const char *path);
 
@@ -413,10 +414,10 @@ EMBER_API int ember_profile_event_thread(const ember_profile *p, size_t i);
 /*
  * Reads a serialized ONNX TensorProto (a `.pb` file such as the conformance suite's
  * input_0.pb) into a new owned tensor freed with ember_tensor_destroy(). Data may be in
- * raw_data, in the typed fields or in an external file beside `path`. IO when a file cannot
- * be read; INVALID_MODEL for a malformed file or data that does not match the dims;
- * UNSUPPORTED for string tensors, other dtypes ember lacks, or a build without the ONNX
- * loader. The message names the file. Threads: any.
+ * raw_data, in the typed fields (string_data for strings) or in an external file beside
+ * `path`. IO when a file cannot be read; INVALID_MODEL for a malformed file or data that does
+ * not match the dims; UNSUPPORTED for dtypes ember lacks or a build without the ONNX loader.
+ * The message names the file. Threads: any.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_pb(const char *path,
                                                              ember_tensor **out);
@@ -503,6 +504,30 @@ EMBER_API EMBER_NODISCARD ember_status *ember_value_load_pb(const char *path, em
 EMBER_API EMBER_NODISCARD ember_status *ember_value_save_pb(const ember_tensor *v,
                                                             ember_type_kind kind,
                                                             const char *path);
+
+/* ---- String tensors (appended in 0.1) -------------------------------------------------- */
+
+/*
+ * Tensors of dtype EMBER_DTYPE_STRING hold `const char *` elements (ember_tensor_data() gives
+ * the array): NUL-terminated UTF-8, a NULL element reading as "". ember_tensor_create() makes
+ * one of empty strings; ember_tensor_wrap() wraps the caller's pointer array. Pointers a caller
+ * stores into a tensor's array must stay valid while the tensor is used. Strings a run
+ * produces and those of the functions below are copies the tensor owns: they stay valid until
+ * the tensor is destroyed or, for a bound output slot, filled by another run. A string tensor
+ * saves as a numpy unicode array ('<U' with the longest element's length) with
+ * ember_tensor_save_npy() (INVALID_ARG for text that is not UTF-8); unicode ('<U') and bytes
+ * ('|S') .npy files and TensorProto string_data load as string tensors.
+ */
+
+/* A new string tensor of dims[0..rank) holding copies of strings[0..numel) in row-major order
+ * (a NULL entry gives ""; `strings` may be NULL when there are no elements). INVALID_ARG for
+ * bad dims or a NULL argument. Free it with ember_tensor_destroy(). Threads: any. */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create_strings(const int64_t *dims, int rank,
+                                                                    const char *const *strings,
+                                                                    ember_tensor **out);
+/* Element i (row-major) of a string tensor: never NULL for an element ("" for a NULL pointer),
+ * owned by the tensor. NULL when `t` is not a string tensor or i is out of range. */
+EMBER_API const char *ember_tensor_string(const ember_tensor *t, int64_t i);
 
 #ifdef __cplusplus
 }

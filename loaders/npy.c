@@ -10,6 +10,8 @@
  */
 #include "npy.h"
 
+#include "npy_str.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -424,6 +426,56 @@ static ember_status *check_shape(const npy_header *h, ember_dtype dt, const char
     return NULL;
 }
 
+static bool is_string_descr(const npy_header *h)
+{
+    char kind, order;
+    size_t chars;
+    return em_npy_str_descr(h->descr, h->descr_len, &kind, &chars, &order);
+}
+
+/* A '<U<n>' or '|S<n>' array (npy_str.h) at data[0..avail) into a packed string storage. */
+static ember_status *read_strings(const unsigned char *data, size_t avail, const char *what,
+                                  const ember_allocator *al, const npy_header *h,
+                                  em_tensor *shape, em_storage **out)
+{
+    char kind, order, buf[MAX_SHOWN + 4];
+    size_t chars, item, nbytes;
+    int64_t numel;
+    em_npy_str_descr(h->descr, h->descr_len, &kind, &chars, &order);
+    if (kind == 'U' && order == FOREIGN_ORDER) {
+        return fail_msg(EMBER_ERR_INVALID_MODEL, what,
+                        FOREIGN_NAME " data ('%s') is not supported; convert with a.astype('%cU%zu')",
+                        shown(h->descr, h->descr_len, buf), NATIVE_ORDER, chars);
+    }
+    if (h->fortran) {
+        return fail_msg(EMBER_ERR_INVALID_MODEL, what,
+                        "Fortran-order arrays are not supported; save with np.ascontiguousarray");
+    }
+    ember_status *st = check_shape(h, EMBER_DTYPE_STRING, what, &nbytes);
+    if (st != NULL) {
+        return st;
+    }
+    em_shape_numel_checked(h->dims, h->rank, &numel);
+    if (!em_npy_str_itemsize(kind, chars, &item) || !em_size_mul((size_t)numel, item, &nbytes)) {
+        return fail_msg(EMBER_ERR_INVALID_MODEL, what, "the string array's byte size overflows");
+    }
+    if (avail < nbytes) {
+        return fail_msg(EMBER_ERR_INVALID_MODEL, what,
+                        "truncated data: has %zu bytes of data, expected %zu ('%s')", avail,
+                        nbytes, shown(h->descr, h->descr_len, buf));
+    }
+    if (item == 0 && numel > ((int64_t)1 << 20)) { /* no data bounds the pointer array */
+        return fail_msg(EMBER_ERR_INVALID_MODEL, what,
+                        "%lld elements of the zero-length dtype '%s' (at most 2^20 are read)",
+                        (long long)numel, shown(h->descr, h->descr_len, buf));
+    }
+    st = em_npy_str_read(data, numel, kind, chars, what, al, out);
+    if (st == NULL) {
+        em_tensor_set_shape(shape, EMBER_DTYPE_STRING, h->dims, h->rank);
+    }
+    return st;
+}
+
 ember_status *em_npy_read(const void *data, size_t size, const char *what,
                           const ember_allocator *al, em_tensor *shape, em_storage **out)
 {
@@ -448,6 +500,10 @@ ember_status *em_npy_read(const void *data, size_t size, const char *what,
     }
     EMBER_TRY(read_preamble(b, size, what, &hdr_start, &hdr_len));
     EMBER_TRY(parse_header((const char *)b + hdr_start, hdr_len, what, &h));
+    if (is_string_descr(&h)) {
+        return read_strings(b + hdr_start + hdr_len, size - hdr_start - hdr_len, what, al, &h,
+                            shape, out);
+    }
     EMBER_TRY(check_descr(&h, what, &dt));
     if (h.fortran) {
         st = fail_msg(EMBER_ERR_INVALID_MODEL, what,
@@ -478,10 +534,10 @@ fail:
 
 /* The dict as numpy 1.22+ writes it: sorted keys, repr'd values, a trailing ", ", then
  * spare spaces so that the first dim can grow in place. Returns its length. */
-static size_t format_dict(const em_tensor *t, const npy_dtype *nd, char *buf, size_t cap)
+static size_t format_dict(const em_tensor *t, const char *descr, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "{'descr': '%c%c%u', 'fortran_order': False, 'shape': (",
-                                nd->size == 1 ? '|' : NATIVE_ORDER, nd->kind, nd->size);
+    size_t n = (size_t)snprintf(buf, cap, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+                                descr);
     for (int i = 0; i < t->rank; i++) {
         n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i > 0 ? ", " : "", (long long)t->dims[i]);
     }
@@ -513,7 +569,9 @@ ember_status *em_npy_write(const em_tensor *t, void **out, size_t *out_size)
         return em_status_new(EMBER_ERR_INVALID_ARG, "npy: em_npy_write: NULL argument");
     }
     const npy_dtype *nd = dtype_by_ember(t->dtype);
-    if (nd == NULL) {
+    char descr[32];
+    size_t chars = 0;
+    if (nd == NULL && t->dtype != EMBER_DTYPE_STRING) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "npy: dtype %s has no .npy equivalent",
                              em_dtype_name(t->dtype));
     }
@@ -523,7 +581,20 @@ ember_status *em_npy_write(const em_tensor *t, void **out, size_t *out_size)
     if (nbytes > 0 && t->data == NULL) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "npy: tensor has no data");
     }
-    size_t dict_len = format_dict(t, nd, dict, sizeof dict);
+    if (nd == NULL) { /* strings: numpy unicode of the longest element's length */
+        ember_status *st = em_npy_str_chars(t, &chars);
+        if (st != NULL) {
+            return st;
+        }
+        if (!em_size_mul((size_t)em_tensor_numel(t), 4 * chars, &nbytes)) {
+            return em_status_oom();
+        }
+        snprintf(descr, sizeof descr, "%cU%zu", NATIVE_ORDER, chars);
+    } else {
+        snprintf(descr, sizeof descr, "%c%c%u", nd->size == 1 ? '|' : NATIVE_ORDER, nd->kind,
+                 nd->size);
+    }
+    size_t dict_len = format_dict(t, descr, dict, sizeof dict);
     /* numpy's padding: 1..64 spaces, so there is always at least one. */
     size_t pad = DATA_ALIGN - (PREAMBLE_V1 + dict_len + 1) % DATA_ALIGN;
     size_t hdr_len = dict_len + pad + 1;
@@ -543,7 +614,9 @@ ember_status *em_npy_write(const em_tensor *t, void **out, size_t *out_size)
     memcpy(buf + PREAMBLE_V1, dict, dict_len);
     memset(buf + PREAMBLE_V1 + dict_len, ' ', pad);
     buf[PREAMBLE_V1 + hdr_len - 1] = '\n';
-    if (nbytes > 0) {
+    if (nd == NULL) {
+        em_npy_str_fill(t, chars, buf + PREAMBLE_V1 + hdr_len);
+    } else if (nbytes > 0) {
         memcpy(buf + PREAMBLE_V1 + hdr_len, t->data, nbytes);
     }
     *out = buf;

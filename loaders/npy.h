@@ -10,7 +10,8 @@
  *
  * Supported: C order, native (little-endian) byte order, the dtypes
  * <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1 ('=' is native; 1-byte types take any byte
- * order character). bfloat16 has no numpy descr and is neither read nor written.
+ * order character), and strings: <U<n> and |S<n> read into string tensors, which are written
+ * as <U<n> (npy_str.h). bfloat16 has no numpy descr and is neither read nor written.
  * Threads: both functions are reentrant and keep no state.
  */
 #ifndef EMBER_LOADERS_NPY_H

@@ -487,6 +487,7 @@ void ember_tensor_destroy(ember_tensor *t)
         ember_tensor_destroy(t->items[i]);
     }
     em_free(a, t->items);
+    em_storage_release(t->keep);
     if (t->owned) {
         em_aligned_free(a, t->t.data);
         em_free(a, t);
@@ -519,6 +520,9 @@ ember_status *ember_tensor_load_npy_memory(const void *data, size_t size, const 
     st = em_tensor_new_owned(NULL, shape.dtype, shape.dims, shape.rank, &t);
     if (st == NULL && t->nbytes > 0) {
         memcpy(t->t.data, em_storage_data(s), t->nbytes);
+    }
+    if (st == NULL && shape.dtype == EMBER_DTYPE_STRING) {
+        t->keep = em_storage_retain(s); /* a packed string storage: the bytes follow */
     }
     em_storage_release(s);
     *out = t;
@@ -578,6 +582,9 @@ static ember_status *tensor_from_storage(const em_tensor *shape, em_storage *s,
     ember_status *st = em_tensor_new_owned(NULL, shape->dtype, shape->dims, shape->rank, &t);
     if (st == NULL && t->nbytes > 0) {
         memcpy(t->t.data, em_storage_data(s), t->nbytes);
+    }
+    if (st == NULL && shape->dtype == EMBER_DTYPE_STRING) {
+        t->keep = em_storage_retain(s); /* a packed string storage: the bytes follow */
     }
     *out = t;
     return st;

@@ -40,6 +40,7 @@ struct ember_tensor {
     ember_value_kind kind;  /* sequences and empty optionals: dtype is the element's */
     size_t n_items;         /* sequences: owned items */
     ember_tensor **items;
+    em_storage *keep;       /* string tensors: the bytes the elements point into (api_string.c) */
 };
 
 struct ember_session_options {
@@ -66,6 +67,9 @@ ember_status *em_api_value_from_rv(const ember_allocator *al, const struct em_rv
                                    ember_tensor **out);
 ember_status *em_api_value_to_rv(const ember_allocator *al, const ember_tensor *t,
                                  struct em_rv *out);
+/* api_string.c: fills string tensor `t` (of src's element count) with copies of src's
+ * strings, which `t` then owns (replacing what it owned before). */
+ember_status *em_api_tensor_set_strings(ember_tensor *t, const em_tensor *src);
 void em_model_log(const ember_model *m, ember_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

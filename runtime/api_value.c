@@ -55,7 +55,9 @@ static ember_status *tensor_copy(const ember_allocator *al, const em_tensor *src
                                  ember_tensor **out)
 {
     ember_status *st = em_tensor_new_owned(al, src->dtype, src->dims, src->rank, out);
-    if (st == NULL && (*out)->nbytes > 0) {
+    if (st == NULL && src->dtype == EMBER_DTYPE_STRING) {
+        st = em_api_tensor_set_strings(*out, src); /* a deep copy: owned by the handle */
+    } else if (st == NULL && (*out)->nbytes > 0) {
         memcpy((*out)->t.data, src->data, (*out)->nbytes);
     }
     return st;

@@ -7,6 +7,7 @@
 
 #include "alloc.h"
 #include "status.h"
+#include "strtensor.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -240,11 +241,13 @@ ember_status *em_graph_add_initializer_copy(em_graph *g, const char *name, ember
                              "initializer '%s': invalid dtype or shape", name);
     }
     em_storage *s = NULL;
-    ember_status *st = em_storage_new_owned(g->al, nbytes, &s);
+    ember_status *st = dt == EMBER_DTYPE_STRING /* copies of the strings, not the pointers */
+                           ? em_str_pack(g->al, data, NULL, em_tensor_numel(&t), &s)
+                           : em_storage_new_owned(g->al, nbytes, &s);
     if (st != NULL) {
         return st;
     }
-    if (nbytes > 0) {
+    if (nbytes > 0 && dt != EMBER_DTYPE_STRING) {
         memcpy(em_storage_data(s), data, nbytes);
     }
     st = em_graph_add_initializer(g, name, dt, rank, dims, s, 0, out_index);

@@ -120,7 +120,8 @@ ember_status *em_graph_add_input(em_graph *g, const char *name, ember_dtype dt, 
 ember_status *em_graph_add_initializer(em_graph *g, const char *name, ember_dtype dt, int rank,
                                        const int64_t *dims, em_storage *storage, size_t offset,
                                        int *out_index);
-/* Adds an initializer with freshly allocated bytes copied from `data`. */
+/* Adds an initializer with freshly allocated bytes copied from `data` (for strings: `data` is
+ * an array of `const char *`, and the strings are copied). */
 ember_status *em_graph_add_initializer_copy(em_graph *g, const char *name, ember_dtype dt,
                                             int rank, const int64_t *dims, const void *data,
                                             int *out_index);

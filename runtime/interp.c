@@ -7,6 +7,7 @@
 #include "planner.h"
 #include "shape.h"
 #include "status.h"
+#include "strtensor.h"
 
 #include <limits.h>
 #include <string.h>
@@ -131,7 +132,10 @@ static bool graph_needs_interp(const em_graph *g, int depth)
     return false;
 }
 
-bool em_graph_needs_interp(const em_graph *g) { return graph_needs_interp(g, 0); }
+bool em_graph_needs_interp(const em_graph *g)
+{
+    return graph_needs_interp(g, 0) || em_graph_has_strings(g);
+}
 
 /* Runs subgraph `sub` of node `n`: its first n_decl inputs from decl, the rest (values it reads
  * from the enclosing graph) bound by name from the frame. */
@@ -217,12 +221,13 @@ static ember_status *kernel_outputs(const frame *f, const em_node *n, node_io *i
             return em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (%s): output %d is too large",
                                  n->name, em_op_name(n->op), o);
         }
-        st = em_storage_new_owned(f->it->al, nbytes, &io->st[o]);
+        st = s->dtype == EMBER_DTYPE_STRING ? em_str_out_new(f->it->al, &io->tout[o], &io->st[o])
+                                            : em_storage_new_owned(f->it->al, nbytes, &io->st[o]);
         if (st != NULL) {
             return st;
         }
     }
-    return NULL;
+    return em_interp_str_check(n, io->tin, io->tout);
 }
 
 static ember_status *run_kernel_node(const frame *f, const em_node *n, node_io *io)
@@ -283,6 +288,7 @@ static ember_status *run_kernel_node(const frame *f, const em_node *n, node_io *
     } else {
         em_kctx kc = {f->it->pool, scr};
         k->run(state, io->tin, io->tout, &kc);
+        st = em_interp_str_finish(n, f->env, io->st, io->tout);
     }
     em_aligned_free(al, scr);
     if (state != NULL) {

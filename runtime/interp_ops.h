@@ -21,4 +21,16 @@ bool em_rv_scalar_i64(const em_rv *v, int64_t *out);
 ember_status *em_interp_seq_op(const em_interp *it, const em_node *n, const em_rv *in,
                                em_rv *out);
 
+/* interp_str.c: string tensors. True when `g` (or a subgraph) holds a string value, a cast to
+ * string or a text op: it then runs through the interpreter. */
+bool em_graph_has_strings(const em_graph *g);
+/* UNSUPPORTED, naming the node, when a string input or output meets an op that cannot take
+ * strings. */
+ember_status *em_interp_str_check(const em_node *n, const em_tensor *tin, const em_tensor *tout);
+/* After kernel node `n` ran: each string output (storage st[o], from em_str_out_new) takes its
+ * arena's chunks and keeps the bytes of every string input; returns the error its kernel
+ * recorded, if any. */
+ember_status *em_interp_str_finish(const em_node *n, const em_rv *env, em_storage **st,
+                                   const em_tensor *tout);
+
 #endif /* EMBER_RUNTIME_INTERP_OPS_H */

@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "status.h"
+#include "strtensor.h"
 
 #include <string.h>
 
@@ -48,7 +49,7 @@ ember_status *em_rv_slice_axis(const ember_allocator *al, const em_rv *src, int 
                s + ((size_t)i * (size_t)t->dims[axis] + (size_t)start) * inner,
                (size_t)len * inner);
     }
-    return NULL;
+    return t->dtype == EMBER_DTYPE_STRING ? em_str_keep_bytes(out->s, src->s) : NULL;
 }
 
 ember_status *em_rv_concat(const ember_allocator *al, const em_rv *items, int n, int axis,
@@ -96,8 +97,13 @@ ember_status *em_rv_concat(const ember_allocator *al, const em_rv *items, int n,
             memcpy(o + (size_t)j * row + at, s + (size_t)j * chunk, chunk);
         }
         at += chunk;
+        if (t0->dtype == EMBER_DTYPE_STRING) {
+            EMBER_TRY(em_str_keep_bytes(out->s, items[i].s));
+        }
     }
     return NULL;
+fail:
+    return st;
 }
 
 /* ---- sequence ops ---- */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kernel registry: built once from the compiled-in tables into one array sorted by
- * (op, priority descending). Lookups scan the op's range. It is read-only after
- * initialisation, which pthread_once makes thread-safe; it is the registry's own state.
+ * (op, priority descending; at equal priority an entry for one dtype comes before an any-dtype
+ * entry, so the text family's string Cast rows are tried before the generic Cast). Lookups
+ * scan the op's range. It is read-only after initialisation, which pthread_once makes
+ * thread-safe; it is the registry's own state.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "kernel.h"
@@ -31,6 +33,9 @@ static int cmp_kernel(const void *a, const void *b)
     }
     if (x->priority != y->priority) {
         return x->priority > y->priority ? -1 : 1;
+    }
+    if ((x->dtype == EMBER_DTYPE_UNDEFINED) != (y->dtype == EMBER_DTYPE_UNDEFINED)) {
+        return x->dtype == EMBER_DTYPE_UNDEFINED ? 1 : -1; /* an exact dtype before "any" */
     }
     return strcmp(x->name, y->name);
 }

@@ -610,6 +610,9 @@ static ember_status *interp_output(const ember_session *s, int i, const em_rv *v
                              "slot)", i, gv->name, got, v->kind == EM_RV_TENSOR ? want : "not "
                              "a tensor");
     }
+    if (v->t.dtype == EMBER_DTYPE_STRING) {
+        return em_api_tensor_set_strings(*o, &v->t); /* the slot owns copies */
+    }
     if ((*o)->nbytes > 0) {
         memcpy((*o)->t.data, v->t.data, (*o)->nbytes);
     }

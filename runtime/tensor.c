@@ -25,6 +25,7 @@ size_t em_dtype_size(ember_dtype dt)
     case EMBER_DTYPE_I16: return 2;
     case EMBER_DTYPE_I32: return 4;
     case EMBER_DTYPE_I64: return 8;
+    case EMBER_DTYPE_STRING: return sizeof(const char *);
     case EMBER_DTYPE_BOOL: return 1;
     case EMBER_DTYPE_F16: return 2;
     case EMBER_DTYPE_F64: return 8;
@@ -46,6 +47,7 @@ const char *em_dtype_name(ember_dtype dt)
     case EMBER_DTYPE_I16: return "i16";
     case EMBER_DTYPE_I32: return "i32";
     case EMBER_DTYPE_I64: return "i64";
+    case EMBER_DTYPE_STRING: return "string";
     case EMBER_DTYPE_BOOL: return "bool";
     case EMBER_DTYPE_F16: return "f16";
     case EMBER_DTYPE_F64: return "f64";
@@ -159,6 +161,8 @@ struct em_storage {
     const ember_allocator *al;
     void *data;
     size_t size;
+    em_storage **kept; /* storages this one keeps alive (em_storage_keep), released with it */
+    int n_kept, cap_kept;
 };
 
 static ember_status *storage_new(const ember_allocator *al, em_storage_kind kind, void *data,
@@ -173,6 +177,8 @@ static ember_status *storage_new(const ember_allocator *al, em_storage_kind kind
     s->al = al;
     s->data = data;
     s->size = size;
+    s->kept = NULL;
+    s->n_kept = s->cap_kept = 0;
     *out = s;
     return NULL;
 }
@@ -251,5 +257,39 @@ void em_storage_release(em_storage *s)
     } else if (s->kind == EM_STORAGE_MMAP && s->data != NULL) {
         munmap(s->data, s->size);
     }
+    for (int i = 0; i < s->n_kept; i++) {
+        em_storage_release(s->kept[i]);
+    }
+    em_free(s->al, s->kept);
     em_free(s->al, s);
+}
+
+ember_status *em_storage_keep(em_storage *s, em_storage *dep)
+{
+    if (dep == NULL || dep == s) {
+        return NULL;
+    }
+    for (int i = 0; i < s->n_kept; i++) {
+        if (s->kept[i] == dep) {
+            return NULL;
+        }
+    }
+    if (s->n_kept == s->cap_kept) {
+        int cap = s->cap_kept > 0 ? 2 * s->cap_kept : 4;
+        em_storage **k = em_realloc(s->al, s->kept, sizeof *k * (size_t)cap);
+        if (k == NULL) {
+            return em_status_oom();
+        }
+        s->kept = k;
+        s->cap_kept = cap;
+    }
+    s->kept[s->n_kept++] = em_storage_retain(dep);
+    return NULL;
+}
+
+int em_storage_kept_count(const em_storage *s) { return s != NULL ? s->n_kept : 0; }
+
+em_storage *em_storage_kept(const em_storage *s, int i)
+{
+    return s != NULL && i >= 0 && i < s->n_kept ? s->kept[i] : NULL;
 }

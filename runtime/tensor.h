@@ -70,5 +70,12 @@ size_t em_storage_size(const em_storage *s);
 em_storage_kind em_storage_kind_of(const em_storage *s);
 em_storage *em_storage_retain(em_storage *s);
 void em_storage_release(em_storage *s);
+/* Makes `s` hold a reference to `dep` (retained; once per dep) until `s` is freed: string
+ * tensors keep the storages their element pointers point into (strtensor.h). Call only while
+ * `s` has a single owner that is still building it. OUT_OF_MEMORY on failure. */
+ember_status *em_storage_keep(em_storage *s, em_storage *dep);
+/* The storages `s` keeps, for em_str_keep_bytes' flattening: count and item i. */
+int em_storage_kept_count(const em_storage *s);
+em_storage *em_storage_kept(const em_storage *s, int i);
 
 #endif /* EMBER_RUNTIME_TENSOR_H */

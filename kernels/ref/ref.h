@@ -9,8 +9,10 @@
  * `prepare` validates the node (dtypes, ranks, attributes, and the output shapes the planner
  * inferred) and returns INVALID_MODEL (malformed node) or UNSUPPORTED (valid but not handled
  * here) with a message naming the node and op. It parses attributes into a small per-op state
- * allocated with em_malloc(ki->al, ...) and freed with em_free (all `release` are NULL). No
- * reference kernel needs scratch. `run` makes no allocation and may use ctx->pool.
+ * allocated with em_malloc(ki->al, ...) and freed with em_free (`release` is NULL but where a
+ * state holds more: the text family's compiled regex and C locale). Scratch is rare
+ * (StringSplit's pieces). `run` makes no allocation, but for the strings that text kernels make
+ * in their output's arena (runtime/strtensor.h), and may use ctx->pool.
  */
 #ifndef EMBER_KERNELS_REF_REF_H
 #define EMBER_KERNELS_REF_REF_H

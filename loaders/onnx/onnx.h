@@ -48,8 +48,9 @@ void em_onnx_opsets_free(const ember_allocator *al, em_onnx_opsets *opsets);
  * Reads a serialized TensorProto of `size` bytes at `data` (borrowed). `what` names it in
  * messages (NULL: "<memory>"); `path`, when not NULL, is the file, whose folder holds any
  * external data. Fills `*shape` (dtype, rank, dims; data NULL) and `*out`, an owned storage
- * allocated with `al` holding exactly the tensor's bytes. Returns INVALID_MODEL, UNSUPPORTED
- * (string or other dtypes ember lacks), IO or OUT_OF_MEMORY; on failure `*out` is NULL.
+ * allocated with `al` holding exactly the tensor's bytes (strings: a packed string storage,
+ * strtensor.h). Returns INVALID_MODEL, UNSUPPORTED (dtypes ember lacks), IO or OUT_OF_MEMORY;
+ * on failure `*out` is NULL.
  */
 ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *what, const char *path,
                                   const ember_allocator *al, em_tensor *shape, em_storage **out);

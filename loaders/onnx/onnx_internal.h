@@ -120,6 +120,14 @@ ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, cons
                                   size_t *offset);
 void onnx_ext_free(onnx_ctx *c);
 
+/* ---- onnx_string.c ---- */
+/* A string TensorProto's string_data (shape from tensor_shape) as a packed string storage. */
+ember_status *onnx_tensor_strings(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
+                                  const em_tensor *shape, em_storage **out);
+/* Constant's value_string (a 0-D tensor) or value_strings (1-D) as initializer `out` of g. */
+ember_status *onnx_const_strings(onnx_ctx *c, em_graph *g, const Onnx__AttributeProto *ap,
+                                 const char *out, int *idx);
+
 /* ---- onnx_wire.c ---- */
 /* Checks nesting limits on the raw protobuf (before protobuf-c recurses into it) and records
  * the raw_data spans of the main graph's initializers into c->raw / c->n_raw. */

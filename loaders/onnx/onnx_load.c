@@ -505,10 +505,15 @@ static ember_status *constant_convert(onnx_ctx *c, onnx_scope *sc, const onnx_pe
     } else if (strcmp(an, "value_ints") == 0) {
         n = (int64_t)ap->n_ints;
         st = wrap(c, em_graph_add_initializer_copy(g, out, EMBER_DTYPE_I64, 1, &n, ap->ints, &idx));
+    } else if ((strcmp(an, "value_string") == 0 &&
+                ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING) ||
+               (strcmp(an, "value_strings") == 0 &&
+                ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS)) {
+        st = onnx_const_strings(c, g, ap, out, &idx);
     } else {
         return onnx_err(c, EMBER_ERR_UNSUPPORTED,
-                        "node '%s' (Constant): attribute '%s' is not supported (string and "
-                        "sparse constants are not)",
+                        "node '%s' (Constant): attribute '%s' is not supported (sparse "
+                        "constants are not)",
                         p->name, an);
     }
     return st != NULL ? st : onnx_scope_put(c, sc, idx);

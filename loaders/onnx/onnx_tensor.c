@@ -51,7 +51,7 @@ void onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a)
 ember_dtype onnx_dtype(int32_t t, bool *known)
 {
     /* ember_dtype follows TensorProto.DataType: only the gaps need a check. */
-    *known = t > 0 && t != 8 && t != 14 && t != 15 && em_dtype_valid((ember_dtype)t);
+    *known = t > 0 && t != 14 && t != 15 && em_dtype_valid((ember_dtype)t);
     return *known ? (ember_dtype)t : EMBER_DTYPE_UNDEFINED;
 }
 
@@ -383,6 +383,9 @@ ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, cons
     if (st != NULL) {
         return st;
     }
+    if (shape->dtype == EMBER_DTYPE_STRING) {
+        return onnx_tensor_strings(c, tp, name, shape, out);
+    }
     if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
         return from_external(c, tp, name, nbytes, out, offset);
     }
@@ -420,7 +423,9 @@ ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *wha
     }
     const char *name = tp->name != NULL && tp->name[0] ? tp->name : "<unnamed>";
     st = onnx_tensor_convert(&c, tp, name, NULL, shape, &s, &off);
-    if (st == NULL) {
+    if (st == NULL && shape->dtype == EMBER_DTYPE_STRING) {
+        *out = em_storage_retain(s); /* packed and owned already: the bytes follow the pointers */
+    } else if (st == NULL) {
         /* The caller wants exactly the tensor's bytes in an owned storage. */
         size_t nbytes = em_tensor_nbytes(shape);
         st = em_storage_new_owned(al, nbytes, out);

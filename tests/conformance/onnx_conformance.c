@@ -4,7 +4,7 @@
  * test_data_set_*\/{input,output}_*.pb) of the groups given on the command line, it loads the
  * model through ember.h, runs every data set and compares the outputs: floats within
  * |got - want| <= atol + rtol * |want| (default rtol 1e-3, atol 1e-5; NaN where NaN is
- * expected), integers and booleans exactly.
+ * expected), integers, booleans and strings exactly.
  *
  * Each case runs in a child process with a time limit, so a crash or a hang is reported as a
  * failure of that case and never excused by the expected-failure list. The list (--expected)
@@ -199,6 +199,17 @@ static bool compare(const ember_tensor *got, const ember_tensor *want, tol t, in
     }
     if (t.random != RANDOM_NO) {
         return compare_random(g, w, dt, n, idx, reason);
+    }
+    if (dt == EMBER_DTYPE_STRING) { /* exact, byte for byte */
+        for (int64_t i = 0; i < n; i++) {
+            const char *a = ember_tensor_string(got, i), *b = ember_tensor_string(want, i);
+            if (strcmp(a, b) != 0) {
+                snprintf(reason, REASON_LEN, "output %d: element %lld is \"%.80s\", expected "
+                         "\"%.80s\"", idx, (long long)i, a, b);
+                return false;
+            }
+        }
+        return true;
     }
     if (!is_float(dt)) {
         size_t es = ember_dtype_size(dt);

@@ -177,12 +177,18 @@ static inline double tm_dtype_atol(ember_dtype dt)
     return dt == EMBER_DTYPE_F16 ? 1e-7 : dt == EMBER_DTYPE_F32 ? 1e-40 : 0.0;
 }
 
-/* The reference kernel for (op, dt): the dtype's own entry, else the any-dtype one. */
+/* The reference kernel for (op, dt): the dtype's own entry, else the any-dtype one. The text
+ * family's string rows of Cast, CastLike, Equal and Where (names ending in "_string__ref")
+ * decline numeric nodes, so they are not the math engine's entry. */
 static inline const em_kernel *tm_kernel(em_op op, ember_dtype dt)
 {
     const em_kernel *any = NULL;
     for (size_t i = 0; i < em_ref_table.n; i++) {
         const em_kernel *k = &em_ref_table.kernels[i];
+        size_t len = strlen(k->name);
+        if (len > 12 && strcmp(k->name + len - 12, "_string__ref") == 0) {
+            continue;
+        }
         if (k->op == op && k->dtype == dt) {
             return k;
         }

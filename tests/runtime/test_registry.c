@@ -101,22 +101,27 @@ static void test_entries_well_formed(void **state)
     assert_true(strncmp(b, "ref", 3) == 0); /* the reference table is always first */
 }
 
-/* Every op in ops.def has a portable CPU reference kernel for f32 (or any dtype), except the
- * ops the interpreter runs itself (EM_OPF_INTERP: control flow, sequences), which have none. */
+/* Every op in ops.def has a portable CPU reference kernel for f32 (or any dtype; for strings
+ * when the op takes only strings, as the text family's), except the ops the interpreter runs
+ * itself (EM_OPF_INTERP: control flow, sequences), which have none. */
 static void test_every_op_has_reference_kernel(void **state)
 {
     (void)state;
     for (int op = 0; op < EM_OP_COUNT; op++) {
         bool found = false;
+        ember_dtype dt = EMBER_DTYPE_F32;
         if (em_op_info_of((em_op)op)->flags & EM_OPF_INTERP) {
             continue;
         }
-        for (size_t i = 0; i < em_registry_count(); i++) {
-            const em_kernel *k = em_registry_at(i);
-            if ((int)k->op == op && k->isa == 0 && k->device == EM_DEV_CPU &&
-                (k->dtype == EMBER_DTYPE_F32 || k->dtype == EMBER_DTYPE_UNDEFINED) &&
-                ends_with(k->name, "__ref")) {
-                found = true;
+        for (int pass = 0; pass < 2 && !found; pass++) {
+            dt = pass == 0 ? EMBER_DTYPE_F32 : EMBER_DTYPE_STRING;
+            for (size_t i = 0; i < em_registry_count(); i++) {
+                const em_kernel *k = em_registry_at(i);
+                if ((int)k->op == op && k->isa == 0 && k->device == EM_DEV_CPU &&
+                    (k->dtype == dt || k->dtype == EMBER_DTYPE_UNDEFINED) &&
+                    ends_with(k->name, "__ref")) {
+                    found = true;
+                }
             }
         }
         if (!found) {
@@ -124,7 +129,7 @@ static void test_every_op_has_reference_kernel(void **state)
         }
         /* ... and the planner's lookup with no ISA at all finds one. */
         const em_kernel *cand[MAX_K];
-        size_t nc = em_registry_find((em_op)op, EMBER_DTYPE_F32, EM_DEV_CPU, 0, cand, MAX_K);
+        size_t nc = em_registry_find((em_op)op, dt, EM_DEV_CPU, 0, cand, MAX_K);
         assert_true(nc >= 1);
     }
 }
@@ -201,6 +206,11 @@ static void check_find(em_op op, ember_dtype dt, em_device dev, uint64_t isa)
             fail_msg("find(%s): '%s' (priority %d) before '%s' (priority %d)", em_op_name(op),
                      got[j - 1]->name, got[j - 1]->priority, k->name, k->priority);
         }
+        if (j > 0 && got[j - 1]->priority == k->priority &&
+            got[j - 1]->dtype == EMBER_DTYPE_UNDEFINED && k->dtype != EMBER_DTYPE_UNDEFINED) {
+            fail_msg("find(%s): any-dtype '%s' before '%s' of the same priority", em_op_name(op),
+                     got[j - 1]->name, k->name);
+        }
     }
     /* cap truncates to the best entries, in the same order. */
     for (size_t cap = 0; cap <= n; cap++) {
@@ -218,6 +228,7 @@ static void test_find_filters(void **state)
     (void)state;
     static const ember_dtype dts[] = {EMBER_DTYPE_F32,      EMBER_DTYPE_F64, EMBER_DTYPE_I32,
                                       EMBER_DTYPE_I64,      EMBER_DTYPE_U8,  EMBER_DTYPE_F16,
+                                      EMBER_DTYPE_STRING,   EMBER_DTYPE_BOOL,
                                       EMBER_DTYPE_UNDEFINED};
     const uint64_t isas[] = {0,
                              EM_ISA_SSE42 | EM_ISA_AVX2_SET,
