@@ -103,7 +103,20 @@ EMBER_API const char *ember_code_name(ember_code code);
 
 /* ---- Data types ------------------------------------------------------------------------ */
 
-/* Numbering follows ONNX's TensorProto.DataType so values can be appended compatibly. */
+/*
+ * Numbering follows ONNX's TensorProto.DataType so values can be appended compatibly.
+ *
+ * The low-precision types (F8*, F4E2M1, F6*, F8E8M0, U4, I4, U2, I2) are stored one element
+ * per byte in memory, whatever their width: the byte holds the element's bit pattern in its
+ * low bits (F8: the 8 bits; F6: bits 0-5; F4E2M1, U4, I4: bits 0-3; U2, I2: bits 0-1) and the
+ * high bits are 0 (ember writes them so; readers ignore them). So ember_dtype_size() is 1 and a
+ * tensor's data is indexed like uint8. ONNX files pack the sub-byte types (4-bit: two per byte,
+ * the first element in the low nibble; 2-bit: four per byte from the low bits up; 6-bit: four
+ * per three bytes); the loader unpacks them and anything ember writes in ONNX form packs them.
+ * Formats: F8E4M3FN (bias 7, no infinity, NaN = S.1111.111), F8E4M3FNUZ (bias 8, NaN = 0x80,
+ * no -0), F8E5M2 (IEEE-like, bias 15), F8E5M2FNUZ (bias 16, NaN = 0x80, no -0), F4E2M1 /
+ * F6E2M3 (bias 1) / F6E3M2 (bias 3) (no infinity, no NaN), F8E8M0 (2^(e - 127), 0xFF = NaN).
+ */
 typedef enum ember_dtype {
     EMBER_DTYPE_UNDEFINED = 0,
     EMBER_DTYPE_F32 = 1,
@@ -119,7 +132,19 @@ typedef enum ember_dtype {
     EMBER_DTYPE_F64 = 11,
     EMBER_DTYPE_U32 = 12,
     EMBER_DTYPE_U64 = 13,
-    EMBER_DTYPE_BF16 = 16
+    EMBER_DTYPE_BF16 = 16,
+    EMBER_DTYPE_F8E4M3FN = 17,
+    EMBER_DTYPE_F8E4M3FNUZ = 18,
+    EMBER_DTYPE_F8E5M2 = 19,
+    EMBER_DTYPE_F8E5M2FNUZ = 20,
+    EMBER_DTYPE_U4 = 21,
+    EMBER_DTYPE_I4 = 22,
+    EMBER_DTYPE_F4E2M1 = 23,
+    EMBER_DTYPE_F8E8M0 = 24,
+    EMBER_DTYPE_U2 = 25,
+    EMBER_DTYPE_I2 = 26,
+    EMBER_DTYPE_F6E2M3 = 27,
+    EMBER_DTYPE_F6E3M2 = 28
 } ember_dtype;
 
 /* Size in bytes of one element of `dt`; 0 for an unknown dtype. Threads: any. */

@@ -574,25 +574,40 @@ static void value_to_shape(const em_value *v, em_shape *s)
     s->value = v->kind == EM_VAL_INITIALIZER ? &v->init : NULL;
 }
 
-/* Body inputs of Loop and Scan declared without a type (ONNX functions expand to such bodies)
- * take their dtype from the enclosing node's inputs: Loop's carried values (body inputs 2..,
- * node inputs 2..), Scan's states and scan inputs (body input i <- node input i, past opset
- * 8's sequence_lens). Only dtypes: body shapes stay as declared or unknown. */
-static void bind_body_dtypes(const em_graph *g, const em_node *n, em_graph *body)
+/* Gives body inputs of subgraph `sub` of node `n` of `g` that have no declared dtype the dtype
+ * of what will be bound to them: an outer value captured by name (dtype and shape: it is the
+ * same tensor), or for Loop the iteration count, the condition and the loop-carried values,
+ * for Scan the states and scan inputs (dtype only: shapes may change between iterations).
+ * The outer values before `n` are inferred already, which they were not while loading. */
+static void seed_subgraph_inputs(const em_graph *g, const em_node *n, em_graph *sub)
 {
-    int first_in = 0, first_body = 0;
-    if (n->op == EM_OP_LOOP) {
-        first_in = first_body = 2;
-    } else if (n->op == EM_OP_SCAN) {
-        first_in = em_node_attr_int(n, "ember_scan8", 0) ? 1 : 0;
-    } else {
-        return;
-    }
-    for (int k = 0; first_body + k < body->n_inputs && first_in + k < n->n_in; k++) {
-        em_value *bv = &body->values[body->inputs[first_body + k]];
-        int outer = n->in[first_in + k];
-        if (bv->dtype == EMBER_DTYPE_UNDEFINED && outer >= 0) {
-            bv->dtype = g->values[outer].dtype;
+    for (int i = 0; i < sub->n_inputs; i++) {
+        em_value *v = &sub->values[sub->inputs[i]];
+        if (v->dtype != EMBER_DTYPE_UNDEFINED) {
+            continue;
+        }
+        int outer = em_graph_find_value(g, v->name), src = -1;
+        if (outer >= 0 && g->values[outer].dtype != EMBER_DTYPE_UNDEFINED) {
+            const em_value *o = &g->values[outer];
+            v->dtype = o->dtype;
+            v->vt = o->vt;
+            if (v->rank < 0) {
+                v->rank = o->rank;
+                for (int d = 0; d < o->rank; d++) {
+                    v->dims[d] = o->dims[d].v >= 0 ? em_dim_known(o->dims[d].v) : em_dim_unknown();
+                }
+            }
+            continue;
+        }
+        if (n->op == EM_OP_LOOP) {
+            v->dtype = i == 0 ? EMBER_DTYPE_I64 : i == 1 ? EMBER_DTYPE_BOOL : EMBER_DTYPE_UNDEFINED;
+            src = i >= 2 && i < n->n_in ? n->in[i] : -1;
+        } else if (n->op == EM_OP_SCAN && !em_node_attr_int(n, "ember_scan8", 0)) {
+            src = i < n->n_in ? n->in[i] : -1;
+        }
+        if (src >= 0) {
+            v->dtype = g->values[src].dtype;
+            v->vt = g->values[src].vt;
         }
     }
 }
@@ -602,7 +617,7 @@ static ember_status *infer_node_shapes(em_graph *g, em_node *n, em_shape *in, em
 {
     for (int a = 0; a < n->n_attrs; a++) { /* subgraphs first: If/Loop/Scan read their outputs */
         if (n->attrs[a].type == EM_ATTR_GRAPH && n->attrs[a].g != NULL) {
-            bind_body_dtypes(g, n, n->attrs[a].g);
+            seed_subgraph_inputs(g, n, n->attrs[a].g);
             /* Best effort: a body input may have no declared type (the enclosing node's inputs
              * give it at run time), and the interpreter infers every shape again while it
              * runs, where errors name the node. */

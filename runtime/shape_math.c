@@ -5,10 +5,12 @@
  * 'to', CastLike's target, bool for comparisons, IsNaN, IsInf), in how many inputs broadcast
  * (Where, the variadic Max/Min/Sum/Mean), in their dtype rules (Pow's exponent may have its
  * own dtype) or in taking the output shape from input 0 alone (Clip's scalar bounds, PRelu's
- * slope, which must broadcast to X). None depends on input values.
+ * slope, which must broadcast to X); BitCast takes 'to' of input 0's bit width. None depends on
+ * input values.
  */
 #include "shape.h"
 
+#include "lowp.h"
 #include "status.h"
 
 #include <string.h>
@@ -158,8 +160,8 @@ ember_status *em_shape_math_cast(const em_node *n, const em_shape *in, em_shape 
         return em_shape_bad(n, "attribute 'to' is missing or not an int");
     }
     if (a->i <= 0 || a->i > 64 || !em_dtype_valid((ember_dtype)a->i)) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s' (Cast): no dtype for type %lld",
-                             n->name, (long long)a->i);
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s' (%s): no dtype for type %lld",
+                             n->name, em_op_name(n->op), (long long)a->i);
     }
     copy_input0(in, out);
     out->dtype = (ember_dtype)a->i;
@@ -173,4 +175,22 @@ ember_status *em_shape_math_castlike(const em_node *n, const em_shape *in, em_sh
     copy_input0(in, out);
     out->dtype = in[1].dtype;
     return NULL;
+}
+
+/* BitCast(input): input 0's shape, the dtype 'to' of the same bit width. */
+ember_status *em_shape_math_bitcast(const em_node *n, const em_shape *in, em_shape *out)
+{
+    ember_status *st = em_shape_math_cast(n, in, out); /* the same 'to' rules */
+    ember_dtype from = in[0].dtype, to = out->dtype;
+    if (st == NULL && (from == EMBER_DTYPE_STRING || to == EMBER_DTYPE_STRING)) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s' (BitCast): strings have no bit "
+                             "pattern to reinterpret", n->name);
+    }
+    if (st == NULL && from != EMBER_DTYPE_UNDEFINED && em_dtype_bits(from) != em_dtype_bits(to)) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL,
+                             "node '%s' (BitCast): %s has %d bits, %s %d; the widths must match",
+                             n->name, em_dtype_name(from), em_dtype_bits(from), em_dtype_name(to),
+                             em_dtype_bits(to));
+    }
+    return st;
 }

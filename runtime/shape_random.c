@@ -3,11 +3,13 @@
  * Shape functions of the random family (ONNX semantics, newest opsets): RandomUniform and
  * RandomNormal (shape and dtype from attributes, dtype f16 f32 f64 bf16, default f32), their
  * *Like forms and Bernoulli (the input's shape; dtype from the attribute, else the input's),
- * Multinomial ([batch, class] -> [batch, sample_size], int32 or int64) and Dropout-13 (output
- * like data, mask bool of the same shape; ratio and training_mode hold one value each).
+ * Multinomial ([batch, class] -> [batch, sample_size], int32 or int64) and Dropout-22 (output
+ * like data, mask bool of the same shape; ratio and training_mode hold one value each; data and
+ * ratio may also be float8).
  */
 #include "shape.h"
 
+#include "lowp.h"
 #include "status.h"
 
 #include <stdint.h>
@@ -133,13 +135,19 @@ static bool one_value(const em_shape *s)
     return s->rank == 1 && (!KNOWN(s->dims[0]) || s->dims[0].v == 1);
 }
 
+/* Dropout-22's float types: those above and the four float8. */
+static bool is_float_or_f8(ember_dtype dt)
+{
+    return is_float(dt) || em_lowp_is_float8(dt);
+}
+
 ember_status *em_shape_dropout(const em_node *n, const em_shape *in, em_shape *out)
 {
-    if (!is_float(in[0].dtype)) {
+    if (!is_float_or_f8(in[0].dtype)) {
         return bad_dtype(n, "data dtype", in[0].dtype);
     }
     if (n->n_in > 1 && in[1].dtype != EMBER_DTYPE_UNDEFINED &&
-        (!is_float(in[1].dtype) || !one_value(&in[1]))) {
+        (!is_float_or_f8(in[1].dtype) || !one_value(&in[1]))) {
         return em_shape_bad(n, "input 1 (ratio) must be one float value");
     }
     if (n->n_in > 2 && in[2].dtype != EMBER_DTYPE_UNDEFINED &&

@@ -6,9 +6,9 @@
  *  - DFT-20: input [batch, signal dims..., 1 | 2], dft_length (input 1) and axis (input 2,
  *    default -2, never the last axis) as value inputs. The output has the input's shape with the
  *    last dim 2 and dims[axis] = dft_length (default: the input's dims[axis]), or
- *    floor(dft_length / 2) + 1 when onesided. onesided with inverse, and onesided with a complex
- *    input, are invalid (ONNX's shape inference rejects the first; the spec says the second is
- *    not possible).
+ *    floor(dft_length / 2) + 1 when onesided. onesided with inverse is the IRFFT (the DFT-20
+ *    doc of onnx 1.23): a complex input, a real output [..., 1] with dims[axis] = dft_length,
+ *    default 2 (dims[axis] - 1). onesided with a forward complex input is invalid.
  *  - STFT-17: signal [batch, length, 1 | 2] -> [batch, frames, bins, 2] with frame_length =
  *    input 3, else the window's length, else the signal length; frames = (length -
  *    frame_length) / frame_step + 1; bins = frame_length / 2 + 1 when onesided (default 1).
@@ -100,10 +100,8 @@ ember_status *em_shape_dft(const em_node *n, const em_shape *in, em_shape *out)
     bool onesided = em_node_attr_int(n, "onesided", 0) != 0;
     bool len_known = false, axis_known = true;
     int64_t len = 0, axis = -2;
+    const bool irfft = inverse && onesided; /* complex one-sided input, real output */
     out->dtype = x->dtype;
-    if (inverse && onesided) {
-        return em_shape_bad(n, "onesided and inverse cannot both be set");
-    }
     if (present(n, in, 1) && (st = scalar_int(n, in, 1, "dft_length", &len_known, &len)) != NULL) {
         return st;
     }
@@ -123,12 +121,13 @@ ember_status *em_shape_dft(const em_node *n, const em_shape *in, em_shape *out)
     if (KNOWN(last) && last.v != 1 && last.v != 2) {
         return em_shape_bad(n, "the last dim of input 0 must be 1 (real) or 2 (complex)");
     }
-    if (onesided && KNOWN(last) && last.v == 2) {
-        return em_shape_bad(n, "onesided needs a real input");
+    if (onesided && KNOWN(last) && last.v == (irfft ? 1 : 2)) {
+        return em_shape_bad(n, irfft ? "onesided with inverse needs a complex input"
+                                     : "onesided needs a real input");
     }
     *out = *x;
     out->value = NULL;
-    out->dims[x->rank - 1] = em_dim_known(2);
+    out->dims[x->rank - 1] = em_dim_known(irfft ? 1 : 2);
     if (!axis_known) {
         for (int d = 0; d < x->rank - 1; d++) {
             out->dims[d] = em_dim_unknown();
@@ -142,7 +141,9 @@ ember_status *em_shape_dft(const em_node *n, const em_shape *in, em_shape *out)
     }
     int ax = (int)(axis < 0 ? axis + x->rank : axis);
     em_dim d = len_known ? em_dim_known(len) : present(n, in, 1) ? em_dim_unknown() : x->dims[ax];
-    if (onesided) {
+    if (irfft && !present(n, in, 1)) {
+        d = KNOWN(d) ? em_dim_known(2 * (d.v - 1)) : em_dim_unknown(); /* numpy's default */
+    } else if (onesided && !irfft) {
         d = KNOWN(d) ? em_dim_known(d.v / 2 + 1) : em_dim_unknown();
     }
     out->dims[ax] = d;

@@ -10,6 +10,7 @@
  */
 #include "shape.h"
 
+#include "lowp.h"
 #include "status.h"
 
 #include <math.h>
@@ -696,10 +697,13 @@ static ember_status *range_count(const em_node *n, const em_shape *in, int64_t *
 {
     ember_dtype dt = in[0].dtype;
     const void *p[3] = {in[0].value->data, in[1].value->data, in[2].value->data};
-    if (dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64) {
+    if (dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64 || dt == EMBER_DTYPE_F16 ||
+        dt == EMBER_DTYPE_BF16) {
         double v[3];
         for (int i = 0; i < 3; i++) {
-            v[i] = dt == EMBER_DTYPE_F32 ? (double)*(const float *)p[i] : *(const double *)p[i];
+            v[i] = dt == EMBER_DTYPE_F32   ? (double)*(const float *)p[i]
+                   : dt == EMBER_DTYPE_F64 ? *(const double *)p[i]
+                                           : em_lowp_to_double(dt, *(const uint16_t *)p[i]);
         }
         if (v[2] == 0 || v[2] != v[2]) {
             return em_shape_bad(n, "delta is 0 or NaN");
@@ -746,8 +750,9 @@ ember_status *em_shape_range(const em_node *n, const em_shape *in, em_shape *out
         return em_shape_bad(n, "start, limit and delta have different dtypes");
     }
     if (dt != EMBER_DTYPE_F32 && dt != EMBER_DTYPE_F64 && dt != EMBER_DTYPE_I16 &&
-        dt != EMBER_DTYPE_I32 && dt != EMBER_DTYPE_I64) {
-        return em_shape_bad(n, "dtype must be f32, f64, i16, i32 or i64");
+        dt != EMBER_DTYPE_I32 && dt != EMBER_DTYPE_I64 && dt != EMBER_DTYPE_F16 &&
+        dt != EMBER_DTYPE_BF16) {
+        return em_shape_bad(n, "dtype must be f32, f64, f16, bf16, i16, i32 or i64");
     }
     for (int i = 0; i < 3; i++) {
         if (in[i].rank > 1 || (in[i].rank == 1 && KNOWN(in[i].dims[0]) && in[i].dims[0].v != 1)) {

@@ -32,6 +32,19 @@ size_t em_dtype_size(ember_dtype dt)
     case EMBER_DTYPE_U32: return 4;
     case EMBER_DTYPE_U64: return 8;
     case EMBER_DTYPE_BF16: return 2;
+    /* The low-precision types: one element per byte in memory (see ember.h). */
+    case EMBER_DTYPE_F8E4M3FN:
+    case EMBER_DTYPE_F8E4M3FNUZ:
+    case EMBER_DTYPE_F8E5M2:
+    case EMBER_DTYPE_F8E5M2FNUZ:
+    case EMBER_DTYPE_U4:
+    case EMBER_DTYPE_I4:
+    case EMBER_DTYPE_F4E2M1:
+    case EMBER_DTYPE_F8E8M0:
+    case EMBER_DTYPE_U2:
+    case EMBER_DTYPE_I2:
+    case EMBER_DTYPE_F6E2M3:
+    case EMBER_DTYPE_F6E3M2: return 1;
     case EMBER_DTYPE_UNDEFINED: return 0;
     }
     return 0;
@@ -54,6 +67,18 @@ const char *em_dtype_name(ember_dtype dt)
     case EMBER_DTYPE_U32: return "u32";
     case EMBER_DTYPE_U64: return "u64";
     case EMBER_DTYPE_BF16: return "bf16";
+    case EMBER_DTYPE_F8E4M3FN: return "f8e4m3fn";
+    case EMBER_DTYPE_F8E4M3FNUZ: return "f8e4m3fnuz";
+    case EMBER_DTYPE_F8E5M2: return "f8e5m2";
+    case EMBER_DTYPE_F8E5M2FNUZ: return "f8e5m2fnuz";
+    case EMBER_DTYPE_U4: return "u4";
+    case EMBER_DTYPE_I4: return "i4";
+    case EMBER_DTYPE_F4E2M1: return "f4e2m1";
+    case EMBER_DTYPE_F8E8M0: return "f8e8m0";
+    case EMBER_DTYPE_U2: return "u2";
+    case EMBER_DTYPE_I2: return "i2";
+    case EMBER_DTYPE_F6E2M3: return "f6e2m3";
+    case EMBER_DTYPE_F6E3M2: return "f6e3m2";
     case EMBER_DTYPE_UNDEFINED: return "?";
     }
     return "?";

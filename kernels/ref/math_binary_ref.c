@@ -13,7 +13,10 @@
  * never traps), and INT_MIN / -1 wraps. Max and Min propagate NaN (numpy.maximum). Pow of an
  * integer base: an integer exponent gives the exact wrapped power (negative exponents: 1 and -1
  * keep their powers, anything else gives 0), a float exponent gives pow() in double converted
- * by the Cast rule (truncated toward zero). BitShift by the bit width or more gives 0.
+ * by the Cast rule (truncated toward zero). BitShift of unsigned values by the width or more: 0.
+ * Mod-28: floats with fmod = 0 are numpy.mod (fmod, moved by the divisor when the signs differ,
+ * a zero taking the divisor's sign). BitShift-28: signed values shift right arithmetically; a
+ * shift < 0 or >= the width gives the sign fill (-1 for a right shift of a negative value, else 0).
  */
 #include "ref.h"
 
@@ -79,12 +82,25 @@ ARITH_FN(sub, AR_SUB)
 ARITH_FN(mul, AR_MUL)
 ARITH_FN(div, AR_DIV)
 
-/* at.mode: 1 = fmod (sign of the dividend), 0 = sign of the divisor (integers only). */
+/* numpy.mod of doubles (npy_divmod): the remainder with the divisor's sign. */
+static double pymod(double a, double b)
+{
+    double m = fmod(a, b);
+    if (b == 0.0) {
+        return m; /* NaN */
+    }
+    if (m == 0.0) {
+        return copysign(0.0, b);
+    }
+    return (b < 0.0) != (m < 0.0) ? m + b : m;
+}
+
+/* at.mode: 1 = fmod (sign of the dividend), 0 = sign of the divisor. */
 static void mod_fn(const em_math_state *s, xs_t x, em_math_blk *y, int n)
 {
     for (int k = 0; k < n; k++) {
         if (s->in_dom[0] == EM_MATH_F) {
-            y->f[k] = fmod(x[0]->f[k], x[1]->f[k]);
+            y->f[k] = s->at.mode ? fmod(x[0]->f[k], x[1]->f[k]) : pymod(x[0]->f[k], x[1]->f[k]);
         } else if (s->in_dom[0] == EM_MATH_I) {
             y->i[k] = imod(x[0]->i[k], x[1]->i[k], s->at.mode == 0);
         } else {
@@ -93,12 +109,24 @@ static void mod_fn(const em_math_state *s, xs_t x, em_math_blk *y, int n)
     }
 }
 
-/* at.mode: 1 = LEFT. Unsigned values only; the store keeps the low bits of a left shift. */
+/* at.mode: 1 = LEFT. The store keeps the low bits of a left shift. */
 static void bitshift_fn(const em_math_state *s, xs_t x, em_math_blk *y, int n)
 {
+    const int64_t width = (int64_t)em_dtype_size(s->in_dt[0]) * 8;
     for (int k = 0; k < n; k++) {
-        uint64_t v = x[0]->u[k], sh = x[1]->u[k];
-        y->u[k] = sh >= 64 ? 0 : s->at.mode ? v << sh : v >> sh;
+        if (s->in_dom[0] == EM_MATH_U) {
+            uint64_t v = x[0]->u[k], sh = x[1]->u[k];
+            y->u[k] = sh >= 64 ? 0 : s->at.mode ? v << sh : v >> sh;
+            continue;
+        }
+        int64_t v = x[0]->i[k], sh = x[1]->i[k];
+        if (sh < 0 || sh >= width) {
+            y->i[k] = !s->at.mode && v < 0 ? -1 : 0;
+        } else if (s->at.mode) {
+            y->u[k] = (uint64_t)v << sh;
+        } else {
+            y->i[k] = v < 0 ? ~(~v >> sh) : v >> sh; /* arithmetic, without C's impl.-defined >> */
+        }
     }
 }
 
@@ -270,9 +298,6 @@ static ember_status *parse_mod(const em_kinfo *ki, em_math_state *s)
     if (s->at.mode != 0 && s->at.mode != 1) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "'fmod' must be 0 or 1");
     }
-    if (s->at.mode == 0 && s->in_dom[0] == EM_MATH_F) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "'fmod' must be 1 for float inputs");
-    }
     return NULL;
 }
 
@@ -321,7 +346,8 @@ static const em_math_opdef binary_defs[] = {
     {EM_OP_POW,   EM_MATH_FLOATS | EM_MATH_BIT(I32) | EM_MATH_BIT(I64), NUM, EM_MATH_IN_FREE, OSAME,
      MULTI, pow_fn, parse_pow},
     {EM_OP_MOD,   NUM, 0, SAME, OSAME, MULTI, mod_fn, parse_mod},
-    {EM_OP_BITSHIFT, EM_MATH_UINTS, 0, SAME, OSAME, MULTI, bitshift_fn, parse_bitshift},
+    {EM_OP_BITSHIFT, EM_MATH_UINTS | EM_MATH_SINTS, 0, SAME, OSAME, MULTI, bitshift_fn,
+     parse_bitshift},
     {EM_OP_EQUAL, EM_MATH_ALL, 0, SAME, OBOOL, MULTI, equal_fn, NULL},
     {EM_OP_LESS,  NUM, 0, SAME, OBOOL, MULTI, less_fn, NULL},
     {EM_OP_LESSOREQUAL, NUM, 0, SAME, OBOOL, MULTI, lessorequal_fn, NULL},

@@ -15,9 +15,15 @@
  * Stores (em_math_store) follow ONNX Cast: to a float type, round to nearest even (overflow
  * gives infinity); a double to an integer type truncates toward zero, saturates out of range
  * and maps NaN to 0 (the spec leaves both undefined); integers to a narrower integer keep the
- * low bits (two's complement); anything to bool is "!= 0" (NaN is true).
+ * low bits (two's complement); anything to bool is "!= 0" (NaN is true). The low-precision
+ * types (runtime/lowp.h) load as doubles (float8/4/6) or integers (int4/2) and store with
+ * lowp.c's conversions: the float formats honour Cast's saturate / round_mode (s->at.mode), a
+ * double to int4/int2 truncates and keeps the low bits as ONNX's reference (ml_dtypes) does,
+ * with NaN and infinities giving 0.
  */
 #include "ref.h"
+
+#include "lowp.h"
 
 #include <float.h>
 #include <math.h>
@@ -41,9 +47,11 @@ em_math_dom em_math_dom_of(ember_dtype dt)
     case EMBER_DTYPE_I16:
     case EMBER_DTYPE_I32:
     case EMBER_DTYPE_I64:
+    case EMBER_DTYPE_I4:
+    case EMBER_DTYPE_I2:
         return EM_MATH_I;
     default:
-        return EM_MATH_U;
+        return em_lowp_is_float(dt) ? EM_MATH_F : EM_MATH_U;
     }
 }
 
@@ -211,8 +219,19 @@ static void load(ember_dtype dt, const void *p, int64_t off, int64_t stride, em_
     case EMBER_DTYPE_U64:
         LOAD(uint64_t, u, v);
         break;
-    default: /* bool: any nonzero byte is true */
+    case EMBER_DTYPE_BOOL: /* any nonzero byte is true */
         LOAD(uint8_t, u, v != 0);
+        break;
+    case EMBER_DTYPE_I4:
+    case EMBER_DTYPE_I2:
+        LOAD(uint8_t, i, em_lowp_int(dt, v));
+        break;
+    case EMBER_DTYPE_U4:
+    case EMBER_DTYPE_U2:
+        LOAD(uint8_t, u, (uint64_t)em_lowp_int(dt, v));
+        break;
+    default: /* the float8 / float4 / float6 formats */
+        LOAD(uint8_t, f, em_lowp_to_double(dt, v));
         break;
     }
 }
@@ -266,10 +285,30 @@ static float int_to_f32(em_math_dom dom, const em_math_blk *b, int k)
     return dom == EM_MATH_I ? (float)b->i[k] : (float)b->u[k];
 }
 
-/* p[off + k] = b[k] converted from domain `dom` to dt, k in [0, n). */
-static void store(ember_dtype dt, em_math_dom dom, void *p, int64_t off, const em_math_blk *b,
-                  int n)
+/* An int4 / int2 element from domain `dom`: doubles truncate (non-finite -> 0), bits wrap. */
+static uint8_t lowp_int_val(ember_dtype dt, em_math_dom dom, const em_math_blk *b, int k)
 {
+    if (dom != EM_MATH_F) {
+        return em_lowp_wrap(dt, val_bits(dom, b, k));
+    }
+    double v = b->f[k];
+    return em_lowp_wrap(dt, isfinite(v) ? (uint64_t)em_math_double_to_i(v, INT64_MIN, INT64_MAX)
+                                        : 0);
+}
+
+/* p[off + k] = b[k] converted from domain `dom` to dt, k in [0, n); `lowp` holds the em_lowp
+ * conversion flags of the float8 / float4 / float6 formats. */
+static void store(ember_dtype dt, em_math_dom dom, unsigned lowp, void *p, int64_t off,
+                  const em_math_blk *b, int n)
+{
+    if (em_lowp_is_float(dt) || em_lowp_is_int(dt)) {
+        for (int k = 0; k < n; k++) {
+            ((uint8_t *)p)[off + k] = em_lowp_is_int(dt) ? lowp_int_val(dt, dom, b, k)
+                                                         : em_lowp_from_double(dt, val_f(dom, b, k),
+                                                                               lowp);
+        }
+        return;
+    }
     for (int k = 0; k < n; k++) {
         int64_t o = off + k;
         switch (dt) {
@@ -543,7 +582,7 @@ static void math_row(const math_job *j, int64_t i, const int64_t *off, int64_t n
             }
         }
         s->def->fn(s, xp, &yb, cnt);
-        store(s->y_dt, s->y_dom, j->out[0].data, i + done, &yb, cnt);
+        store(s->y_dt, s->y_dom, (unsigned)s->at.mode, j->out[0].data, i + done, &yb, cnt);
     }
 }
 

@@ -25,6 +25,11 @@
 ember_status *em_math_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 void em_math__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
+/* BitCast-26 (math_bitcast_ref.c): input 0's bytes under the dtype 'to' of the same bit width;
+ * nothing to do when the planner made the output a view of the input (EM_OPF_ALIAS). */
+ember_status *em_bitcast_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+void em_bitcast__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+
 /* ---- Engine internals shared by the math_*_ref.c files ----------------------------------- */
 
 enum {

@@ -4,14 +4,17 @@
  * (optional scalar min / max), Neg, Abs, Sign, Not, IsNaN, IsInf, the float functions (Exp,
  * Log, Sqrt, Reciprocal, Erf, Floor, Ceil, Round, trigonometric and hyperbolic), and the
  * activations (Relu, Sigmoid, Tanh, LeakyRelu, Elu, Selu, Celu, HardSigmoid, HardSwish,
- * Softplus, Softsign, ThresholdedRelu, Shrink), with the attributes and defaults of their
- * latest ONNX opsets (Cast-21, Clip-13, IsInf-20, activations 6..22).
+ * Softplus, Softsign, ThresholdedRelu, Shrink, Mish), with the attributes and defaults of their
+ * latest ONNX opsets (Cast-28 and CastLike-25 with saturate and round_mode, Clip-13,
+ * IsInf-20, activations 6..22).
  *
  * Floats are evaluated in double and rounded once into the output dtype. Integers wrap
  * (Neg and Abs of the most negative value give it back). Round is half to even (rint in the
  * default rounding mode). NaN propagates through Clip, Relu, HardSigmoid and Sign.
  */
 #include "ref.h"
+
+#include "lowp.h"
 
 #include <math.h>
 #include <string.h>
@@ -87,6 +90,7 @@ FLOAT_FN(hardsigmoid, clampd(at->alpha * v + at->beta, 0.0, 1.0))
 FLOAT_FN(hardswish, v * clampd(v / 6.0 + 0.5, 0.0, 1.0))
 FLOAT_FN(softplus, softplus(v))
 FLOAT_FN(softsign, v / (1.0 + fabs(v)))
+FLOAT_FN(mish, v * tanh(softplus(v)))
 FLOAT_FN(thresholdedrelu, v > at->alpha ? v : 0.0)
 FLOAT_FN(shrink, v < -at->alpha ? v + at->beta : v > at->alpha ? v - at->beta : 0.0)
 FLOAT_FN(isnan, isnan(v) ? 1.0 : 0.0)
@@ -250,9 +254,31 @@ fail:
     return st;
 }
 
+/* Cast and CastLike's 'saturate' (opset 19+, default 1: float8 targets clamp instead of
+ * overflowing) and 'round_mode' (opset 24+, default "up": float8e8m0 targets) into s->at.mode
+ * as em_lowp flags. */
+static ember_status *parse_lowp(const em_kinfo *ki, em_math_state *s)
+{
+    ember_status *st = NULL;
+    int64_t sat;
+    EMBER_TRY(em_ref_attr_int(ki, "saturate", 1, &sat));
+    const char *rm = em_node_attr_string(ki->node, "round_mode", "up");
+    s->at.mode = sat != 0 ? EM_LOWP_SATURATE : 0;
+    if (strcmp(rm, "nearest") == 0) {
+        s->at.mode |= EM_LOWP_ROUND_NEAREST;
+    } else if (strcmp(rm, "down") == 0) {
+        s->at.mode |= EM_LOWP_ROUND_DOWN;
+    } else if (strcmp(rm, "up") != 0) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            "round_mode '%s' is not one of up, down, nearest", rm);
+    }
+    return NULL;
+fail:
+    return st;
+}
+
 /* Cast: 'to' is required and names an ONNX TensorProto type (= ember_dtype). Types ember has
- * no dtype for (string, complex, float8, int4, ...) are UNSUPPORTED. 'saturate' only concerns
- * float8 targets and is accepted and ignored. */
+ * no dtype for (string, complex) are UNSUPPORTED. */
 static ember_status *parse_cast(const em_kinfo *ki, em_math_state *s)
 {
     ember_status *st = NULL;
@@ -268,22 +294,27 @@ static ember_status *parse_cast(const em_kinfo *ki, em_math_state *s)
     }
     s->y_dt = (ember_dtype)to;
     s->y_dom = s->in_dom[0];
-    return NULL;
+    return parse_lowp(ki, s);
 fail:
     return st;
 }
 
 static ember_status *parse_castlike(const em_kinfo *ki, em_math_state *s)
 {
-    (void)ki;
     s->y_dom = s->in_dom[0];
-    return NULL;
+    return parse_lowp(ki, s);
 }
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
 #define FLT EM_MATH_FLOATS
 #define SIGNED (EM_MATH_FLOATS | EM_MATH_SINTS)
+/* Cast's dtypes: every numeric one and bool, and the low-precision ones (runtime/lowp.h). */
+#define CASTABLE                                                                                   \
+    (EM_MATH_ALL | EM_MATH_BIT(F8E4M3FN) | EM_MATH_BIT(F8E4M3FNUZ) | EM_MATH_BIT(F8E5M2) |         \
+     EM_MATH_BIT(F8E5M2FNUZ) | EM_MATH_BIT(U4) | EM_MATH_BIT(I4) | EM_MATH_BIT(F4E2M1) |          \
+     EM_MATH_BIT(F8E8M0) | EM_MATH_BIT(U2) | EM_MATH_BIT(I2) | EM_MATH_BIT(F6E2M3) |              \
+     EM_MATH_BIT(F6E3M2))
 #define NUM EM_MATH_NUMERIC
 /* An op of one input on the dtypes `dt`, output dtype SAME (as input 0) or BOOL. */
 #define ROW(op, dt, out, fn, parse)                                                                \
@@ -293,9 +324,9 @@ static ember_status *parse_castlike(const em_kinfo *ki, em_math_state *s)
 
 /* clang-format off */
 static const em_math_opdef unary_defs[] = {
-    {EM_OP_CAST, EM_MATH_ALL, 0, EM_MATH_IN_SAME, EM_MATH_OUT_ATTR, EM_MATH_BC_MULTI, copy_fn,
+    {EM_OP_CAST, CASTABLE, 0, EM_MATH_IN_SAME, EM_MATH_OUT_ATTR, EM_MATH_BC_MULTI, copy_fn,
      parse_cast},
-    {EM_OP_CASTLIKE,  EM_MATH_ALL, EM_MATH_ALL, EM_MATH_IN_FREE, EM_MATH_OUT_IN1, EM_MATH_BC_FIRST,
+    {EM_OP_CASTLIKE, CASTABLE, CASTABLE, EM_MATH_IN_FREE, EM_MATH_OUT_IN1, EM_MATH_BC_FIRST,
      copy_fn, parse_castlike},
     {EM_OP_CLIP,      NUM, 0, EM_MATH_IN_SAME, EM_MATH_OUT_SAME, EM_MATH_BC_SCALARS, clip_fn, NULL},
     ROW(NEG, SIGNED, SAME, neg_fn, NULL),
@@ -336,6 +367,7 @@ static const em_math_opdef unary_defs[] = {
     ROW(SOFTSIGN, FLT, SAME, softsign_fn, NULL),
     ROW(THRESHOLDEDRELU, FLT, SAME, thresholdedrelu_fn, parse_act),
     ROW(SHRINK, FLT, SAME, shrink_fn, parse_act),
+    ROW(MISH, FLT, SAME, mish_fn, NULL),
 };
 /* clang-format on */
 

@@ -19,10 +19,11 @@
     void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
 /* nn_convt_ref.c: ConvTranspose (opset 11/22): N-D, group, strides, dilations, pads, auto_pad,
- * output_padding, output_shape, kernel_shape, optional B; f16 f32 f64. */
+ * output_padding, output_shape, kernel_shape, optional B; f16 bf16 f32 f64. */
 EM_NN_REF_DECL(em_convtranspose_prepare__ref, em_convtranspose__ref)
 
-/* nn_convt_ref.c: DeformConv-19, 2-D (group, offset_group, optional B and mask); f16 f32 f64. */
+/* nn_convt_ref.c: DeformConv-22, 2-D (group, offset_group, optional B and mask); f16 bf16 f32
+ * f64. */
 EM_NN_REF_DECL(em_deformconv_prepare__ref, em_deformconv__ref)
 
 /* nn_misc_ref.c: Col2Im-18 (N-D; block_shape known when planning; floats and i8 u8 i32 i64) and
@@ -32,23 +33,23 @@ EM_NN_REF_DECL(em_centercroppad_prepare__ref, em_centercroppad__ref)
 
 /* nn_resize_ref.c: Resize-19: scales or sizes, axes, roi (tf_crop_and_resize), modes nearest /
  * linear / cubic on any axes, every coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
- * exclude_outside, antialias, keep_aspect_ratio_policy, extrapolation_value; f16 f32 f64 i8 u8
+ * exclude_outside, antialias, keep_aspect_ratio_policy, extrapolation_value; f16 bf16 f32 f64 i8 u8
  * i32 i64. */
 EM_NN_REF_DECL(em_resize_prepare__ref, em_resize__ref)
 
 /* nn_detect_ref.c: NonMaxSuppression-11 (f32 boxes and scores, center_point_box) and
- * RoiAlign-16 (avg / max, half_pixel / output_half_pixel; f16 f32 f64). */
+ * RoiAlign-16 (avg / max, half_pixel / output_half_pixel; f16 bf16 f32 f64). */
 EM_NN_REF_DECL(em_nms_prepare__ref, em_nms__ref)
 EM_NN_REF_DECL(em_roialign_prepare__ref, em_roialign__ref)
 
 /* nn_grid_ref.c: GridSample-20 (N-D; linear / nearest / cubic, also bilinear / bicubic of
- * opset 16; padding zeros / border / reflection; align_corners; f16 f32 f64). */
+ * opset 16; padding zeros / border / reflection; align_corners; f16 bf16 f32 f64). */
 EM_NN_REF_DECL(em_gridsample_prepare__ref, em_gridsample__ref)
-/* nn_grid_ref.c: AffineGrid-20 (2-D and 3-D, align_corners; f16 f32 f64). */
+/* nn_grid_ref.c: AffineGrid-20 (2-D and 3-D, align_corners; f16 bf16 f32 f64). */
 EM_NN_REF_DECL(em_affinegrid_prepare__ref, em_affinegrid__ref)
 
 /* pool_ref.c: LpPool-18 (p, dilations, ceil_mode; runs em_pool__ref of ref.h), GlobalMaxPool and
- * GlobalLpPool (run em_globalpool__ref); f16 f32 f64. */
+ * GlobalLpPool (run em_globalpool__ref); f16 bf16 f32 f64. */
 ember_status *em_lppool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 ember_status *em_globalmaxpool_prepare__ref(const em_kinfo *ki, void **state,
                                             size_t *scratch_bytes);
@@ -62,7 +63,7 @@ EM_NN_REF_DECL(em_maxunpool_prepare__ref, em_maxunpool__ref)
 /* ---- Helpers shared by the nn family's kernels (nn_common_ref.c) ------------------------- */
 
 #define EM_NN_BIT(dt) (1u << EMBER_DTYPE_##dt)
-#define EM_NN_FLOATS (EM_NN_BIT(F16) | EM_NN_BIT(F32) | EM_NN_BIT(F64))
+#define EM_NN_FLOATS (EM_NN_BIT(F16) | EM_NN_BIT(BF16) | EM_NN_BIT(F32) | EM_NN_BIT(F64))
 #define EM_NN_INTS (EM_NN_BIT(I8) | EM_NN_BIT(U8) | EM_NN_BIT(I32) | EM_NN_BIT(I64))
 
 /* UNSUPPORTED naming `what` when t's dtype is not in `mask` (bits EM_NN_BIT). */

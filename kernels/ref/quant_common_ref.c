@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Helpers of the quant family (also used by the signal family): numeric stores by dtype (loads
- * are the tensor family's em_tref_get), the quantized storage types (one table row each; see
- * quant_ref.h for how float8 and int4 would be added), rounding (half to even via rint in the
- * default rounding mode) with saturation, and the scale / zero-point layout of QuantizeLinear and
+ * are the tensor family's em_tref_get), the quantized storage types (one table row each),
+ * rounding (half to even via rint in the default rounding mode) with saturation, the float
+ * formats through runtime/lowp.h, and the scale / zero-point layout of QuantizeLinear and
  * DequantizeLinear.
  */
 #include "ref.h"
+
+#include "lowp.h"
 
 #include <float.h>
 #include <math.h>
@@ -73,7 +75,8 @@ void em_q_setf(ember_dtype dt, void *p, int64_t i, double v)
     case EMBER_DTYPE_BOOL:
         ((uint8_t *)p)[i] = v != 0.0;
         return;
-    default:
+    default: /* the low-precision types: Cast's rules (saturating float8), int4/int2 wrap */
+        em_tref_set(dt, p, i, v);
         return;
     }
 }
@@ -113,11 +116,22 @@ ember_status *em_q_int_input(const em_kinfo *ki, int i, const char *what, bool r
 
 /* clang-format off */
 static const em_qtype qtypes[] = {
-    {EMBER_DTYPE_U8,  true,  0.0,           255.0},
-    {EMBER_DTYPE_I8,  true,  -128.0,        127.0},
-    {EMBER_DTYPE_U16, true,  0.0,           65535.0},
-    {EMBER_DTYPE_I16, true,  -32768.0,      32767.0},
-    {EMBER_DTYPE_I32, false, -2147483648.0, 2147483647.0},
+    {EMBER_DTYPE_U8,  true,  0.0,           255.0,        false},
+    {EMBER_DTYPE_I8,  true,  -128.0,        127.0,        false},
+    {EMBER_DTYPE_U16, true,  0.0,           65535.0,      false},
+    {EMBER_DTYPE_I16, true,  -32768.0,      32767.0,      false},
+    {EMBER_DTYPE_I32, false, -2147483648.0, 2147483647.0, false},
+    {EMBER_DTYPE_U4,  true,  0.0,           15.0,         false},
+    {EMBER_DTYPE_I4,  true,  -8.0,          7.0,          false},
+    {EMBER_DTYPE_U2,  true,  0.0,           3.0,          false},
+    {EMBER_DTYPE_I2,  true,  -2.0,          1.0,          false},
+    {EMBER_DTYPE_F8E4M3FN,   true, 0.0, 0.0, true},
+    {EMBER_DTYPE_F8E4M3FNUZ, true, 0.0, 0.0, true},
+    {EMBER_DTYPE_F8E5M2,     true, 0.0, 0.0, true},
+    {EMBER_DTYPE_F8E5M2FNUZ, true, 0.0, 0.0, true},
+    {EMBER_DTYPE_F4E2M1,     true, 0.0, 0.0, true},
+    {EMBER_DTYPE_F6E2M3,     true, 0.0, 0.0, true},
+    {EMBER_DTYPE_F6E3M2,     true, 0.0, 0.0, true},
 };
 /* clang-format on */
 
@@ -143,7 +157,10 @@ double em_q_real(const em_qtype *t, const void *p, int64_t i)
 
 void em_q_quantize(const em_qtype *t, void *p, int64_t i, double v, double zp, bool saturate)
 {
-    (void)saturate; /* integer types always saturate */
+    if (t->fp) {
+        ((uint8_t *)p)[i] = em_lowp_from_double(t->dt, v + zp, saturate ? EM_LOWP_SATURATE : 0);
+        return;
+    }
     double q = isnan(v) ? zp : rint(v) + zp;
     em_q_setf(t->dt, p, i, q < t->lo ? t->lo : q > t->hi ? t->hi : q);
 }

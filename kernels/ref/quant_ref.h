@@ -2,12 +2,12 @@
 /* Entry points of the quant family's reference kernels (kernels_quant.def). Included by ref.h.
  *
  * Every kernel is registered with dtype UNDEFINED and checks the dtypes it handles in prepare.
- * Quantized storage types are described by one table (quant_common_ref.c, em_q_type): today
- * uint8, int8, uint16, int16 (and int32 as a DequantizeLinear input). The kernels touch
- * quantized elements only through em_q_type / em_q_quantize / em_q_real, so the float8 and int4
- * types of ONNX become one table row plus one conversion case each once ember_dtype has them
- * (float8: cast with round-to-nearest-even honouring `saturate`, zero point 0; int4: two
- * elements per byte, which em_q_* index by element). */
+ * Quantized storage types are described by one table (quant_common_ref.c, em_q_type): uint8,
+ * int8, uint16, int16, uint4, int4, uint2, int2 (integers: round half to even, saturate), the
+ * float8 / float4 / float6 formats (Cast's round to nearest even, honouring `saturate` for
+ * float8) and int32 as a DequantizeLinear input. The kernels touch quantized elements only
+ * through em_q_type / em_q_quantize / em_q_real; the sub-byte types take one byte per element
+ * (ember.h), so they are indexed like uint8. */
 #ifndef EMBER_KERNELS_REF_QUANT_REF_H
 #define EMBER_KERNELS_REF_QUANT_REF_H
 
@@ -21,10 +21,11 @@
     ember_status *prep(const em_kinfo *ki, void **state, size_t *scratch_bytes);                   \
     void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
-/* quant_linear_ref.c: QuantizeLinear-21 (x f32 f16 bf16 i32; scale f32 f16 bf16; per tensor,
- * per axis or blocked; output u8 i8 u16 i16 from the zero point or output_dtype; round half to
- * even, saturating), DequantizeLinear-21 (x u8 i8 u16 i16 i32; output the scale's dtype or
- * output_dtype) and DynamicQuantizeLinear-11 (f32 -> u8, scale, zero point). */
+/* quant_linear_ref.c: QuantizeLinear-28 (x f32 f16 bf16 i32; scale f32 f16 bf16 i32 f8e8m0;
+ * per tensor, per axis or blocked; output any em_q_type from the zero point or output_dtype;
+ * `precision` of the division; round half to even, saturating), DequantizeLinear-28 (x any
+ * em_q_type or i32; scale f32 f16 bf16 f8e8m0; output the scale's dtype or output_dtype) and
+ * DynamicQuantizeLinear-11 (f32 -> u8, scale, zero point). */
 EM_QUANT_REF_DECL(em_quantizelinear_prepare__ref, em_quantizelinear__ref)
 EM_QUANT_REF_DECL(em_dequantizelinear_prepare__ref, em_dequantizelinear__ref)
 EM_QUANT_REF_DECL(em_dynquant_prepare__ref, em_dynquant__ref)
@@ -65,6 +66,7 @@ typedef struct em_qtype {
     ember_dtype dt;
     bool quantize_ok; /* may be QuantizeLinear's output (int32 is a DequantizeLinear input only) */
     double lo, hi;    /* the integer range the quantized values saturate to */
+    bool fp;          /* a float format (float8 / float4 / float6): lo and hi unused */
 } em_qtype;
 
 /* The description of dt, or NULL when dt is no quantized storage type. */
@@ -79,7 +81,8 @@ ember_status *em_q_operand_8bit(const em_kinfo *ki, int i, const char *what, con
  * (want UNDEFINED) is f32, f16 or bf16. */
 bool em_q_param_dtype_ok(ember_dtype dt, ember_dtype want);
 /* Stores saturate(round_half_even(v) + zp) into element i; NaN stores the zero point.
- * `saturate` is the attribute of the float8 types; integer types always saturate. */
+ * Float formats store v + zp rounded to nearest even by Cast's rules, with `saturate` (the
+ * attribute of the float8 types); integer types always saturate. */
 void em_q_quantize(const em_qtype *t, void *p, int64_t i, double v, double zp, bool saturate);
 
 /*

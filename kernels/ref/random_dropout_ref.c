@@ -7,10 +7,13 @@
  * all), output = data * 1 / (1 - ratio) computed in double and rounded once (a dropped element
  * gives data * 0, so -0 and NaN follow numpy's mask * X * scale). A ratio read at run time
  * outside [0, 1) is clamped into [0, 1] (NaN as 0); a constant one must be in [0, 1).
+ * Dropout-22 adds the float8 types for data and ratio (training stores by Cast's saturating
+ * rules, runtime/lowp.h).
  */
 #include "ref.h"
 
 #include "alloc.h"
+#include "lowp.h"
 
 #include <math.h>
 #include <string.h>
@@ -41,21 +44,27 @@ static bool is_bool(ember_dtype dt)
     return dt == EMBER_DTYPE_BOOL;
 }
 
+/* The float types of Dropout-22's data and ratio: f16 f32 f64 bf16 and the four float8. */
+static bool is_float_or_f8(ember_dtype dt)
+{
+    return em_rnd_is_float(dt) || em_lowp_is_float8(dt);
+}
+
 static ember_status *dropout_inputs(const em_kinfo *ki, dropout_state *s)
 {
     ember_status *st = NULL;
     const em_tensor *x = &ki->in[0];
     EMBER_TRY(em_ref_check_tensor(ki, x, EMBER_DTYPE_UNDEFINED, "input 0 (data)"));
-    if (!em_rnd_is_float(x->dtype)) {
+    if (!is_float_or_f8(x->dtype)) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "input 0 (data) has dtype %s, expected f16, f32, f64 or bf16",
+                            "input 0 (data) has dtype %s, expected f16, f32, f64, bf16 or float8",
                             em_dtype_name(x->dtype));
     }
     s->has_ratio = em_ref_has_input(ki, 1);
     s->has_training = em_ref_has_input(ki, 2);
     if (s->has_ratio) {
         const em_tensor *r = &ki->in[1];
-        EMBER_TRY(one_value(ki, 1, em_rnd_is_float, "input 1 (ratio)"));
+        EMBER_TRY(one_value(ki, 1, is_float_or_f8, "input 1 (ratio)"));
         double ratio = r->data != NULL ? em_tref_get(r->dtype, r->data, 0) : 0.0;
         if (!(ratio >= 0.0 && ratio < 1.0)) {
             return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "ratio %g is outside [0, 1)", ratio);

@@ -13,7 +13,8 @@
 
 bool em_rd_is_float(ember_dtype dt)
 {
-    return dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64;
+    return dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64 || dt == EMBER_DTYPE_F16 ||
+           dt == EMBER_DTYPE_BF16;
 }
 
 bool em_rd_is_int(ember_dtype dt)
@@ -29,6 +30,9 @@ double em_rd_load_f(const void *p, ember_dtype dt, int64_t i)
         return ((const float *)p)[i];
     case EMBER_DTYPE_F64:
         return ((const double *)p)[i];
+    case EMBER_DTYPE_F16:
+    case EMBER_DTYPE_BF16:
+        return em_tref_get(dt, p, i);
     default:
         return (double)em_rd_load_i(p, dt, i);
     }
@@ -79,6 +83,10 @@ void em_rd_store_f(void *p, ember_dtype dt, int64_t i, double v)
         return;
     case EMBER_DTYPE_F64:
         ((double *)p)[i] = v;
+        return;
+    case EMBER_DTYPE_F16:
+    case EMBER_DTYPE_BF16:
+        em_q_setf(dt, p, i, v); /* rounded once from double */
         return;
     case EMBER_DTYPE_I8:
         ((int8_t *)p)[i] = (int8_t)sat(v, INT8_MIN, INT8_MAX);

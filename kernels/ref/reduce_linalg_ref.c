@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Det-11 and Einsum-12.
+ * Det-22 and Einsum-28.
  *
- * Det, f32 and f64: the determinant of each M x M matrix of X [*, M, M], by Gaussian
+ * Det, f32 f64 f16 bf16: the determinant of each M x M matrix of X [*, M, M], by Gaussian
  * elimination with partial pivoting in double (each row swap flips the sign; the product of
  * the pivots is the determinant). A zero pivot column gives 0; M = 0 gives 1 (the empty
  * product). The matrix is copied into M * M doubles of scratch; matrices run one by one.
  *
- * Einsum, f32 f64 i32 i64, up to EM_EIN_MAX_IN inputs: numpy einsum semantics. Labels are the
- * letters (A-Z, a-z) plus one label per broadcast "..." dim (right-aligned across inputs, size
- * 1 broadcasting). Without "->" the output is the "..." dims followed by the letters that
- * occur exactly once, in ASCII order. Every other label is summed over. Each input gets one
- * element stride per label: the sum of the strides of its axes carrying that label (so a
- * repeated label walks the diagonal) and 0 where a "..." dim of size 1 broadcasts. run then
- * visits, for each output element, every combination of the summed labels and adds the
- * product of the inputs (double for floats, wrapping uint64 for integers).
- * The equation parser (runtime/einsum.c) is shared with the shape function, so both agree
- * on the labels.
+ * Einsum, f32 f64 f16 bf16 i32 i64, up to EM_EIN_MAX_IN inputs: numpy einsum semantics. Labels are
+ * the letters (A-Z, a-z) plus one label per broadcast "..." dim (right-aligned across inputs, size
+ * 1 broadcasting). Without "->" the output is the "..." dims followed by the letters that occur
+ * exactly once, in ASCII order. Every other label is summed over. Each input gets one element
+ * stride per label: the sum of the strides of its axes carrying that label (so a repeated label
+ * walks the diagonal) and 0 where a "..." dim of size 1 broadcasts. run then visits, for each
+ * output element, every combination of the summed labels and adds the product of the inputs (double
+ * for floats, rounded once into the output dtype; wrapping uint64 for integers). The equation
+ * parser (runtime/einsum.c) is shared with the shape function, so both agree on the labels.
  */
 #include "ref.h"
 
@@ -41,7 +40,7 @@ ember_status *em_det_prepare__ref(const em_kinfo *ki, void **state, size_t *scra
     *scratch_bytes = 0;
     EMBER_TRY(em_ref_check_arity(ki, 1, 1, 1));
     EMBER_TRY(em_ref_check_tensor(ki, x, EMBER_DTYPE_UNDEFINED, "input 0 (X)"));
-    if (!em_rd_is_float(x->dtype)) {
+    if (!em_q_is_float(x->dtype)) {
         return em_ref_error(ki, EMBER_ERR_UNSUPPORTED, "dtype %s is not supported",
                             em_dtype_name(x->dtype));
     }
@@ -103,9 +102,9 @@ void em_det__ref(const void *state, const em_tensor *in, em_tensor *out, const e
     const int64_t mm = a->m * a->m;
     for (int64_t b = 0; b < a->batch; b++) {
         for (int64_t i = 0; i < mm; i++) {
-            w[i] = em_rd_load_f(in[0].data, a->dt, b * mm + i);
+            w[i] = em_tref_get(a->dt, in[0].data, b * mm + i);
         }
-        em_rd_store_f(out[0].data, a->dt, b, det_inplace(w, a->m));
+        em_q_setf(a->dt, out[0].data, b, det_inplace(w, a->m));
     }
 }
 
@@ -187,7 +186,7 @@ ember_status *em_einsum_prepare__ref(const em_kinfo *ki, void **state, size_t *s
     memset(&a, 0, sizeof a);
     EMBER_TRY(em_ref_check_arity(ki, 1, EM_EIN_MAX_IN, 1));
     a.dt = ki->in[0].dtype;
-    if (!em_rd_is_float(a.dt) && a.dt != EMBER_DTYPE_I32 && a.dt != EMBER_DTYPE_I64) {
+    if (!em_q_is_float(a.dt) && a.dt != EMBER_DTYPE_I32 && a.dt != EMBER_DTYPE_I64) {
         return em_ref_error(ki, EMBER_ERR_UNSUPPORTED, "dtype %s is not supported",
                             em_dtype_name(a.dt));
     }
@@ -227,7 +226,7 @@ static void einsum_one(const einsum_job *j, int64_t o)
 {
     const em_einsum_attrs *a = j->a;
     int64_t off[EM_EIN_MAX_IN] = {0}, val[EM_EIN_MAX_LABELS] = {0};
-    bool fl = em_rd_is_float(a->dt);
+    bool fl = em_q_is_float(a->dt);
     int64_t rest = o;
     for (int l = a->n_out - 1; l >= 0; l--) {
         int64_t v = rest % a->size[l];
@@ -247,7 +246,7 @@ static void einsum_one(const einsum_job *j, int64_t o)
         uint64_t pi = 1;
         for (int i = 0; i < a->n_in; i++) {
             if (fl) {
-                pf *= em_rd_load_f(j->in[i].data, a->dt, off[i]);
+                pf *= em_tref_get(a->dt, j->in[i].data, off[i]);
             } else {
                 pi *= (uint64_t)em_rd_load_i(j->in[i].data, a->dt, off[i]);
             }
@@ -269,7 +268,7 @@ static void einsum_one(const einsum_job *j, int64_t o)
         }
     }
     if (fl) {
-        em_rd_store_f(j->y, a->dt, o, sf);
+        em_q_setf(a->dt, j->y, o, sf);
     } else {
         em_rd_store_i(j->y, a->dt, o,
                       si <= INT64_MAX ? (int64_t)si

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Normalisations, f32 and f64, statistics in double with a two-pass variance (mean first,
+ * Normalisations, f32 f64 f16 bf16, statistics in double with a two-pass variance (mean first,
  * then the mean of squared deviations, so it is never negative).
  *
  *  LayerNormalization-17: over axes [axis, r): Y = (X - mean) / sqrt(var + epsilon) * Scale + B;

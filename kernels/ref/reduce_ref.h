@@ -14,38 +14,41 @@
     void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
 /* reduce_axes_ref.c: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (opset 18:
- * optional axes input, keepdims, noop_with_empty_axes; f32 f64 i32 i64 i8 u8, bool for
+ * optional axes input, keepdims, noop_with_empty_axes; f32 f64 f16 bf16 i32 i64 i8 u8, bool for
  * Max/Min) and ArgMax/ArgMin (axis, keepdims, select_last_index; same dtypes but bool). */
 EM_REDUCE_REF_DECL(em_reduce_prepare__ref, em_reduce__ref)
 EM_REDUCE_REF_DECL(em_argreduce_prepare__ref, em_argreduce__ref)
 
-/* reduce_softmax_ref.c: LogSoftmax and Hardmax (opset 13, one axis), f32 f64. */
+/* reduce_softmax_ref.c: LogSoftmax and Hardmax (opset 13, one axis) and LpNormalization-22
+ * (axis, p 1 or 2; a zero norm gives 0), f32 f64 f16 bf16. */
 EM_REDUCE_REF_DECL(em_logsoftmax_prepare__ref, em_logsoftmax__ref)
 EM_REDUCE_REF_DECL(em_hardmax_prepare__ref, em_hardmax__ref)
+EM_REDUCE_REF_DECL(em_lpnorm_prepare__ref, em_lpnorm__ref)
 
-/* reduce_scan_ref.c: CumSum (f32 f64 i32 i64; axis input i32/i64, exclusive, reverse), also
- * CumProd's kernel (and f16 bf16 u32 u64 for it: kernels_math.def), and TopK
- * (f32 f64 i32 i64 i8 u8 u64; k input, axis, largest, sorted; ties keep the lower index). */
+/* reduce_scan_ref.c: CumSum (f32 f64 f16 bf16 i32 i64; axis input i32/i64, exclusive, reverse),
+ * also CumProd's kernel (and u32 u64 for it: kernels_math.def), and TopK-24 (f32 f64 f16 bf16
+ * i32 i64 i8 u8 u64; k input, axis, largest, sorted; ties keep the lower index). */
 EM_REDUCE_REF_DECL(em_cumsum_prepare__ref, em_cumsum__ref)
 EM_REDUCE_REF_DECL(em_topk_prepare__ref, em_topk__ref)
 
 /* reduce_norm_ref.c: LayerNormalization (opset 17, optional Mean/InvStdDev outputs),
- * InstanceNormalization, MeanVarianceNormalization, LRN; f32 f64. */
+ * InstanceNormalization, MeanVarianceNormalization, LRN; f32 f64 f16 bf16. */
 EM_REDUCE_REF_DECL(em_layernorm_prepare__ref, em_layernorm__ref)
 EM_REDUCE_REF_DECL(em_instancenorm_prepare__ref, em_instancenorm__ref)
 EM_REDUCE_REF_DECL(em_mvn_prepare__ref, em_mvn__ref)
 EM_REDUCE_REF_DECL(em_lrn_prepare__ref, em_lrn__ref)
 
-/* reduce_linalg_ref.c: Det (f32 f64, batched [*, M, M]) and Einsum (f32 f64 i32 i64, up to 8
- * inputs; implicit and explicit output, repeated labels, broadcasting "..."). */
+/* reduce_linalg_ref.c: Det (f32 f64 f16 bf16, batched [*, M, M]) and Einsum (f32 f64 f16 bf16
+ * i32 i64, up to 8 inputs; implicit and explicit output, repeated labels, broadcasting "..."). */
 EM_REDUCE_REF_DECL(em_det_prepare__ref, em_det__ref)
 EM_REDUCE_REF_DECL(em_einsum_prepare__ref, em_einsum__ref)
+
 
 #undef EM_REDUCE_REF_DECL
 
 /* ---- Helpers shared by the reduce family's kernels (reduce_common_ref.c) ----------------- */
 
-/* True for f32 and f64, the floating dtypes this family computes in double. */
+/* True for f32, f64, f16 and bf16, the floating dtypes this family computes in double. */
 bool em_rd_is_float(ember_dtype dt);
 /* True for the integer dtypes the family handles (i8 u8 i32 i64). */
 bool em_rd_is_int(ember_dtype dt);

@@ -78,15 +78,20 @@ EM_REF_BINARY_DECL_ALL(div)
 #undef EM_REF_BINARY_DECL_ALL
 #undef EM_REF_BINARY_DECL
 
-/* pool_ref.c: MaxPool (optional Indices output, storage_order; f16 f32 f64 i8 u8), AveragePool
- * and LpPool (nn_ref.h; f16 f32 f64), N-D spatial, sharing one run; GlobalAveragePool and the
- * GlobalMaxPool / GlobalLpPool of nn_ref.h (f16 f32 f64), sharing another. */
+/* pool_ref.c: MaxPool (optional Indices output, storage_order; f16 bf16 f32 f64 i8 u8), AveragePool
+ * and LpPool (nn_ref.h; f16 bf16 f32 f64), N-D spatial, sharing one run; GlobalAveragePool and the
+ * GlobalMaxPool / GlobalLpPool of nn_ref.h (f16 bf16 f32 f64), sharing another. */
 ember_status *em_maxpool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 ember_status *em_avgpool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 void em_pool__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 ember_status *em_globalavgpool_prepare__ref(const em_kinfo *ki, void **state,
                                             size_t *scratch_bytes);
 void em_globalpool__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+
+/* widen_ref.c: f16 / bf16 nodes run by an f32 kernel on widened copies in scratch (Conv). */
+ember_status *em_conv_widen_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+void em_widen_release__ref(const ember_allocator *al, void *state);
+void em_widen__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
 /* softmax_ref.c: Softmax f32 along one axis (opset 13). */
 ember_status *em_softmax_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);

@@ -8,8 +8,12 @@
  * cosine and sine stay accurate for long transforms.
  *
  * DFT: dft_length (input 1, default x.dims[axis]) and axis (input 2, default -2, never the last
- * axis) are read in run; onesided keeps k <= L / 2 of a real input. onesided with inverse, or
- * with a complex input, is rejected (see shape_signal.c).
+ * axis) are read in run; onesided keeps k <= L / 2 of a real input. onesided with inverse is
+ * the IRFFT of a complex one-sided spectrum (numpy.fft.irfft, the reference's): a real output
+ * [..., L, 1], L = dft_length or 2 (n - 1), from the first L / 2 + 1 bins (zero padded), the
+ * imaginary parts of bin 0 and (L even) bin L / 2 ignored:
+ *     x[t] = (X0 + 2 sum_{0 < k < L/2} Re(X_k e^{2 pi i k t / L}) + (-1)^t X_{L/2}) / L.
+ * onesided with a forward complex input is rejected (see shape_signal.c).
  * STFT: frames of frame_length samples every frame_step samples of signal [batch, length, 1|2],
  * each windowed and transformed (L = frame_length; onesided, the default, keeps L / 2 + 1
  * bins). frame_length is input 3, else the window's length, else the signal length.
@@ -57,6 +61,27 @@ static void dft_1d(const dft_line *t)
     }
 }
 
+/* The IRFFT of one line (t->cplx; `avail` bins present): n_out = len real outputs. */
+static void irfft_1d(const dft_line *t)
+{
+    const int64_t half = t->len / 2, bins = t->avail < half + 1 ? t->avail : half + 1;
+    for (int64_t o = 0; o < t->n_out; o++) {
+        double sum = 0.0;
+        for (int64_t k = 0; k < bins; k++) {
+            int64_t xi = t->x_off + k * t->x_stride;
+            double xr = em_tref_get(t->dt, t->x, xi), xm = em_tref_get(t->dt, t->x, xi + 1);
+            if (k == 0 || (2 * k == t->len)) {
+                sum += (k == 0 || o % 2 == 0) ? xr : -xr; /* bin 0, Nyquist: real parts only */
+                continue;
+            }
+            uint64_t r = (uint64_t)k * (uint64_t)o % (uint64_t)t->len;
+            double ang = two_pi * (double)r / (double)t->len;
+            sum += 2.0 * (xr * cos(ang) - xm * sin(ang));
+        }
+        em_q_setf(t->dt, t->y, t->y_off + o * t->y_stride, sum * t->norm);
+    }
+}
+
 static void zero_fill(em_tensor *y)
 {
     size_t bytes = em_tensor_nbytes(y);
@@ -95,7 +120,14 @@ static ember_status *check_signal(const em_kinfo *ki, int rank, int min_rank)
 typedef struct em_dft_attrs {
     ember_dtype dt;
     bool inverse, onesided, has_len, has_axis;
+    bool irfft; /* inverse and onesided: complex one-sided input, real output */
 } em_dft_attrs;
+
+/* The transform length when dft_length is absent: n, or 2 (n - 1) for the IRFFT. */
+static int64_t default_len(const em_dft_attrs *a, int64_t n)
+{
+    return a->irfft ? 2 * (n - 1) : n;
+}
 
 /* The axis of a rank-r input, valid in [-r, -2] and [0, r - 2]. */
 static bool dft_axis(int64_t axis, int r, int *ax)
@@ -113,8 +145,8 @@ static ember_status *dft_check_out(const em_kinfo *ki, const em_dft_attrs *a, in
     const em_tensor *x = &ki->in[0];
     int64_t dims[EM_MAX_RANK];
     memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
-    dims[x->rank - 1] = 2;
-    dims[ax] = a->onesided ? len / 2 + 1 : len;
+    dims[x->rank - 1] = a->irfft ? 1 : 2;
+    dims[ax] = a->onesided && !a->irfft ? len / 2 + 1 : len;
     return em_ref_check_shape(ki, &ki->out[0], dims, x->rank, "output 0");
 }
 
@@ -133,9 +165,10 @@ ember_status *em_dft_prepare__ref(const em_kinfo *ki, void **state, size_t *scra
     EMBER_TRY(check_signal(ki, 0, 2));
     EMBER_TRY(em_q_attr_flag(ki, "inverse", 0, &a.inverse));
     EMBER_TRY(em_q_attr_flag(ki, "onesided", 0, &a.onesided));
-    if (a.onesided && (a.inverse || x->dims[x->rank - 1] == 2)) {
+    a.irfft = a.onesided && a.inverse;
+    if (a.onesided && (a.inverse ? x->dims[x->rank - 1] != 2 : x->dims[x->rank - 1] == 2)) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "onesided needs a real input and a forward transform");
+                            "onesided needs a real input (forward) or a complex one (inverse)");
     }
     EMBER_TRY(em_q_int_input(ki, 1, "input 1 (dft_length)", false, &len_known, &len));
     EMBER_TRY(em_q_int_input(ki, 2, "input 2 (axis)", false, &axis_known, &axis));
@@ -150,11 +183,17 @@ ember_status *em_dft_prepare__ref(const em_kinfo *ki, void **state, size_t *scra
                             "axis %lld is out of range [-%d, -2] or [0, %d]", (long long)axis,
                             x->rank, x->rank - 2);
     }
-    if (y->rank != x->rank || y->dims[y->rank - 1] != 2) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "output 0 must be [..., 2] of x's rank");
+    if (y->rank != x->rank || y->dims[y->rank - 1] != (a.irfft ? 1 : 2)) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "output 0 must be [..., %d] of x's rank",
+                            a.irfft ? 1 : 2);
     }
     if ((axis_known || !a.has_axis) && (len_known || !a.has_len)) {
-        EMBER_TRY(dft_check_out(ki, &a, ax, a.has_len ? len : x->dims[ax]));
+        len = a.has_len ? len : default_len(&a, x->dims[ax]);
+        if (len < 1) {
+            return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                                "the IRFFT of one bin needs dft_length");
+        }
+        EMBER_TRY(dft_check_out(ki, &a, ax, len));
     }
     a.dt = x->dtype;
     return em_ref_state_new(ki, &a, sizeof a, state);
@@ -175,6 +214,7 @@ static void dft_task(void *arg, int64_t begin, int64_t end)
     const dft_job *j = arg;
     const em_tensor *x = j->x;
     const int64_t c = x->dims[x->rank - 1], n_in = x->dims[j->ax], n_out = j->y->dims[j->ax];
+    const int64_t yc = j->a->irfft ? 1 : 2;
     dft_line t = {j->a->dt,
                   x->data,
                   0,
@@ -188,12 +228,16 @@ static void dft_task(void *arg, int64_t begin, int64_t end)
                   j->a->inverse ? 1.0 / (double)j->len : 1.0,
                   j->y->data,
                   0,
-                  j->inner * 2};
+                  j->inner * yc};
     for (int64_t line = begin; line < end; line++) {
         int64_t o = line / j->inner, i = line % j->inner;
         t.x_off = (o * n_in * j->inner + i) * c;
-        t.y_off = (o * n_out * j->inner + i) * 2;
-        dft_1d(&t);
+        t.y_off = (o * n_out * j->inner + i) * yc;
+        if (j->a->irfft) {
+            irfft_1d(&t);
+        } else {
+            dft_1d(&t);
+        }
     }
 }
 
@@ -208,7 +252,7 @@ void em_dft__ref(const void *state, const em_tensor *in, em_tensor *out, const e
         return;
     }
     if (!a->has_len) {
-        len = x->dims[ax];
+        len = default_len(a, x->dims[ax]);
     } else if (!em_rd_scalar_int(&in[1], &len)) {
         len = 0;
     }

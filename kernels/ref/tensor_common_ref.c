@@ -7,6 +7,8 @@
  */
 #include "ref.h"
 
+#include "lowp.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -108,8 +110,11 @@ double em_tref_get(ember_dtype dt, const void *p, int64_t i)
         return (double)((const uint64_t *)p)[i];
     case EMBER_DTYPE_BOOL:
         return ((const uint8_t *)p)[i] != 0;
-    default:
-        return 0;
+    default: /* the low-precision types: one byte per element */
+        if (em_lowp_is_int(dt)) {
+            return (double)em_lowp_int(dt, ((const uint8_t *)p)[i]);
+        }
+        return em_lowp_to_double(dt, ((const uint8_t *)p)[i]);
     }
 }
 
@@ -166,7 +171,12 @@ void em_tref_set(ember_dtype dt, void *p, int64_t i, double v)
     case EMBER_DTYPE_BOOL:
         ((uint8_t *)p)[i] = v != 0;
         break;
-    default:
+    default: /* the low-precision types: Cast's rules with saturate = 1 */
+        if (em_lowp_is_int(dt)) {
+            ((uint8_t *)p)[i] = em_lowp_wrap(dt, isfinite(v) ? to_bits(v) : 0);
+        } else if (em_lowp_is_float(dt)) {
+            ((uint8_t *)p)[i] = em_lowp_from_double(dt, v, EM_LOWP_SATURATE);
+        }
         break;
     }
 }

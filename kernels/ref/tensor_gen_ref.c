@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Ops that make tensors from shapes and scalars: Shape-21 (start/end, clamped), Size-21,
- * ConstantOfShape-21 (the one-element 'value' tensor, default f32 0), Range-11 (start + i *
+ * ConstantOfShape-21 (the one-element 'value' tensor, default f32 0), Range-27 (start + i *
  * delta: integers in wrapping int64, floats computed in double and rounded once, as numpy's
- * arange that the ONNX reference uses) and EyeLike-9 (ones on the diagonal j = i + k, in the
- * 'dtype' attribute's dtype or the input's).
+ * arange that the ONNX reference uses; f16 and bf16 through 'stash_type', float32 (1, the
+ * default) or double (11): the value rounded to it, then to the output dtype) and EyeLike-9
+ * (ones on the diagonal j = i + k, in the 'dtype' attribute's dtype or the input's).
  */
 #include "ref.h"
 
@@ -130,10 +131,16 @@ void em_constantofshape__ref(const void *state, const em_tensor *in, em_tensor *
 
 /* ---- Range ---------------------------------------------------------------------------------- */
 
+static bool range_float(ember_dtype dt)
+{
+    return dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64 || dt == EMBER_DTYPE_F16 ||
+           dt == EMBER_DTYPE_BF16;
+}
+
 static bool range_dtype(ember_dtype dt)
 {
-    return dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64 || dt == EMBER_DTYPE_I16 ||
-           dt == EMBER_DTYPE_I32 || dt == EMBER_DTYPE_I64;
+    return range_float(dt) || dt == EMBER_DTYPE_I16 || dt == EMBER_DTYPE_I32 ||
+           dt == EMBER_DTYPE_I64;
 }
 
 ember_status *em_range_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
@@ -158,7 +165,14 @@ ember_status *em_range_prepare__ref(const em_kinfo *ki, void **state, size_t *sc
     if (ki->out[0].rank != 1) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "output must be 1-D");
     }
-    return NULL;
+    int64_t stash;
+    EMBER_TRY(em_ref_attr_int(ki, "stash_type", EMBER_DTYPE_F32, &stash));
+    if (stash != EMBER_DTYPE_F32 && stash != EMBER_DTYPE_F64) {
+        return em_ref_error(ki, EMBER_ERR_UNSUPPORTED,
+                            "stash_type %lld is not supported (1: float, 11: double)",
+                            (long long)stash);
+    }
+    return em_ref_state_new(ki, &stash, sizeof stash, state);
 fail:
     return st;
 }
@@ -167,12 +181,19 @@ void em_range__ref(const void *state, const em_tensor *in, em_tensor *out, const
 {
     ember_dtype dt = in[0].dtype;
     int64_t n = out[0].dims[0];
-    (void)state;
+    const bool stash_f32 = *(const int64_t *)state == EMBER_DTYPE_F32;
     (void)ctx;
-    if (dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64) {
+    if (range_float(dt)) {
         double start = em_tref_get(dt, in[0].data, 0), delta = em_tref_get(dt, in[2].data, 0);
         for (int64_t i = 0; i < n; i++) {
-            em_tref_set(dt, out[0].data, i, start + (double)i * delta);
+            double v = start + (double)i * delta;
+            if (dt == EMBER_DTYPE_F16 || dt == EMBER_DTYPE_BF16) {
+                float f;
+                em_q_setf(EMBER_DTYPE_F32, &f, 0, v); /* overflow made explicit */
+                em_q_setf(dt, out[0].data, i, stash_f32 ? (double)f : v);
+            } else {
+                em_tref_set(dt, out[0].data, i, v);
+            }
         }
         return;
     }

@@ -2,11 +2,11 @@
 /*
  * Data movement for any dtype (elements of em_dtype_size bytes): Transpose-21, Concat-13,
  * Squeeze/Unsqueeze-21 (a plain copy, usually aliased away by the planner), Expand-13
- * (bidirectional broadcast), Tile-13, Split-18, DepthToSpace-13 (DCR and CRD) and
- * SpaceToDepth-13. Transpose, Expand and the depth/space rearrangements are one strided copy:
- * each output coordinate reads the input at sum c[d] * strides[d], where the strides are the
- * input's permuted strides (0 on broadcast axes). The depth/space ops are written as the
- * spec's reshape to 6-D + transpose.
+ * (bidirectional broadcast), Tile-13, Split-18, DepthToSpace-13 (DCR and CRD) and SpaceToDepth-28
+ * (DCR and CRD). Transpose, Expand and the depth/space rearrangements are one strided copy: each
+ * output coordinate reads the input at sum c[d] * strides[d], where the strides are the input's
+ * permuted strides (0 on broadcast axes). The depth/space ops are written as the spec's reshape to
+ * 6-D + transpose.
  */
 #include "ref.h"
 
@@ -133,9 +133,7 @@ static ember_status *depth_space_prepare(const em_kinfo *ki, void **state, bool 
 
     EMBER_TRY(check_io(ki, 1, 1, 1));
     EMBER_TRY(em_ref_attr_int(ki, "blocksize", 0, &b));
-    if (to_space) {
-        EMBER_TRY(em_ref_attr_string(ki, "mode", "DCR", &mode));
-    }
+    EMBER_TRY(em_ref_attr_string(ki, "mode", "DCR", &mode));
     if (x->rank != 4 || b < 1 || b > ((int64_t)1 << 20)) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
                             "need a 4-D (NCHW) input and 'blocksize' >= 1");
@@ -160,12 +158,14 @@ static ember_status *depth_space_prepare(const em_kinfo *ki, void **state, bool 
         memcpy(s.dims, dims, sizeof dims);
         memcpy(s.strides, crd ? crd_s : dcr, sizeof dcr);
         y[0] = n, y[1] = cc, y[2] = h * b, y[3] = w * b;
-    } else { /* y[n, (i*b + j)*C + c, h', w'] = x[n, c, h'*b + i, w'*b + j] */
+    } else { /* DCR: y[n, (i*b + j)*C + c, h', w'] = x[n, c, h'*b + i, w'*b + j];
+              * CRD: y[n, (c*b + i)*b + j, h', w'] = the same x element */
         int64_t hh = h / b, ww = w / b;
-        int64_t dims[6] = {n, b, b, c, hh, ww};
-        int64_t strides[6] = {c * h * w, w, 1, h * w, b * w, b};
-        memcpy(s.dims, dims, sizeof dims);
-        memcpy(s.strides, strides, sizeof strides);
+        int64_t dcr_d[6] = {n, b, b, c, hh, ww}, crd_d[6] = {n, c, b, b, hh, ww};
+        int64_t dcr[6] = {c * h * w, w, 1, h * w, b * w, b};
+        int64_t crd_s[6] = {c * h * w, h * w, w, 1, b * w, b};
+        memcpy(s.dims, crd ? crd_d : dcr_d, sizeof dcr_d);
+        memcpy(s.strides, crd ? crd_s : dcr, sizeof dcr);
         y[0] = n, y[1] = c * b * b, y[2] = hh, y[3] = ww;
     }
     EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], y, 4, "output 0"));

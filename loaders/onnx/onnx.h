@@ -22,7 +22,7 @@
 #define EM_ONNX_MAX_DEPTH 32
 /* Oldest and newest opset of the default domain the loader reads. */
 #define EM_ONNX_OPSET_MIN 1
-#define EM_ONNX_OPSET_MAX 21
+#define EM_ONNX_OPSET_MAX 28
 
 /* The opset imports of a model, in file order; allocated with the graph's allocator. */
 typedef struct em_onnx_opsets {

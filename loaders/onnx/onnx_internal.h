@@ -33,6 +33,7 @@ typedef struct onnx_ctx {
     char *dir;         /* realpath of the model's folder; NULL without a file */
     em_storage *image; /* the serialized model */
     int64_t opset;     /* version of the default domain */
+    bool no_default;   /* the model imports other domains only (opset is then the newest) */
     onnx_ext *ext;
     int n_ext;
     onnx_span *raw; /* raw_data spans of the main graph's initializers, in order */

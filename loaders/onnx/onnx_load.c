@@ -853,6 +853,41 @@ static ember_status *check_ops(onnx_ctx *c, const Onnx__GraphProto *gp)
     return st;
 }
 
+/* The first node of `gp` or its subgraphs in the default domain, or NULL. */
+static const Onnx__NodeProto *default_domain_node(const Onnx__GraphProto *gp)
+{
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i], *sub = NULL;
+        if (is_default_domain(np->domain)) {
+            return np;
+        }
+        for (size_t a = 0; a < np->n_attribute && sub == NULL; a++) {
+            const Onnx__AttributeProto *ap = np->attribute[a];
+            sub = ap->g != NULL ? default_domain_node(ap->g) : NULL;
+            for (size_t k = 0; k < ap->n_graphs && sub == NULL; k++) {
+                sub = default_domain_node(ap->graphs[k]);
+            }
+        }
+        if (sub != NULL) {
+            return sub;
+        }
+    }
+    return NULL;
+}
+
+/* A model that does not import the default domain must not use it. */
+static ember_status *check_default_unused(onnx_ctx *c, const Onnx__GraphProto *gp)
+{
+    const Onnx__NodeProto *np = c->no_default ? default_domain_node(gp) : NULL;
+    if (np != NULL) {
+        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+                        "node '%s' (%s) is of the default domain, which the model does not "
+                        "import",
+                        np->name != NULL ? np->name : "", np->op_type != NULL ? np->op_type : "");
+    }
+    return NULL;
+}
+
 static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onnx_opsets *os)
 {
     bool found = false, other = false; /* other: the training or ml domain is imported */
@@ -892,9 +927,11 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         found = true;
         c->opset = op->version;
     }
-    if (!found && other) {
-        c->opset = EM_ONNX_OPSET_MAX; /* only training / ml ops: no default-domain node to
-                                       * rewrite */
+    if (!found && (other || mp->n_opset_import > 0)) {
+        /* Other domains only (ai.onnx.ml, training ops): valid as long as no node is of the
+         * default domain (check_default_unused); nothing to rewrite. */
+        c->opset = EM_ONNX_OPSET_MAX;
+        c->no_default = true;
     } else if (!found && mp->ir_version >= 3) {
         return onnx_err(c, EMBER_ERR_INVALID_MODEL, "no opset import for the default domain");
     }
@@ -954,6 +991,7 @@ ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_
         goto fail;
     }
     EMBER_TRY(read_opsets(&c, mp, opsets));
+    EMBER_TRY(check_default_unused(&c, mp->graph));
     EMBER_TRY(check_ops(&c, mp->graph));
     if (path != NULL) {
         EMBER_TRY(folder_of(&c, path));

@@ -20,6 +20,9 @@
  *    computed as output_half_pixel; LpPool and GlobalLpPool (<2) had a float p.
  * Where a rewrite needs an op ember lacks, em_op_from_name fails and the node is reported
  * UNSUPPORTED (check_ops lists those before any graph is built).
+ * Opsets 22-28 need no rewrite: their changes are new dtypes, new attributes with defaults
+ * that keep the old behaviour, or definitions the kernels implement for every opset (review:
+ * docs/onnx_opsets.md).
  */
 #include "onnx_internal.h"
 

@@ -3,9 +3,12 @@
  * TensorProto -> shape + bytes. Data comes from raw_data (little-endian, borrowed from the
  * model image when its address suits the dtype's alignment, else copied), from the typed
  * fields (float_data; int32_data, which also carries i8/u8/i16/u16/bool and the bit patterns
- * of f16/bf16; int64_data; double_data; uint64_data for u32/u64) or from an external file
- * (data_location EXTERNAL: `location` relative to the model's folder, `offset`, `length`),
- * mapped once per file and borrowed. Every count and size comes from the file, so each is
+ * of f16/bf16 and of the float8 / float6 types one per entry, and the packed bytes of the 4-bit
+ * and 2-bit types one byte per entry; int64_data; double_data; uint64_data for u32/u64) or from
+ * an external file (data_location EXTERNAL: `location` relative to the model's folder,
+ * `offset`, `length`), mapped once per file and borrowed. The sub-byte types (4-, 2- and 6-bit)
+ * are packed in raw_data and external files (onnx.proto) and unpacked here into ember's one
+ * byte per element (a copy; see ember.h). Every count and size comes from the file, so each is
  * checked: rank <= EMBER_MAX_RANK, dims >= 0 with no overflow, data exactly as long as the
  * dims say, external ranges inside their file, locations inside the model's folder.
  */
@@ -13,6 +16,7 @@
 #include "onnx_internal.h"
 
 #include "alloc.h"
+#include "lowp.h"
 #include "status.h"
 
 #include <limits.h>
@@ -112,7 +116,19 @@ static ember_status *tensor_shape(onnx_ctx *c, const Onnx__TensorProto *tp, cons
 
 /* ---- typed fields ---- */
 
-/* The typed field that holds `dt` and its element count. */
+/* A new owned storage holding n elements of the packed sub-byte dtype `dt` unpacked from
+ * `src` (em_lowp_packed_size(dt, n) bytes). */
+static ember_status *unpacked(onnx_ctx *c, ember_dtype dt, size_t n, const uint8_t *src,
+                              em_storage **out)
+{
+    ember_status *st = em_storage_new_owned(c->al, n, out);
+    if (st == NULL && n > 0) {
+        em_lowp_unpack(dt, src, em_storage_data(*out), n);
+    }
+    return st;
+}
+
+/* The typed field that holds `dt` and its entry count. */
 static size_t typed_count(const Onnx__TensorProto *tp, ember_dtype dt)
 {
     switch (dt) {
@@ -161,7 +177,9 @@ static void typed_fill(const Onnx__TensorProto *tp, ember_dtype dt, void *dst, s
         uint32_t v = (uint32_t)tp->int32_data[i];
         if (dt == EMBER_DTYPE_BOOL) {
             ((uint8_t *)dst)[i] = v != 0;
-        } else if (dt == EMBER_DTYPE_I8 || dt == EMBER_DTYPE_U8) {
+        } else if (em_lowp_packed_bits(dt) == 6) {
+            ((uint8_t *)dst)[i] = (uint8_t)(v & 0x3F);
+        } else if (em_dtype_size(dt) == 1) { /* i8, u8, float8; packed bytes of 4 / 2 bits */
             ((uint8_t *)dst)[i] = (uint8_t)v;
         } else { /* i16, u16, and the bit patterns of f16 and bf16 */
             ((uint16_t *)dst)[i] = (uint16_t)v;
@@ -172,13 +190,26 @@ static void typed_fill(const Onnx__TensorProto *tp, ember_dtype dt, void *dst, s
 static ember_status *from_typed(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
                                 const em_tensor *shape, size_t nbytes, em_storage **out)
 {
-    size_t numel = (size_t)em_tensor_numel(shape), have = typed_count(tp, shape->dtype);
-    if (have != numel) {
+    const ember_dtype dt = shape->dtype;
+    const bool packed = em_lowp_packed_bits(dt) == 4 || em_lowp_packed_bits(dt) == 2;
+    size_t numel = (size_t)em_tensor_numel(shape), have = typed_count(tp, dt);
+    size_t need = packed ? em_lowp_packed_size(dt, numel) : numel;
+    if (have != need) {
         char buf[160];
         em_dims_str(shape->dims, shape->rank, buf, sizeof buf);
         return onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': has %zu values, its dims %s need %zu", name, have, buf,
-                        numel);
+                        need);
+    }
+    if (packed) {
+        uint8_t *bytes = em_malloc(c->al, need > 0 ? need : 1);
+        if (bytes == NULL) {
+            return em_status_oom();
+        }
+        typed_fill(tp, dt, bytes, need);
+        ember_status *st = unpacked(c, dt, numel, bytes, out);
+        em_free(c->al, bytes);
+        return st;
     }
     ember_status *st = em_storage_new_owned(c->al, nbytes, out);
     if (st == NULL && numel > 0) {
@@ -350,12 +381,17 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
                         "supported",
                         name);
     }
-    if (tp->raw_data.len != nbytes) {
+    /* packed: the sub-byte types (whose nbytes is their element count); else nbytes itself */
+    const size_t stored = em_lowp_packed_size(shape->dtype, nbytes);
+    if (tp->raw_data.len != stored) {
         char buf[160];
         em_dims_str(shape->dims, shape->rank, buf, sizeof buf);
         return onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': raw_data has %zu bytes, its dims %s need %zu", name,
-                        tp->raw_data.len, buf, nbytes);
+                        tp->raw_data.len, buf, stored);
+    }
+    if (em_lowp_packed_bits(shape->dtype) != 0) {
+        return unpacked(c, shape->dtype, nbytes, tp->raw_data.data, out);
     }
     size_t align = em_dtype_size(shape->dtype);
     if (in_image != NULL && c->image != NULL && nbytes > 0 && ((uintptr_t)in_image % align) == 0 &&
@@ -387,7 +423,18 @@ ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, cons
         return onnx_tensor_strings(c, tp, name, shape, out);
     }
     if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-        return from_external(c, tp, name, nbytes, out, offset);
+        if (em_lowp_packed_bits(shape->dtype) == 0) {
+            return from_external(c, tp, name, nbytes, out, offset);
+        }
+        em_storage *s = NULL; /* packed bytes in the file: unpack a copy */
+        st = from_external(c, tp, name, em_lowp_packed_size(shape->dtype, nbytes), &s, offset);
+        if (st == NULL) {
+            st = unpacked(c, shape->dtype, nbytes,
+                          (const uint8_t *)em_storage_data(s) + *offset, out);
+            *offset = 0;
+        }
+        em_storage_release(s);
+        return st;
     }
     if (tp->has_raw_data) {
         return from_raw(c, tp, name, shape, nbytes, raw_in_image, out, offset);

@@ -4,7 +4,10 @@
  * test_data_set_*\/{input,output}_*.pb) of the groups given on the command line, it loads the
  * model through ember.h, runs every data set and compares the outputs: floats within
  * |got - want| <= atol + rtol * |want| (default rtol 1e-3, atol 1e-5; NaN where NaN is
- * expected), integers, booleans and strings exactly.
+ * expected), integers, booleans and strings exactly. The float8 / float6 / float4 / float8e8m0 types
+ * (one byte per element, ember.h) are compared by value, exactly: their values are results of
+ * a rounding to a coarse grid, which the reference computes exactly (any NaN code matches
+ * NaN, -0 matches 0).
  *
  * Each case runs in a child process with a time limit, so a crash or a hang is reported as a
  * failure of that case and never excused by the expected-failure list. The list (--expected)
@@ -101,6 +104,44 @@ static double elem_as_double(const void *data, ember_dtype dt, int64_t i)
     }
     default: return 0.0;
     }
+}
+
+/* The value of one element (byte b) of a low-precision float type, from the format's
+ * definition: sign, e_bits of exponent (bias), m_bits of mantissa, subnormals at exponent 0;
+ * NaN and infinity codes as each format has them. */
+static double lowp_value(ember_dtype dt, uint8_t b)
+{
+    int e_bits = 4, m_bits = 3, bias = 7;
+    enum { IEEE, FN, FNUZ, NONE } special = FN;
+    switch (dt) {
+    case EMBER_DTYPE_F8E8M0: return b == 0xFF ? NAN : ldexp(1.0, (int)b - 127);
+    case EMBER_DTYPE_F8E4M3FN: break;
+    case EMBER_DTYPE_F8E4M3FNUZ: bias = 8, special = FNUZ; break;
+    case EMBER_DTYPE_F8E5M2: e_bits = 5, m_bits = 2, bias = 15, special = IEEE; break;
+    case EMBER_DTYPE_F8E5M2FNUZ: e_bits = 5, m_bits = 2, bias = 16, special = FNUZ; break;
+    case EMBER_DTYPE_F4E2M1: e_bits = 2, m_bits = 1, bias = 1, special = NONE; break;
+    case EMBER_DTYPE_F6E2M3: e_bits = 2, m_bits = 3, bias = 1, special = NONE; break;
+    default: e_bits = 3, m_bits = 2, bias = 3, special = NONE; break; /* F6E3M2 */
+    }
+    const int width = 1 + e_bits + m_bits, e_max = (1 << e_bits) - 1;
+    b &= (uint8_t)((1u << width) - 1);
+    const bool neg = (b >> (width - 1)) & 1;
+    const int e = (b >> m_bits) & e_max, m = b & ((1 << m_bits) - 1);
+    if ((special == FNUZ && b == 0x80) || (special == FN && e == e_max && m == (1 << m_bits) - 1) ||
+        (special == IEEE && e == e_max && m != 0)) {
+        return NAN;
+    }
+    double v = special == IEEE && e == e_max ? INFINITY
+               : e == 0 ? ldexp((double)m, 1 - bias - m_bits)
+                        : ldexp(1.0 + ldexp((double)m, -m_bits), e - bias);
+    return neg ? -v : v;
+}
+
+static bool is_lowp_float(ember_dtype dt)
+{
+    return dt == EMBER_DTYPE_F8E4M3FN || dt == EMBER_DTYPE_F8E4M3FNUZ ||
+           dt == EMBER_DTYPE_F8E5M2 || dt == EMBER_DTYPE_F8E5M2FNUZ || dt == EMBER_DTYPE_F4E2M1 ||
+           dt == EMBER_DTYPE_F8E8M0 || dt == EMBER_DTYPE_F6E2M3 || dt == EMBER_DTYPE_F6E3M2;
 }
 
 static bool is_float(ember_dtype dt)
@@ -206,6 +247,18 @@ static bool compare(const ember_tensor *got, const ember_tensor *want, tol t, in
             if (strcmp(a, b) != 0) {
                 snprintf(reason, REASON_LEN, "output %d: element %lld is \"%.80s\", expected "
                          "\"%.80s\"", idx, (long long)i, a, b);
+                return false;
+            }
+        }
+        return true;
+    }
+    if (is_lowp_float(dt)) {
+        for (int64_t i = 0; i < n; i++) {
+            double a = lowp_value(dt, ((const uint8_t *)g)[i]);
+            double b = lowp_value(dt, ((const uint8_t *)w)[i]);
+            if (isnan(b) ? !isnan(a) : a != b) {
+                snprintf(reason, REASON_LEN, "output %d: element %lld is %.9g, expected %.9g",
+                         idx, (long long)i, a, b);
                 return false;
             }
         }

@@ -565,9 +565,6 @@ static void test_errors(void **state)
         try2(&tn, EMBER_DTYPE_BOOL, 1, d3, EMBER_DTYPE_BOOL, 1, d3, EMBER_DTYPE_BOOL, 1, d3),
         EMBER_ERR_UNSUPPORTED, "bad_less", "less of bool");
     t_node_init(&tn, EM_OP_MOD, "bad_mod");
-    t_expect_error(
-        try2(&tn, EMBER_DTYPE_F32, 1, d3, EMBER_DTYPE_F32, 1, d3, EMBER_DTYPE_F32, 1, d3),
-        EMBER_ERR_INVALID_MODEL, "bad_mod", "float mod without fmod");
     t_set_int(&tn, "fmod", 2);
     t_expect_error(
         try2(&tn, EMBER_DTYPE_I32, 1, d3, EMBER_DTYPE_I32, 1, d3, EMBER_DTYPE_I32, 1, d3),

@@ -361,9 +361,14 @@ static void test_errors(void **state)
     t_set_int(&tn, "to", 8); /* string: the text family's Cast rows take it; here the f32 output
                               * does not match */
     t_expect_error(tm_prepare(&tn, in, 1, out), EMBER_ERR_INVALID_MODEL, "cast_string", "string");
-    t_node_init(&tn, EM_OP_CAST, "cast_f8");
-    t_set_int(&tn, "to", 17); /* float8e4m3fn */
-    t_expect_error(tm_prepare(&tn, in, 1, out), EMBER_ERR_UNSUPPORTED, "cast_f8", "float8");
+    t_node_init(&tn, EM_OP_CAST, "cast_complex");
+    t_set_int(&tn, "to", 14); /* complex64 */
+    t_expect_error(tm_prepare(&tn, in, 1, out), EMBER_ERR_UNSUPPORTED, "cast_complex", "complex");
+    t_node_init(&tn, EM_OP_CAST, "cast_round_mode");
+    t_set_int(&tn, "to", EMBER_DTYPE_F32);
+    t_set_string(&tn, "round_mode", "sideways");
+    t_expect_error(tm_prepare(&tn, in, 1, out), EMBER_ERR_INVALID_MODEL, "cast_round_mode",
+                   "bad round_mode");
     t_node_init(&tn, EM_OP_CAST, "cast_wrong_out");
     t_set_int(&tn, "to", EMBER_DTYPE_I32);
     t_expect_error(tm_prepare(&tn, in, 1, out), EMBER_ERR_INVALID_MODEL, "cast_wrong_out",

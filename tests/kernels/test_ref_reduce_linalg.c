@@ -359,22 +359,45 @@ static void test_einsum_cases(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* Einsum "i,i->" (a dot product) of two vectors of 2 elements of dtype dt. */
+static void dot2(ember_dtype dt, const void *a, const void *b, void *y, const char *name)
+{
+    static const int64_t d2 = 2;
+    em_tensor in[2], out[1];
+    t_tensor(&in[0], dt, 1, &d2, (void *)a);
+    t_tensor(&in[1], dt, 1, &d2, (void *)b);
+    t_tensor(&out[0], dt, 0, NULL, y);
+    t_node tn;
+    t_node_init(&tn, EM_OP_EINSUM, name);
+    t_set_string(&tn, "equation", "i,i->");
+    t_expect_ok(t_run(t_kernel(EM_OP_EINSUM, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out, 1, NULL),
+                name);
+}
+
 /* Integer products and sums wrap (two's complement). */
 static void test_einsum_wrap(void **state)
 {
     (void)state;
     int32_t a[2] = {65536, 3}, b[2] = {65536, 1}, y = 0;
-    static const int64_t d2 = 2;
-    em_tensor in[2], out[1];
-    t_tensor(&in[0], EMBER_DTYPE_I32, 1, &d2, a);
-    t_tensor(&in[1], EMBER_DTYPE_I32, 1, &d2, b);
-    t_tensor(&out[0], EMBER_DTYPE_I32, 0, NULL, &y);
-    t_node tn;
-    t_node_init(&tn, EM_OP_EINSUM, "wrap");
-    t_set_string(&tn, "equation", "i,i->");
-    t_expect_ok(t_run(t_kernel(EM_OP_EINSUM, EMBER_DTYPE_UNDEFINED), &tn.n, in, 2, out, 1, NULL),
-                "wrap");
+    dot2(EMBER_DTYPE_I32, a, b, &y, "wrap");
     assert_int_equal(y, 3); /* 2^32 wraps to 0, plus 3 */
+}
+
+/* 16-bit floats (Det-22, Einsum-28): computed in double, rounded once. bf16 1, 2, 3, 4 are
+ * 0x3F80 0x4000 0x4040 0x4080; f16 2, 1, 3 are 0x4000 0x3C00 0x4200; det [[2, 1], [1, 3]] = 5
+ * is f16 0x4500; [1, 2] . [3, 4] = 11 is bf16 0x4130. */
+static void test_half_floats(void **state)
+{
+    (void)state;
+    const uint16_t m[4] = {0x4000, 0x3C00, 0x3C00, 0x4200};
+    uint16_t det = 0;
+    const int64_t d22[2] = {2, 2};
+    det_run(EMBER_DTYPE_F16, 2, d22, (void *)m, &det, "det_f16");
+    assert_int_equal(det, 0x4500);
+    const uint16_t a[2] = {0x3F80, 0x4000}, b[2] = {0x4040, 0x4080};
+    uint16_t y = 0;
+    dot2(EMBER_DTYPE_BF16, a, b, &y, "dot_bf16");
+    assert_int_equal(y, 0x4130);
 }
 
 static void test_einsum_errors(void **state)
@@ -430,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_det_cases),   cmocka_unit_test(test_det_singular),
         cmocka_unit_test(test_det_errors),  cmocka_unit_test(test_einsum_cases),
         cmocka_unit_test(test_einsum_wrap), cmocka_unit_test(test_einsum_errors),
+        cmocka_unit_test(test_half_floats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,10 @@
  * naive per-line computations in double. Cases: every axis of a 3-D tensor, positive and
  * negative, the default axis, rank 1, a length-1 axis, zero-sized axes, large inputs (±1000:
  * exp overflows without the max subtraction), ties in Hardmax (the first maximum wins), NaN
- * and infinities, threaded runs equal to serial ones, and malformed nodes.
+ * and infinities, threaded runs equal to serial ones, and malformed nodes. LpNormalization-22
+ * (p 1 and 2, every axis, a zero norm giving 0) on hand-computed values in f64, f32 and f16
+ * (whose bit patterns, the nearest halves of 3/13, 4/13 and 12/13, come from Python's struct
+ * 'e' format), and its errors.
  */
 #define EM_REDUCE_TEST_HELPERS_ONLY
 #include "test_ref_reduce_common.c"
@@ -189,12 +192,89 @@ static void test_axis_errors(void **state)
     }
 }
 
+static ember_status *lpnorm(const t_node *tn, ember_dtype dt, int rank, const int64_t *dims,
+                            const void *x, void *y)
+{
+    em_tensor in[1], out[1];
+    t_tensor(&in[0], dt, rank, dims, (void *)x);
+    t_tensor(&out[0], dt, rank, dims, y);
+    return t_run(t_kernel(EM_OP_LPNORMALIZATION, EMBER_DTYPE_UNDEFINED), &tn->n, in, 1, out, 1,
+                 NULL);
+}
+
+/* LpNormalization of x (f64 or f32, dims [2, n / 2]) with attributes p and axis (0: absent),
+ * against want within rtol. */
+static void lp_case(const char *name, ember_dtype dt, const int64_t *dims, const void *x,
+                    const double *want, int64_t p, int64_t axis, double rtol)
+{
+    double y[6];
+    t_node tn;
+    t_node_init(&tn, EM_OP_LPNORMALIZATION, name);
+    if (p != 0) {
+        t_set_int(&tn, "p", p);
+    }
+    t_set_int(&tn, "axis", axis);
+    t_expect_ok(lpnorm(&tn, dt, 2, dims, x, y), name);
+    for (int64_t i = 0; i < dims[0] * dims[1]; i++) {
+        double got = dt == EMBER_DTYPE_F64 ? y[i] : (double)((const float *)(void *)y)[i];
+        if (!t_close(got, want[i], 0, rtol)) {
+            fail_msg("%s: element %lld is %.17g, expected %.17g", name, (long long)i, got,
+                     want[i]);
+        }
+    }
+}
+
+static void test_lpnorm_values(void **state)
+{
+    (void)state;
+    t_node tn;
+    const int64_t d22[2] = {2, 2}, d23[2] = {2, 3}, d3[1] = {3};
+    /* p = 2 along axis 1: [3, 4] / 5; an all-zero row stays 0 (not NaN) */
+    const double x1[4] = {3, 4, 0, 0}, w1[4] = {0.6, 0.8, 0, 0};
+    lp_case("l2_axis1", EMBER_DTYPE_F64, d22, x1, w1, 0, 1, 1e-15);
+    /* p = 2 along axis 0: columns [3, 4] and [1, 1] */
+    const double x0[4] = {3, 1, 4, 1}, w0[4] = {0.6, sqrt(0.5), 0.8, sqrt(0.5)};
+    lp_case("l2_axis0", EMBER_DTYPE_F64, d22, x0, w0, 2, 0, 1e-15);
+    /* p = 1 along the last axis: sum of |x| is 5 and 7 */
+    const float x2[6] = {1, 2, 2, 3, 0, -4};
+    const double w2[6] = {0.2, 0.4, 0.4, 3.0 / 7, 0, -4.0 / 7};
+    lp_case("l1_last", EMBER_DTYPE_F32, d23, x2, w2, 1, -1, 1e-7);
+    /* defaults (p 2, axis -1) in f16: [3, 4, 12] / 13 */
+    const uint16_t x3[3] = {0x4200, 0x4400, 0x4A00}, w3[3] = {0x3362, 0x34EC, 0x3B62};
+    uint16_t y3[3];
+    t_node_init(&tn, EM_OP_LPNORMALIZATION, "l2_f16");
+    t_expect_ok(lpnorm(&tn, EMBER_DTYPE_F16, 1, d3, x3, y3), "l2_f16");
+    assert_memory_equal(y3, w3, sizeof w3);
+}
+
+static void test_lpnorm_errors(void **state)
+{
+    (void)state;
+    t_node tn;
+    const int64_t d22[2] = {2, 2};
+    double buf[4] = {0};
+    int32_t ibuf[4] = {0};
+    t_node_init(&tn, EM_OP_LPNORMALIZATION, "lp_p3");
+    t_set_int(&tn, "p", 3);
+    t_expect_error(lpnorm(&tn, EMBER_DTYPE_F64, 2, d22, buf, buf), EMBER_ERR_INVALID_MODEL,
+                   "lp_p3", "p 3");
+    t_node_init(&tn, EM_OP_LPNORMALIZATION, "lp_axis");
+    t_set_int(&tn, "axis", 2);
+    t_expect_error(lpnorm(&tn, EMBER_DTYPE_F64, 2, d22, buf, buf), EMBER_ERR_INVALID_MODEL,
+                   "lp_axis", "axis 2");
+    t_node_init(&tn, EM_OP_LPNORMALIZATION, "lp_i32");
+    t_expect_error(lpnorm(&tn, EMBER_DTYPE_I32, 2, d22, ibuf, ibuf), EMBER_ERR_UNSUPPORTED,
+                   "lp_i32", "i32");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_axis_cases),
         cmocka_unit_test(test_special_values),
         cmocka_unit_test(test_axis_errors),
+        cmocka_unit_test(test_lpnorm_values),
+        cmocka_unit_test(test_lpnorm_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

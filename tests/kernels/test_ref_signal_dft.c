@@ -214,6 +214,40 @@ static void test_dft_numpy(void **state)
     q_check("test_dft_inverse", got, F64, inv_col2, 20, 1e-12, 1e-12);
 }
 
+/* inverse + onesided: the IRFFT of a one-sided spectrum (numpy.fft.irfft), worked out from
+ * x[t] = (X0 + 2 sum_{0<k<L/2} Re(X_k e^{2 pi i k t / L}) + (-1)^t X_{L/2}) / L. */
+static void test_dft_irfft(void **state)
+{
+    (void)state;
+    /* L = 2 (n - 1) = 2: x = ((3 + 1) / 2, (3 - 1) / 2); the imaginary parts of bins 0 and L/2
+     * are ignored */
+    const double x[4] = {3, 7, 1, 5}, want2[2] = {2, 1};
+    double y[3];
+    em_tensor in[3], out[1];
+    t_node tn;
+    t_node_init(&tn, EM_OP_DFT, "irfft");
+    t_set_int(&tn, "inverse", 1);
+    t_set_int(&tn, "onesided", 1);
+    q_tensor(&in[0], F64, 3, Q_DIMS(1, 2, 2), x);
+    q_tensor(&out[0], F64, 3, Q_DIMS(1, 2, 1), y);
+    t_expect_ok(q_run(EM_OP_DFT, &tn, in, 1, out, 1, 0), "irfft");
+    q_check("irfft", y, F64, want2, 2, 1e-15, 1e-15);
+    /* L = 3 (dft_length): X0 = 3, X1 = i: x[t] = (3 - 2 sin(2 pi t / 3)) / 3 */
+    const double xo[4] = {3, 0, 0, 1};
+    const double want3[3] = {1, (3 - sqrt(3.0)) / 3, (3 + sqrt(3.0)) / 3};
+    int64_t len = 3;
+    q_tensor(&in[0], F64, 3, Q_DIMS(1, 2, 2), xo);
+    q_tensor(&in[1], I64, 0, NULL, &len);
+    q_tensor(&out[0], F64, 3, Q_DIMS(1, 3, 1), y);
+    t_expect_ok(q_run(EM_OP_DFT, &tn, in, 2, out, 1, 0x2), "irfft_len3");
+    q_check("irfft_len3", y, F64, want3, 3, 1e-15, 1e-15);
+    /* a real input cannot be the IRFFT's */
+    q_tensor(&in[0], F64, 3, Q_DIMS(1, 4, 1), xo);
+    q_tensor(&out[0], F64, 3, Q_DIMS(1, 6, 1), y);
+    t_expect_error(q_run(EM_OP_DFT, &tn, in, 1, out, 1, 0), EMBER_ERR_INVALID_MODEL, "irfft",
+                   "irfft real");
+}
+
 /* An axis (or dft_length) seen only when running and invalid there gives zeros. */
 static void test_dft_runtime_invalid(void **state)
 {
@@ -498,6 +532,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dft_cases),           cmocka_unit_test(test_dft_numpy),
         cmocka_unit_test(test_dft_runtime_invalid), cmocka_unit_test(test_dft_errors),
+        cmocka_unit_test(test_dft_irfft),
         cmocka_unit_test(test_stft_cases),          cmocka_unit_test(test_stft_numpy),
         cmocka_unit_test(test_stft_errors),         cmocka_unit_test(test_threaded),
     };

@@ -174,6 +174,8 @@ static void test_range(void **state)
         {"i16", EMBER_DTYPE_I16, 0, 10, 3, 4},
         {"i64_wrong_direction", EMBER_DTYPE_I64, 0, 10, -1, 0},
         {"i64", EMBER_DTYPE_I64, 3, -4, -1, 7},
+        {"f16_stash_f32", EMBER_DTYPE_F16, 1, 9, 1.5, 6},  /* Range-27 */
+        {"bf16_stash_f32", EMBER_DTYPE_BF16, -2, 2, 0.5, 8},
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         ember_dtype dt = cases[ci].dt;
@@ -212,6 +214,20 @@ static void test_range(void **state)
     t_tensor(&out, EMBER_DTYPE_I64, 1, &two, y);
     t_expect_ok(run_k(&nd.n, in, 3, &out, 1, 0), "range_max");
     assert_true(y[0] == INT64_MAX - 2 && y[1] == INT64_MAX - 1);
+    /* f16 through stash_type double: 0.25 + 2 * 0.5 = 1.25 exactly; other stash types fail */
+    uint16_t hs = 0x3400, hl = 0x3E00, hd = 0x3800, hy[3]; /* f16 0.25, 1.5, 0.5 */
+    int64_t three = 3;
+    t_node_init(&nd, EM_OP_RANGE, "range_stash");
+    t_set_int(&nd, "stash_type", EMBER_DTYPE_F64);
+    t_tensor(&in[0], EMBER_DTYPE_F16, 0, NULL, &hs);
+    t_tensor(&in[1], EMBER_DTYPE_F16, 0, NULL, &hl);
+    t_tensor(&in[2], EMBER_DTYPE_F16, 0, NULL, &hd);
+    t_tensor(&out, EMBER_DTYPE_F16, 1, &three, hy);
+    t_expect_ok(run_k(&nd.n, in, 3, &out, 1, 0), "range_stash");
+    assert_true(hy[0] == 0x3400 && hy[1] == 0x3A00 && hy[2] == 0x3D00); /* 0.25, 0.75, 1.25 */
+    t_node_init(&nd, EM_OP_RANGE, "range_stash");
+    t_set_int(&nd, "stash_type", EMBER_DTYPE_F16);
+    t_expect_error(run_k(&nd.n, in, 3, &out, 1, 0), EMBER_ERR_UNSUPPORTED, "range_stash", "f16");
     /* Mixed dtypes, non-scalar inputs, unsupported dtype, 2-D output. */
     int32_t l32 = 5;
     t_node_init(&nd, EM_OP_RANGE, "bad_range");

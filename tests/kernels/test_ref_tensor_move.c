@@ -552,6 +552,7 @@ static void test_depth_space(void **state)
         {"d2s_b1", EM_OP_DEPTHTOSPACE, "CRD", 1, {1, 3, 2, 2}},
         {"s2d", EM_OP_SPACETODEPTH, NULL, 2, {2, 3, 4, 6}},
         {"s2d_b3", EM_OP_SPACETODEPTH, NULL, 3, {1, 2, 3, 6}},
+        {"s2d_crd", EM_OP_SPACETODEPTH, "CRD", 2, {2, 3, 4, 6}}, /* SpaceToDepth-28 */
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int64_t b = cases[ci].b, N = cases[ci].xd[0], C = cases[ci].xd[1];
@@ -576,8 +577,10 @@ static void test_depth_space(void **state)
                 xc[1] = crd ? c * b * b + i * b + j : (i * b + j) * cc + c;
                 xc[2] = yc[2] / b;
                 xc[3] = yc[3] / b;
-            } else { /* y[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j] */
-                int64_t c = yc[1] % C, ij = yc[1] / C;
+            } else { /* y[n, (i*b + j)*C + c, h, w] (CRD: y[n, c*b*b + i*b + j, h, w])
+                      * = x[n, c, h*b + i, w*b + j] */
+                int64_t c = crd ? yc[1] / (b * b) : yc[1] % C;
+                int64_t ij = crd ? yc[1] % (b * b) : yc[1] / C;
                 xc[1] = c;
                 xc[2] = yc[2] * b + ij / b;
                 xc[3] = yc[3] * b + ij % b;

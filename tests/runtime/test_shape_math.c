@@ -175,6 +175,34 @@ static void test_cast(void **state)
     }
 }
 
+/* BitCast-26: input 0's shape, dtype 'to' of the same bit width (int4: 4 bits). */
+static void test_bitcast(void **state)
+{
+    (void)state;
+    fx f = fx_new(EM_OP_BITCAST, 1, 0, "bitcast");
+    em_shape in[1] = {SHP(F32, 2, 3)};
+    infer_err(&f, in, EMBER_ERR_INVALID_MODEL); /* 'to' missing */
+    assert_null(em_node_set_int(f.g, f.node, "to", EMBER_DTYPE_I32));
+    em_shape o = infer_ok(&f, in);
+    EXPECT(o, I32, 2, 3);
+    fx_free(&f);
+    f = fx_new(EM_OP_BITCAST, 1, 0, "bitcast_width");
+    assert_null(em_node_set_int(f.g, f.node, "to", EMBER_DTYPE_I16));
+    infer_err(&f, in, EMBER_ERR_INVALID_MODEL);
+    in[0] = SHP(I4, 5);
+    infer_err(&f, in, EMBER_ERR_INVALID_MODEL);
+    fx_free(&f);
+    f = fx_new(EM_OP_BITCAST, 1, 0, "bitcast_i4");
+    assert_null(em_node_set_int(f.g, f.node, "to", EMBER_DTYPE_U4));
+    o = infer_ok(&f, in);
+    EXPECT(o, U4, 5);
+    fx_free(&f);
+    f = fx_new(EM_OP_BITCAST, 1, 0, "bitcast_string");
+    assert_null(em_node_set_int(f.g, f.node, "to", 8));
+    infer_err(&f, in, EMBER_ERR_UNSUPPORTED);
+    fx_free(&f);
+}
+
 /* ---- broadcasting ops --------------------------------------------------------------------- */
 
 static void test_compare(void **state)
@@ -342,7 +370,8 @@ static void test_graph_chain(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cast),        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_cast),        cmocka_unit_test(test_bitcast),
+        cmocka_unit_test(test_compare),
         cmocka_unit_test(test_where),       cmocka_unit_test(test_variadic),
         cmocka_unit_test(test_pow_and_ew),  cmocka_unit_test(test_clip_prelu),
         cmocka_unit_test(test_graph_chain),

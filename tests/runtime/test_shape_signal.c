@@ -113,6 +113,19 @@ static void test_dft(void **state)
     em_shape cx = shp(F64, 3, DIMS(2, 7, 2));
     infer_ok(&s, &cx, out);
     EXPECT(out[0], F64, 2, 7, 2);
+    /* inverse + onesided: the IRFFT, a real output of 2 (n - 1) or dft_length samples. */
+    sn_init(&s, EM_OP_DFT, "dft_irfft", 1, 1);
+    sn_int(&s, "inverse", 1);
+    sn_int(&s, "onesided", 1);
+    infer_ok(&s, &cx, out);
+    EXPECT(out[0], F64, 2, 12, 1);
+    sn_init(&s, EM_OP_DFT, "dft_irfft_len", 2, 1);
+    sn_int(&s, "inverse", 1);
+    sn_int(&s, "onesided", 1);
+    em_shape cx_len[2] = {cx, int_value(I64, &tl, &len)};
+    len = 5;
+    infer_ok(&s, cx_len, out);
+    EXPECT(out[0], F64, 2, 5, 1);
     /* Errors. */
     sn_init(&s, EM_OP_DFT, "dft_inv_onesided", 1, 1);
     sn_int(&s, "inverse", 1);
