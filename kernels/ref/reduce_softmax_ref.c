@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * LogSoftmax-13, Hardmax-13 and LpNormalization-22, f32 f64 f16 bf16, along one axis
+ * (and Softmax-13 for f64 f16 bf16: exp of the LogSoftmax line, computed in double)
  * (attribute `axis`, default -1). As in softmax_ref.c the input is viewed as [outer, n, inner]
  * around the axis and each of the outer * inner lines is independent.
  *   LogSoftmax: y = x - max - log(sum(exp(x - max))), in double; a line whose max is not
@@ -19,7 +20,8 @@
 typedef struct em_axis_attrs {
     ember_dtype dt;
     int64_t outer, n, inner;
-    int64_t p; /* LpNormalization */
+    int64_t p;    /* LpNormalization */
+    bool softmax; /* the LogSoftmax kernel writing exp(y): Softmax of f64, f16, bf16 */
 } em_axis_attrs;
 
 /* Checks X and Y and reads `axis` into a. */
@@ -64,6 +66,20 @@ ember_status *em_logsoftmax_prepare__ref(const em_kinfo *ki, void **state, size_
 {
     *scratch_bytes = 0;
     return axis_prepare(ki, state);
+}
+
+ember_status *em_softmax_wide_prepare__ref(const em_kinfo *ki, void **state,
+                                           size_t *scratch_bytes)
+{
+    ember_status *st = NULL;
+    em_axis_attrs a = {0};
+    *state = NULL;
+    *scratch_bytes = 0;
+    EMBER_TRY(axis_parse(ki, &a));
+    a.softmax = true;
+    return em_ref_state_new(ki, &a, sizeof a, state);
+fail:
+    return st;
 }
 
 ember_status *em_hardmax_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
@@ -115,7 +131,8 @@ static void logsoftmax_task(void *arg, int64_t begin, int64_t end)
         double lse = isfinite(mx) ? log(sum) : NAN;
         for (int64_t i = 0; i < n; i++) {
             double v = em_rd_load_f(j->x, dt, base + i * inner);
-            em_rd_store_f(j->y, dt, base + i * inner, isfinite(mx) ? v - mx - lse : NAN);
+            double y = isfinite(mx) ? v - mx - lse : NAN;
+            em_rd_store_f(j->y, dt, base + i * inner, j->a->softmax ? exp(y) : y);
         }
     }
 }

@@ -88,8 +88,11 @@ ember_status *em_globalavgpool_prepare__ref(const em_kinfo *ki, void **state,
                                             size_t *scratch_bytes);
 void em_globalpool__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
-/* widen_ref.c: f16 / bf16 nodes run by an f32 kernel on widened copies in scratch (Conv). */
+/* widen_ref.c: f16 / bf16 nodes run by an f32 kernel on widened copies in scratch (Conv,
+ * MatMul). */
 ember_status *em_conv_widen_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+ember_status *em_matmul_widen_prepare__ref(const em_kinfo *ki, void **state,
+                                           size_t *scratch_bytes);
 void em_widen_release__ref(const ember_allocator *al, void *state);
 void em_widen__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 

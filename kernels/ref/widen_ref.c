@@ -6,7 +6,7 @@
  * kernel accumulates in double and rounds once to f32, so results differ from a direct
  * computation by at most that extra rounding. In prepare the widened inputs carry no data, so
  * this suits only kernels whose prepare reads no input values (Conv: opset 22 adds bf16, f16
- * is as old as the op).
+ * is as old as the op; MatMul, whose f16 and bf16 cases come from expanded Attention).
  *
  * Scratch: the f32 kernel's own scratch first, then one EM_ALIGN-aligned f32 buffer per
  * widened input and output, in order.
@@ -156,4 +156,10 @@ void em_widen__ref(const void *state, const em_tensor *in, em_tensor *out, const
 ember_status *em_conv_widen_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
 {
     return widen_prepare(ki, state, scratch_bytes, em_conv_prepare__ref, em_conv_f32__ref);
+}
+
+ember_status *em_matmul_widen_prepare__ref(const em_kinfo *ki, void **state,
+                                           size_t *scratch_bytes)
+{
+    return widen_prepare(ki, state, scratch_bytes, em_matmul_prepare__ref, em_matmul_f32__ref);
 }

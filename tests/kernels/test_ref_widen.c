@@ -52,6 +52,54 @@ static void test_conv_half(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* MatMul [2,3] x [3,2] in bf16 and f16 on small integers (exact in both): A = [[1,2,3],[4,5,6]],
+ * B = [[1,0],[0,1],[1,1]] -> [[4,5],[10,11]]. bf16 bits: 1 0x3F80 ... ; f16 bits 0x3C00 ... */
+static void test_matmul_half(void **state)
+{
+    (void)state;
+    static const uint16_t a_bf[6] = {0x3F80, 0x4000, 0x4040, 0x4080, 0x40A0, 0x40C0};
+    static const uint16_t b_bf[6] = {0x3F80, 0x0000, 0x0000, 0x3F80, 0x3F80, 0x3F80};
+    static const uint16_t y_bf[4] = {0x4080, 0x40A0, 0x4120, 0x4130}; /* 4 5 10 11 */
+    static const uint16_t a_h[6] = {0x3C00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600};
+    static const uint16_t b_h[6] = {0x3C00, 0x0000, 0x0000, 0x3C00, 0x3C00, 0x3C00};
+    static const uint16_t y_h[4] = {0x4400, 0x4500, 0x4900, 0x4980};
+    const struct {
+        ember_dtype dt;
+        const uint16_t *a, *b, *y;
+    } mm[2] = {{EMBER_DTYPE_BF16, a_bf, b_bf, y_bf}, {EMBER_DTYPE_F16, a_h, b_h, y_h}};
+    for (int i = 0; i < 2; i++) {
+        uint16_t y[4] = {0};
+        em_tensor in[2], out[1];
+        t_tensor(&in[0], mm[i].dt, 2, (int64_t[]){2, 3}, (void *)mm[i].a);
+        t_tensor(&in[1], mm[i].dt, 2, (int64_t[]){3, 2}, (void *)mm[i].b);
+        t_tensor(&out[0], mm[i].dt, 2, (int64_t[]){2, 2}, y);
+        t_node tn;
+        t_node_init(&tn, EM_OP_MATMUL, "matmul_half");
+        t_expect_ok(t_run(t_kernel(EM_OP_MATMUL, mm[i].dt), &tn.n, in, 2, out, 1, NULL),
+                    em_dtype_name(mm[i].dt));
+        assert_memory_equal(y, mm[i].y, sizeof y);
+    }
+}
+
+/* Softmax of f64 (reduce_softmax_ref.c's line kernel): exp(x_i) / sum exp(x) per row, and a
+ * row holding +inf gives NaN as in the ONNX reference. */
+static void test_softmax_f64(void **state)
+{
+    (void)state;
+    double x[6] = {0, 1, 2, -1, INFINITY, 3}, y[6];
+    em_tensor in[1], out[1];
+    t_tensor(&in[0], EMBER_DTYPE_F64, 2, (int64_t[]){2, 3}, x);
+    t_tensor(&out[0], EMBER_DTYPE_F64, 2, (int64_t[]){2, 3}, y);
+    t_node tn;
+    t_node_init(&tn, EM_OP_SOFTMAX, "softmax_f64");
+    t_expect_ok(t_run(t_kernel(EM_OP_SOFTMAX, EMBER_DTYPE_F64), &tn.n, in, 1, out, 1, NULL),
+                "softmax f64");
+    double s = 1 + exp(1) + exp(2);
+    assert_true(fabs(y[0] - 1 / s) < 1e-15 && fabs(y[1] - exp(1) / s) < 1e-15 &&
+                fabs(y[2] - exp(2) / s) < 1e-15);
+    assert_true(isnan(y[3]) && isnan(y[4]) && isnan(y[5]));
+}
+
 static void test_conv_half_errors(void **state)
 {
     (void)state;
@@ -79,6 +127,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_half),
         cmocka_unit_test(test_conv_half_errors),
+        cmocka_unit_test(test_matmul_half),
+        cmocka_unit_test(test_softmax_f64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
