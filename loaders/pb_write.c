@@ -2,6 +2,7 @@
 /* Serialized ONNX values: see pb_write.h. */
 #include "pb_write.h"
 
+#include "lowp.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -75,9 +76,22 @@ ember_status *em_pb_tensor(em_pbuf *b, const em_tensor *t)
         em_pb_varint(b, 1, (uint64_t)t->dims[i]); /* int64 dims: two's complement varints */
     }
     em_pb_varint(b, 2, (uint64_t)t->dtype); /* ember's dtype numbers are ONNX's */
-    /* raw_data is little-endian, as are ember's targets (x86-64, ARM); onnx_tensor.c reads it
-     * with the same assumption. */
-    em_pb_bytes(b, 9, nbytes ? t->data : NULL, nbytes);
+    if (em_lowp_packed_bits(t->dtype) != 0) { /* sub-byte types: ONNX packs them (lowp.h) */
+        size_t n = em_lowp_packed_size(t->dtype, nbytes);
+        uint8_t *packed = n ? malloc(n) : NULL;
+        if (n && packed == NULL) {
+            return em_status_new(EMBER_ERR_OUT_OF_MEMORY, "TensorProto: out of memory");
+        }
+        if (n) {
+            em_lowp_pack(t->dtype, t->data, packed, nbytes);
+        }
+        em_pb_bytes(b, 9, packed, n);
+        free(packed);
+    } else {
+        /* raw_data is little-endian, as are ember's targets (x86-64, ARM); onnx_tensor.c reads
+         * it with the same assumption. */
+        em_pb_bytes(b, 9, nbytes ? t->data : NULL, nbytes);
+    }
     return b->failed ? em_status_new(EMBER_ERR_OUT_OF_MEMORY, "TensorProto: out of memory")
                      : NULL;
 }

@@ -9,7 +9,8 @@
  * dims (1, varint each), data_type (2) and raw_data (9, little-endian element bytes); a
  * sequence is elem_type (2) = TENSOR and one tensor_values (3) per item; an optional is
  * elem_type (2) = TENSOR or SEQUENCE and its tensor_value (3) or sequence_value (5), or just
- * elem_type for an empty one. Needs no protobuf library, so it is built without the ONNX
+ * elem_type for an empty one. Sub-byte dtypes (int4, uint4, float4, int2, uint2, float6), one
+ * element per byte in memory, are packed as ONNX stores them. Needs no protobuf library, so it is built without the ONNX
  * loader too. Threads: reentrant, no state.
  */
 #ifndef EMBER_LOADERS_PB_WRITE_H

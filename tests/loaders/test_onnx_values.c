@@ -270,6 +270,23 @@ static void test_value_save_pb(void **state)
     ember_status_destroy(st);
     ember_tensor_destroy(t);
 
+    /* int4 [3] = {1, -1, 7}, one element per byte in memory (bit patterns 0x1 0xF 0x7), packed
+     * two per byte, low nibble first: raw_data f1 07; dims 3 (08 03), data_type 22 (10 16). */
+    const int64_t d4[1] = {3};
+    OK(ember_tensor_create(EMBER_DTYPE_I4, d4, 1, &t));
+    uint8_t *q = ember_tensor_data(t);
+    q[0] = 0x1;
+    q[1] = 0xF;
+    q[2] = 0x7;
+    OK(ember_value_save_pb(t, EMBER_TYPE_TENSOR, path));
+    static const unsigned char want4[] = {0x08, 0x03, 0x10, 0x16, 0x4a, 0x02, 0xf1, 0x07};
+    assert_int_equal(slurp(path, buf, sizeof buf), sizeof want4);
+    assert_memory_equal(buf, want4, sizeof want4);
+    OK(ember_tensor_load_pb(path, &back));
+    assert_memory_equal(ember_tensor_data(back), q, 3);
+    ember_tensor_destroy(back);
+    ember_tensor_destroy(t);
+
     /* bfloat16 [3]: 1.0 (0x3f80), -2.0 (0xc000), 0.5 (0x3f00), round trip. */
     const int64_t d3[1] = {3};
     OK(ember_tensor_create(EMBER_DTYPE_BF16, d3, 1, &t));
