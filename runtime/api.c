@@ -556,19 +556,21 @@ ember_status *ember_tensor_save_npy(const ember_tensor *t, const char *path)
     if (st != NULL) {
         return st;
     }
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) {
-        st = em_status_new(EMBER_ERR_IO, "%s: cannot open for writing: %s", path,
-                           strerror(errno));
-    } else {
-        bool ok = fwrite(buf, 1, n, f) == n;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok) {
-            st = em_status_new(EMBER_ERR_IO, "%s: write failed", path);
-        }
-    }
+    st = em_api_write_file(path, buf, n);
     free(buf);
     return st;
+}
+
+ember_status *em_api_write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) {
+        return em_status_new(EMBER_ERR_IO, "%s: cannot open for writing: %s", path,
+                             strerror(errno));
+    }
+    bool ok = fwrite(data, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    return ok ? NULL : em_status_new(EMBER_ERR_IO, "%s: write failed", path);
 }
 
 /* ---- ONNX tensors and opsets ---- */

@@ -67,6 +67,8 @@ ember_status *em_api_value_from_rv(const ember_allocator *al, const struct em_rv
                                    ember_tensor **out);
 ember_status *em_api_value_to_rv(const ember_allocator *al, const ember_tensor *t,
                                  struct em_rv *out);
+/* Writes n bytes to a new file at `path` (IO naming the file on failure). */
+ember_status *em_api_write_file(const char *path, const void *data, size_t n);
 /* api_string.c: fills string tensor `t` (of src's element count) with copies of src's
  * strings, which `t` then owns (replacing what it owned before). */
 ember_status *em_api_tensor_set_strings(ember_tensor *t, const em_tensor *src);

@@ -8,8 +8,6 @@
 
 #include "../loaders/pb_write.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,17 +238,7 @@ ember_status *ember_value_save_pb(const ember_tensor *v, ember_type_kind kind, c
         st = em_status_oom();
     }
     if (st == NULL) {
-        FILE *f = fopen(path, "wb");
-        if (f == NULL) {
-            st = em_status_new(EMBER_ERR_IO, "%s: cannot open for writing: %s", path,
-                               strerror(errno));
-        } else {
-            bool ok = fwrite(b.p, 1, b.n, f) == b.n;
-            ok = (fclose(f) == 0) && ok;
-            if (!ok) {
-                st = em_status_new(EMBER_ERR_IO, "%s: write failed", path);
-            }
-        }
+        st = em_api_write_file(path, b.p, b.n);
     }
     em_pbuf_free(&b);
     return st;
