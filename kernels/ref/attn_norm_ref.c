@@ -191,16 +191,9 @@ static void groupnorm_task(void *arg, int64_t begin, int64_t end)
     const void *x = j->in[0].data;
     for (int64_t ng = begin; ng < end; ng++) {
         const int64_t e0 = ng * len, c0 = ng % a->groups * cg;
-        double sum = 0.0, sq = 0.0;
-        for (int64_t e = e0; e < e0 + len; e++) {
-            sum += em_nn_get(a->dt, x, e);
-        }
-        double mean = len > 0 ? sum / (double)len : 0.0;
-        for (int64_t e = e0; e < e0 + len; e++) {
-            double d = em_nn_get(a->dt, x, e) - mean;
-            sq += d * d;
-        }
-        double inv = 1.0 / sqrt((len > 0 ? sq / (double)len : 0.0) + a->eps);
+        double mean, var;
+        em_rd_moments(x, a->dt, e0, len, 1, &mean, &var); /* len 0: nothing is written */
+        double inv = 1.0 / sqrt(var + a->eps);
         for (int64_t e = e0; e < e0 + len; e++) {
             int64_t c = c0 + (e - e0) / a->spatial;
             double s = em_nn_get(j->in[1].dtype, j->in[1].data, c);

@@ -142,8 +142,8 @@ typedef struct norm_job {
 } norm_job;
 
 /* Mean and variance (two-pass) of n elements `stride` apart from `base`. */
-static void moments(const void *x, ember_dtype dt, int64_t base, int64_t n, int64_t stride,
-                    double *mean, double *var)
+void em_rd_moments(const void *x, ember_dtype dt, int64_t base, int64_t n, int64_t stride,
+                   double *mean, double *var)
 {
     double s = 0.0, q = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -163,7 +163,7 @@ static void layernorm_task(void *arg, int64_t begin, int64_t end)
     const em_layernorm_attrs *a = j->state;
     for (int64_t row = begin; row < end; row++) {
         double mean, var;
-        moments(j->in[0].data, a->dt, row * a->n, a->n, 1, &mean, &var);
+        em_rd_moments(j->in[0].data, a->dt, row * a->n, a->n, 1, &mean, &var);
         double inv = 1.0 / sqrt(var + a->eps);
         for (int64_t i = 0; i < a->n; i++) {
             int64_t so = 0, bo = 0, r = i;
@@ -242,7 +242,7 @@ static void instancenorm_task(void *arg, int64_t begin, int64_t end)
     for (int64_t nc = begin; nc < end; nc++) {
         int64_t c = nc % a->c, base = nc * a->sp;
         double mean, var;
-        moments(j->in[0].data, a->dt, base, a->sp, 1, &mean, &var);
+        em_rd_moments(j->in[0].data, a->dt, base, a->sp, 1, &mean, &var);
         double k = em_rd_load_f(j->in[1].data, a->dt, c) / sqrt(var + a->eps);
         double b = em_rd_load_f(j->in[2].data, a->dt, c);
         for (int64_t i = 0; i < a->sp; i++) {

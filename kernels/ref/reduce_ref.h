@@ -58,6 +58,11 @@ bool em_rd_is_float(ember_dtype dt);
 bool em_rd_is_int(ember_dtype dt);
 /* Element i of `p` (of dtype dt) as double / as int64 (bool: 0 or 1). */
 double em_rd_load_f(const void *p, ember_dtype dt, int64_t i);
+/* reduce_norm_ref.c: mean and (biased) variance of x[base + i * stride], i < n, in double,
+ * two passes; NaN for n = 0. LayerNormalization, InstanceNormalization and
+ * GroupNormalization use it. */
+void em_rd_moments(const void *x, ember_dtype dt, int64_t base, int64_t n, int64_t stride,
+                   double *mean, double *var);
 int64_t em_rd_load_i(const void *p, ember_dtype dt, int64_t i);
 /* Stores v into element i. Integers: a double is truncated toward zero and saturated at the
  * dtype's range (NaN gives 0), so no conversion is undefined; an int64 wraps to the width. */
