@@ -19,13 +19,6 @@ static ember_status *run1(const em_node *node, em_tensor *in, int n_in, em_tenso
                        const_mask);
 }
 
-static void set_floats(t_node *t, const char *name, const float *v, int n)
-{
-    em_attr *a = t_attr_new(t, name, EM_ATTR_FLOATS);
-    a->floats = (float *)v;
-    a->n = n;
-}
-
 static void set_tensor(t_node *t, const char *name, ember_dtype dt, int64_t n, const void *v)
 {
     em_attr *a = t_attr_new(t, name, EM_ATTR_TENSOR);
@@ -104,7 +97,7 @@ static void test_label_encoder(void **state)
     static const float vals[3] = {1.5f, 2.5f, 3.5f};
     t_node_init(&nd, EM_OP_LABELENCODER, "le");
     t_set_ints(&nd, "keys_int64s", (int64_t[]){5, 3, 5}, 3);
-    set_floats(&nd, "values_floats", vals, 3);
+    t_set_floats(&nd, "values_floats", vals, 3);
     t_set_float(&nd, "default_float", 9.0f);
     t_tensor(&in[0], EMBER_DTYPE_I64, 1, (int64_t[]){4}, x);
     t_tensor(&out[0], EMBER_DTYPE_F32, 1, (int64_t[]){4}, y);
@@ -117,7 +110,7 @@ static void test_label_encoder(void **state)
     float xf[4] = {NAN, 1.0f, 2.0f, -2.5f};
     int64_t yi[4];
     t_node_init(&nd, EM_OP_LABELENCODER, "le");
-    set_floats(&nd, "keys_floats", fkeys, 3);
+    t_set_floats(&nd, "keys_floats", fkeys, 3);
     t_set_ints(&nd, "values_int64s", (int64_t[]){7, 8, 9}, 3);
     t_tensor(&in[0], EMBER_DTYPE_F32, 1, (int64_t[]){4}, xf);
     t_tensor(&out[0], EMBER_DTYPE_I64, 1, (int64_t[]){4}, yi);
@@ -156,7 +149,7 @@ static void test_label_encoder(void **state)
     t_set_ints(&nd, "values_int64s", (int64_t[]){1}, 1);
     t_tensor(&in[0], EMBER_DTYPE_F32, 1, (int64_t[]){4}, xf);
     t_expect_error(run1(&nd.n, in, 1, out, 0), EMBER_ERR_INVALID_MODEL, "le_bad", "key dtype");
-    set_floats(&nd, "keys_floats", fkeys, 1);
+    t_set_floats(&nd, "keys_floats", fkeys, 1);
     t_expect_error(run1(&nd.n, in, 1, out, 0), EMBER_ERR_INVALID_MODEL, "le_bad", "two keys");
 }
 

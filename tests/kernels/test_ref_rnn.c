@@ -361,14 +361,10 @@ static void set_attrs(t_node *tn, const rnn_case *c)
         a->n = c->n_acts;
     }
     if (c->n_alpha > 0) {
-        em_attr *a = t_attr_new(tn, "activation_alpha", EM_ATTR_FLOATS);
-        a->floats = (float *)c->alpha;
-        a->n = c->n_alpha;
+        t_set_floats(tn, "activation_alpha", c->alpha, c->n_alpha);
     }
     if (c->n_beta > 0) {
-        em_attr *a = t_attr_new(tn, "activation_beta", EM_ATTR_FLOATS);
-        a->floats = (float *)c->beta;
-        a->n = c->n_beta;
+        t_set_floats(tn, "activation_beta", c->beta, c->n_beta);
     }
     if (c->clip > 0.0f) {
         t_set_float(tn, "clip", c->clip);

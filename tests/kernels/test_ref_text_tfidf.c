@@ -40,9 +40,7 @@ static void tf_node(t_node *tn, const char *name, const tf_attrs *a)
         ts_set_strings(tn, "pool_strings", (char **)a->spool, a->n_spool);
     }
     if (a->n_w > 0) {
-        em_attr *w = t_attr_new(tn, "weights", EM_ATTR_FLOATS);
-        w->floats = (float *)a->w;
-        w->n = a->n_w;
+        t_set_floats(tn, "weights", a->w, a->n_w);
     }
 }
 

@@ -80,6 +80,14 @@ static inline void t_set_ints(t_node *t, const char *name, const int64_t *v, int
     a->n = n;
 }
 
+/* A float-list attribute that borrows v[0..n) (which must outlive the node). */
+static inline void t_set_floats(t_node *t, const char *name, const float *v, int64_t n)
+{
+    em_attr *a = t_attr_new(t, name, EM_ATTR_FLOATS);
+    a->floats = (float *)v;
+    a->n = n;
+}
+
 static inline void t_tensor(em_tensor *t, ember_dtype dt, int rank, const int64_t *dims, void *data)
 {
     memset(t, 0, sizeof *t);
