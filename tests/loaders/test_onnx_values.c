@@ -241,6 +241,23 @@ static size_t slurp(const char *path, unsigned char *buf, size_t cap)
     return n;
 }
 
+/* The file at `path` holds exactly want[0..n). */
+static void expect_file(const char *path, const unsigned char *want, size_t n)
+{
+    unsigned char buf[256];
+    assert_int_equal(slurp(path, buf, sizeof buf), n);
+    assert_memory_equal(buf, want, n);
+}
+
+/* A new 1-D tensor of n elements of dtype dt copied from `data`. */
+static ember_tensor *tensor_1d(ember_dtype dt, int64_t n, const void *data)
+{
+    ember_tensor *t = NULL;
+    OK(ember_tensor_create(dt, &n, 1, &t));
+    memcpy(ember_tensor_data(t), data, (size_t)n * ember_dtype_size(dt));
+    return t;
+}
+
 /* ember_value_save_pb: the wire bytes of a small tensor worked out by hand, a bfloat16
  * tensor (which .npy cannot hold) and a sequence read back, an empty optional, kind errors. */
 static void test_value_save_pb(void **state)
@@ -250,19 +267,13 @@ static void test_value_save_pb(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    unsigned char buf[256];
     /* i64 [2] = {1, -1}: dims 2 (08 02), data_type 7 (10 07), raw_data of 16 bytes (4a 10). */
-    const int64_t dims[1] = {2};
-    ember_tensor *t = NULL, *back = NULL;
-    OK(ember_tensor_create(EMBER_DTYPE_I64, dims, 1, &t));
-    int64_t *v = ember_tensor_data(t);
-    v[0] = 1;
-    v[1] = -1;
+    static const int64_t v[2] = {1, -1};
+    ember_tensor *t = tensor_1d(EMBER_DTYPE_I64, 2, v), *back = NULL;
     OK(ember_value_save_pb(t, EMBER_TYPE_TENSOR, path));
     static const unsigned char want[] = {0x08, 0x02, 0x10, 0x07, 0x4a, 0x10, 1, 0, 0, 0, 0, 0, 0,
                                          0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-    assert_int_equal(slurp(path, buf, sizeof buf), sizeof want);
-    assert_memory_equal(buf, want, sizeof want);
+    expect_file(path, want, sizeof want);
     /* A kind the value is not. */
     ember_status *st = ember_value_save_pb(t, EMBER_TYPE_SEQUENCE, path);
     assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_ARG);
@@ -272,28 +283,19 @@ static void test_value_save_pb(void **state)
 
     /* int4 [3] = {1, -1, 7}, one element per byte in memory (bit patterns 0x1 0xF 0x7), packed
      * two per byte, low nibble first: raw_data f1 07; dims 3 (08 03), data_type 22 (10 16). */
-    const int64_t d4[1] = {3};
-    OK(ember_tensor_create(EMBER_DTYPE_I4, d4, 1, &t));
-    uint8_t *q = ember_tensor_data(t);
-    q[0] = 0x1;
-    q[1] = 0xF;
-    q[2] = 0x7;
+    static const uint8_t q[3] = {0x1, 0xF, 0x7};
+    t = tensor_1d(EMBER_DTYPE_I4, 3, q);
     OK(ember_value_save_pb(t, EMBER_TYPE_TENSOR, path));
     static const unsigned char want4[] = {0x08, 0x03, 0x10, 0x16, 0x4a, 0x02, 0xf1, 0x07};
-    assert_int_equal(slurp(path, buf, sizeof buf), sizeof want4);
-    assert_memory_equal(buf, want4, sizeof want4);
+    expect_file(path, want4, sizeof want4);
     OK(ember_tensor_load_pb(path, &back));
     assert_memory_equal(ember_tensor_data(back), q, 3);
     ember_tensor_destroy(back);
     ember_tensor_destroy(t);
 
     /* bfloat16 [3]: 1.0 (0x3f80), -2.0 (0xc000), 0.5 (0x3f00), round trip. */
-    const int64_t d3[1] = {3};
-    OK(ember_tensor_create(EMBER_DTYPE_BF16, d3, 1, &t));
-    uint16_t *h = ember_tensor_data(t);
-    h[0] = 0x3f80;
-    h[1] = 0xc000;
-    h[2] = 0x3f00;
+    static const uint16_t h[3] = {0x3f80, 0xc000, 0x3f00};
+    t = tensor_1d(EMBER_DTYPE_BF16, 3, h);
     OK(ember_value_save_pb(t, EMBER_TYPE_TENSOR, path));
     OK(ember_tensor_load_pb(path, &back));
     assert_int_equal(ember_tensor_dtype(back), EMBER_DTYPE_BF16);
@@ -327,9 +329,8 @@ static void test_value_save_pb(void **state)
     ember_tensor *none = NULL;
     OK(ember_optional_none_create(EMBER_DTYPE_F32, &none));
     OK(ember_value_save_pb(none, EMBER_TYPE_OPTIONAL, path));
-    assert_int_equal(slurp(path, buf, sizeof buf), 2);
-    assert_int_equal(buf[0], 0x10);
-    assert_int_equal(buf[1], 0x01);
+    static const unsigned char want_none[] = {0x10, 0x01};
+    expect_file(path, want_none, sizeof want_none);
     OK(ember_value_load_pb(path, EMBER_TYPE_OPTIONAL, &back));
     assert_int_equal(ember_tensor_kind(back), EMBER_VALUE_NONE);
     ember_tensor_destroy(back);
