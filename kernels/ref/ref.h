@@ -26,6 +26,7 @@
 #include "loss_ref.h"
 #include "math_ref.h"
 #include "ml_ref.h"
+#include "image_ref.h"
 #include "nn_ref.h"
 #include "quant_ref.h"
 #include "random_ref.h"

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The TorchScript loader's interface to runtime/api.c: a torch.jit.save archive -> em_graph.
+ * Built only with EMBER_HAVE_TORCHSCRIPT (libzip); this header needs neither.
+ *
+ * Layers (each with its own header and fuzz target):
+ *   ts_zip.h     the zip container: records by name, stored ones mapped without a copy;
+ *   ts_pickle.h  data.pkl / constants.pkl as a DAG of values (modules, tensors, lists...);
+ *   ts_ast.h     the serialized code (code/__torch__/...py) parsed into classes and functions;
+ *   ts_lower*.c  partial evaluation of forward() into the graph (docs/torchscript.md).
+ * Threads: every function is reentrant and keeps no state.
+ */
+#ifndef EMBER_LOADERS_TORCHSCRIPT_TS_H
+#define EMBER_LOADERS_TORCHSCRIPT_TS_H
+
+#include "ember.h"
+#include "graph.h"
+#include "tensor.h"
+
+/*
+ * Builds `g` (empty, from em_graph_new) from the archive in `image` (retained by the graph's
+ * weights). `path` names it in messages (NULL: "<memory>").
+ * Returns INVALID_MODEL, UNSUPPORTED, IO or OUT_OF_MEMORY; on failure `g` may hold a partial
+ * graph, which the caller destroys.
+ */
+ember_status *em_ts_load(em_storage *image, const char *path, em_graph *g);
+
+#endif /* EMBER_LOADERS_TORCHSCRIPT_TS_H */
