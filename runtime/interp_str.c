@@ -80,6 +80,7 @@ static bool takes_strings(const em_node *n)
     case EM_OP_CASTLIKE:
     case EM_OP_EQUAL:
     case EM_OP_WHERE:
+    case EM_OP_LABELENCODER: /* string keys and values: kernels/ref/ml_ref.c */
         return true;
     case EM_OP_SCATTERELEMENTS:
     case EM_OP_SCATTERND: /* a copy unless it reduces */

@@ -151,6 +151,7 @@ typedef struct em_matmul_attrs {
     int64_t a_bstride[EM_MAX_RANK]; /* elements per step of a batch axis; 0 when broadcast */
     int64_t b_bstride[EM_MAX_RANK];
     int64_t n_batch;
+    bool f64; /* operands and result are double (else float) */
 } em_matmul_attrs;
 
 /* Batch axes of one operand (all but its last two; none for rank <= 2), right-aligned to the
@@ -200,9 +201,12 @@ ember_status *em_matmul_prepare__ref(const em_kinfo *ki, void **state, size_t *s
     *scratch_bytes = 0;
     EMBER_TRY(em_ref_check_arity(ki, 2, 2, 1));
     const em_tensor *ta = &ki->in[0], *tb = &ki->in[1];
-    EMBER_TRY(em_ref_check_tensor(ki, ta, EMBER_DTYPE_F32, "input 0 (A)"));
-    EMBER_TRY(em_ref_check_tensor(ki, tb, EMBER_DTYPE_F32, "input 1 (B)"));
-    EMBER_TRY(em_ref_check_tensor(ki, &ki->out[0], EMBER_DTYPE_F32, "output 0 (Y)"));
+    /* f32, or f64 (the same loop in double; f16/bf16 widen to f32 in widen_ref.c). */
+    ember_dtype dt = ta->dtype == EMBER_DTYPE_F64 ? EMBER_DTYPE_F64 : EMBER_DTYPE_F32;
+    a.f64 = dt == EMBER_DTYPE_F64;
+    EMBER_TRY(em_ref_check_tensor(ki, ta, dt, "input 0 (A)"));
+    EMBER_TRY(em_ref_check_tensor(ki, tb, dt, "input 1 (B)"));
+    EMBER_TRY(em_ref_check_tensor(ki, &ki->out[0], dt, "output 0 (Y)"));
     if (ta->rank < 1 || tb->rank < 1) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
                             "inputs must have rank >= 1, got %d and %d", ta->rank, tb->rank);
@@ -232,8 +236,8 @@ fail:
 
 typedef struct matmul_job {
     const em_matmul_attrs *a;
-    const float *pa, *pb;
-    float *y;
+    const void *pa, *pb;
+    void *y;
 } matmul_job;
 
 /* Items are output rows: item = batch_index * M + i. */
@@ -250,9 +254,21 @@ static void matmul_task(void *arg, int64_t begin, int64_t end)
             ao += c * a->a_bstride[d];
             bo += c * a->b_bstride[d];
         }
-        const float *pa = j->pa + ao + i * a->k;
-        const float *pb = j->pb + bo;
-        float *y = j->y + item * a->n;
+        int64_t a0 = ao + i * a->k, y0 = item * a->n;
+        if (a->f64) {
+            const double *pa = (const double *)j->pa + a0, *pb = (const double *)j->pb + bo;
+            double *y = (double *)j->y + y0;
+            for (int64_t jn = 0; jn < a->n; jn++) {
+                double acc = 0.0;
+                for (int64_t kk = 0; kk < a->k; kk++) {
+                    acc += pa[kk] * pb[kk * a->n + jn];
+                }
+                y[jn] = acc;
+            }
+            continue;
+        }
+        const float *pa = (const float *)j->pa + a0, *pb = (const float *)j->pb + bo;
+        float *y = (float *)j->y + y0;
         for (int64_t jn = 0; jn < a->n; jn++) {
             double acc = 0.0;
             for (int64_t kk = 0; kk < a->k; kk++) {
@@ -263,7 +279,7 @@ static void matmul_task(void *arg, int64_t begin, int64_t end)
     }
 }
 
-void em_matmul_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
+void em_matmul__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
 {
     const em_matmul_attrs *a = state;
     matmul_job j = {a, in[0].data, in[1].data, out[0].data};

@@ -5,6 +5,7 @@
 #include "ref.h"
 
 #include "alloc.h"
+#include "strtensor.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,18 +118,27 @@ void em_binarizer__ref(const void *state, const em_tensor *in, em_tensor *out, c
 
 /* ---- LabelEncoder --------------------------------------------------------------------------- */
 
+/* The three kinds of key: compared as double (float/double inputs), as int64, or as strings. */
+typedef enum le_kind { LE_INT, LE_FLOAT, LE_STRING } le_kind;
+
+typedef union le_key {
+    double f;
+    int64_t i;
+    const char *s; /* points into the node's attribute, which outlives the kernel */
+} le_key;
+
 /* Keys sorted for binary search (ties: the last of a repeated key wins), values in the output
- * dtype, laid out after the header in one allocation. */
+ * dtype (strings as pointers into the node's attributes), laid out after the header in one
+ * allocation. */
 typedef struct le_state {
-    bool float_keys;   /* keys compared as double (float/double inputs), else as int64 */
+    le_kind kind;
     bool nan_key;      /* a NaN key exists: nan_value is its value's index */
     int64_t nan_value;
     int64_t n;         /* distinct keys */
     int64_t n_values;  /* keys as given: the default value sits at index n_values */
     size_t esize;      /* output element size */
-    ember_dtype in_dt;
-    double *fkeys;     /* float keys, sorted */
-    int64_t *ikeys;    /* int keys, sorted */
+    ember_dtype in_dt, out_dt;
+    le_key *keys;      /* sorted */
     int64_t *vindex;   /* value index of sorted key i */
     char *values;      /* value j at values + j * esize; the default at index n_values */
 } le_state;
@@ -143,22 +153,28 @@ static bool is_float_dtype(ember_dtype dt)
     return dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64;
 }
 
-/* One of the keys_* / values_* attributes: a list or a tensor, as doubles or int64s. */
+static le_kind le_kind_of(ember_dtype dt)
+{
+    return dt == EMBER_DTYPE_STRING ? LE_STRING : is_float_dtype(dt) ? LE_FLOAT : LE_INT;
+}
+
+/* One of the keys_* / values_* attributes: a list or a tensor. */
 typedef struct le_list {
-    const char *kind; /* "int64s", "floats" or "tensor" */
-    ember_dtype dt; /* I64 for int lists, F32 for float lists, the tensor's dtype */
+    const char *kind; /* "int64s", "floats", "strings" or "tensor" */
+    ember_dtype dt; /* I64 for int lists, F32 for float lists, STRING, the tensor's dtype */
     int64_t n;
     const int64_t *ints;
     const float *floats;
+    const char *const *strs;
     const em_tensor *t;
 } le_list;
 
 /* Finds the one keys_* (kind "keys") or values_* (kind "values") attribute of the node. */
 static ember_status *le_find(const em_kinfo *ki, const char *kind, le_list *l)
 {
-    static const char *const sfx[3] = {"int64s", "floats", "tensor"};
+    static const char *const sfx[4] = {"int64s", "floats", "strings", "tensor"};
     int found = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         char name[32];
         snprintf(name, sizeof name, "%s_%s", kind, sfx[i]);
         const em_attr *a = em_node_attr(ki->node, name);
@@ -167,24 +183,26 @@ static ember_status *le_find(const em_kinfo *ki, const char *kind, le_list *l)
         }
         found++;
         if (i == 0 && a->type == EM_ATTR_INTS) {
-            *l = (le_list){sfx[i], EMBER_DTYPE_I64, a->n, a->ints, NULL, NULL};
+            *l = (le_list){sfx[i], EMBER_DTYPE_I64, a->n, a->ints, NULL, NULL, NULL};
         } else if (i == 1 && a->type == EM_ATTR_FLOATS) {
-            *l = (le_list){sfx[i], EMBER_DTYPE_F32, a->n, NULL, a->floats, NULL};
-        } else if (i == 2 && a->type == EM_ATTR_TENSOR && a->t.rank <= 1 &&
-                   (is_int_dtype(a->t.dtype) || is_float_dtype(a->t.dtype))) {
-            *l = (le_list){sfx[i], a->t.dtype, em_tensor_numel(&a->t), NULL, NULL, &a->t};
+            *l = (le_list){sfx[i], EMBER_DTYPE_F32, a->n, NULL, a->floats, NULL, NULL};
+        } else if (i == 2 && a->type == EM_ATTR_STRINGS) {
+            *l = (le_list){sfx[i], EMBER_DTYPE_STRING, a->n, NULL, NULL,
+                           (const char *const *)a->strings, NULL};
+        } else if (i == 3 && a->type == EM_ATTR_TENSOR && a->t.rank <= 1 &&
+                   (is_int_dtype(a->t.dtype) || is_float_dtype(a->t.dtype) ||
+                    a->t.dtype == EMBER_DTYPE_STRING)) {
+            *l = (le_list){sfx[i], a->t.dtype, em_tensor_numel(&a->t), NULL, NULL,
+                           a->t.dtype == EMBER_DTYPE_STRING ? a->t.data : NULL, &a->t};
         } else {
-            return em_ref_error(ki, i == 2 ? EMBER_ERR_UNSUPPORTED : EMBER_ERR_INVALID_MODEL,
+            return em_ref_error(ki, i == 3 ? EMBER_ERR_UNSUPPORTED : EMBER_ERR_INVALID_MODEL,
                                 "attribute '%s' must be a 1-D %s", name,
-                                i == 2 ? "int or float tensor" : "list");
+                                i == 3 ? "int, float or string tensor" : "list");
         }
     }
     if (found != 1) {
-        return em_ref_error(ki, found ? EMBER_ERR_INVALID_MODEL : EMBER_ERR_UNSUPPORTED,
-                            found ? "more than one %s_* attribute"
-                                  : "no numeric %s_* attribute (string ones need string "
-                                    "tensors)",
-                            kind);
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            found ? "more than one %s_* attribute" : "no %s_* attribute", kind);
     }
     return NULL;
 }
@@ -200,10 +218,41 @@ static int64_t le_get_i(const le_list *l, int64_t i)
     return l->ints ? l->ints[i] : l->floats ? (int64_t)l->floats[i] : em_tref_index(l->t, i);
 }
 
+static const char *le_get_s(const le_list *l, int64_t i)
+{
+    return l->strs[i] != NULL ? l->strs[i] : "";
+}
+
+static le_key le_get(le_kind k, const le_list *l, int64_t i)
+{
+    le_key key;
+    if (k == LE_STRING) {
+        key.s = le_get_s(l, i);
+    } else if (k == LE_FLOAT) {
+        key.f = le_get_f(l, i);
+    } else {
+        key.i = le_get_i(l, i);
+    }
+    return key;
+}
+
+static int le_cmp(le_kind k, le_key a, le_key b)
+{
+    if (k == LE_STRING) {
+        return strcmp(a.s, b.s);
+    }
+    if (k == LE_FLOAT) {
+        return a.f < b.f ? -1 : a.f > b.f;
+    }
+    return a.i < b.i ? -1 : a.i > b.i;
+}
+
 /* Stores element i of `l` (or the double `d` when l is NULL) as dtype dt at dst. */
 static void le_store(ember_dtype dt, void *dst, const le_list *l, int64_t i, double d)
 {
-    if (dt == EMBER_DTYPE_I64) {
+    if (dt == EMBER_DTYPE_STRING) {
+        *(const char **)dst = le_get_s(l, i);
+    } else if (dt == EMBER_DTYPE_I64) {
         *(int64_t *)dst = l != NULL ? le_get_i(l, i) : (int64_t)d;
     } else {
         em_tref_set(dt, dst, 0, l != NULL ? le_get_f(l, i) : d);
@@ -211,7 +260,7 @@ static void le_store(ember_dtype dt, void *dst, const le_list *l, int64_t i, dou
 }
 
 /* The default value: default_tensor (one element of the values' dtype), else default_int64 /
- * default_float, else the spec's -1 / -0.0. */
+ * default_float / default_string, else the spec's -1 / -0.0 / "_Unused". */
 static ember_status *le_default(const em_kinfo *ki, ember_dtype dt, void *dst)
 {
     const em_attr *t = em_node_attr(ki->node, "default_tensor");
@@ -221,9 +270,14 @@ static ember_status *le_default(const em_kinfo *ki, ember_dtype dt, void *dst)
                                 "hold one %s", em_dtype_name(dt));
         }
         memcpy(dst, t->t.data, ember_dtype_size(dt));
+        if (dt == EMBER_DTYPE_STRING && *(const char **)dst == NULL) {
+            *(const char **)dst = "";
+        }
         return NULL;
     }
-    if (is_int_dtype(dt)) {
+    if (dt == EMBER_DTYPE_STRING) {
+        *(const char **)dst = em_node_attr_string(ki->node, "default_string", "_Unused");
+    } else if (is_int_dtype(dt)) {
         le_store(dt, dst, NULL, 0, (double)em_node_attr_int(ki->node, "default_int64", -1));
     } else {
         le_store(dt, dst, NULL, 0, em_node_attr_float(ki->node, "default_float", -0.0f));
@@ -233,21 +287,17 @@ static ember_status *le_default(const em_kinfo *ki, ember_dtype dt, void *dst)
 
 /* Sort of key positions by key; equal keys keep their order (merge sort: qsort is unstable
  * and takes no context). */
-static bool le_less(const le_state *s, const le_list *k, int64_t a, int64_t b)
-{
-    return s->float_keys ? le_get_f(k, a) < le_get_f(k, b) : le_get_i(k, a) < le_get_i(k, b);
-}
-
-static void le_sort(const le_state *s, const le_list *k, int64_t *p, int64_t *tmp, int64_t n)
+static void le_sort(le_kind k, const le_list *l, int64_t *p, int64_t *tmp, int64_t n)
 {
     if (n < 2) {
         return;
     }
     int64_t h = n / 2, i = 0, j = h, o = 0;
-    le_sort(s, k, p, tmp, h);
-    le_sort(s, k, p + h, tmp, n - h);
+    le_sort(k, l, p, tmp, h);
+    le_sort(k, l, p + h, tmp, n - h);
     while (i < h || j < n) {
-        tmp[o++] = j >= n || (i < h && !le_less(s, k, p[j], p[i])) ? p[i++] : p[j++];
+        bool take_left = j >= n || (i < h && le_cmp(k, le_get(k, l, p[j]), le_get(k, l, p[i])) >= 0);
+        tmp[o++] = take_left ? p[i++] : p[j++];
     }
     memcpy(p, tmp, sizeof(int64_t) * (size_t)n);
 }
@@ -271,17 +321,19 @@ ember_status *em_labelencoder_prepare__ref(const em_kinfo *ki, void **state,
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "%lld keys but %lld values",
                             (long long)keys.n, (long long)vals.n);
     }
-    bool fk = is_float_dtype(keys.dt);
-    if (fk ? !is_float_dtype(x->dtype) : !is_int_dtype(x->dtype)) {
+    le_kind kk = le_kind_of(keys.dt);
+    bool x_ok = kk == LE_STRING ? x->dtype == EMBER_DTYPE_STRING
+                : kk == LE_FLOAT ? is_float_dtype(x->dtype) : is_int_dtype(x->dtype);
+    if (!x_ok) {
+        static const char *const kinds[3] = {"integers", "floating-point", "strings"};
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "input 0 (X) is %s but the keys "
-                            "(keys_%s) are %s", em_dtype_name(x->dtype), keys.kind,
-                            fk ? "floating-point" : "integers");
+                            "(keys_%s) are %s", em_dtype_name(x->dtype), keys.kind, kinds[kk]);
     }
     EMBER_TRY(em_ref_check_tensor(ki, y, vals.dt, "output 0 (Y)"));
     EMBER_TRY(em_ref_check_shape(ki, y, x->dims, x->rank, "output 0 (Y)"));
     size_t es = ember_dtype_size(vals.dt), n = (size_t)keys.n;
     size_t head = (sizeof *s + 7) & ~(size_t)7;
-    size_t bytes = head + n * (sizeof(double) + 2 * sizeof(int64_t)) + (n + 1) * es;
+    size_t bytes = head + n * (sizeof(le_key) + sizeof(int64_t)) + (n + 1) * es;
     s = em_malloc(ki->al, bytes);
     order = em_malloc(ki->al, sizeof(int64_t) * (2 * n + 1));
     if (s == NULL || order == NULL) {
@@ -289,13 +341,13 @@ ember_status *em_labelencoder_prepare__ref(const em_kinfo *ki, void **state,
         goto fail;
     }
     memset(s, 0, bytes);
-    s->float_keys = fk;
+    s->kind = kk;
     s->n_values = keys.n;
     s->esize = es;
     s->in_dt = x->dtype;
-    s->fkeys = (double *)((char *)s + head);
-    s->ikeys = (int64_t *)(s->fkeys + n);
-    s->vindex = s->ikeys + n;
+    s->out_dt = vals.dt;
+    s->keys = (le_key *)((char *)s + head);
+    s->vindex = (int64_t *)(s->keys + n);
     s->values = (char *)(s->vindex + n);
     for (int64_t j = 0; j < keys.n; j++) {
         le_store(vals.dt, s->values + (size_t)j * es, &vals, j, 0);
@@ -304,19 +356,19 @@ ember_status *em_labelencoder_prepare__ref(const em_kinfo *ki, void **state,
     /* Sorted distinct keys; of equal keys (all NaNs are one key) the last one's value. */
     int64_t m = 0;
     for (int64_t j = 0; j < keys.n; j++) {
-        if (fk && isnan(le_get_f(&keys, j))) {
+        if (kk == LE_FLOAT && isnan(le_get_f(&keys, j))) {
             s->nan_key = true;
             s->nan_value = j;
         } else {
             order[m++] = j;
         }
     }
-    le_sort(s, &keys, order, order + n, m);
+    le_sort(kk, &keys, order, order + n, m);
     for (int64_t j = 0; j < m; j++) {
-        bool same_next = j + 1 < m && !le_less(s, &keys, order[j], order[j + 1]);
+        bool same_next = j + 1 < m && le_cmp(kk, le_get(kk, &keys, order[j]),
+                                             le_get(kk, &keys, order[j + 1])) == 0;
         if (!same_next) {
-            s->fkeys[s->n] = fk ? le_get_f(&keys, order[j]) : 0;
-            s->ikeys[s->n] = fk ? 0 : le_get_i(&keys, order[j]);
+            s->keys[s->n] = le_get(kk, &keys, order[j]);
             s->vindex[s->n++] = order[j];
         }
     }
@@ -329,6 +381,32 @@ fail:
     return st;
 }
 
+/* The value index of element i of x: a key's value, or -1 for the default. */
+static int64_t le_lookup(const le_state *s, const em_tensor *x, int64_t i)
+{
+    le_key key;
+    if (s->kind == LE_STRING) {
+        key.s = em_str_at(x, i);
+    } else if (s->kind == LE_FLOAT) {
+        key.f = em_tref_get(s->in_dt, x->data, i);
+        if (isnan(key.f)) {
+            return s->nan_key ? s->nan_value : -1;
+        }
+    } else {
+        key.i = s->in_dt == EMBER_DTYPE_I16 ? ((const int16_t *)x->data)[i] : em_tref_index(x, i);
+    }
+    int64_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (le_cmp(s->kind, s->keys[mid], key) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < s->n && le_cmp(s->kind, s->keys[lo], key) == 0 ? s->vindex[lo] : -1;
+}
+
 void em_labelencoder__ref(const void *state, const em_tensor *in, em_tensor *out,
                           const em_kctx *ctx)
 {
@@ -336,36 +414,14 @@ void em_labelencoder__ref(const void *state, const em_tensor *in, em_tensor *out
     int64_t n = em_tensor_numel(&in[0]);
     (void)ctx;
     for (int64_t i = 0; i < n; i++) {
-        int64_t lo = 0, hi = s->n, v = -1;
-        if (s->float_keys) {
-            double x = em_tref_get(s->in_dt, in[0].data, i);
-            if (isnan(x)) {
-                v = s->nan_key ? s->nan_value : -1;
-                hi = 0;
-            }
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (s->fkeys[mid] < x) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            v = !isnan(x) && lo < s->n && s->fkeys[lo] == x ? s->vindex[lo] : v;
+        int64_t v = le_lookup(s, &in[0], i);
+        const char *src = s->values + (size_t)(v >= 0 ? v : s->n_values) * s->esize;
+        if (s->out_dt == EMBER_DTYPE_STRING) {
+            /* A copy in the output's arena: the value points into the node's attribute. */
+            const char *str = *(const char *const *)src;
+            ((const char **)out[0].data)[i] = em_str_dup(&out[0], str, strlen(str));
         } else {
-            int64_t x = s->in_dt == EMBER_DTYPE_I16 ? ((const int16_t *)in[0].data)[i]
-                                                    : em_tref_index(&in[0], i);
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (s->ikeys[mid] < x) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            v = lo < s->n && s->ikeys[lo] == x ? s->vindex[lo] : -1;
+            memcpy((char *)out[0].data + (size_t)i * s->esize, src, s->esize);
         }
-        memcpy((char *)out[0].data + (size_t)i * s->esize,
-               s->values + (size_t)(v >= 0 ? v : s->n_values) * s->esize, s->esize);
     }
 }

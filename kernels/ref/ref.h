@@ -54,7 +54,7 @@ void em_conv_f32__ref(const void *state, const em_tensor *in, em_tensor *out, co
 ember_status *em_gemm_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 void em_gemm_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 ember_status *em_matmul_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_matmul_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+void em_matmul__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
 /* eltwise_ref.c: unary activations (f32) and broadcasting binary arithmetic. out[0] may be
  * in[0] exactly (in-place). */

@@ -161,5 +161,5 @@ ember_status *em_conv_widen_prepare__ref(const em_kinfo *ki, void **state, size_
 ember_status *em_matmul_widen_prepare__ref(const em_kinfo *ki, void **state,
                                            size_t *scratch_bytes)
 {
-    return widen_prepare(ki, state, scratch_bytes, em_matmul_prepare__ref, em_matmul_f32__ref);
+    return widen_prepare(ki, state, scratch_bytes, em_matmul_prepare__ref, em_matmul__ref);
 }

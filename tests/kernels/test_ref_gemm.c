@@ -333,6 +333,61 @@ static void test_matmul_cases(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* The same cases in f64: inputs are the f32 random values widened (exact), so the naive
+ * double result is the exact reference; the kernel must accumulate in double too. */
+static void test_matmul_f64(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof matmul_cases / sizeof matmul_cases[0]; i++) {
+        const matmul_case *c = &matmul_cases[i];
+        int64_t yd[6];
+        int yr = matmul_shape(c, yd);
+        int64_t na = t_numel(c->ad, c->a_rank), nb = t_numel(c->bd, c->b_rank);
+        int64_t ny = t_numel(yd, yr);
+        float *a = t_random_f32(na, c->seed, -1.0f, 1.0f);
+        float *b = t_random_f32(nb, c->seed + 50, -1.0f, 1.0f);
+        double *ad = t_f64(na), *bd = t_f64(nb), *y = t_f64(ny), *ref = t_f64(ny);
+        for (int64_t e = 0; e < na; e++) {
+            ad[e] = a[e];
+        }
+        for (int64_t e = 0; e < nb; e++) {
+            bd[e] = b[e];
+        }
+        em_tensor in[2], out[1];
+        t_tensor(&in[0], EMBER_DTYPE_F64, c->a_rank, c->ad, ad);
+        t_tensor(&in[1], EMBER_DTYPE_F64, c->b_rank, c->bd, bd);
+        t_tensor(&out[0], EMBER_DTYPE_F64, yr, yd, y);
+        t_node tn;
+        t_node_init(&tn, EM_OP_MATMUL, c->name);
+        t_expect_ok(t_run(t_kernel(EM_OP_MATMUL, EMBER_DTYPE_F64), &tn.n, in, 2, out, 1, NULL),
+                    c->name);
+        matmul_naive(c, a, b, ref);
+        for (int64_t e = 0; e < ny; e++) {
+            if (fabs(y[e] - ref[e]) > 1e-12 * (1.0 + fabs(ref[e]))) {
+                fail_msg("case %s (f64): element %lld is %.17g, expected %.17g", c->name,
+                         (long long)e, y[e], ref[e]);
+            }
+        }
+        test_free(a);
+        test_free(b);
+        test_free(ad);
+        test_free(bd);
+        test_free(y);
+        test_free(ref);
+    }
+    /* Mixed f64 and f32 operands are refused. */
+    double a2[6] = {0}, y2[4];
+    float b2[6] = {0};
+    em_tensor in[2], out[1];
+    t_tensor(&in[0], EMBER_DTYPE_F64, 2, (int64_t[]){2, 3}, a2);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 2, (int64_t[]){3, 2}, b2);
+    t_tensor(&out[0], EMBER_DTYPE_F64, 2, (int64_t[]){2, 2}, y2);
+    t_node tn;
+    t_node_init(&tn, EM_OP_MATMUL, "mixed");
+    t_expect_error(t_run(t_kernel(EM_OP_MATMUL, EMBER_DTYPE_F64), &tn.n, in, 2, out, 1, NULL),
+                   EMBER_ERR_INVALID_MODEL, "mixed", "f64 x f32");
+}
+
 typedef struct matmul_bad {
     const char *name;
     int a_rank, b_rank, y_rank;
@@ -369,7 +424,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_cases),    cmocka_unit_test(test_gemm_threaded_matches_serial),
         cmocka_unit_test(test_gemm_errors),   cmocka_unit_test(test_matmul_cases),
-        cmocka_unit_test(test_matmul_errors),
+        cmocka_unit_test(test_matmul_errors), cmocka_unit_test(test_matmul_f64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

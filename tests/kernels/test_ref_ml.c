@@ -2,12 +2,12 @@
 /*
  * kernels/ref/ml_ref.c and ml_tree_ref.c (domain ai.onnx.ml): ArrayFeatureExtractor (negative
  * and out-of-range indices, 1-D X), Binarizer (NaN, ints), LabelEncoder (repeated keys, NaN
- * keys, tensors of other dtypes, defaults, errors) and TreeEnsemble on two hand-walked trees
+ * keys, tensors of other dtypes, string keys and string values, defaults, errors) and TreeEnsemble on two hand-walked trees
  * (every aggregate, LOGISTIC / SOFTMAX / SOFTMAX_ZERO / PROBIT, set membership, missing values
  * to the true branch, a degenerate one-leaf tree, cycles and bad ids refused). Expected values
  * are worked out by hand in the comments, or by the transform's formula on those.
  */
-#include "test_ref_util.h"
+#include "test_ref_text_util.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -151,6 +151,76 @@ static void test_label_encoder(void **state)
     t_expect_error(run1(&nd.n, in, 1, out, 0), EMBER_ERR_INVALID_MODEL, "le_bad", "key dtype");
     t_set_floats(&nd, "keys_floats", fkeys, 1);
     t_expect_error(run1(&nd.n, in, 1, out, 0), EMBER_ERR_INVALID_MODEL, "le_bad", "two keys");
+}
+
+static void test_label_encoder_strings(void **state)
+{
+    (void)state;
+    t_node nd;
+    em_tensor in[1], out[1];
+    /* String keys (the repeated "b" maps to its last value) to int64, default 42. */
+    static char *keys[4] = {"b", "a", "", "b"};
+    static const char *const x[6] = {"a", "b", "c", "", "ab", NULL}; /* NULL reads as "" */
+    int64_t y[6];
+    t_node_init(&nd, EM_OP_LABELENCODER, "le_s");
+    ts_set_strings(&nd, "keys_strings", keys, 4);
+    t_set_ints(&nd, "values_int64s", (int64_t[]){1, 2, 3, 4}, 4);
+    t_set_int(&nd, "default_int64", 42);
+    ts_in(&in[0], 2, (int64_t[]){2, 3}, x);
+    t_tensor(&out[0], EMBER_DTYPE_I64, 2, (int64_t[]){2, 3}, y);
+    t_expect_ok(run1(&nd.n, in, 1, out, 0), "string keys");
+    const int64_t want[6] = {2, 4, 42, 3, 42, 3};
+    assert_memory_equal(y, want, sizeof want);
+
+    /* keys_tensor of strings, values_tensor int32, default_tensor. */
+    static const char *const tk[2] = {"x", "yy"};
+    static const int32_t tv[2] = {7, 8}, td[1] = {-1};
+    static const char *const x2[3] = {"yy", "x", "z"};
+    int32_t y32[3];
+    t_node_init(&nd, EM_OP_LABELENCODER, "le_s");
+    set_tensor(&nd, "keys_tensor", EMBER_DTYPE_STRING, 2, tk);
+    set_tensor(&nd, "values_tensor", EMBER_DTYPE_I32, 2, tv);
+    set_tensor(&nd, "default_tensor", EMBER_DTYPE_I32, 1, td);
+    ts_in(&in[0], 1, (int64_t[]){3}, x2);
+    t_tensor(&out[0], EMBER_DTYPE_I32, 1, (int64_t[]){3}, y32);
+    t_expect_ok(run1(&nd.n, in, 1, out, 0), "string key tensor");
+    assert_int_equal(y32[0], 8);
+    assert_int_equal(y32[1], 7);
+    assert_int_equal(y32[2], -1);
+
+    /* int keys to string values, the spec's default "_Unused", then default_string. */
+    static char *vals[3] = {"one", "two", "three"};
+    int64_t xi[4] = {2, 9, 1, 3};
+    t_node_init(&nd, EM_OP_LABELENCODER, "le_s");
+    t_set_ints(&nd, "keys_int64s", (int64_t[]){1, 2, 3}, 3);
+    ts_set_strings(&nd, "values_strings", vals, 3);
+    t_tensor(&in[0], EMBER_DTYPE_I64, 1, (int64_t[]){4}, xi);
+    em_storage *st = ts_out(&out[0], 1, (int64_t[]){4});
+    t_expect_ok(ts_run(t_kernel(EM_OP_LABELENCODER, EMBER_DTYPE_UNDEFINED), &nd.n, in, 1, out, 1,
+                       &st, 0), "string values");
+    static const char *const want_s[4] = {"two", "_Unused", "one", "three"};
+    ts_expect("string values", &out[0], want_s, 4);
+    em_storage_release(st);
+    t_set_string(&nd, "default_string", "?");
+    st = ts_out(&out[0], 1, (int64_t[]){4});
+    t_expect_ok(ts_run(t_kernel(EM_OP_LABELENCODER, EMBER_DTYPE_UNDEFINED), &nd.n, in, 1, out, 1,
+                       &st, 0), "default_string");
+    static const char *const want_d[4] = {"two", "?", "one", "three"};
+    ts_expect("default_string", &out[0], want_d, 4);
+    em_storage_release(st);
+
+    /* A string input against int keys, and int input against string keys, are refused. */
+    t_node_init(&nd, EM_OP_LABELENCODER, "le_bad");
+    t_set_ints(&nd, "keys_int64s", (int64_t[]){1}, 1);
+    t_set_ints(&nd, "values_int64s", (int64_t[]){1}, 1);
+    ts_in(&in[0], 1, (int64_t[]){3}, x2);
+    t_tensor(&out[0], EMBER_DTYPE_I64, 1, (int64_t[]){3}, y);
+    t_expect_error(run1(&nd.n, in, 1, out, 0), EMBER_ERR_INVALID_MODEL, "le_bad", "str vs int");
+    t_node_init(&nd, EM_OP_LABELENCODER, "le_bad");
+    ts_set_strings(&nd, "keys_strings", keys, 1);
+    t_set_ints(&nd, "values_int64s", (int64_t[]){1}, 1);
+    t_tensor(&in[0], EMBER_DTYPE_I64, 1, (int64_t[]){3}, y);
+    t_expect_error(run1(&nd.n, in, 1, out, 0), EMBER_ERR_INVALID_MODEL, "le_bad", "int vs str");
 }
 
 /*
@@ -324,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_array_feature_extractor),
         cmocka_unit_test(test_binarizer),
         cmocka_unit_test(test_label_encoder),
+        cmocka_unit_test(test_label_encoder_strings),
         cmocka_unit_test(test_tree_ensemble_aggregates),
         cmocka_unit_test(test_tree_ensemble_transforms),
         cmocka_unit_test(test_tree_ensemble_probit),
