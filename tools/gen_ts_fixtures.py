@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the small TorchScript fixtures ctest runs without Python: tests/data/torchscript/models/.
+
+For each small model (below: the building blocks of the issue #4 models with few channels, so
+every archive is a few hundred KB at most), traced and scripted, with the PyTorch running this
+script, it writes <name>.<kind>.<tag>.pt, the input <name>.in.npy (the traced shape) and, when
+the model takes other shapes, <name>.in2.npy, and PyTorch eager's outputs <name>.out.npy /
+<name>.out2.npy (eval mode, no_grad). <tag> is "t113" for PyTorch 1.13, "t2" for 2.x, so both
+archive generations are tested:
+  /usr/bin/python3 tools/gen_ts_fixtures.py            # Debian's 1.13
+  /work/venv-torch/bin/python tools/gen_ts_fixtures.py # PyPI's 2.x
+Inputs and outputs come from eager PyTorch 1.13 (the 2.x run checks its eager output agrees
+within 1e-5 and writes only archives).
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+import torchvision
+
+warnings.filterwarnings("ignore")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data",
+                   "torchscript", "models")
+TAG = "t113" if torch.__version__.startswith("1.") else "t2"
+
+
+class TinyCNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(inplace=True),
+            torch.nn.MaxPool2d(2), torch.nn.Conv2d(8, 8, 3, stride=2, bias=False),
+            torch.nn.BatchNorm2d(8), torch.nn.ReLU6(), torch.nn.Dropout(0.2))
+        self.pool = torch.nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = self.pool(self.features(x))
+        return self.fc(torch.flatten(x, 1))
+
+
+class TinyResNet(torch.nn.Module):
+    """torchvision's own BasicBlock and Bottleneck (with a downsample path), few channels."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.resnet import BasicBlock, Bottleneck
+        self.stem = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.b1 = BasicBlock(8, 8)
+        down = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 1, stride=2, bias=False),
+                                   torch.nn.BatchNorm2d(16))
+        self.b2 = Bottleneck(8, 4, stride=2, downsample=down)
+        self.head = torch.nn.Linear(16, 3)
+
+    def forward(self, x):
+        x = self.b2(self.b1(self.stem(x)))
+        return self.head(x.mean([2, 3]))
+
+
+class TinyMobile(torch.nn.Module):
+    """torchvision's InvertedResidual (v2) and SqueezeExcitation + Hardswish (v3)."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.mobilenetv2 import InvertedResidual
+        from torchvision.ops.misc import SqueezeExcitation
+        self.ir1 = InvertedResidual(3, 8, 2, 4)
+        self.ir2 = InvertedResidual(8, 8, 1, 2)
+        self.se = SqueezeExcitation(8, 4, scale_activation=torch.nn.Hardsigmoid)
+        self.act = torch.nn.Hardswish()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = self.act(self.se(self.ir2(self.ir1(x))))
+        return self.fc(torch.nn.functional.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+def models():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ts_models
+    return {
+        # name: (constructor, traced input shape, another shape the model takes or None)
+        "tiny_cnn": (TinyCNN, (1, 3, 16, 16), (2, 3, 20, 12)),
+        "tiny_resnet": (TinyResNet, (1, 3, 12, 12), (3, 3, 9, 9)),
+        "tiny_mobile": (TinyMobile, (1, 3, 16, 16), (2, 3, 10, 14)),
+        "lstm": (lambda: ts_models.Recurrent("lstm", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
+        "gru": (lambda: ts_models.Recurrent("gru", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
+        "transformer": (lambda: ts_models.transformer_encoder(16, 2, 2), (5, 2, 16), (7, 1, 16)),
+        "rnn_cell_loop": (lambda: ts_models.RNNCellLoop(4, 6), (5, 3, 4), (2, 1, 4)),
+    }
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, (ctor, shape, shape2) in models().items():
+        torch.manual_seed(0)
+        m = ctor().eval()
+        gen = torch.Generator().manual_seed(1)
+        inputs = [torch.randn(*shape, generator=gen)]
+        if shape2 is not None:
+            inputs.append(torch.randn(*shape2, generator=gen))
+        for i, x in enumerate(inputs):
+            sfx = "" if i == 0 else "2"
+            with torch.no_grad():
+                y = m(x).numpy()
+            in_path = os.path.join(OUT, "%s.in%s.npy" % (name, sfx))
+            out_path = os.path.join(OUT, "%s.out%s.npy" % (name, sfx))
+            if TAG == "t113":
+                np.save(in_path, x.numpy())
+                np.save(out_path, y)
+            elif os.path.exists(out_path):
+                ref = np.load(out_path)
+                x113 = np.load(in_path)
+                with torch.no_grad():
+                    y2 = m(torch.from_numpy(x113)).numpy()
+                if not np.allclose(y2, ref, rtol=1e-4, atol=1e-5):
+                    sys.exit("gen_ts_fixtures: %s: eager %s disagrees with 1.13's output"
+                             % (name, torch.__version__))
+        for kind in ("trace", "script"):
+            with torch.no_grad():
+                ts = (torch.jit.trace(m, inputs[0], check_trace=False) if kind == "trace"
+                      else torch.jit.script(m))
+            path = os.path.join(OUT, "%s.%s.%s.pt" % (name, kind, TAG))
+            torch.jit.save(ts, path)
+            print("gen_ts_fixtures: %s (%d bytes)" % (path, os.path.getsize(path)))
+
+
+if __name__ == "__main__":
+    main()
