@@ -99,6 +99,10 @@ ember_status *onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const c
                             int *out_value);
 /* Copies the NodeProto's attributes (minus skipped ones) and the extras onto `node`. */
 ember_status *onnx_copy_attrs(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, int node);
+/* Adds node `np` of graph scope `sc` (`index`: its place, for messages when it has no name):
+ * opset rewrites and load-time expansions included. */
+ember_status *onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeProto *np,
+                                size_t index);
 /* Whether op `name` (an ONNX op type of the default domain) can be loaded. */
 bool onnx_op_supported(const char *op_type);
 
@@ -137,6 +141,11 @@ ember_status *onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size);
 /* ---- onnx_gradient.c ---- */
 /* Expands a Gradient node (ai.onnx.preview.training) by autodiff where it stands. */
 ember_status *onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+
+/* ---- onnx_flex.c ---- */
+/* Expands a FlexAttention node (ai.onnx.preview) into default-domain nodes where it stands,
+ * inlining its score_mod / prob_mod subgraphs. */
+ember_status *onnx_flex_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
 
 /* ---- onnx_opset.c ---- */
 /* The op name a NodeProto of the default domain becomes ("Dropout" -> "Identity", ...). */

@@ -64,14 +64,20 @@ static bool is_ml_op(const char *op)
            strcmp(op, "LabelEncoder") == 0 || strcmp(op, "TreeEnsemble") == 0;
 }
 
+/* FlexAttention of ai.onnx.preview (version 1), expanded at load (onnx_flex.c). */
+static const char *const preview_domain = "ai.onnx.preview";
+
 /* True when ember knows op `op` of `domain`. */
 static bool domain_op_known(const char *domain, const char *op)
 {
     if (is_default_domain(domain)) {
-        return !is_training_op(op) && !is_ml_op(op);
+        return !is_training_op(op) && !is_ml_op(op) && strcmp(op, "FlexAttention") != 0;
     }
     if (strcmp(domain, ml_domain) == 0) {
         return is_ml_op(op);
+    }
+    if (strcmp(domain, preview_domain) == 0) {
+        return strcmp(op, "FlexAttention") == 0;
     }
     return strcmp(domain, training_domain) == 0 && is_training_op(op);
 }
@@ -586,8 +592,8 @@ static ember_status *node_commit(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     return onnx_copy_attrs(c, sc, p, ni);
 }
 
-static ember_status *node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeProto *np,
-                                  size_t index)
+ember_status *onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeProto *np,
+                                size_t index)
 {
     char nbuf[32];
     if (np->op_type == NULL || np->op_type[0] == '\0') {
@@ -611,8 +617,9 @@ static ember_status *node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeP
         st = node_inputs(c, sc, &p);
     }
     if (st == NULL) {
-        st = strcmp(np->op_type, "Gradient") == 0 ? onnx_gradient_convert(c, sc, &p)
-                                                   : onnx_opset_normalise(c, sc, &p);
+        st = strcmp(np->op_type, "Gradient") == 0        ? onnx_gradient_convert(c, sc, &p)
+             : strcmp(np->op_type, "FlexAttention") == 0 ? onnx_flex_convert(c, sc, &p)
+                                                         : onnx_opset_normalise(c, sc, &p);
     }
     if (st == NULL && !p.emitted) {
         st = node_commit(c, sc, &p);
@@ -783,7 +790,7 @@ static ember_status *build_graph(onnx_ctx *c, const Onnx__GraphProto *gp, em_gra
         st = graph_input(c, &sc, gp->input[i]);
     }
     for (size_t i = 0; i < gp->n_node && st == NULL; i++) {
-        st = node_convert(c, &sc, gp->node[i], i);
+        st = onnx_node_convert(c, &sc, gp->node[i], i);
     }
     if (st == NULL) {
         st = graph_outputs(c, &sc, gp);
@@ -798,6 +805,7 @@ bool onnx_op_supported(const char *op_type)
 {
     em_op id;
     return strcmp(op_type, "Constant") == 0 || strcmp(op_type, "Gradient") == 0 ||
+           strcmp(op_type, "FlexAttention") == 0 ||
            em_op_from_name(onnx_opset_target(op_type), &id);
 }
 
@@ -915,6 +923,13 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
                 return onnx_err(c, EMBER_ERR_UNSUPPORTED, "opset %lld of domain '%s' is not "
                                 "supported (1 to %d are)", (long long)op->version, d,
                                 EM_ONNX_ML_OPSET_MAX);
+            }
+            other = true;
+        }
+        if (strcmp(d, preview_domain) == 0) {
+            if (op->version != 1) {
+                return onnx_err(c, EMBER_ERR_UNSUPPORTED, "opset %lld of domain '%s' is not "
+                                "supported (1 is)", (long long)op->version, d);
             }
             other = true;
         }
