@@ -55,6 +55,20 @@ bool em_ref_has_input(const em_kinfo *ki, int i)
     return i < ki->n_in && ki->in[i].dtype != EMBER_DTYPE_UNDEFINED;
 }
 
+ember_status *em_ref_check_nc_spatial(const em_kinfo *ki, const em_tensor *x,
+                                      const em_tensor *w)
+{
+    if (x->rank < 3) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
+    }
+    if (w != NULL && w->rank != x->rank) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "weight rank %d, expected %d", w->rank,
+                            x->rank);
+    }
+    return NULL;
+}
+
 ember_status *em_ref_check_tensor(const em_kinfo *ki, const em_tensor *t, ember_dtype dt,
                                   const char *what)
 {

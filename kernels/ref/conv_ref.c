@@ -38,15 +38,7 @@ static ember_status *conv_check_inputs(const em_kinfo *ki)
     if (em_ref_has_input(ki, 2)) {
         EMBER_TRY(em_ref_check_tensor(ki, &ki->in[2], EMBER_DTYPE_F32, "input 2 (B)"));
     }
-    if (x->rank < 3) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
-    }
-    if (w->rank != x->rank) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "weight rank %d, expected %d", w->rank,
-                            x->rank);
-    }
-    return NULL;
+    return em_ref_check_nc_spatial(ki, x, w);
 fail:
     return st;
 }

@@ -49,15 +49,7 @@ static ember_status *convt_tensors(const em_kinfo *ki)
     if (em_ref_has_input(ki, 2)) {
         EMBER_TRY(em_ref_check_tensor(ki, &ki->in[2], x->dtype, "input 2 (B)"));
     }
-    if (x->rank < 3) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
-    }
-    if (ki->in[1].rank != x->rank) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "weight rank %d, expected %d",
-                            ki->in[1].rank, x->rank);
-    }
-    return NULL;
+    return em_ref_check_nc_spatial(ki, x, &ki->in[1]);
 fail:
     return st;
 }

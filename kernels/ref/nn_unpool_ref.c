@@ -65,10 +65,7 @@ ember_status *em_maxunpool_prepare__ref(const em_kinfo *ki, void **state, size_t
     EMBER_TRY(em_ref_check_tensor(ki, x, EMBER_DTYPE_UNDEFINED, "input 0 (X)"));
     EMBER_TRY(em_ref_check_tensor(ki, ix, EMBER_DTYPE_I64, "input 1 (I)"));
     EMBER_TRY(em_ref_check_tensor(ki, y, x->dtype, "output 0 (Y)"));
-    if (x->rank < 3) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
-    }
+    EMBER_TRY(em_ref_check_nc_spatial(ki, x, NULL));
     EMBER_TRY(em_ref_check_shape(ki, ix, x->dims, x->rank, "input 1 (I)"));
     EMBER_TRY(unpool_default(ki, x, yd)); /* validates the attributes in every case */
     memcpy(a.inf, yd, sizeof a.inf);

@@ -74,10 +74,7 @@ static ember_status *pool_prepare(const em_kinfo *ki, uint32_t dtypes, int max_o
     EMBER_TRY(em_ref_check_tensor(ki, x, EMBER_DTYPE_UNDEFINED, "input 0 (X)"));
     EMBER_TRY(em_nn_check_dtype(ki, x, dtypes, "input 0 (X)"));
     EMBER_TRY(em_ref_check_tensor(ki, &ki->out[0], x->dtype, "output 0 (Y)"));
-    if (x->rank < 3) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
-    }
+    EMBER_TRY(em_ref_check_nc_spatial(ki, x, NULL));
     EMBER_TRY(em_ref_attr_int(ki, "ceil_mode", 0, &ceil_mode));
     if (ceil_mode != 0 && ceil_mode != 1) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "ceil_mode = %lld, expected 0 or 1",
@@ -322,10 +319,7 @@ static ember_status *gpool_prepare(const em_kinfo *ki, pool_kind kind, void **st
     EMBER_TRY(em_ref_check_tensor(ki, x, EMBER_DTYPE_UNDEFINED, "input 0 (X)"));
     EMBER_TRY(em_nn_check_dtype(ki, x, EM_NN_FLOATS, "input 0 (X)"));
     EMBER_TRY(em_ref_check_tensor(ki, &ki->out[0], x->dtype, "output 0 (Y)"));
-    if (x->rank < 3) {
-        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
-    }
+    EMBER_TRY(em_ref_check_nc_spatial(ki, x, NULL));
     y_dims[0] = x->dims[0];
     y_dims[1] = x->dims[1];
     for (int d = 2; d < x->rank; d++) {

@@ -129,6 +129,10 @@ bool em_ref_has_input(const em_kinfo *ki, int i);
  * are >= 0 with a product that fits int64_t. `what` names the tensor ("input 1 (W)"). */
 ember_status *em_ref_check_tensor(const em_kinfo *ki, const em_tensor *t, ember_dtype dt,
                                   const char *what);
+/* Checks that X is [N, C, spatial...] (rank >= 3) and, when `w` is not NULL, that the weight
+ * W has X's rank (convolutions, pools, unpooling). */
+ember_status *em_ref_check_nc_spatial(const em_kinfo *ki, const em_tensor *x,
+                                      const em_tensor *w);
 /* Checks that `t` (an output) has exactly the shape dims[0..rank). */
 ember_status *em_ref_check_shape(const em_kinfo *ki, const em_tensor *t, const int64_t *dims,
                                  int rank, const char *what);
