@@ -137,7 +137,7 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    ember_status *st = cli_load_model(model, &m);
+    ember_status *st = cli_load_model(model, NULL, 0, &m);
     if (st != NULL) {
         return cli_fail(st);
     }

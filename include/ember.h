@@ -206,6 +206,21 @@ EMBER_API void ember_model_options_set_log(ember_model_options *opts, ember_log_
                                            void *ctx, ember_log_level max_level);
 
 /*
+ * Declares the dtype and rank of input `index` (0-based, in forward()'s order) of a TorchScript
+ * model. TorchScript declares neither, and code that depends on a tensor's rank (say
+ * `if input.dim() != 4: raise ...`) is resolved when the model is lowered, so a TorchScript
+ * model is built for one rank per input; every dim stays symbolic, so any shape of that rank
+ * runs. Inputs not declared are float32 of unknown rank, which traced models usually need no
+ * more than; a model whose code needs a rank then fails to load naming this call. ONNX models
+ * declare their inputs and ignore it. Returns INVALID_ARG for a NULL `opts`, an index of 64 or
+ * more, an invalid dtype or a rank outside -1..EMBER_MAX_RANK (-1: unknown).
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_input_rank(ember_model_options *opts,
+                                                                           size_t index,
+                                                                           ember_dtype dtype,
+                                                                           int rank);
+
+/*
  * Loads a model file; the format (ONNX protobuf or TorchScript zip archive) is told by
  * content, not by name. `opts` may be NULL. Returns INVALID_ARG, IO, INVALID_MODEL,
  * UNSUPPORTED (a format or op this build does not read) or OUT_OF_MEMORY.
