@@ -9,6 +9,8 @@ never run Python).
                                               entry, sorted, one a line
   tests/data/torchscript/schemas_yaml.txt     the func: lines of torchgen's
                                               native_functions.yaml spelled differently
+  tests/fuzz/corpus/fuzz_ts_parse/            seeds: small code files and snippets
+  tests/fuzz/corpus/fuzz_ts_schema/           seeds: schemas and type annotation strings
 
 Run it with Debian's PyTorch 1.13 (tag torch1) and, when available, with a torch 2.x venv
 (tag torch2: its models go to <model>.torch2/, its schema file keeps only the schemas torch 1.13
@@ -17,10 +19,14 @@ does not have, so run torch1 first):
   /usr/bin/python3 tools/gen_ts_code_fixtures.py
   /work/venv-torch/bin/python tools/gen_ts_code_fixtures.py
 
-Models: torchvision classifiers (scripted and traced), nn.LSTM/GRU/TransformerEncoder,
-eager-mode and dynamic quantized models, and small scripted modules written here to reach
-the printer's statement and expression forms (loops, refinement, NamedTuple, Enum, script
-classes, interfaces, string formatting, with, del, raise, assert...).
+Names of MODELS as arguments regenerate only those (the schema files are always rewritten).
+
+Models: torchvision classifiers (scripted and traced), a scripted Faster R-CNN, nn.LSTM/GRU/
+TransformerEncoder, eager-mode and dynamic quantized models, and small scripted modules
+written here to reach the printer's statement and expression forms (loops, refinement,
+NamedTuple, Enum, script classes, interfaces, fork, string formatting, with, raise, assert...).
+Each model is scripted in a fresh process with PYTHONHASHSEED=0, so the output is the same
+from run to run (TorchScript numbers ___torch_mangle_N per process).
 
 Files whose text is identical to an already written file of the same model once their
 ___torch_mangle_N numbers are blanked are dropped (the parser sees nothing new in them), which
@@ -85,7 +91,8 @@ class Double(nn.Module):
 
 
 def helper(x: torch.Tensor, k: int = 3, scale: float = 0.5, name: str = "a'b\"c\n",
-           flag: bool = True, dims: Tuple[int, int] = (1, 2), opt: Optional[int] = None) -> torch.Tensor:
+           flag: bool = True, dims: Tuple[int, int] = (1, 2),
+           opt: Optional[int] = None) -> torch.Tensor:
     if opt is not None:
         k = k + opt
     return x * scale + k
@@ -405,6 +412,76 @@ def make_one(name):
     save_code(name, module)
 
 
+# Seeds for the fuzzers beside the fixture files: forms the printer does not write.
+CODE_SEEDS = [
+    "def f(x: Tensor, n: int=-2) -> Tuple[Tensor, int]:\n"
+    "  a = b = x\n  c: int = 3\n  self.w, t[0], = x, y\n  x //= 2\n"
+    "  if a:\n    pass\n  elif b:\n    break\n  else:\n    return\n"
+    "  for i, (j, k) in enumerate(z):\n    del x[0], y\n"
+    "  while not done:\n    raise ValueError(\"x\")\n"
+    "  with a as b, c:\n    assert x, \"msg\"\n"
+    "  def inner(y, z=None):\n    return y\n  return x, n\n",
+    "def g():\n  return -a ** b, a if b else c, x[1:-1:2, ..., None], {'a': 1}, [1, 2.5e-3, ]\n",
+    "def h():\n  return not a < b <= c is not d not in e and f or ~g | h ^ i & j << k >> l\n",
+    "op_version_set = 1\nimport torch\nclass A(Module):\n  __parameters__ = [\"w\", ]\n"
+    "  __annotations__[\"0\"] = __torch__.B\n  k : Final[int] = 3\n"
+    "  def f(self): return 1; pass\n",
+    "def s():\n  return \"\\x41\\101\\u00e9\\n\" 'b' '''c\nd''' -9223372036854775808 + inf - nan\n",
+]
+SCHEMA_SEEDS = [
+    "foo::bar(Tensor! x, Tensor(a|b! -> b) y, Tensor(a)?[] z, int[2]? s=1) -> Tensor(a|b)",
+    "aten::items.str(Dict(str, t) self) -> ((str, t)[])",
+    "mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
+    "prim::Print(...) -> ()",
+    "static_runtime::VarTupleUnpack(...) -> ...",
+    "aten::wait(Future(t) self) -> t",
+    "aten::relu",
+]
+TYPE_SEEDS = [
+    "Dict[str, Tensor]", "List[Optional[Tensor]]", "Tuple[int, List[float]]",
+    "__torch__.foo.Bar", "NoneType", "number", "Any", "Device", "t", "Tuple[()]",
+    "Union[int, str, NoneType]", "Future[Tensor]", "Final[int]",
+]
+
+
+def save_corpus():
+    corpus = os.path.join(ROOT, "tests", "fuzz", "corpus")
+    code_dir = os.path.join(corpus, "fuzz_ts_parse")
+    schema_dir = os.path.join(corpus, "fuzz_ts_schema")
+    for d in (code_dir, schema_dir):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    small = []
+    for dirpath, _, files in os.walk(os.path.join(OUT, "code")):
+        for f in files:
+            path = os.path.join(dirpath, f)
+            if f.endswith(".py") and 0 < os.path.getsize(path) < 4000:
+                small.append(path)
+    small.sort()
+    seeds, shapes = [], set()
+    for path in small:
+        with open(path, "rb") as f:
+            text = f.read()
+        shape = re.sub(rb"\w+", b"w", text)  # one seed per shape of code
+        if shape not in shapes and len(seeds) < 40:
+            shapes.add(shape)
+            seeds.append(text)
+    seeds += [s.encode() for s in CODE_SEEDS]
+    for i, text in enumerate(seeds):
+        with open(os.path.join(code_dir, f"seed_{i:03d}.py"), "wb") as f:
+            f.write(text)
+    lines = []
+    for name in sorted(os.listdir(OUT)):
+        if name.startswith("schemas_"):
+            with open(os.path.join(OUT, name), encoding="utf-8") as f:
+                lines += f.read().splitlines()[::150]
+    lines += SCHEMA_SEEDS + TYPE_SEEDS
+    for i, text in enumerate(lines):
+        with open(os.path.join(schema_dir, f"seed_{i:03d}.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+    print(f"fuzz corpora: {len(seeds)} code seeds, {len(lines)} schema/type seeds")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--one":
         make_one(sys.argv[2])
@@ -423,6 +500,7 @@ def main():
         env = dict(os.environ, PYTHONHASHSEED="0")
         subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name], check=True,
                        env=env)
+    save_corpus()
 
 
 if __name__ == "__main__":

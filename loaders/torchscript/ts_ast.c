@@ -97,9 +97,15 @@ char *em_ts_ast_strndup(em_ts_ast_arena *a, const char *s, size_t n)
     return d;
 }
 
-size_t em_ts_ast_arena_used(const em_ts_ast_arena *a) { return a->used; }
+size_t em_ts_ast_arena_used(const em_ts_ast_arena *a)
+{
+    return a->used;
+}
 
-const ember_allocator *em_ts_ast_arena_allocator(const em_ts_ast_arena *a) { return a->al; }
+const ember_allocator *em_ts_ast_arena_allocator(const em_ts_ast_arena *a)
+{
+    return a->al;
+}
 
 /* ---- caret messages ------------------------------------------------------------------------ */
 
@@ -146,8 +152,7 @@ static void put_line(em_strbuf *sb, const unsigned char *b, const unsigned char 
 void em_ts_caret(em_strbuf *sb, const char *file, const char *text, size_t n, int32_t line,
                  int32_t col, const char *msg)
 {
-    em_strbuf_printf(sb, "%s:%d:%d: %s", file != NULL ? file : "<code>", (int)line, (int)col,
-                     msg);
+    em_strbuf_printf(sb, "%s:%d:%d: %s", file != NULL ? file : "<code>", (int)line, (int)col, msg);
     if (text == NULL || line < 1 || col < 1) {
         return;
     }
@@ -190,8 +195,8 @@ ember_status *em_ts_error_at(ember_code code, em_ts_pos pos, const char *fmt, ..
     em_strbuf sb;
     em_strbuf_init(&sb, NULL);
     const em_ts_source *s = pos.src;
-    em_ts_caret(&sb, s != NULL ? s->file : NULL, s != NULL ? s->text : NULL,
-                s != NULL ? s->n : 0, pos.line, pos.col, msg);
+    em_ts_caret(&sb, s != NULL ? s->file : NULL, s != NULL ? s->text : NULL, s != NULL ? s->n : 0,
+                pos.line, pos.col, msg);
     ember_status *st = sb.failed || sb.data == NULL ? em_status_new(code, "%s", msg)
                                                     : em_status_new(code, "%s", sb.data);
     em_strbuf_free(&sb);
@@ -203,16 +208,16 @@ ember_status *em_ts_error_at(ember_code code, em_ts_pos pos, const char *fmt, ..
 const char *em_ts_op_text(em_ts_op op)
 {
     static const char *const text[] = {
-        [EM_TS_OP_ADD] = "+",       [EM_TS_OP_SUB] = "-",      [EM_TS_OP_MUL] = "*",
-        [EM_TS_OP_DIV] = "/",       [EM_TS_OP_FLOORDIV] = "//", [EM_TS_OP_MOD] = "%",
-        [EM_TS_OP_POW] = "**",      [EM_TS_OP_MATMUL] = "@",   [EM_TS_OP_LSHIFT] = "<<",
-        [EM_TS_OP_RSHIFT] = ">>",   [EM_TS_OP_BITAND] = "&",   [EM_TS_OP_BITOR] = "|",
-        [EM_TS_OP_BITXOR] = "^",    [EM_TS_OP_AND] = "and",    [EM_TS_OP_OR] = "or",
-        [EM_TS_OP_NEG] = "-",       [EM_TS_OP_POS] = "+",      [EM_TS_OP_INVERT] = "~",
-        [EM_TS_OP_NOT] = "not",     [EM_TS_OP_LT] = "<",       [EM_TS_OP_LE] = "<=",
-        [EM_TS_OP_GT] = ">",        [EM_TS_OP_GE] = ">=",      [EM_TS_OP_EQ] = "==",
-        [EM_TS_OP_NE] = "!=",       [EM_TS_OP_IS] = "is",      [EM_TS_OP_IS_NOT] = "is not",
-        [EM_TS_OP_IN] = "in",       [EM_TS_OP_NOT_IN] = "not in",
+        [EM_TS_OP_ADD] = "+",     [EM_TS_OP_SUB] = "-",         [EM_TS_OP_MUL] = "*",
+        [EM_TS_OP_DIV] = "/",     [EM_TS_OP_FLOORDIV] = "//",   [EM_TS_OP_MOD] = "%",
+        [EM_TS_OP_POW] = "**",    [EM_TS_OP_MATMUL] = "@",      [EM_TS_OP_LSHIFT] = "<<",
+        [EM_TS_OP_RSHIFT] = ">>", [EM_TS_OP_BITAND] = "&",      [EM_TS_OP_BITOR] = "|",
+        [EM_TS_OP_BITXOR] = "^",  [EM_TS_OP_AND] = "and",       [EM_TS_OP_OR] = "or",
+        [EM_TS_OP_NEG] = "-",     [EM_TS_OP_POS] = "+",         [EM_TS_OP_INVERT] = "~",
+        [EM_TS_OP_NOT] = "not",   [EM_TS_OP_LT] = "<",          [EM_TS_OP_LE] = "<=",
+        [EM_TS_OP_GT] = ">",      [EM_TS_OP_GE] = ">=",         [EM_TS_OP_EQ] = "==",
+        [EM_TS_OP_NE] = "!=",     [EM_TS_OP_IS] = "is",         [EM_TS_OP_IS_NOT] = "is not",
+        [EM_TS_OP_IN] = "in",     [EM_TS_OP_NOT_IN] = "not in",
     };
     return (size_t)op < sizeof text / sizeof text[0] && text[op] != NULL ? text[op] : "?";
 }
@@ -252,7 +257,8 @@ bool em_ts_expr_is_dotted(const em_ts_expr *e, const char *name)
     }
     for (size_t end = n; e->kind == EM_TS_ATTR; e = e->u.attr.base) {
         size_t k = strlen(e->u.attr.name);
-        if (memcmp(name + end - k, e->u.attr.name, k) != 0 || (end > k && name[end - k - 1] != '.')) {
+        if (memcmp(name + end - k, e->u.attr.name, k) != 0 ||
+            (end > k && name[end - k - 1] != '.')) {
             return false;
         }
         end -= k + 1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * TorchScript archives, layer 3: the serialized code (the .py records under code/) as a syntax tree.
+ * TorchScript archives, layer 3: the serialized code (the code/ .py records) as a syntax tree.
  *
  * What is parsed. torch.jit.save writes each class and free function as Python text through
  * PythonPrint (torch/csrc/jit/serialization/python_print.cpp); torch.jit.load compiles it back
@@ -39,9 +39,11 @@
  * Errors. Malformed text gives EMBER_ERR_INVALID_MODEL with that caret message; constructs
  * outside the subset (lambda, comprehensions, `*args`...) give EMBER_ERR_INVALID_MODEL too
  * ("... not supported in serialized TorchScript"). Nesting of brackets, expressions and
- * blocks is bounded by EM_TS_MAX_DEPTH (an error, never a stack overflow); the tree's height
- * is bounded likewise, so consumers may recurse over it. Work and memory are linear in the
- * text; nothing reads past the `n` bytes given.
+ * blocks is bounded by EM_TS_MAX_DEPTH (an error, never a stack overflow: the deepest input
+ * takes under 128 KiB of stack in a debug build); the tree's height is bounded likewise, so
+ * consumers may recurse over it. Work and memory are linear in the text; nothing reads past
+ * the `n` bytes given; NUL bytes are refused (as CPython does), so every string of the tree
+ * is also a C string except decoded STR literals (which carry their length).
  *
  * Memory. All nodes, strings and arrays live in an em_ts_ast_arena: one arena can hold the
  * modules of many files and is freed at once. The parser copies the text (em_ts_source), so
@@ -80,7 +82,7 @@ size_t em_ts_ast_arena_used(const em_ts_ast_arena *a);
 
 typedef struct em_ts_source {
     const char *file; /* name shown in messages ("code/__torch__/a.py") */
-    const char *text; /* the whole text (may contain NULs; not NUL-terminated for callers) */
+    const char *text; /* the whole text, NUL-terminated (a text with NULs does not parse) */
     size_t n;
 } em_ts_source;
 
@@ -91,10 +93,11 @@ typedef struct em_ts_pos {
 
 /*
  * Appends "file:line:col: msg\n    <source line>\n    <spaces>^" to `sb`. The source line is
- * the one `line` names in text[0..n) (control bytes shown as '?', lines over 160 bytes cut
- * around the column with "..."); the caret's indent keeps tabs so that it lines up, and UTF-8
- * continuation bytes take no column. Without text (text NULL or line out of range) only the
- * first line is written.
+ * the one `line` names in text[0..n) (control bytes and bytes that are not valid UTF-8 shown
+ * as '?', lines over 160 bytes cut around the column with "..."); the caret's indent keeps
+ * tabs so that it lines up, and a UTF-8 character takes one column. Without text (text NULL
+ * or line out of range) only the first line is written. The lowering uses it for its own
+ * errors (an unsupported op at a node's position) through em_ts_error_at.
  */
 void em_ts_caret(em_strbuf *sb, const char *file, const char *text, size_t n, int32_t line,
                  int32_t col, const char *msg);
@@ -108,11 +111,11 @@ ember_status *em_ts_error_at(ember_code code, em_ts_pos pos, const char *fmt, ..
 /* ---- expressions -------------------------------------------------------------------------- */
 
 typedef enum em_ts_expr_kind {
-    EM_TS_NAME,      /* u.name */
-    EM_TS_INT,       /* u.num.i, spelling u.num.text */
-    EM_TS_FLOAT,     /* u.num.f, spelling u.num.text ("1.0000000000000001e-05", "inf", "-nan") */
-    EM_TS_STR,       /* u.str: decoded bytes */
-    EM_TS_BOOL,      /* u.b */
+    EM_TS_NAME,  /* u.name */
+    EM_TS_INT,   /* u.num.i, spelling u.num.text */
+    EM_TS_FLOAT, /* u.num.f, spelling u.num.text ("1.0000000000000001e-05", "inf", "-nan") */
+    EM_TS_STR,   /* u.str: decoded bytes */
+    EM_TS_BOOL,  /* u.b */
     EM_TS_NONE,
     EM_TS_ELLIPSIS,  /* ... */
     EM_TS_TUPLE,     /* u.seq; unparenthesized when parens == 0 (`a, b = t`, `x[i, j]`) */
@@ -128,6 +131,7 @@ typedef enum em_ts_expr_kind {
     EM_TS_IFEXP      /* u.ifexp: then if cond else other */
 } em_ts_expr_kind;
 
+/* clang-format off */
 typedef enum em_ts_op {
     EM_TS_OP_ADD, EM_TS_OP_SUB, EM_TS_OP_MUL, EM_TS_OP_DIV, EM_TS_OP_FLOORDIV, EM_TS_OP_MOD,
     EM_TS_OP_POW, EM_TS_OP_MATMUL, EM_TS_OP_LSHIFT, EM_TS_OP_RSHIFT, EM_TS_OP_BITAND,
@@ -136,6 +140,7 @@ typedef enum em_ts_op {
     EM_TS_OP_LT, EM_TS_OP_LE, EM_TS_OP_GT, EM_TS_OP_GE, EM_TS_OP_EQ, EM_TS_OP_NE,
     EM_TS_OP_IS, EM_TS_OP_IS_NOT, EM_TS_OP_IN, EM_TS_OP_NOT_IN
 } em_ts_op;
+/* clang-format on */
 
 /* The operator's spelling: "+", "//", "not", "is not", ... */
 const char *em_ts_op_text(em_ts_op op);
@@ -150,17 +155,34 @@ typedef struct em_ts_kwarg {
 
 struct em_ts_expr {
     em_ts_expr_kind kind;
-    em_ts_pos pos;     /* first byte of the expression (a binary's left operand, a call's callee) */
-    uint8_t parens;    /* pairs of parentheses written around it in the source */
+    em_ts_pos pos;  /* first byte of the expression (a binary's left operand, a call's callee) */
+    uint8_t parens; /* pairs of parentheses written around it in the source */
     bool trailing_comma; /* TUPLE/LIST/DICT/CALL: a comma after the last item (`a, b,` `f(x, )`) */
     union {
         const char *name;
-        struct { int64_t i; double f; const char *text; } num;
-        struct { const char *s; size_t n; } str; /* NUL-terminated too */
+        struct {
+            int64_t i;
+            double f;
+            const char *text;
+        } num;
+        struct {
+            const char *s;
+            size_t n;
+        } str; /* NUL-terminated too */
         bool b;
-        struct { em_ts_expr **items; size_t n; } seq;
-        struct { em_ts_expr **keys, **values; size_t n; } dict;
-        struct { em_ts_expr *base; const char *name; em_ts_pos name_pos; } attr;
+        struct {
+            em_ts_expr **items;
+            size_t n;
+        } seq;
+        struct {
+            em_ts_expr **keys, **values;
+            size_t n;
+        } dict;
+        struct {
+            em_ts_expr *base;
+            const char *name;
+            em_ts_pos name_pos;
+        } attr;
         struct {
             em_ts_expr *fn;
             em_ts_expr **args;
@@ -168,12 +190,29 @@ struct em_ts_expr {
             em_ts_kwarg *kwargs; /* after the positional ones, as Python requires */
             size_t n_kwargs;
         } call;
-        struct { em_ts_expr *base, *index; } sub;
-        struct { em_ts_expr *lo, *hi, *step; bool has_step_colon; } slice;
-        struct { em_ts_op op; em_ts_expr *operand; } unary;
-        struct { em_ts_op op; em_ts_expr *lhs, *rhs; } bin;
-        struct { em_ts_expr **operands; em_ts_op *ops; size_t n_ops; } cmp; /* n_ops + 1 operands */
-        struct { em_ts_expr *then, *cond, *other; } ifexp;
+        struct {
+            em_ts_expr *base, *index;
+        } sub;
+        struct {
+            em_ts_expr *lo, *hi, *step;
+            bool has_step_colon;
+        } slice;
+        struct {
+            em_ts_op op;
+            em_ts_expr *operand;
+        } unary;
+        struct {
+            em_ts_op op;
+            em_ts_expr *lhs, *rhs;
+        } bin;
+        struct {
+            em_ts_expr **operands;
+            em_ts_op *ops;
+            size_t n_ops;
+        } cmp; /* n_ops + 1 operands */
+        struct {
+            em_ts_expr *then, *cond, *other;
+        } ifexp;
     } u;
 };
 
@@ -189,21 +228,21 @@ bool em_ts_expr_is_dotted(const em_ts_expr *e, const char *name);
 /* ---- statements --------------------------------------------------------------------------- */
 
 typedef enum em_ts_stmt_kind {
-    EM_TS_S_EXPR,     /* u.expr */
-    EM_TS_S_ASSIGN,   /* u.assign */
-    EM_TS_S_AUGASSIGN,/* u.aug */
-    EM_TS_S_IF,       /* u.if_ */
-    EM_TS_S_FOR,      /* u.for_ */
-    EM_TS_S_WHILE,    /* u.while_ */
+    EM_TS_S_EXPR,      /* u.expr */
+    EM_TS_S_ASSIGN,    /* u.assign */
+    EM_TS_S_AUGASSIGN, /* u.aug */
+    EM_TS_S_IF,        /* u.if_ */
+    EM_TS_S_FOR,       /* u.for_ */
+    EM_TS_S_WHILE,     /* u.while_ */
     EM_TS_S_BREAK,
     EM_TS_S_CONTINUE,
-    EM_TS_S_RETURN,   /* u.expr (NULL: bare return) */
+    EM_TS_S_RETURN, /* u.expr (NULL: bare return) */
     EM_TS_S_PASS,
-    EM_TS_S_RAISE,    /* u.expr (NULL: bare raise) */
-    EM_TS_S_ASSERT,   /* u.assert_ */
-    EM_TS_S_WITH,     /* u.with */
-    EM_TS_S_DEL,      /* u.del */
-    EM_TS_S_DEF       /* u.def: a nested function (fork closures) */
+    EM_TS_S_RAISE,  /* u.expr (NULL: bare raise) */
+    EM_TS_S_ASSERT, /* u.assert_ */
+    EM_TS_S_WITH,   /* u.with */
+    EM_TS_S_DEL,    /* u.del */
+    EM_TS_S_DEF     /* u.def: a nested function (fork closures) */
 } em_ts_stmt_kind;
 
 typedef struct em_ts_stmt em_ts_stmt;
@@ -231,17 +270,35 @@ struct em_ts_stmt {
             em_ts_expr *value;    /* NULL only for an annotation alone (`x: T`) */
             bool spaced_colon;    /* layout: `x : T` rather than `x: T` (both are printed) */
         } assign;
-        struct { em_ts_op op; em_ts_expr *target, *value; } aug;
+        struct {
+            em_ts_op op;
+            em_ts_expr *target, *value;
+        } aug;
         struct {
             em_ts_expr *cond;
             em_ts_block then, other; /* other.n == 0: no else */
             bool is_elif;            /* printed as `elif` of the enclosing if */
         } if_;
-        struct { em_ts_expr *target, *iter; em_ts_block body; } for_;
-        struct { em_ts_expr *cond; em_ts_block body; } while_;
-        struct { em_ts_expr *test, *msg; } assert_;
-        struct { em_ts_with_item *items; size_t n; em_ts_block body; } with;
-        struct { em_ts_expr **targets; size_t n; } del;
+        struct {
+            em_ts_expr *target, *iter;
+            em_ts_block body;
+        } for_;
+        struct {
+            em_ts_expr *cond;
+            em_ts_block body;
+        } while_;
+        struct {
+            em_ts_expr *test, *msg;
+        } assert_;
+        struct {
+            em_ts_with_item *items;
+            size_t n;
+            em_ts_block body;
+        } with;
+        struct {
+            em_ts_expr **targets;
+            size_t n;
+        } del;
         em_ts_func *def;
     } u;
 };
@@ -266,8 +323,8 @@ struct em_ts_func {
 };
 
 typedef enum em_ts_class_base {
-    EM_TS_BASE_NONE,             /* class C: (TorchScript class) */
-    EM_TS_BASE_MODULE,           /* class C(Module): */
+    EM_TS_BASE_NONE,   /* class C: (TorchScript class) */
+    EM_TS_BASE_MODULE, /* class C(Module): */
     EM_TS_BASE_NAMEDTUPLE,
     EM_TS_BASE_INTERFACE,
     EM_TS_BASE_MODULE_INTERFACE,
@@ -301,14 +358,14 @@ typedef struct em_ts_class {
     /* Views of `members`, for convenience: */
     const char **parameters; /* the strings of `__parameters__ = [...]` */
     size_t n_parameters;
-    const char **buffers;    /* the strings of `__buffers__ = [...]` */
+    const char **buffers; /* the strings of `__buffers__ = [...]` */
     size_t n_buffers;
 } em_ts_class;
 
 typedef enum em_ts_decl_kind {
-    EM_TS_D_CLASS,   /* u.cls */
-    EM_TS_D_FUNC,    /* u.func */
-    EM_TS_D_IMPORT   /* u.import_text: the line as written, without the newline */
+    EM_TS_D_CLASS, /* u.cls */
+    EM_TS_D_FUNC,  /* u.func */
+    EM_TS_D_IMPORT /* u.import_text: the line as written, without the newline */
 } em_ts_decl_kind;
 
 typedef struct em_ts_decl {
@@ -323,9 +380,9 @@ typedef struct em_ts_decl {
 
 typedef struct em_ts_module {
     const em_ts_source *src;
-    bool has_version;       /* `op_version_set = N` was given */
+    bool has_version; /* `op_version_set = N` was given */
     int64_t op_version_set;
-    em_ts_decl *decls;      /* classes, functions and imports in source order */
+    em_ts_decl *decls; /* classes, functions and imports in source order */
     size_t n_decls;
 } em_ts_module;
 

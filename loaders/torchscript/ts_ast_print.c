@@ -10,8 +10,21 @@
 #include <string.h>
 
 enum {
-    P_TUPLE, P_IFEXP, P_OR, P_AND, P_NOT, P_CMP, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ARITH,
-    P_TERM, P_UNARY, P_POW, P_PRIMARY
+    P_TUPLE,
+    P_IFEXP,
+    P_OR,
+    P_AND,
+    P_NOT,
+    P_CMP,
+    P_BOR,
+    P_BXOR,
+    P_BAND,
+    P_SHIFT,
+    P_ARITH,
+    P_TERM,
+    P_UNARY,
+    P_POW,
+    P_PRIMARY
 };
 
 static void expr(em_strbuf *sb, const em_ts_expr *e, int min_prec);
@@ -19,31 +32,47 @@ static void expr(em_strbuf *sb, const em_ts_expr *e, int min_prec);
 static int binop_prec(em_ts_op op)
 {
     switch (op) {
-    case EM_TS_OP_OR: return P_OR;
-    case EM_TS_OP_AND: return P_AND;
-    case EM_TS_OP_BITOR: return P_BOR;
-    case EM_TS_OP_BITXOR: return P_BXOR;
-    case EM_TS_OP_BITAND: return P_BAND;
+    case EM_TS_OP_OR:
+        return P_OR;
+    case EM_TS_OP_AND:
+        return P_AND;
+    case EM_TS_OP_BITOR:
+        return P_BOR;
+    case EM_TS_OP_BITXOR:
+        return P_BXOR;
+    case EM_TS_OP_BITAND:
+        return P_BAND;
     case EM_TS_OP_LSHIFT:
-    case EM_TS_OP_RSHIFT: return P_SHIFT;
+    case EM_TS_OP_RSHIFT:
+        return P_SHIFT;
     case EM_TS_OP_ADD:
-    case EM_TS_OP_SUB: return P_ARITH;
-    case EM_TS_OP_POW: return P_POW;
-    default: return P_TERM;
+    case EM_TS_OP_SUB:
+        return P_ARITH;
+    case EM_TS_OP_POW:
+        return P_POW;
+    default:
+        return P_TERM;
     }
 }
 
 static int prec_of(const em_ts_expr *e)
 {
     switch (e->kind) {
-    case EM_TS_TUPLE: return e->u.seq.n > 0 ? P_TUPLE : P_PRIMARY;
-    case EM_TS_IFEXP: return P_IFEXP;
-    case EM_TS_BINARY: return binop_prec(e->u.bin.op);
-    case EM_TS_COMPARE: return P_CMP;
-    case EM_TS_UNARY: return e->u.unary.op == EM_TS_OP_NOT ? P_NOT : P_UNARY;
+    case EM_TS_TUPLE:
+        return e->u.seq.n > 0 ? P_TUPLE : P_PRIMARY;
+    case EM_TS_IFEXP:
+        return P_IFEXP;
+    case EM_TS_BINARY:
+        return binop_prec(e->u.bin.op);
+    case EM_TS_COMPARE:
+        return P_CMP;
+    case EM_TS_UNARY:
+        return e->u.unary.op == EM_TS_OP_NOT ? P_NOT : P_UNARY;
     case EM_TS_INT:
-    case EM_TS_FLOAT: return e->u.num.text[0] == '-' ? P_UNARY : P_PRIMARY;
-    default: return P_PRIMARY;
+    case EM_TS_FLOAT:
+        return e->u.num.text[0] == '-' ? P_UNARY : P_PRIMARY;
+    default:
+        return P_PRIMARY;
     }
 }
 
@@ -149,16 +178,29 @@ static void binary(em_strbuf *sb, const em_ts_expr *e)
 static void body(em_strbuf *sb, const em_ts_expr *e)
 {
     switch (e->kind) {
-    case EM_TS_NAME: em_strbuf_printf(sb, "%s", e->u.name); break;
+    case EM_TS_NAME:
+        em_strbuf_printf(sb, "%s", e->u.name);
+        break;
     case EM_TS_INT:
-    case EM_TS_FLOAT: em_strbuf_printf(sb, "%s", e->u.num.text); break;
-    case EM_TS_STR: quoted(sb, e->u.str.s, e->u.str.n); break;
-    case EM_TS_BOOL: em_strbuf_printf(sb, "%s", e->u.b ? "True" : "False"); break;
-    case EM_TS_NONE: em_strbuf_printf(sb, "None"); break;
-    case EM_TS_ELLIPSIS: em_strbuf_printf(sb, "..."); break;
+    case EM_TS_FLOAT:
+        em_strbuf_printf(sb, "%s", e->u.num.text);
+        break;
+    case EM_TS_STR:
+        quoted(sb, e->u.str.s, e->u.str.n);
+        break;
+    case EM_TS_BOOL:
+        em_strbuf_printf(sb, "%s", e->u.b ? "True" : "False");
+        break;
+    case EM_TS_NONE:
+        em_strbuf_printf(sb, "None");
+        break;
+    case EM_TS_ELLIPSIS:
+        em_strbuf_printf(sb, "...");
+        break;
     case EM_TS_TUPLE:
         items(sb, e->u.seq.items, e->u.seq.n, P_IFEXP);
-        em_strbuf_printf(sb, "%s", e->u.seq.n == 1 || (e->trailing_comma && e->u.seq.n > 0) ? "," : "");
+        em_strbuf_printf(sb, "%s",
+                         e->u.seq.n == 1 || (e->trailing_comma && e->u.seq.n > 0) ? "," : "");
         break;
     case EM_TS_LIST:
         em_strbuf_printf(sb, "[");
@@ -185,15 +227,23 @@ static void body(em_strbuf *sb, const em_ts_expr *e)
         em_strbuf_printf(sb, "%s.%s", int_base ? ")" : "", e->u.attr.name);
         break;
     }
-    case EM_TS_CALL: call(sb, e); break;
-    case EM_TS_SUBSCRIPT: subscript(sb, e); break;
-    case EM_TS_SLICE: slice(sb, e); break;
+    case EM_TS_CALL:
+        call(sb, e);
+        break;
+    case EM_TS_SUBSCRIPT:
+        subscript(sb, e);
+        break;
+    case EM_TS_SLICE:
+        slice(sb, e);
+        break;
     case EM_TS_UNARY:
         em_strbuf_printf(sb, "%s", em_ts_op_text(e->u.unary.op));
         em_strbuf_printf(sb, "%s", e->u.unary.op == EM_TS_OP_NOT ? " " : "");
         expr(sb, e->u.unary.operand, e->u.unary.op == EM_TS_OP_NOT ? P_NOT : P_UNARY);
         break;
-    case EM_TS_BINARY: binary(sb, e); break;
+    case EM_TS_BINARY:
+        binary(sb, e);
+        break;
     case EM_TS_COMPARE:
         expr(sb, e->u.cmp.operands[0], P_CMP + 1);
         for (size_t i = 0; i < e->u.cmp.n_ops; i++) {
@@ -226,13 +276,19 @@ static void expr(em_strbuf *sb, const em_ts_expr *e, int min_prec)
     }
 }
 
-void em_ts_ast_print_expr(em_strbuf *sb, const em_ts_expr *e) { expr(sb, e, P_TUPLE); }
+void em_ts_ast_print_expr(em_strbuf *sb, const em_ts_expr *e)
+{
+    expr(sb, e, P_TUPLE);
+}
 
 /* ---- statements ---------------------------------------------------------------------------- */
 
 static void func(em_strbuf *sb, const em_ts_func *f, int level);
 
-static void indent(em_strbuf *sb, int level) { em_strbuf_printf(sb, "%*s", 2 * level, ""); }
+static void indent(em_strbuf *sb, int level)
+{
+    em_strbuf_printf(sb, "%*s", 2 * level, "");
+}
 
 static void block(em_strbuf *sb, const em_ts_block *b, int level)
 {
@@ -265,7 +321,9 @@ static void if_stmt(em_strbuf *sb, const em_ts_stmt *s, int level)
 static void simple(em_strbuf *sb, const em_ts_stmt *s)
 {
     switch (s->kind) {
-    case EM_TS_S_EXPR: expr(sb, s->u.expr, P_TUPLE); break;
+    case EM_TS_S_EXPR:
+        expr(sb, s->u.expr, P_TUPLE);
+        break;
     case EM_TS_S_ASSIGN:
         for (size_t i = 0; i < s->u.assign.n_targets; i++) {
             expr(sb, s->u.assign.targets[i], P_TUPLE);
@@ -284,9 +342,15 @@ static void simple(em_strbuf *sb, const em_ts_stmt *s)
         em_strbuf_printf(sb, " %s= ", em_ts_op_text(s->u.aug.op));
         expr(sb, s->u.aug.value, P_TUPLE);
         break;
-    case EM_TS_S_BREAK: em_strbuf_printf(sb, "break"); break;
-    case EM_TS_S_CONTINUE: em_strbuf_printf(sb, "continue"); break;
-    case EM_TS_S_PASS: em_strbuf_printf(sb, "pass"); break;
+    case EM_TS_S_BREAK:
+        em_strbuf_printf(sb, "break");
+        break;
+    case EM_TS_S_CONTINUE:
+        em_strbuf_printf(sb, "continue");
+        break;
+    case EM_TS_S_PASS:
+        em_strbuf_printf(sb, "pass");
+        break;
     case EM_TS_S_RETURN:
     case EM_TS_S_RAISE:
         em_strbuf_printf(sb, "%s", s->kind == EM_TS_S_RETURN ? "return" : "raise");
@@ -310,7 +374,8 @@ static void simple(em_strbuf *sb, const em_ts_stmt *s)
             expr(sb, s->u.del.targets[i], P_BOR);
         }
         break;
-    default: break;
+    default:
+        break;
     }
     em_strbuf_printf(sb, "\n");
 }
@@ -323,7 +388,9 @@ void em_ts_ast_print_stmt(em_strbuf *sb, const em_ts_stmt *s, int level)
     }
     indent(sb, level);
     switch (s->kind) {
-    case EM_TS_S_IF: if_stmt(sb, s, level); break;
+    case EM_TS_S_IF:
+        if_stmt(sb, s, level);
+        break;
     case EM_TS_S_FOR:
         em_strbuf_printf(sb, "for ");
         expr(sb, s->u.for_.target, P_TUPLE);
@@ -351,7 +418,9 @@ void em_ts_ast_print_stmt(em_strbuf *sb, const em_ts_stmt *s, int level)
         em_strbuf_printf(sb, ":\n");
         block(sb, &s->u.with.body, level + 1);
         break;
-    default: simple(sb, s); break;
+    default:
+        simple(sb, s);
+        break;
     }
 }
 
@@ -385,12 +454,18 @@ static void func(em_strbuf *sb, const em_ts_func *f, int level)
 static const char *base_name(em_ts_class_base b)
 {
     switch (b) {
-    case EM_TS_BASE_MODULE: return "(Module)";
-    case EM_TS_BASE_NAMEDTUPLE: return "(NamedTuple)";
-    case EM_TS_BASE_INTERFACE: return "(Interface)";
-    case EM_TS_BASE_MODULE_INTERFACE: return "(ModuleInterface)";
-    case EM_TS_BASE_ENUM: return "(Enum)";
-    default: return "";
+    case EM_TS_BASE_MODULE:
+        return "(Module)";
+    case EM_TS_BASE_NAMEDTUPLE:
+        return "(NamedTuple)";
+    case EM_TS_BASE_INTERFACE:
+        return "(Interface)";
+    case EM_TS_BASE_MODULE_INTERFACE:
+        return "(ModuleInterface)";
+    case EM_TS_BASE_ENUM:
+        return "(Enum)";
+    default:
+        return "";
     }
 }
 
@@ -412,7 +487,8 @@ static void member(em_strbuf *sb, const em_ts_member *m)
     } else {
         em_strbuf_printf(sb, "%s %s ", m->name, m->kind == EM_TS_M_VALUE ? "=" : ":");
     }
-    expr(sb, m->kind == EM_TS_M_VALUE ? m->value : m->type, m->kind == EM_TS_M_VALUE ? P_TUPLE : P_IFEXP);
+    expr(sb, m->kind == EM_TS_M_VALUE ? m->value : m->type,
+         m->kind == EM_TS_M_VALUE ? P_TUPLE : P_IFEXP);
     if (m->kind == EM_TS_M_CONST) {
         em_strbuf_printf(sb, " = ");
         expr(sb, m->value, P_IFEXP);

@@ -33,44 +33,50 @@ typedef struct lexer {
     int n_brackets;
 } lexer;
 
-static const struct {
+typedef struct spelling {
     const char *text;
     em_ts_tok_kind kind;
-} keywords[] = {
-#define EM_TS_X_(id, text) {text, EM_TS_T_##id},
-    EM_TS_KEYWORDS(EM_TS_X_)
-#undef EM_TS_X_
-};
+} spelling;
 
-static const struct {
-    const char *text;
-    em_ts_tok_kind kind;
-} puncts[] = {
 #define EM_TS_X_(id, text) {text, EM_TS_T_##id},
-    EM_TS_PUNCTS(EM_TS_X_)
+static const spelling keywords[] = {EM_TS_KEYWORDS(EM_TS_X_)};
+static const spelling puncts[] = {EM_TS_PUNCTS(EM_TS_X_)};
 #undef EM_TS_X_
-};
 
 const char *em_ts_tok_desc(em_ts_tok_kind kind)
 {
     switch (kind) {
-    case EM_TS_T_EOF: return "end of file";
-    case EM_TS_T_NEWLINE: return "end of line";
-    case EM_TS_T_INDENT: return "indent";
-    case EM_TS_T_DEDENT: return "dedent";
-    case EM_TS_T_NAME: return "name";
-    case EM_TS_T_INT: return "integer";
-    case EM_TS_T_FLOAT: return "number";
-    case EM_TS_T_STR: return "string";
-#define EM_TS_X_(id, text) \
-    case EM_TS_T_##id: return "'" text "'";
-        EM_TS_KEYWORDS(EM_TS_X_) EM_TS_PUNCTS(EM_TS_X_)
+    case EM_TS_T_EOF:
+        return "end of file";
+    case EM_TS_T_NEWLINE:
+        return "end of line";
+    case EM_TS_T_INDENT:
+        return "indent";
+    case EM_TS_T_DEDENT:
+        return "dedent";
+    case EM_TS_T_NAME:
+        return "name";
+    case EM_TS_T_INT:
+        return "integer";
+    case EM_TS_T_FLOAT:
+        return "number";
+    case EM_TS_T_STR:
+        return "string";
+#define EM_TS_X_(id, text)                                                                         \
+    case EM_TS_T_##id:                                                                             \
+        return "'" text "'";
+        EM_TS_KEYWORDS(EM_TS_X_)
+        EM_TS_PUNCTS(EM_TS_X_)
 #undef EM_TS_X_
-    default: return "token";
+    default:
+        return "token";
     }
 }
 
-static int32_t col_of(const lexer *L, size_t off) { return (int32_t)(off - L->line_start + 1); }
+static int32_t col_of(const lexer *L, size_t off)
+{
+    return (int32_t)(off - L->line_start + 1);
+}
 
 static ember_status *err_at(const lexer *L, int32_t line, int32_t col, const char *msg)
 {
@@ -97,12 +103,27 @@ static ember_status *push(lexer *L, em_ts_tok_kind kind, int32_t line, int32_t c
     return NULL;
 }
 
-static bool is_name_start(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
-static bool is_name_char(int c) { return is_name_start(c) || is_digit(c); }
-static bool is_hex(int c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+static bool is_name_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+static bool is_name_char(int c)
+{
+    return is_name_start(c) || is_digit(c);
+}
+static bool is_hex(int c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
-static int peek(const lexer *L, size_t k) { return L->i + k < L->n ? (unsigned char)L->t[L->i + k] : -1; }
+static int peek(const lexer *L, size_t k)
+{
+    return L->i + k < L->n ? (unsigned char)L->t[L->i + k] : -1;
+}
 
 /* Counts the indentation of the line at L->i; leaves L->i on its first other byte. */
 static int32_t measure_indent(lexer *L)
@@ -131,7 +152,8 @@ static ember_status *line_start(lexer *L, bool *skipped)
     int32_t w = measure_indent(L);
     int c = peek(L, 0);
     *skipped = false;
-    if (c == -1 || c == '\n' || c == '#' || (c == '\r' && (peek(L, 1) == '\n' || peek(L, 1) == -1))) {
+    if (c == -1 || c == '\n' || c == '#' ||
+        (c == '\r' && (peek(L, 1) == '\n' || peek(L, 1) == -1))) {
         while (peek(L, 0) != -1 && peek(L, 0) != '\n') { /* blank or comment-only line */
             L->i++;
         }
@@ -223,6 +245,9 @@ static ember_status *lex_string(lexer *L)
         if (c == -1 || (c == '\n' && !triple)) {
             return err_at(L, line, col, "unterminated string literal");
         }
+        if (c == 0) { /* as CPython: no NUL bytes in source, so text is C-string safe */
+            return err_at(L, L->line, col_of(L, L->i), "invalid character (byte 0x00) in string");
+        }
         if (c == '\\') {
             if (peek(L, 1) == -1) {
                 return err_at(L, line, col, "unterminated string literal");
@@ -287,8 +312,7 @@ static ember_status *bracket(lexer *L, em_ts_tok_kind kind, int32_t col)
     const em_ts_tok *open = &L->brackets[L->n_brackets - 1];
     if (open->kind != want) {
         snprintf(msg, sizeof msg, "closing %s does not match %s at line %d, column %d",
-                 em_ts_tok_desc(kind), em_ts_tok_desc(open->kind), (int)open->line,
-                 (int)open->col);
+                 em_ts_tok_desc(kind), em_ts_tok_desc(open->kind), (int)open->line, (int)open->col);
         return err_at(L, L->line, col, msg);
     }
     L->n_brackets--;
@@ -501,7 +525,10 @@ bool em_ts_parse_double(const char *s, size_t n, double *out)
     return true;
 }
 
-static int hex_val(int c) { return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10; }
+static int hex_val(int c)
+{
+    return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
+}
 
 /* Writes code point u as UTF-8; false for surrogates and values past U+10FFFF. */
 static bool put_utf8(uint32_t u, char *out, size_t *k)

@@ -14,6 +14,7 @@
 
 #include "ts_ast.h"
 
+/* clang-format off */
 /* Keywords: kind suffix and spelling. */
 #define EM_TS_KEYWORDS(X)                                                                      \
     X(AND, "and") X(AS, "as") X(ASSERT, "assert") X(ASYNC, "async") X(AWAIT, "await")          \
@@ -36,6 +37,7 @@
     X(COLON, ":") X(DOT, ".") X(SEMI, ";") X(AT, "@") X(ASSIGN, "=") X(PLUS, "+")              \
     X(MINUS, "-") X(STAR, "*") X(SLASH, "/") X(PERCENT, "%") X(AMP, "&") X(PIPE, "|")          \
     X(CARET, "^") X(TILDE, "~") X(LT, "<") X(GT, ">") X(BANG, "!") X(QUESTION, "?")
+/* clang-format on */
 
 typedef enum em_ts_tok_kind {
     EM_TS_T_EOF,
@@ -49,7 +51,7 @@ typedef enum em_ts_tok_kind {
 #define EM_TS_X_(id, text) EM_TS_T_##id,
     EM_TS_KEYWORDS(EM_TS_X_) EM_TS_PUNCTS(EM_TS_X_)
 #undef EM_TS_X_
-    EM_TS_T_COUNT_
+        EM_TS_T_COUNT_
 } em_ts_tok_kind;
 
 typedef struct em_ts_tok {

@@ -41,7 +41,10 @@ bool em_ts_vec_push_ptr(em_ts_parser *p, em_ts_vec *v, void *x)
     return slot != NULL;
 }
 
-const em_ts_tok *em_ts_p_tok(const em_ts_parser *p) { return em_ts_p_peek(p, 0); }
+const em_ts_tok *em_ts_p_tok(const em_ts_parser *p)
+{
+    return em_ts_p_peek(p, 0);
+}
 
 const em_ts_tok *em_ts_p_peek(const em_ts_parser *p, size_t k)
 {
@@ -118,7 +121,10 @@ bool em_ts_p_enter(em_ts_parser *p, const em_ts_tok *t)
     return true;
 }
 
-void em_ts_p_leave(em_ts_parser *p, int levels) { p->depth -= levels; }
+void em_ts_p_leave(em_ts_parser *p, int levels)
+{
+    p->depth -= levels;
+}
 
 const char *em_ts_p_text(em_ts_parser *p, const em_ts_tok *t)
 {
@@ -135,6 +141,39 @@ em_ts_expr *em_ts_p_node(em_ts_parser *p, em_ts_expr_kind kind, const em_ts_tok 
     e->kind = kind;
     e->pos = em_ts_p_pos(p, t);
     return e;
+}
+
+ember_status *em_ts_p_begin(em_ts_parser *p, em_ts_ast_arena *a, const char *text, size_t n,
+                            const char *what, bool one_line)
+{
+    while (one_line && n > 0 && (*text == ' ' || *text == '\t')) {
+        text++;
+        n--;
+    }
+    *p = (em_ts_parser){.a = a};
+    em_ts_source *src = em_ts_ast_alloc(a, sizeof *src);
+    char *copy = em_ts_ast_strndup(a, text, n);
+    const char *name = em_ts_ast_strndup(a, what, strlen(what));
+    if (src == NULL || copy == NULL || name == NULL) {
+        return em_status_oom();
+    }
+    *src = (em_ts_source){name, copy, n};
+    p->src = src;
+    em_ts_tok *toks = NULL;
+    ember_status *st = em_ts_lex(src, em_ts_ast_arena_allocator(a), &toks, &p->n_toks);
+    p->toks = toks;
+    return st;
+}
+
+ember_status *em_ts_p_end(em_ts_parser *p, bool ok)
+{
+    em_free(em_ts_ast_arena_allocator(p->a), (void *)p->toks);
+    p->toks = NULL;
+    if (!ok && p->st == NULL) {
+        p->st = em_status_new(EMBER_ERR_INTERNAL, "%s: the parser stopped without an error",
+                              p->src->file);
+    }
+    return p->st;
 }
 
 /* ---- statements ---------------------------------------------------------------------------- */
@@ -178,12 +217,12 @@ static bool aug_op(em_ts_tok_kind k, em_ts_op *op)
     static const struct {
         em_ts_tok_kind tok;
         em_ts_op op;
-    } map[] = {{EM_TS_T_PLUS_EQ, EM_TS_OP_ADD},       {EM_TS_T_MINUS_EQ, EM_TS_OP_SUB},
-               {EM_TS_T_STAR_EQ, EM_TS_OP_MUL},       {EM_TS_T_SLASH_EQ, EM_TS_OP_DIV},
+    } map[] = {{EM_TS_T_PLUS_EQ, EM_TS_OP_ADD},          {EM_TS_T_MINUS_EQ, EM_TS_OP_SUB},
+               {EM_TS_T_STAR_EQ, EM_TS_OP_MUL},          {EM_TS_T_SLASH_EQ, EM_TS_OP_DIV},
                {EM_TS_T_FLOORDIV_EQ, EM_TS_OP_FLOORDIV}, {EM_TS_T_PERCENT_EQ, EM_TS_OP_MOD},
-               {EM_TS_T_POW_EQ, EM_TS_OP_POW},        {EM_TS_T_AT_EQ, EM_TS_OP_MATMUL},
-               {EM_TS_T_LSHIFT_EQ, EM_TS_OP_LSHIFT},  {EM_TS_T_RSHIFT_EQ, EM_TS_OP_RSHIFT},
-               {EM_TS_T_AMP_EQ, EM_TS_OP_BITAND},     {EM_TS_T_PIPE_EQ, EM_TS_OP_BITOR},
+               {EM_TS_T_POW_EQ, EM_TS_OP_POW},           {EM_TS_T_AT_EQ, EM_TS_OP_MATMUL},
+               {EM_TS_T_LSHIFT_EQ, EM_TS_OP_LSHIFT},     {EM_TS_T_RSHIFT_EQ, EM_TS_OP_RSHIFT},
+               {EM_TS_T_AMP_EQ, EM_TS_OP_BITAND},        {EM_TS_T_PIPE_EQ, EM_TS_OP_BITOR},
                {EM_TS_T_CARET_EQ, EM_TS_OP_BITXOR}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         if (map[i].tok == k) {
@@ -262,9 +301,15 @@ static em_ts_stmt *keyword_stmt(em_ts_parser *p, const em_ts_tok *t)
     em_ts_stmt *s;
     em_ts_tok_kind next;
     switch (t->kind) {
-    case EM_TS_T_PASS: p->i++; return stmt_node(p, EM_TS_S_PASS, t);
-    case EM_TS_T_BREAK: p->i++; return stmt_node(p, EM_TS_S_BREAK, t);
-    case EM_TS_T_CONTINUE: p->i++; return stmt_node(p, EM_TS_S_CONTINUE, t);
+    case EM_TS_T_PASS:
+        p->i++;
+        return stmt_node(p, EM_TS_S_PASS, t);
+    case EM_TS_T_BREAK:
+        p->i++;
+        return stmt_node(p, EM_TS_S_BREAK, t);
+    case EM_TS_T_CONTINUE:
+        p->i++;
+        return stmt_node(p, EM_TS_S_CONTINUE, t);
     case EM_TS_T_RETURN:
     case EM_TS_T_RAISE:
         p->i++;
@@ -307,7 +352,8 @@ static em_ts_stmt *keyword_stmt(em_ts_parser *p, const em_ts_tok *t)
         }
         return s;
     }
-    default: return expr_stmt(p, t);
+    default:
+        return expr_stmt(p, t);
     }
 }
 
@@ -328,8 +374,11 @@ static bool simple_stmts(em_ts_parser *p, em_ts_vec *out)
             em_ts_p_fail(p, t, "%s is not supported in a serialized TorchScript function",
                          em_ts_tok_desc(t->kind));
             return false;
-        case EM_TS_T_INDENT: em_ts_p_fail(p, t, "unexpected indent"); return false;
-        default: break;
+        case EM_TS_T_INDENT:
+            em_ts_p_fail(p, t, "unexpected indent");
+            return false;
+        default:
+            break;
         }
         em_ts_stmt *s = keyword_stmt(p, t);
         if (s == NULL || !em_ts_vec_push_ptr(p, out, s)) {
@@ -405,8 +454,7 @@ static em_ts_stmt *with_stmt(em_ts_parser *p, const em_ts_tok *t)
             return NULL;
         }
         if (em_ts_p_accept(p, EM_TS_T_AS) &&
-            ((it->target = em_ts_p_target(p)) == NULL ||
-             !assignable(p, it->target, t, true))) {
+            ((it->target = em_ts_p_target(p)) == NULL || !assignable(p, it->target, t, true))) {
             return NULL;
         }
     } while (em_ts_p_accept(p, EM_TS_T_COMMA));
@@ -421,10 +469,16 @@ static bool statement(em_ts_parser *p, em_ts_vec *out)
     const em_ts_tok *t = em_ts_p_tok(p);
     em_ts_stmt *s;
     switch (t->kind) {
-    case EM_TS_T_IF: s = if_stmt(p, t, false); break;
+    case EM_TS_T_IF:
+        s = if_stmt(p, t, false);
+        break;
     case EM_TS_T_FOR:
-    case EM_TS_T_WHILE: s = loop_stmt(p, t); break;
-    case EM_TS_T_WITH: s = with_stmt(p, t); break;
+    case EM_TS_T_WHILE:
+        s = loop_stmt(p, t);
+        break;
+    case EM_TS_T_WITH:
+        s = with_stmt(p, t);
+        break;
     case EM_TS_T_DEF:
         s = stmt_node(p, EM_TS_S_DEF, t);
         if (s != NULL && (s->u.def = em_ts_p_funcdef(p)) == NULL) {
@@ -441,7 +495,8 @@ static bool statement(em_ts_parser *p, em_ts_vec *out)
         em_ts_p_fail(p, t, "%s is not supported in serialized TorchScript",
                      em_ts_tok_desc(t->kind));
         return false;
-    default: return simple_stmts(p, out);
+    default:
+        return simple_stmts(p, out);
     }
     return s != NULL && em_ts_vec_push_ptr(p, out, s);
 }
@@ -485,7 +540,8 @@ static bool params(em_ts_parser *p, em_ts_func *f)
         const em_ts_tok *t = em_ts_p_tok(p);
         if (t->kind != EM_TS_T_NAME) {
             em_ts_p_fail(p, t,
-                         t->kind == EM_TS_T_STAR || t->kind == EM_TS_T_POW || t->kind == EM_TS_T_SLASH
+                         t->kind == EM_TS_T_STAR || t->kind == EM_TS_T_POW ||
+                                 t->kind == EM_TS_T_SLASH
                              ? "%s parameters are not supported in serialized TorchScript"
                              : "expected a parameter name, found %s",
                          t->kind == EM_TS_T_NAME ? "" : em_ts_p_describe(p, t));

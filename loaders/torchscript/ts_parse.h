@@ -27,6 +27,17 @@ typedef struct em_ts_parser {
 /* The allocator the arena was created with (ts_ast.c). */
 const ember_allocator *em_ts_ast_arena_allocator(const em_ts_ast_arena *a);
 
+/*
+ * Copies text[0..n) into `a` as a source named `what` (one-line texts, `one_line`, lose their
+ * leading blanks, which would be an indent), tokenizes it and sets *p up over the tokens.
+ * On failure *p needs no em_ts_p_end.
+ */
+ember_status *em_ts_p_begin(em_ts_parser *p, em_ts_ast_arena *a, const char *text, size_t n,
+                            const char *what, bool one_line);
+/* Frees the tokens; returns the first error, or an INTERNAL one when `ok` is false without
+ * an error recorded (a parser bug), or NULL. */
+ember_status *em_ts_p_end(em_ts_parser *p, bool ok);
+
 /* A growable array in the arena (outgrown buffers stay in the arena: linear overall). */
 typedef struct em_ts_vec {
     void *data;

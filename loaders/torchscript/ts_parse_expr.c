@@ -214,15 +214,22 @@ static em_ts_expr *atom(em_ts_parser *p)
     const em_ts_tok *t = em_ts_p_tok(p);
     em_ts_expr *e;
     switch (t->kind) {
-    case EM_TS_T_LPAREN: p->i++; return paren(p, t);
-    case EM_TS_T_LBRACE: p->i++; return dict(p, t);
+    case EM_TS_T_LPAREN:
+        p->i++;
+        return paren(p, t);
+    case EM_TS_T_LBRACE:
+        p->i++;
+        return dict(p, t);
     case EM_TS_T_LBRACKET:
         p->i++;
         e = em_ts_p_node(p, EM_TS_LIST, t);
         return e != NULL && seq_items(p, e, EM_TS_T_RBRACKET, NULL) ? e : NULL;
-    case EM_TS_T_STR: return strings(p);
+    case EM_TS_T_STR:
+        return strings(p);
     case EM_TS_T_INT:
-    case EM_TS_T_FLOAT: p->i++; return number(p, t, NULL);
+    case EM_TS_T_FLOAT:
+        p->i++;
+        return number(p, t, NULL);
     case EM_TS_T_NAME:
         p->i++;
         if (is_inf_nan(p, t)) {
@@ -241,8 +248,12 @@ static em_ts_expr *atom(em_ts_parser *p)
             e->u.b = t->kind == EM_TS_T_TRUE;
         }
         return e;
-    case EM_TS_T_NONE: p->i++; return em_ts_p_node(p, EM_TS_NONE, t);
-    case EM_TS_T_ELLIPSIS: p->i++; return em_ts_p_node(p, EM_TS_ELLIPSIS, t);
+    case EM_TS_T_NONE:
+        p->i++;
+        return em_ts_p_node(p, EM_TS_NONE, t);
+    case EM_TS_T_ELLIPSIS:
+        p->i++;
+        return em_ts_p_node(p, EM_TS_ELLIPSIS, t);
     case EM_TS_T_LAMBDA:
     case EM_TS_T_YIELD:
     case EM_TS_T_AWAIT:
@@ -345,8 +356,7 @@ static em_ts_expr *subscript_list(em_ts_parser *p, const em_ts_tok *open)
 {
     em_ts_expr *first = subscript(p);
     if (first == NULL || em_ts_p_tok(p)->kind != EM_TS_T_COMMA) {
-        return first != NULL && em_ts_p_expect(p, EM_TS_T_RBRACKET, "to close '['") ? first
-                                                                                    : NULL;
+        return first != NULL && em_ts_p_expect(p, EM_TS_T_RBRACKET, "to close '['") ? first : NULL;
     }
     em_ts_expr *e = em_ts_p_node(p, EM_TS_TUPLE, em_ts_p_tok(p));
     em_ts_vec v = {0};
@@ -468,10 +478,17 @@ static em_ts_expr *factor(em_ts_parser *p)
     const em_ts_tok *t = em_ts_p_tok(p);
     em_ts_op op;
     switch (t->kind) {
-    case EM_TS_T_MINUS: op = EM_TS_OP_NEG; break;
-    case EM_TS_T_PLUS: op = EM_TS_OP_POS; break;
-    case EM_TS_T_TILDE: op = EM_TS_OP_INVERT; break;
-    default: return power(p);
+    case EM_TS_T_MINUS:
+        op = EM_TS_OP_NEG;
+        break;
+    case EM_TS_T_PLUS:
+        op = EM_TS_OP_POS;
+        break;
+    case EM_TS_T_TILDE:
+        op = EM_TS_OP_INVERT;
+        break;
+    default:
+        return power(p);
     }
     const em_ts_tok *lit = em_ts_p_peek(p, 1);
     em_ts_tok_kind after = em_ts_p_peek(p, 2)->kind;
@@ -493,31 +510,76 @@ static em_ts_expr *factor(em_ts_parser *p)
 
 /* Binding strength of the binary levels (Python's order); 0: not a binary operator. */
 enum {
-    PREC_OR = 1, PREC_AND, PREC_NOT, PREC_CMP, PREC_BOR, PREC_BXOR, PREC_BAND, PREC_SHIFT,
-    PREC_ARITH, PREC_TERM
+    PREC_OR = 1,
+    PREC_AND,
+    PREC_NOT,
+    PREC_CMP,
+    PREC_BOR,
+    PREC_BXOR,
+    PREC_BAND,
+    PREC_SHIFT,
+    PREC_ARITH,
+    PREC_TERM
 };
 
 static int binop(const em_ts_parser *p, em_ts_op *op)
 {
     switch (em_ts_p_tok(p)->kind) {
-    case EM_TS_T_OR: *op = EM_TS_OP_OR; return PREC_OR;
-    case EM_TS_T_AND: *op = EM_TS_OP_AND; return PREC_AND;
-    case EM_TS_T_PIPE: *op = EM_TS_OP_BITOR; return PREC_BOR;
-    case EM_TS_T_CARET: *op = EM_TS_OP_BITXOR; return PREC_BXOR;
-    case EM_TS_T_AMP: *op = EM_TS_OP_BITAND; return PREC_BAND;
-    case EM_TS_T_LSHIFT: *op = EM_TS_OP_LSHIFT; return PREC_SHIFT;
-    case EM_TS_T_RSHIFT: *op = EM_TS_OP_RSHIFT; return PREC_SHIFT;
-    case EM_TS_T_PLUS: *op = EM_TS_OP_ADD; return PREC_ARITH;
-    case EM_TS_T_MINUS: *op = EM_TS_OP_SUB; return PREC_ARITH;
-    case EM_TS_T_STAR: *op = EM_TS_OP_MUL; return PREC_TERM;
-    case EM_TS_T_SLASH: *op = EM_TS_OP_DIV; return PREC_TERM;
-    case EM_TS_T_FLOORDIV: *op = EM_TS_OP_FLOORDIV; return PREC_TERM;
-    case EM_TS_T_PERCENT: *op = EM_TS_OP_MOD; return PREC_TERM;
-    case EM_TS_T_AT: *op = EM_TS_OP_MATMUL; return PREC_TERM;
-    case EM_TS_T_LT: case EM_TS_T_LE: case EM_TS_T_GT: case EM_TS_T_GE: case EM_TS_T_EQ:
-    case EM_TS_T_NE: case EM_TS_T_IN: case EM_TS_T_IS: return PREC_CMP;
-    case EM_TS_T_NOT: return em_ts_p_peek(p, 1)->kind == EM_TS_T_IN ? PREC_CMP : 0;
-    default: return 0;
+    case EM_TS_T_OR:
+        *op = EM_TS_OP_OR;
+        return PREC_OR;
+    case EM_TS_T_AND:
+        *op = EM_TS_OP_AND;
+        return PREC_AND;
+    case EM_TS_T_PIPE:
+        *op = EM_TS_OP_BITOR;
+        return PREC_BOR;
+    case EM_TS_T_CARET:
+        *op = EM_TS_OP_BITXOR;
+        return PREC_BXOR;
+    case EM_TS_T_AMP:
+        *op = EM_TS_OP_BITAND;
+        return PREC_BAND;
+    case EM_TS_T_LSHIFT:
+        *op = EM_TS_OP_LSHIFT;
+        return PREC_SHIFT;
+    case EM_TS_T_RSHIFT:
+        *op = EM_TS_OP_RSHIFT;
+        return PREC_SHIFT;
+    case EM_TS_T_PLUS:
+        *op = EM_TS_OP_ADD;
+        return PREC_ARITH;
+    case EM_TS_T_MINUS:
+        *op = EM_TS_OP_SUB;
+        return PREC_ARITH;
+    case EM_TS_T_STAR:
+        *op = EM_TS_OP_MUL;
+        return PREC_TERM;
+    case EM_TS_T_SLASH:
+        *op = EM_TS_OP_DIV;
+        return PREC_TERM;
+    case EM_TS_T_FLOORDIV:
+        *op = EM_TS_OP_FLOORDIV;
+        return PREC_TERM;
+    case EM_TS_T_PERCENT:
+        *op = EM_TS_OP_MOD;
+        return PREC_TERM;
+    case EM_TS_T_AT:
+        *op = EM_TS_OP_MATMUL;
+        return PREC_TERM;
+    case EM_TS_T_LT:
+    case EM_TS_T_LE:
+    case EM_TS_T_GT:
+    case EM_TS_T_GE:
+    case EM_TS_T_EQ:
+    case EM_TS_T_NE:
+    case EM_TS_T_IN:
+    case EM_TS_T_IS:
+        return PREC_CMP;
+    case EM_TS_T_NOT:
+        return em_ts_p_peek(p, 1)->kind == EM_TS_T_IN ? PREC_CMP : 0;
+    default:
+        return 0;
     }
 }
 
@@ -526,18 +588,35 @@ static em_ts_op compare_op(em_ts_parser *p)
 {
     em_ts_op op;
     switch (em_ts_p_tok(p)->kind) {
-    case EM_TS_T_LT: op = EM_TS_OP_LT; break;
-    case EM_TS_T_LE: op = EM_TS_OP_LE; break;
-    case EM_TS_T_GT: op = EM_TS_OP_GT; break;
-    case EM_TS_T_GE: op = EM_TS_OP_GE; break;
-    case EM_TS_T_EQ: op = EM_TS_OP_EQ; break;
-    case EM_TS_T_NE: op = EM_TS_OP_NE; break;
-    case EM_TS_T_IN: op = EM_TS_OP_IN; break;
+    case EM_TS_T_LT:
+        op = EM_TS_OP_LT;
+        break;
+    case EM_TS_T_LE:
+        op = EM_TS_OP_LE;
+        break;
+    case EM_TS_T_GT:
+        op = EM_TS_OP_GT;
+        break;
+    case EM_TS_T_GE:
+        op = EM_TS_OP_GE;
+        break;
+    case EM_TS_T_EQ:
+        op = EM_TS_OP_EQ;
+        break;
+    case EM_TS_T_NE:
+        op = EM_TS_OP_NE;
+        break;
+    case EM_TS_T_IN:
+        op = EM_TS_OP_IN;
+        break;
     case EM_TS_T_IS:
         op = em_ts_p_peek(p, 1)->kind == EM_TS_T_NOT ? EM_TS_OP_IS_NOT : EM_TS_OP_IS;
         p->i += op == EM_TS_OP_IS_NOT;
         break;
-    default: op = EM_TS_OP_NOT_IN; p->i++; break; /* not in */
+    default:
+        op = EM_TS_OP_NOT_IN;
+        p->i++;
+        break; /* not in */
     }
     p->i++;
     return op;
@@ -616,9 +695,10 @@ em_ts_expr *em_ts_p_test(em_ts_parser *p)
     if (e != NULL && em_ts_p_accept(p, EM_TS_T_IF)) {
         em_ts_expr *x = em_ts_p_node(p, EM_TS_IFEXP, t);
         em_ts_expr *cond = x != NULL ? climb(p, PREC_OR) : NULL;
-        em_ts_expr *other = cond != NULL && em_ts_p_expect(p, EM_TS_T_ELSE, "in a conditional expression")
-                                ? em_ts_p_test(p)
-                                : NULL;
+        em_ts_expr *other =
+            cond != NULL && em_ts_p_expect(p, EM_TS_T_ELSE, "in a conditional expression")
+                ? em_ts_p_test(p)
+                : NULL;
         if (other != NULL) {
             x->pos = e->pos;
             x->u.ifexp.then = e;
@@ -635,12 +715,28 @@ em_ts_expr *em_ts_p_test(em_ts_parser *p)
 static bool starts_expr(em_ts_tok_kind k)
 {
     switch (k) {
-    case EM_TS_T_NAME: case EM_TS_T_INT: case EM_TS_T_FLOAT: case EM_TS_T_STR:
-    case EM_TS_T_LPAREN: case EM_TS_T_LBRACKET: case EM_TS_T_LBRACE: case EM_TS_T_MINUS:
-    case EM_TS_T_PLUS: case EM_TS_T_TILDE: case EM_TS_T_NOT: case EM_TS_T_TRUE:
-    case EM_TS_T_FALSE: case EM_TS_T_NONE: case EM_TS_T_ELLIPSIS: case EM_TS_T_LAMBDA:
-    case EM_TS_T_AWAIT: case EM_TS_T_YIELD: case EM_TS_T_STAR: return true;
-    default: return false;
+    case EM_TS_T_NAME:
+    case EM_TS_T_INT:
+    case EM_TS_T_FLOAT:
+    case EM_TS_T_STR:
+    case EM_TS_T_LPAREN:
+    case EM_TS_T_LBRACKET:
+    case EM_TS_T_LBRACE:
+    case EM_TS_T_MINUS:
+    case EM_TS_T_PLUS:
+    case EM_TS_T_TILDE:
+    case EM_TS_T_NOT:
+    case EM_TS_T_TRUE:
+    case EM_TS_T_FALSE:
+    case EM_TS_T_NONE:
+    case EM_TS_T_ELLIPSIS:
+    case EM_TS_T_LAMBDA:
+    case EM_TS_T_AWAIT:
+    case EM_TS_T_YIELD:
+    case EM_TS_T_STAR:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -673,6 +769,15 @@ static em_ts_expr *list_of(em_ts_parser *p, bool targets)
     return e;
 }
 
-em_ts_expr *em_ts_p_testlist(em_ts_parser *p) { return list_of(p, false); }
-em_ts_expr *em_ts_p_targetlist(em_ts_parser *p) { return list_of(p, true); }
-em_ts_expr *em_ts_p_target(em_ts_parser *p) { return climb(p, PREC_BOR); }
+em_ts_expr *em_ts_p_testlist(em_ts_parser *p)
+{
+    return list_of(p, false);
+}
+em_ts_expr *em_ts_p_targetlist(em_ts_parser *p)
+{
+    return list_of(p, true);
+}
+em_ts_expr *em_ts_p_target(em_ts_parser *p)
+{
+    return climb(p, PREC_BOR);
+}

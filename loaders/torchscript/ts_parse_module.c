@@ -103,8 +103,10 @@ static bool member(em_ts_parser *p, em_ts_class *c, em_ts_vec *members)
         return quoted_attr(p, m);
     }
     if (t->kind != EM_TS_T_NAME || (next->kind != EM_TS_T_COLON && next->kind != EM_TS_T_ASSIGN)) {
-        em_ts_p_fail(p, t, t->kind == EM_TS_T_INDENT ? "unexpected indent"
-                           : "expected an attribute, a constant or a method in class '%s', found %s",
+        em_ts_p_fail(p, t,
+                     t->kind == EM_TS_T_INDENT
+                         ? "unexpected indent"
+                         : "expected an attribute, a constant or a method in class '%s', found %s",
                      c->name, em_ts_p_describe(p, t));
         return false;
     }
@@ -143,8 +145,7 @@ static bool class_body(em_ts_parser *p, em_ts_class *c)
 {
     const em_ts_tok *colon = em_ts_p_tok(p);
     em_ts_vec members = {0};
-    if (!em_ts_p_expect(p, EM_TS_T_COLON, "after the class name") ||
-        !em_ts_p_enter(p, colon)) {
+    if (!em_ts_p_expect(p, EM_TS_T_COLON, "after the class name") || !em_ts_p_enter(p, colon)) {
         return false;
     }
     bool ok;
@@ -212,8 +213,8 @@ static const char *import_line(em_ts_parser *p)
         p->i++;
     }
     p->i++;
-    const char *s = em_ts_ast_strndup(p->a, p->src->text + first->off,
-                                      last->off + last->len - first->off);
+    const char *s =
+        em_ts_ast_strndup(p->a, p->src->text + first->off, last->off + last->len - first->off);
     return s != NULL ? s : em_ts_p_oom(p);
 }
 
@@ -266,9 +267,10 @@ static bool module(em_ts_parser *p, em_ts_module *m)
             d->kind = EM_TS_D_IMPORT;
             d->u.import_text = import_line(p);
         } else {
-            em_ts_p_fail(p, t, t->kind == EM_TS_T_INDENT
-                                   ? "unexpected indent"
-                                   : "expected 'class' or 'def' at the top level, found %s",
+            em_ts_p_fail(p, t,
+                         t->kind == EM_TS_T_INDENT
+                             ? "unexpected indent"
+                             : "expected 'class' or 'def' at the top level, found %s",
                          em_ts_p_describe(p, t));
         }
         if (p->st != NULL) {
@@ -283,33 +285,19 @@ static bool module(em_ts_parser *p, em_ts_module *m)
 ember_status *em_ts_parse_file(em_ts_ast_arena *a, const char *text, size_t n, const char *file,
                                em_ts_module **out)
 {
+    em_ts_parser p;
     *out = NULL;
-    em_ts_source *src = em_ts_ast_alloc(a, sizeof *src);
     em_ts_module *m = em_ts_ast_alloc(a, sizeof *m);
-    char *copy = n < SIZE_MAX ? em_ts_ast_alloc(a, n + 1) : NULL;
-    const char *name = em_ts_ast_strndup(a, file != NULL ? file : "<code>",
-                                         strlen(file != NULL ? file : "<code>"));
-    if (src == NULL || m == NULL || copy == NULL || name == NULL) {
+    if (m == NULL) {
         return em_status_oom();
     }
-    if (n > 0) {
-        memcpy(copy, text, n);
-    }
-    *src = (em_ts_source){name, copy, n};
-    m->src = src;
-    em_ts_parser p = {.a = a, .src = src};
-    em_ts_tok *toks = NULL;
-    ember_status *st = em_ts_lex(src, em_ts_ast_arena_allocator(a), &toks, &p.n_toks);
+    ember_status *st = em_ts_p_begin(&p, a, text, n, file != NULL ? file : "<code>", false);
     if (st != NULL) {
         return st;
     }
-    p.toks = toks;
-    if (!module(&p, m) && p.st == NULL) {
-        p.st = em_status_new(EMBER_ERR_INTERNAL, "%s: parser stopped without an error", name);
-    }
-    em_free(em_ts_ast_arena_allocator(a), toks);
-    if (p.st != NULL) {
-        return p.st;
+    m->src = p.src;
+    if ((st = em_ts_p_end(&p, module(&p, m))) != NULL) {
+        return st;
     }
     *out = m;
     return NULL;

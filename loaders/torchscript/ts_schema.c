@@ -33,7 +33,8 @@ static const char *ident(em_ts_parser *p, const char *what)
 
 static bool tok_is(const em_ts_parser *p, const em_ts_tok *t, const char *s)
 {
-    return is_ident(t->kind) && t->len == strlen(s) && memcmp(p->src->text + t->off, s, t->len) == 0;
+    return is_ident(t->kind) && t->len == strlen(s) &&
+           memcmp(p->src->text + t->off, s, t->len) == 0;
 }
 
 /* ---- aliases ------------------------------------------------------------------------------- */
@@ -253,7 +254,10 @@ static em_ts_type_kind list_elem(const em_ts_type *t)
     return t->kind == EM_TS_TY_LIST ? t->items[0]->kind : EM_TS_TY_COUNT_;
 }
 
-static bool float_kind(em_ts_type_kind k) { return k == EM_TS_TY_FLOAT || k == EM_TS_TY_SYMFLOAT; }
+static bool float_kind(em_ts_type_kind k)
+{
+    return k == EM_TS_TY_FLOAT || k == EM_TS_TY_SYMFLOAT;
+}
 
 /* One scalar: None, True/False, a string, [-]number, [-]inf/nan or an identifier. */
 static bool scalar(em_ts_parser *p, em_ts_default *d, bool as_float)
@@ -333,11 +337,14 @@ static bool to_list(em_ts_parser *p, em_ts_default *d, const em_ts_default *xs, 
     d->bools = bo ? mem : NULL;
     for (size_t i = 0; i < n; i++) {
         em_ts_default_kind k = xs[i].kind;
-        bool ok = fl ? (k == EM_TS_DEF_FLOAT || k == EM_TS_DEF_INT)
-                     : bo ? k == EM_TS_DEF_BOOL : k == EM_TS_DEF_INT;
+        bool ok = fl   ? (k == EM_TS_DEF_FLOAT || k == EM_TS_DEF_INT)
+                  : bo ? k == EM_TS_DEF_BOOL
+                       : k == EM_TS_DEF_INT;
         if (!ok) {
             em_ts_p_fail(p, at, "a list default of %s must hold %s", em_ts_type_kind_name(elem),
-                         fl ? "numbers" : bo ? "booleans" : "integers");
+                         fl   ? "numbers"
+                         : bo ? "booleans"
+                              : "integers");
             return false;
         }
         if (fl) {
@@ -385,7 +392,8 @@ static const em_ts_default *default_value(em_ts_parser *p, const em_ts_schema_ar
         ok = scalar(p, d, float_kind(core->kind) || float_kind(elem));
         if (ok && elem != EM_TS_TY_COUNT_ && arg->list_size > 0 && d->kind != EM_TS_DEF_NONE &&
             d->kind != EM_TS_DEF_IDENT) {
-            em_ts_default one = *d, *xs = em_ts_ast_alloc(p->a, (size_t)arg->list_size * sizeof *xs);
+            em_ts_default one = *d,
+                          *xs = em_ts_ast_alloc(p->a, (size_t)arg->list_size * sizeof *xs);
             if (xs == NULL) {
                 return em_ts_p_oom(p);
             }
@@ -399,13 +407,17 @@ static const em_ts_default *default_value(em_ts_parser *p, const em_ts_schema_ar
         return NULL;
     }
     const em_ts_tok *last = &p->toks[p->i - 1];
-    d->text = em_ts_ast_strndup(p->a, p->src->text + first->off, last->off + last->len - first->off);
+    d->text =
+        em_ts_ast_strndup(p->a, p->src->text + first->off, last->off + last->len - first->off);
     return d->text != NULL ? d : em_ts_p_oom(p);
 }
 
 /* ---- arguments and schemas ----------------------------------------------------------------- */
 
-static bool has_write(const em_ts_alias *al) { return al != NULL && al->write; }
+static bool has_write(const em_ts_alias *al)
+{
+    return al != NULL && al->write;
+}
 
 static bool argument(em_ts_parser *p, em_ts_schema_arg *arg, bool is_return, int *fresh)
 {
@@ -554,34 +566,18 @@ static bool schema(em_ts_parser *p, em_ts_schema *sc)
 ember_status *em_ts_schema_parse(em_ts_ast_arena *a, const char *s, size_t n, const char *what,
                                  em_ts_schema **out)
 {
+    em_ts_parser p;
     *out = NULL;
-    while (n > 0 && (*s == ' ' || *s == '\t')) {
-        s++;
-        n--;
-    }
-    em_ts_source *src = em_ts_ast_alloc(a, sizeof *src);
     em_ts_schema *sc = em_ts_ast_alloc(a, sizeof *sc);
-    char *copy = em_ts_ast_strndup(a, s, n);
-    const char *name = what != NULL ? what : "<schema>";
-    name = em_ts_ast_strndup(a, name, strlen(name));
-    if (src == NULL || sc == NULL || copy == NULL || name == NULL) {
+    if (sc == NULL) {
         return em_status_oom();
     }
-    *src = (em_ts_source){name, copy, n};
-    em_ts_parser p = {.a = a, .src = src};
-    em_ts_tok *toks = NULL;
-    ember_status *st = em_ts_lex(src, em_ts_ast_arena_allocator(a), &toks, &p.n_toks);
+    ember_status *st = em_ts_p_begin(&p, a, s, n, what != NULL ? what : "<schema>", true);
     if (st != NULL) {
         return st;
     }
-    p.toks = toks;
-    if (!schema(&p, sc) && p.st == NULL) {
-        p.st = em_status_new(EMBER_ERR_INTERNAL, "%s: schema parser stopped without an error",
-                             name);
-    }
-    em_free(em_ts_ast_arena_allocator(a), toks);
-    if (p.st != NULL) {
-        return p.st;
+    if ((st = em_ts_p_end(&p, schema(&p, sc))) != NULL) {
+        return st;
     }
     *out = sc;
     return NULL;
@@ -646,8 +642,12 @@ static void print_type(em_strbuf *sb, const em_ts_type *t, const em_ts_alias *ba
         print_alias(sb, list_alias);
         return;
     case EM_TS_TY_CLASS:
-    case EM_TS_TY_VAR: em_strbuf_printf(sb, "%s", t->name); break;
-    case EM_TS_TY_NUMBER: em_strbuf_printf(sb, "Scalar"); break;
+    case EM_TS_TY_VAR:
+        em_strbuf_printf(sb, "%s", t->name);
+        break;
+    case EM_TS_TY_NUMBER:
+        em_strbuf_printf(sb, "Scalar");
+        break;
     default:
         if (em_ts_type_kind_arity(t->kind) == 0) {
             em_strbuf_printf(sb, "%s", name);

@@ -29,9 +29,9 @@
 typedef struct em_ts_alias {
     const char **before; /* set names ("a", "*"); a bare '!' gives the fresh name "$<k>" */
     size_t n_before;
-    const char **after;  /* equals `before` without '->' */
+    const char **after; /* equals `before` without '->' */
     size_t n_after;
-    bool write;          /* '!' */
+    bool write; /* '!' */
 } em_ts_alias;
 
 typedef enum em_ts_default_kind {
@@ -60,13 +60,13 @@ typedef struct em_ts_default {
 } em_ts_default;
 
 typedef struct em_ts_schema_arg {
-    const char *name;     /* "" for an unnamed return */
+    const char *name; /* "" for an unnamed return */
     em_ts_type *type;
-    int64_t list_size;    /* N of `int[N]`, 0 otherwise */
-    em_ts_alias *alias;   /* of the argument (a list's own, after `[]`); NULL when none */
-    em_ts_alias *elem_alias; /* of a list's elements: Tensor(a!)[] ; NULL when none */
-    bool kwarg_only;      /* after `*` */
-    bool is_write;        /* some alias of the argument has '!' (mutated in place) */
+    int64_t list_size;        /* N of `int[N]`, 0 otherwise */
+    em_ts_alias *alias;       /* of the argument (a list's own, after `[]`); NULL when none */
+    em_ts_alias *elem_alias;  /* of a list's elements: Tensor(a!)[] ; NULL when none */
+    bool kwarg_only;          /* after `*` */
+    bool is_write;            /* some alias of the argument has '!' (mutated in place) */
     const em_ts_default *def; /* NULL when none */
 } em_ts_schema_arg;
 

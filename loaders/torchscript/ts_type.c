@@ -93,7 +93,9 @@ static ember_status *generic(em_ts_ast_arena *a, const em_ts_expr *e, em_ts_type
     if ((want >= 0 && (size_t)want != n) || (kind == EM_TS_TY_UNION && n == 0) ||
         (n == 0 && ix->parens != 1)) {
         return em_ts_error_at(EMBER_ERR_INVALID_MODEL, ix->pos, "%s takes %s", name,
-                              want == 1 ? "one type" : want == 2 ? "two types" : "types");
+                              want == 1   ? "one type"
+                              : want == 2 ? "two types"
+                                          : "types");
     }
     if (final) {
         return convert(a, ix, out);
@@ -138,8 +140,7 @@ static ember_status *convert(em_ts_ast_arena *a, const em_ts_expr *e, em_ts_type
     } else if (e->kind == EM_TS_NAME) {
         em_ts_type_kind kind = kind_of(e->u.name);
         if (kind == EM_TS_TY_COUNT_ && !islower((unsigned char)e->u.name[0])) {
-            return em_ts_error_at(EMBER_ERR_INVALID_MODEL, e->pos, "unknown type '%s'",
-                                  e->u.name);
+            return em_ts_error_at(EMBER_ERR_INVALID_MODEL, e->pos, "unknown type '%s'", e->u.name);
         }
         if (kind != EM_TS_TY_COUNT_ && kinds[kind].n_items != 0) {
             return em_ts_error_at(EMBER_ERR_INVALID_MODEL, e->pos, "%s needs item types: %s[...]",
@@ -168,33 +169,19 @@ ember_status *em_ts_type_from_expr(em_ts_ast_arena *a, const em_ts_expr *e, em_t
 ember_status *em_ts_type_parse(em_ts_ast_arena *a, const char *s, size_t n, const char *what,
                                em_ts_type **out)
 {
+    em_ts_parser p;
     *out = NULL;
-    while (n > 0 && (*s == ' ' || *s == '\t')) { /* a leading space would be an indent */
-        s++;
-        n--;
-    }
-    em_ts_source *src = em_ts_ast_alloc(a, sizeof *src);
-    char *copy = em_ts_ast_strndup(a, s, n);
-    const char *name = em_ts_ast_strndup(a, what != NULL ? what : "<type>",
-                                         strlen(what != NULL ? what : "<type>"));
-    if (src == NULL || copy == NULL || name == NULL) {
-        return em_status_oom();
-    }
-    *src = (em_ts_source){name, copy, n};
-    em_ts_parser p = {.a = a, .src = src};
-    em_ts_tok *toks = NULL;
-    ember_status *st = em_ts_lex(src, em_ts_ast_arena_allocator(a), &toks, &p.n_toks);
+    ember_status *st = em_ts_p_begin(&p, a, s, n, what != NULL ? what : "<type>", true);
     if (st != NULL) {
         return st;
     }
-    p.toks = toks;
-    em_ts_expr *e = em_ts_p_test(&p);
-    if (e != NULL && em_ts_p_expect(&p, EM_TS_T_NEWLINE, "after the type")) {
-        em_ts_p_expect(&p, EM_TS_T_EOF, "after the type");
-    }
-    em_free(em_ts_ast_arena_allocator(a), toks);
-    if (p.st != NULL) {
-        return p.st;
+    const em_ts_tok *first = em_ts_p_tok(&p);
+    em_ts_expr *e =
+        first->kind == EM_TS_T_EOF ? em_ts_p_fail(&p, first, "empty type") : em_ts_p_test(&p);
+    bool ok = e != NULL && em_ts_p_expect(&p, EM_TS_T_NEWLINE, "after the type") &&
+              em_ts_p_expect(&p, EM_TS_T_EOF, "after the type");
+    if ((st = em_ts_p_end(&p, ok)) != NULL) {
+        return st;
     }
     return convert(a, e, out);
 }

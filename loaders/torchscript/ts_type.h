@@ -23,6 +23,7 @@
 #include "ts_ast.h"
 
 /* Kind, spelling (annotation_str), and number of item types (-1: any number). */
+/* clang-format off */
 #define EM_TS_TYPE_KINDS(X)                                                                    \
     X(TENSOR, "Tensor", 0) X(INT, "int", 0) X(FLOAT, "float", 0) X(COMPLEX, "complex", 0)      \
     X(BOOL, "bool", 0) X(STR, "str", 0) X(NUMBER, "number", 0) X(NONE, "NoneType", 0)          \
@@ -37,20 +38,21 @@
     X(TUPLE, "Tuple", -1) X(OPTIONAL, "Optional", 1) X(UNION, "Union", -1)                     \
     X(FUTURE, "Future", 1) X(RREF, "RRef", 1) X(AWAIT, "Await", 1) X(CLASS, NULL, 0)           \
     X(VAR, NULL, 0)
+/* clang-format on */
 
 typedef enum em_ts_type_kind {
 #define EM_TS_X_(id, text, n) EM_TS_TY_##id,
     EM_TS_TYPE_KINDS(EM_TS_X_)
 #undef EM_TS_X_
-    EM_TS_TY_COUNT_
+        EM_TS_TY_COUNT_
 } em_ts_type_kind;
 
 typedef struct em_ts_type em_ts_type;
 struct em_ts_type {
     em_ts_type_kind kind;
-    const char *name;    /* CLASS: qualified name ("__torch__.a.B"); VAR: "t"; else NULL */
-    em_ts_type **items;  /* LIST, OPTIONAL, FUTURE, RREF, AWAIT: [elem]; DICT: [key, value]; */
-    size_t n_items;      /* TUPLE, UNION: the members (TUPLE may have none) */
+    const char *name;   /* CLASS: qualified name ("__torch__.a.B"); VAR: "t"; else NULL */
+    em_ts_type **items; /* LIST, OPTIONAL, FUTURE, RREF, AWAIT: [elem]; DICT: [key, value]; */
+    size_t n_items;     /* TUPLE, UNION: the members (TUPLE may have none) */
 };
 
 /* The first item (element of LIST/OPTIONAL/..., key of DICT); NULL when there is none. */

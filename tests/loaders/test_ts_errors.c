@@ -76,30 +76,25 @@ static void test_indentation(void **state)
                  "t.py:4:4: unindent does not match any outer indentation level\n"
                  "       x = 2\n"
                  "       ^");
-    EXPECT_ERROR("  def f():\n    pass\n",
-                 "t.py:1:3: unexpected indent\n"
-                 "      def f():\n"
-                 "      ^");
-    EXPECT_ERROR("def f():\n  x = 1\n    y = 2\n",
-                 "t.py:3:5: unexpected indent\n"
-                 "        y = 2\n"
-                 "        ^");
-    EXPECT_ERROR("def f():\nreturn 1\n",
-                 "t.py:2:1: expected an indented block\n"
-                 "    return 1\n"
-                 "    ^");
-    EXPECT_ERROR("class A(Module):\n  x : int\n    y : int\n",
-                 "t.py:3:5: unexpected indent\n"
-                 "        y : int\n"
-                 "        ^");
+    EXPECT_ERROR("  def f():\n    pass\n", "t.py:1:3: unexpected indent\n"
+                                           "      def f():\n"
+                                           "      ^");
+    EXPECT_ERROR("def f():\n  x = 1\n    y = 2\n", "t.py:3:5: unexpected indent\n"
+                                                   "        y = 2\n"
+                                                   "        ^");
+    EXPECT_ERROR("def f():\nreturn 1\n", "t.py:2:1: expected an indented block\n"
+                                         "    return 1\n"
+                                         "    ^");
+    EXPECT_ERROR("class A(Module):\n  x : int\n    y : int\n", "t.py:3:5: unexpected indent\n"
+                                                               "        y : int\n"
+                                                               "        ^");
     EXPECT_ERROR("def f():\n  if x:\n    pass\n  else:\n  pass\n",
                  "t.py:5:3: expected an indented block\n"
                  "      pass\n"
                  "      ^");
-    EXPECT_ERROR("def f():\n  else:\n    pass\n",
-                 "t.py:2:3: 'else' without a matching 'if'\n"
-                 "      else:\n"
-                 "      ^");
+    EXPECT_ERROR("def f():\n  else:\n    pass\n", "t.py:2:3: 'else' without a matching 'if'\n"
+                                                  "      else:\n"
+                                                  "      ^");
     EXPECT_ERROR("def f():\n  x = 1 \\ 2\n",
                  "t.py:2:9: unexpected character after line continuation\n"
                  "      x = 1 \\ 2\n"
@@ -111,47 +106,40 @@ static void test_indentation(void **state)
 static void test_tokens(void **state)
 {
     (void)state;
-    EXPECT_ERROR("def f():\n  return \"abc\n",
-                 "t.py:2:10: unterminated string literal\n"
-                 "      return \"abc\n"
-                 "             ^");
-    EXPECT_ERROR("def f():\n  return '''abc\n\n",
-                 "t.py:2:10: unterminated string literal\n"
-                 "      return '''abc\n"
-                 "             ^");
+    EXPECT_ERROR("def f():\n  return \"abc\n", "t.py:2:10: unterminated string literal\n"
+                                               "      return \"abc\n"
+                                               "             ^");
+    EXPECT_ERROR("def f():\n  return '''abc\n\n", "t.py:2:10: unterminated string literal\n"
+                                                  "      return '''abc\n"
+                                                  "             ^");
     EXPECT_ERROR("def f():\n  return \"a\\q\"\n",
                  "t.py:2:12: invalid escape sequence in string literal\n"
                  "      return \"a\\q\"\n"
                  "               ^");
-    EXPECT_ERROR("def f(x:\n  return [1, 2\n",
-                 "t.py:2:10: '[' was never closed\n"
-                 "      return [1, 2\n"
-                 "             ^");
+    EXPECT_ERROR("def f(x:\n  return [1, 2\n", "t.py:2:10: '[' was never closed\n"
+                                               "      return [1, 2\n"
+                                               "             ^");
     EXPECT_ERROR("def f():\n  return (1]\n",
                  "t.py:2:12: closing ']' does not match '(' at line 2, column 10\n"
                  "      return (1]\n"
                  "               ^");
-    EXPECT_ERROR("def f():\n  return 1)\n",
-                 "t.py:2:11: unmatched ')'\n"
-                 "      return 1)\n"
-                 "              ^");
-    EXPECT_ERROR("def f():\n  return $x\n",
-                 "t.py:2:10: invalid character '$'\n"
-                 "      return $x\n"
-                 "             ^");
+    EXPECT_ERROR("def f():\n  return 1)\n", "t.py:2:11: unmatched ')'\n"
+                                            "      return 1)\n"
+                                            "              ^");
+    EXPECT_ERROR("def f():\n  return $x\n", "t.py:2:10: invalid character '$'\n"
+                                            "      return $x\n"
+                                            "             ^");
     EXPECT_ERROR("def f():\n  return a ? b\n",
                  "t.py:2:12: expected end of line after the statement, found '?'\n"
                  "      return a ? b\n"
                  "               ^");
-    EXPECT_ERROR("def f():\n  return `x`\n",
-                 "t.py:2:10: invalid character '`'\n"
-                 "      return `x`\n"
-                 "             ^");
+    EXPECT_ERROR("def f():\n  return `x`\n", "t.py:2:10: invalid character '`'\n"
+                                             "      return `x`\n"
+                                             "             ^");
     /* UTF-8 is shown as is and takes one column; other odd bytes show as '?'. */
-    EXPECT_ERROR("def f():\n  \xc3\xa9 = \x01\n",
-                 "t.py:2:3: invalid character (byte 0xc3)\n"
-                 "      \xc3\xa9 = ?\n"
-                 "      ^");
+    EXPECT_ERROR("def f():\n  \xc3\xa9 = \x01\n", "t.py:2:3: invalid character (byte 0xc3)\n"
+                                                  "      \xc3\xa9 = ?\n"
+                                                  "      ^");
     EXPECT_ERROR("def f():\n  x = \"\xc3\xa9\" + \x01\n",
                  "t.py:2:14: invalid character (byte 0x01)\n"
                  "      x = \"\xc3\xa9\" + ?\n"
@@ -161,6 +149,11 @@ static void test_tokens(void **state)
                  "t.py:2:10: invalid character (byte 0x00)\n"
                  "      return ?\n"
                  "             ^");
+    static const char nul_str[] = "def f():\n  return \"a\0\"\n";
+    expect_error(nul_str, sizeof nul_str - 1,
+                 "t.py:2:12: invalid character (byte 0x00) in string\n"
+                 "      return \"a?\"\n"
+                 "               ^");
     EXPECT_ERROR("def f():\n  return 9223372036854775808\n",
                  "t.py:2:10: integer literal out of the int64 range\n"
                  "      return 9223372036854775808\n"
@@ -169,14 +162,12 @@ static void test_tokens(void **state)
                  "t.py:2:10: invalid float literal: exponent without digits\n"
                  "      return 1e+\n"
                  "             ^");
-    EXPECT_ERROR("def f():\n  return 12abc\n",
-                 "t.py:2:12: invalid character in number literal\n"
-                 "      return 12abc\n"
-                 "               ^");
-    EXPECT_ERROR("def f():\n  return 0x\n",
-                 "t.py:2:10: invalid integer literal\n"
-                 "      return 0x\n"
-                 "             ^");
+    EXPECT_ERROR("def f():\n  return 12abc\n", "t.py:2:12: invalid character in number literal\n"
+                                               "      return 12abc\n"
+                                               "               ^");
+    EXPECT_ERROR("def f():\n  return 0x\n", "t.py:2:10: invalid integer literal\n"
+                                            "      return 0x\n"
+                                            "             ^");
     EXPECT_ERROR("def f():\n  return 2j\n",
                  "t.py:2:10: complex literals are not supported in serialized TorchScript\n"
                  "      return 2j\n"
@@ -188,22 +179,19 @@ static void test_tokens(void **state)
 static void test_syntax(void **state)
 {
     (void)state;
-    EXPECT_ERROR("x = 1\n",
-                 "t.py:1:1: expected 'class' or 'def' at the top level, found name 'x'\n"
-                 "    x = 1\n"
-                 "    ^");
+    EXPECT_ERROR("x = 1\n", "t.py:1:1: expected 'class' or 'def' at the top level, found name 'x'\n"
+                            "    x = 1\n"
+                            "    ^");
     EXPECT_ERROR("def f():\n  return a +\n",
                  "t.py:2:13: expected an expression, found end of line\n"
                  "      return a +\n"
                  "                ^");
-    EXPECT_ERROR("def f():\n  1 = x\n",
-                 "t.py:2:3: cannot assign to this expression\n"
-                 "      1 = x\n"
-                 "      ^");
-    EXPECT_ERROR("def f():\n  a, f() = x\n",
-                 "t.py:2:6: cannot assign to this expression\n"
-                 "      a, f() = x\n"
-                 "         ^");
+    EXPECT_ERROR("def f():\n  1 = x\n", "t.py:2:3: cannot assign to this expression\n"
+                                        "      1 = x\n"
+                                        "      ^");
+    EXPECT_ERROR("def f():\n  a, f() = x\n", "t.py:2:6: cannot assign to this expression\n"
+                                             "      a, f() = x\n"
+                                             "         ^");
     EXPECT_ERROR("def f():\n  f(a=1, b)\n",
                  "t.py:2:10: positional argument follows keyword argument\n"
                  "      f(a=1, b)\n"
@@ -212,26 +200,23 @@ static void test_syntax(void **state)
                  "t.py:2:14: an annotated assignment has one target\n"
                  "      x: int = y = 2\n"
                  "                 ^");
-    EXPECT_ERROR("def f():\n  x +=\n",
-                 "t.py:2:7: expected an expression, found end of line\n"
-                 "      x +=\n"
-                 "          ^");
+    EXPECT_ERROR("def f():\n  x +=\n", "t.py:2:7: expected an expression, found end of line\n"
+                                       "      x +=\n"
+                                       "          ^");
     EXPECT_ERROR("def f(x y):\n  pass\n",
                  "t.py:1:9: expected ',' between parameters, found name 'y'\n"
                  "    def f(x y):\n"
                  "            ^");
-    EXPECT_ERROR("def (x):\n  pass\n",
-                 "t.py:1:5: expected a function name after 'def', found '('\n"
-                 "    def (x):\n"
-                 "        ^");
+    EXPECT_ERROR("def (x):\n  pass\n", "t.py:1:5: expected a function name after 'def', found '('\n"
+                                       "    def (x):\n"
+                                       "        ^");
     EXPECT_ERROR("class A(Module)\n  pass\n",
                  "t.py:1:16: expected ':' after the class name, found end of line\n"
                  "    class A(Module)\n"
                  "                   ^");
-    EXPECT_ERROR("class A(Module):\n  x = = 1\n",
-                 "t.py:2:7: expected an expression, found '='\n"
-                 "      x = = 1\n"
-                 "          ^");
+    EXPECT_ERROR("class A(Module):\n  x = = 1\n", "t.py:2:7: expected an expression, found '='\n"
+                                                  "      x = = 1\n"
+                                                  "          ^");
     EXPECT_ERROR("class A(Module):\n  __parameters__ = [\"a\", 1]\n",
                  "t.py:2:26: __parameters__ must be a list of strings\n"
                  "      __parameters__ = [\"a\", 1]\n"
@@ -245,10 +230,9 @@ static void test_syntax(void **state)
                  "t.py:2:1: op_version_set is given twice\n"
                  "    op_version_set = 2\n"
                  "    ^");
-    EXPECT_ERROR("op_version_set = x\n",
-                 "t.py:1:18: op_version_set must be an integer\n"
-                 "    op_version_set = x\n"
-                 "                     ^");
+    EXPECT_ERROR("op_version_set = x\n", "t.py:1:18: op_version_set must be an integer\n"
+                                         "    op_version_set = x\n"
+                                         "                     ^");
 }
 
 static void test_unsupported(void **state)
@@ -310,18 +294,15 @@ static void test_unsupported(void **state)
 static void test_truncated(void **state)
 {
     (void)state;
-    EXPECT_ERROR("def f(x",
-                 "t.py:1:6: '(' was never closed\n"
-                 "    def f(x\n"
-                 "         ^");
-    EXPECT_ERROR("class A(Module):",
-                 "t.py:1:17: expected an indented block\n"
-                 "    class A(Module):\n"
-                 "                    ^");
-    EXPECT_ERROR("class A(Module):\n",
-                 "t.py:2:1: expected an indented block\n"
-                 "    \n"
-                 "    ^");
+    EXPECT_ERROR("def f(x", "t.py:1:6: '(' was never closed\n"
+                            "    def f(x\n"
+                            "         ^");
+    EXPECT_ERROR("class A(Module):", "t.py:1:17: expected an indented block\n"
+                                     "    class A(Module):\n"
+                                     "                    ^");
+    EXPECT_ERROR("class A(Module):\n", "t.py:2:1: expected an indented block\n"
+                                       "    \n"
+                                       "    ^");
     EXPECT_ERROR("def f():\n  return \\",
                  "t.py:2:10: unexpected end of file after line continuation\n"
                  "      return \\\n"
@@ -341,16 +322,15 @@ static void test_truncated(void **state)
 static void test_every_prefix(void **state)
 {
     (void)state;
-    static const char src[] =
-        "class Counter:\n"
-        "  count : int\n"
-        "  names : List[str]\n"
-        "  def bump(self: __torch__.Counter,\n"
-        "    by: int=1) -> int:\n"
-        "    count = self.count\n"
-        "    self.count = torch.add(count, by)\n"
-        "    x = \"a\\'b\\n\" if count > -1.5e-3 else (t)[0:2, ...]\n"
-        "    return self.count\n";
+    static const char src[] = "class Counter:\n"
+                              "  count : int\n"
+                              "  names : List[str]\n"
+                              "  def bump(self: __torch__.Counter,\n"
+                              "    by: int=1) -> int:\n"
+                              "    count = self.count\n"
+                              "    self.count = torch.add(count, by)\n"
+                              "    x = \"a\\'b\\n\" if count > -1.5e-3 else (t)[0:2, ...]\n"
+                              "    return self.count\n";
     int ok = 0;
     for (size_t n = 0; n <= sizeof src - 1; n++) {
         char *copy = test_malloc(n > 0 ? n : 1);
@@ -429,7 +409,7 @@ static void test_depth(void **state)
         em_strbuf_printf(&sb, "%*sif x:\n", i, "");
     }
     em_strbuf_printf(&sb, "%*spass\n", 151, "");
-    expect_first_line(sb.data, sb.len, "t.py:100:100: too deeply nested (more than 200 levels)");
+    expect_first_line(sb.data, sb.len, "t.py:101:104: too deeply nested (more than 200 levels)");
     em_strbuf_free(&sb);
     /* 250 nested blocks: the lexer's bound. */
     em_strbuf_init(&sb, NULL);
@@ -438,7 +418,7 @@ static void test_depth(void **state)
         em_strbuf_printf(&sb, "%*sif x:\n", i, "");
     }
     em_strbuf_printf(&sb, "%*spass\n", 251, "");
-    expect_first_line(sb.data, sb.len, "t.py:201:201: too deeply nested blocks");
+    expect_first_line(sb.data, sb.len, "t.py:202:202: too deeply nested blocks");
     em_strbuf_free(&sb);
     /* Wide is fine: 10000 items, 2000 chained statements, 100 nested parens. */
     em_strbuf_init(&sb, NULL);
