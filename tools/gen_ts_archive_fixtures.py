@@ -22,7 +22,9 @@ Files:
     indices and dict keys from the root ("mid.leaf.lin.weight", "tensors.1", "tdict.w");
     a path starting with "@constants" indexes constants.pkl's tuple. Values are the logical
     values (neg bit applied; integer representation for quantized tensors; bfloat16 as
-    float32), C order. Also "O <path> <class>" for objects.
+    float32), C order. Also "O <path> <class>" for objects (from torch.jit.load), and
+    "A <path> <class> <attr,attr,...>" for every object in data.pkl with its attribute names
+    in pickle order, from Python's own pickle.Unpickler (mock_unpickle).
   plain_t<major>.pt          a small module with no versioned ops (record "version", 3).
 The torch 1.x run also writes (no torch needed for these; run it after the 2.x one so the
 fuzz seeds include the 2.x pickles):
@@ -220,6 +222,43 @@ ATTRS = {
 }
 
 
+class MockObj:
+    def __setstate__(self, state):
+        self.state = state
+
+
+def mock_unpickle(data):
+    """data.pkl through Python's pickle machine: __torch__ classes as MockObj subclasses,
+    tensors and the torch.jit._pickle helpers as stand-ins."""
+    class U(pickle.Unpickler):
+        def find_class(self, mod, name):
+            if mod.startswith("__torch__"):
+                return type("%s.%s" % (mod, name), (MockObj,), {"cls": "%s.%s" % (mod, name)})
+            if mod == "torch.jit._pickle":
+                return (lambda c, tag=None: c)
+            if mod == "collections" and name == "OrderedDict":
+                return dict
+            return (lambda *a: ("call", mod, name))
+
+        def persistent_load(self, pid):
+            return ("storage",)
+    return U(__import__("io").BytesIO(data)).load()
+
+
+def attr_lines(v, path, lines):
+    if isinstance(v, MockObj):
+        keys = list(v.state.keys()) if isinstance(getattr(v, "state", None), dict) else []
+        lines.append("A %s %s %s" % (path or ".", v.cls, ",".join(keys) or "-"))
+        for k in keys:
+            attr_lines(v.state[k], (path + "." if path else "") + k, lines)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            attr_lines(x, "%s.%s" % (path, k), lines)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            attr_lines(x, "%s.%d" % (path, i), lines)
+
+
 def write_normal():
     major = int(torch.__version__.split(".")[0])
     torch.manual_seed(0)
@@ -241,6 +280,8 @@ def write_normal():
     const = m.tr.code_with_constants[1].const_mapping
     for k in sorted(const):
         describe(const[k], "@constants.%s" % k[1:], "T", out, lines)
+    z = zipfile.ZipFile(path)
+    attr_lines(mock_unpickle(z.read(name + "/data.pkl")), "", lines)
     with open(os.path.join(out, "manifest.txt"), "w") as f:
         f.write("# written by tools/gen_ts_archive_fixtures.py with torch %s\n" %
                 torch.__version__)
@@ -308,11 +349,12 @@ def module_pkl(attrs):
 
 # ---- zip writer with room for lies --------------------------------------------------------
 
-def zip_bytes(entries, zip64=False):
+def zip_bytes(entries, zip64=False, force64=False):
     """entries: dicts with name, data (bytes as stored), and optional method (0), size
     (claimed uncompressed size), comp (claimed compressed size), flags, crc, local_name,
     offset (claimed local header offset; an int, or ("at", i, delta) for entry i's offset
-    plus delta), raw (bytes to write instead of the local header + data)."""
+    plus delta), raw (bytes to write instead of the local header + data). zip64: ZIP64 end
+    records; force64: ZIP64 extra fields in every local and central header too."""
     out = bytearray()
     offs = []
     for e in entries:
@@ -325,10 +367,13 @@ def zip_bytes(entries, zip64=False):
         crc = e.get("crc", zlib.crc32(e.get("plain", data)))
         size = e.get("size", len(e.get("plain", data)))
         comp = e.get("comp", len(data))
-        out += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, e.get("flags", 0),
+        lextra = struct.pack("<HHQQ", 1, 16, size, comp) if force64 else b""
+        if force64:
+            size = comp = 0xffffffff
+        out += struct.pack("<IHHHHHIIIHH", 0x04034b50, 45 if force64 else 20, e.get("flags", 0),
                            e.get("method", 0), 0, 0x21, crc, min(comp, 0xffffffff),
-                           min(size, 0xffffffff), len(name), 0)
-        out += name + data
+                           min(size, 0xffffffff), len(name), len(lextra))
+        out += name + lextra + data
     cd = bytearray()
     for i, e in enumerate(entries):
         name = e["name"].encode()
@@ -340,10 +385,11 @@ def zip_bytes(entries, zip64=False):
         if isinstance(off, tuple):
             off = offs[off[1]] + off[2]
         extra = b""
-        if size >= 0xffffffff or comp >= 0xffffffff or off >= 0xffffffff:
+        if force64 or size >= 0xffffffff or comp >= 0xffffffff or off >= 0xffffffff:
             extra = struct.pack("<HHQQQ", 1, 24, size, comp, off)
             size = comp = off = 0xffffffff
-        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 20, e.get("flags", 0),
+        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45 if force64 else 20,
+                          e.get("flags", 0),
                           e.get("method", 0), 0, 0x21, crc, comp, size, len(name), len(extra),
                           0, 0, 0, 0, off)
         cd += name + extra
@@ -437,6 +483,8 @@ def hostile_archives_ok():
     pkl = module_pkl([("x", I(5))])
     return {
         "ok_zip64.pt": zip_bytes([rec("data.pkl", pkl), VERSION], zip64=True),
+        "ok_zip64_extra.pt": zip_bytes([rec("data.pkl", pkl), rec("version", b"4\n")],
+                                       zip64=True, force64=True),
         "ok_folders.pt": zip_bytes([{"name": "archive/", "data": b""}, rec("data.pkl", pkl),
                                     {"name": "archive/code/", "data": b""}, VERSION]),
         "ok_deflated.pt": zip_bytes([rec("data.pkl", deflate(pkl), method=8, plain=pkl),

@@ -169,6 +169,18 @@ static em_tsv *new_seq(tsp *p, em_tsv_kind kind, em_tsv *const *items, size_t k)
 
 /* ---- stack and marks ------------------------------------------------------------------- */
 
+/* The heap array `arr` of *cap elements (stack, marks, memo) doubled, *cap updated; NULL
+ * when out of memory (then `arr` and *cap are unchanged). */
+static void *grow_heap(tsp *p, void *arr, size_t *cap, size_t elem)
+{
+    size_t n = *cap > 0 ? 2 * *cap : 64, bytes;
+    void *d = em_size_mul(n, elem, &bytes) ? em_realloc(p->al, arr, bytes) : NULL;
+    if (d != NULL) {
+        *cap = n;
+    }
+    return d;
+}
+
 static size_t floor_of(const tsp *p) { return p->n_marks > 0 ? p->marks[p->n_marks - 1] : 0; }
 
 static ember_status *push(tsp *p, em_tsv *v)
@@ -177,13 +189,11 @@ static ember_status *push(tsp *p, em_tsv *v)
         return oom();
     }
     if (p->sp == p->stack_cap) {
-        size_t cap = p->stack_cap > 0 ? 2 * p->stack_cap : 64;
-        em_tsv **s = em_realloc(p->al, p->stack, sizeof *s * cap);
-        if (s == NULL) {
+        em_tsv **grown = grow_heap(p, p->stack, &p->stack_cap, sizeof *grown);
+        if (grown == NULL) {
             return oom();
         }
-        p->stack = s;
-        p->stack_cap = cap;
+        p->stack = grown;
     }
     p->stack[p->sp++] = v;
     return NULL;
@@ -228,13 +238,11 @@ static ember_status *pop_mark(tsp *p, em_tsv ***items, size_t *k)
 static ember_status *op_mark(tsp *p)
 {
     if (p->n_marks == p->marks_cap) {
-        size_t cap = p->marks_cap > 0 ? 2 * p->marks_cap : 16;
-        size_t *m = em_realloc(p->al, p->marks, sizeof *m * cap);
-        if (m == NULL) {
+        size_t *grown = grow_heap(p, p->marks, &p->marks_cap, sizeof *grown);
+        if (grown == NULL) {
             return oom();
         }
-        p->marks = m;
-        p->marks_cap = cap;
+        p->marks = grown;
     }
     p->marks[p->n_marks++] = p->sp;
     return NULL;
@@ -268,7 +276,7 @@ static ember_status *rd_le(tsp *p, size_t k, uint64_t *v)
 
 static ember_status *memo_put(tsp *p, uint64_t idx)
 {
-    em_tsv *v = NULL;
+    em_tsv *v;
     ember_status *st = top(p, &v);
     if (st != NULL) {
         return st;
@@ -280,13 +288,11 @@ static ember_status *memo_put(tsp *p, uint64_t idx)
     }
     if (idx == p->n_memo) {
         if (p->n_memo == p->memo_cap) {
-            size_t cap = p->memo_cap > 0 ? 2 * p->memo_cap : 64;
-            em_tsv **m = em_realloc(p->al, p->memo, sizeof *m * cap);
-            if (m == NULL) {
+            em_tsv **grown = grow_heap(p, p->memo, &p->memo_cap, sizeof *grown);
+            if (grown == NULL) {
                 return oom();
             }
-            p->memo = m;
-            p->memo_cap = cap;
+            p->memo = grown;
         }
         p->n_memo++;
     }
@@ -492,7 +498,7 @@ static ember_status *target(tsp *p, em_tsv_kind kind, em_tsv **out)
 static ember_status *op_append(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv **items = NULL, *one = NULL, *list = NULL;
+    em_tsv **items = NULL, *one, *list;
     size_t k = 1;
     if (p->op == 'a') {
         EMBER_TRY(pop_n(p, 1, &one));
@@ -513,7 +519,7 @@ fail:
 static ember_status *op_setitem(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv **items = NULL, *pair[2] = {NULL, NULL}, *d = NULL;
+    em_tsv **items = NULL, *pair[2], *d;
     size_t k = 2;
     if (p->op == 's') {
         EMBER_TRY(pop_n(p, 2, pair));
@@ -581,7 +587,7 @@ static ember_status *op_global(tsp *p)
         EMBER_TRY(em_tsp_line(p, &name, &nn));
         return push_global(p, mod, mn, name, nn);
     }
-    em_tsv *v[2] = {NULL, NULL};
+    em_tsv *v[2];
     EMBER_TRY(pop_n(p, 2, v));
     if (v[0]->kind != EM_TSV_STR || v[1]->kind != EM_TSV_STR) {
         return em_tsp_error(p, EMBER_ERR_INVALID_MODEL, "module and name must be strings");
@@ -594,7 +600,7 @@ fail:
 static ember_status *op_call(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv *v[3] = {NULL, NULL, NULL}, *out = NULL;
+    em_tsv *v[3], *out = NULL;
     switch (p->op) {
     case 'R':
         EMBER_TRY(pop_n(p, 2, v));
@@ -630,7 +636,7 @@ fail:
 static ember_status *op_stack(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv *v = NULL, **items = NULL;
+    em_tsv *v, **items;
     size_t k;
     uint64_t u;
     switch (p->op) {

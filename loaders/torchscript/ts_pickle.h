@@ -97,12 +97,17 @@ typedef struct em_tsv_tensor {
     bool requires_grad;
     bool neg;                /* torch's negative bit (a _neg_view): the values are minus the
                                 stored ones (7th field {"neg": True}; 1.13 drops the bit) */
-    em_ts_qscheme qscheme;   /* NONE unless from _rebuild_qtensor */
-    double scale;            /* per-tensor affine */
+    em_ts_qscheme qscheme;   /* NONE unless from _rebuild_qtensor: PER_TENSOR_AFFINE,
+                                PER_CHANNEL_AFFINE or ..._AFFINE_FLOAT_QPARAMS (symmetric
+                                schemes are UNSUPPORTED; torch never saves them) */
+    double scale;            /* per-tensor affine: finite, > 0 */
     int64_t zero_point;
-    const em_tsv *scales;      /* per-channel: a tensor (f64 or f32) */
-    const em_tsv *zero_points; /* per-channel: a tensor (i64 or i32/f32) */
-    int64_t axis;
+    /* per-channel: 1-D plain tensors of sizes[axis] elements. torch writes f64 scales and
+     * i64 zero points for per_channel_affine, f32 and f32 for ..._float_qparams; f32/f64
+     * scales and i64/i32/f32/f64 zero points are accepted. */
+    const em_tsv *scales;
+    const em_tsv *zero_points;
+    int64_t axis;            /* per-channel: 0 <= axis < rank */
 } em_tsv_tensor;
 
 struct em_tsv {

@@ -51,7 +51,7 @@ static bool has_prefix(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* The tuple `args` with exactly n items (n_alt too, when >= 0); else INVALID_MODEL. */
+/* The tuple `args` with exactly n or n2 items; else INVALID_MODEL. */
 static ember_status *want_args(tsp *p, const em_tsv *args, const char *fn, size_t n, size_t n2)
 {
     if (args->kind != EM_TSV_TUPLE || (args->u.seq.n != n && args->u.seq.n != n2)) {
@@ -187,8 +187,8 @@ fail:
 ember_status *em_tsp_persid(tsp *p, const em_tsv *pid, em_tsv **out)
 {
     ember_status *st = NULL;
-    ember_dtype dt = EMBER_DTYPE_UNDEFINED;
-    bool quantized = false;
+    ember_dtype dt;
+    bool quantized;
     size_t nbytes;
     EMBER_TRY(want_args(p, pid, "a persistent id", 5, 5));
     em_tsv *const *f = pid->u.seq.items;
@@ -288,8 +288,9 @@ static ember_status *make_view(tsp *p, em_tsv *const *a, bool quantized, em_tsv_
     int ns = 0, nt = 0;
     if (a[1]->kind != EM_TSV_INT || !int_seq(a[2], t->sizes, &ns, EMBER_MAX_RANK) ||
         !int_seq(a[3], t->strides, &nt, EMBER_MAX_RANK) || ns != nt) {
-        return em_tsp_error(p, EMBER_ERR_INVALID_MODEL, "tensor %s: %s", s->u.t.key,
-                            "offset, sizes or strides malformed, unequal or above rank 8");
+        return em_tsp_error(p, EMBER_ERR_INVALID_MODEL,
+                            "tensor view of storage %s: offset, sizes or strides malformed, "
+                            "of unequal ranks or above rank 8", s->u.t.key);
     }
     t->rank = ns;
     t->offset = a[1]->u.i;
@@ -327,27 +328,6 @@ static ember_status *math_bits(tsp *p, const em_tsv *d, em_tsv_tensor *t)
         }
     }
     return NULL;
-}
-
-static ember_status *rebuild_tensor(tsp *p, const em_tsv *args, em_tsv **out)
-{
-    ember_status *st = NULL;
-    EMBER_TRY(want_args(p, args, "_rebuild_tensor_v2", 6, 7));
-    em_tsv *const *a = args->u.seq.items;
-    em_tsv *v = em_tsp_new(p, EM_TSV_TENSOR);
-    if (v == NULL) {
-        return em_status_oom();
-    }
-    EMBER_TRY(make_view(p, a, false, &v->u.t));
-    EMBER_TRY(want_kind(p, a[4], EM_TSV_BOOL, "requires_grad"));
-    v->u.t.requires_grad = a[4]->u.b;
-    if (args->u.seq.n == 7) {
-        EMBER_TRY(math_bits(p, a[6], &v->u.t));
-    }
-    *out = v;
-    return NULL;
-fail:
-    return st;
 }
 
 /* ---- quantized tensors ------------------------------------------------------------------- */
@@ -426,19 +406,27 @@ fail:
     return st;
 }
 
-static ember_status *rebuild_qtensor(tsp *p, const em_tsv *args, em_tsv **out)
+/* _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, math bits]) or
+ * _rebuild_qtensor(storage, offset, size, stride, qparams, requires_grad, hooks). */
+static ember_status *rebuild(tsp *p, const em_tsv *args, bool quantized, em_tsv **out)
 {
     ember_status *st = NULL;
-    EMBER_TRY(want_args(p, args, "_rebuild_qtensor", 7, 7));
+    EMBER_TRY(want_args(p, args, quantized ? "_rebuild_qtensor" : "_rebuild_tensor_v2",
+                        quantized ? 7 : 6, 7));
     em_tsv *const *a = args->u.seq.items;
     em_tsv *v = em_tsp_new(p, EM_TSV_TENSOR);
     if (v == NULL) {
         return em_status_oom();
     }
-    EMBER_TRY(make_view(p, a, true, &v->u.t));
-    EMBER_TRY(qparams(p, a[4], &v->u.t));
-    EMBER_TRY(want_kind(p, a[5], EM_TSV_BOOL, "requires_grad"));
-    v->u.t.requires_grad = a[5]->u.b;
+    EMBER_TRY(make_view(p, a, quantized, &v->u.t));
+    const em_tsv *grad = a[quantized ? 5 : 4];
+    EMBER_TRY(want_kind(p, grad, EM_TSV_BOOL, "requires_grad"));
+    v->u.t.requires_grad = grad->u.b;
+    if (quantized) {
+        EMBER_TRY(qparams(p, a[4], &v->u.t));
+    } else if (args->u.seq.n == 7) {
+        EMBER_TRY(math_bits(p, a[6], &v->u.t));
+    }
     *out = v;
     return NULL;
 fail:
@@ -545,11 +533,9 @@ ember_status *em_tsp_reduce(tsp *p, const em_tsv *callable, const em_tsv *args, 
         return em_tsp_error(p, EMBER_ERR_INVALID_MODEL, "arguments are a %s, not a tuple",
                             em_tsv_kind_name(args->kind));
     }
-    if (is_global(callable, "torch._utils._rebuild_tensor_v2")) {
-        return rebuild_tensor(p, args, out);
-    }
-    if (is_global(callable, "torch._utils._rebuild_qtensor")) {
-        return rebuild_qtensor(p, args, out);
+    if (is_global(callable, "torch._utils._rebuild_tensor_v2") ||
+        is_global(callable, "torch._utils._rebuild_qtensor")) {
+        return rebuild(p, args, is_global(callable, "torch._utils._rebuild_qtensor"), out);
     }
     for (size_t i = 0; i < sizeof typed_lists / sizeof typed_lists[0]; i++) {
         if (is_global(callable, typed_lists[i].fn)) {

@@ -579,12 +579,15 @@ static ember_status *inflate(const em_ts_zip *z, const ts_rec *r, unsigned char 
         }
         got += (uint64_t)k;
     }
+    /* libzip checks the CRC when it reaches the end: reading one byte past the claimed size
+     * either finds the end (0), more data (1), or a stream or CRC error (-1). */
     unsigned char extra;
-    if (got != r->size) {
+    zip_int64_t k = got == r->size ? zip_fread(f, &extra, 1) : -1;
+    if (k > 0) {
+        st = bad(z, "record inflates to more than its directory entry says: ", r->name);
+    } else if (k < 0) {
         st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: record %s: %s", z->what, r->name,
                            zip_error_strerror(zip_file_get_error(f)));
-    } else if (zip_fread(f, &extra, 1) != 0) {
-        st = bad(z, "record inflates to more than its directory entry says: ", r->name);
     }
     int rc = zip_fclose(f);
     if (st == NULL && rc != 0) {

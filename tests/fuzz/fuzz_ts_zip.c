@@ -77,7 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           em_ts_zip_version(z) <= EM_TS_MAX_FILE_VERSION);
     read_all(z, data, size);
     em_storage *pkl = NULL;
-    if (em_ts_zip_has(z, "data.pkl") && em_ts_zip_get(z, "data.pkl", &pkl) == NULL) {
+    st = em_ts_zip_has(z, "data.pkl") ? em_ts_zip_get(z, "data.pkl", &pkl) : NULL;
+    ember_status_destroy(st);
+    if (pkl != NULL) {
         em_ts_pickle *pk = NULL;
         st = em_ts_pickle_load(em_storage_data(pkl), em_storage_size(pkl), "fuzz.pt: data.pkl",
                                record, z, NULL, &pk);
