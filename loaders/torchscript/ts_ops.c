@@ -253,19 +253,17 @@ static const ts_op_entry shape_ops[] = {
     {"aten::Bool", lower_to_scalar},
 };
 
-extern const ts_op_entry ts_nn_ops[];
-extern const size_t ts_n_nn_ops;
+static const ts_op_table shape_table = {shape_ops, sizeof shape_ops / sizeof shape_ops[0]};
 
 ts_lower_fn ts_op_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof shape_ops / sizeof shape_ops[0]; i++) {
-        if (strcmp(shape_ops[i].name, name) == 0) {
-            return shape_ops[i].fn;
-        }
-    }
-    for (size_t i = 0; i < ts_n_nn_ops; i++) {
-        if (strcmp(ts_nn_ops[i].name, name) == 0) {
-            return ts_nn_ops[i].fn;
+    const ts_op_table *const tables[] = {&shape_table, &ts_nn_table, &ts_elem_table,
+                                         &ts_tensor_table, &ts_rnn_table};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        for (size_t i = 0; i < tables[t]->n; i++) {
+            if (strcmp(tables[t]->ops[i].name, name) == 0) {
+                return tables[t]->ops[i].fn;
+            }
         }
     }
     return NULL;

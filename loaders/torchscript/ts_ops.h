@@ -17,6 +17,18 @@ typedef struct ts_op_entry {
     ts_lower_fn fn;
 } ts_op_entry;
 
+/* A table of lowerings: one per ts_ops_*.c file, listed in ts_op_find (ts_ops.c). */
+typedef struct ts_op_table {
+    const ts_op_entry *ops;
+    size_t n;
+} ts_op_table;
+
+extern const ts_op_table ts_nn_table;     /* ts_ops_nn.c: conv, norms, pools, linear, shapes */
+extern const ts_op_table ts_elem_table;   /* ts_ops_elem.c: elementwise math, comparisons, dtype
+                                             promotion, reductions */
+extern const ts_op_table ts_tensor_table; /* ts_ops_tensor.c: tensor creation, dtype casts */
+extern const ts_op_table ts_rnn_table;    /* ts_ops_rnn.c: RNN/LSTM/GRU, attention */
+
 /* The lowering of operator `name`, or NULL. */
 ts_lower_fn ts_op_find(const char *name);
 

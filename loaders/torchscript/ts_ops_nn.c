@@ -809,7 +809,7 @@ static ember_status *lower_dropout(ts_lower *L, const ts_call *c, ts_av **out)
     return lower_identity(L, c, out);
 }
 
-const ts_op_entry ts_nn_ops[] = {
+static const ts_op_entry nn_ops[] = {
     {"aten::_convolution", lower_convolution},
     {"aten::conv1d", lower_convnd},
     {"aten::conv2d", lower_convnd},
@@ -884,4 +884,4 @@ const ts_op_entry ts_nn_ops[] = {
     {"aten::feature_dropout", lower_dropout},
     {"aten::alpha_dropout", lower_dropout},
 };
-const size_t ts_n_nn_ops = sizeof ts_nn_ops / sizeof ts_nn_ops[0];
+const ts_op_table ts_nn_table = {nn_ops, sizeof nn_ops / sizeof nn_ops[0]};

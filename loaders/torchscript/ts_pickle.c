@@ -276,7 +276,7 @@ static ember_status *rd_le(tsp *p, size_t k, uint64_t *v)
 
 static ember_status *memo_put(tsp *p, uint64_t idx)
 {
-    em_tsv *v;
+    em_tsv *v = NULL;
     ember_status *st = top(p, &v);
     if (st != NULL) {
         return st;
@@ -498,7 +498,7 @@ static ember_status *target(tsp *p, em_tsv_kind kind, em_tsv **out)
 static ember_status *op_append(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv **items = NULL, *one, *list;
+    em_tsv **items = NULL, *one = NULL, *list = NULL;
     size_t k = 1;
     if (p->op == 'a') {
         EMBER_TRY(pop_n(p, 1, &one));
@@ -519,7 +519,7 @@ fail:
 static ember_status *op_setitem(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv **items = NULL, *pair[2], *d;
+    em_tsv **items = NULL, *pair[2] = {NULL, NULL}, *d = NULL;
     size_t k = 2;
     if (p->op == 's') {
         EMBER_TRY(pop_n(p, 2, pair));
@@ -587,7 +587,7 @@ static ember_status *op_global(tsp *p)
         EMBER_TRY(em_tsp_line(p, &name, &nn));
         return push_global(p, mod, mn, name, nn);
     }
-    em_tsv *v[2];
+    em_tsv *v[2] = {NULL, NULL};
     EMBER_TRY(pop_n(p, 2, v));
     if (v[0]->kind != EM_TSV_STR || v[1]->kind != EM_TSV_STR) {
         return em_tsp_error(p, EMBER_ERR_INVALID_MODEL, "module and name must be strings");
@@ -600,7 +600,7 @@ fail:
 static ember_status *op_call(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv *v[3], *out = NULL;
+    em_tsv *v[3] = {NULL, NULL, NULL}, *out = NULL;
     switch (p->op) {
     case 'R':
         EMBER_TRY(pop_n(p, 2, v));
@@ -636,8 +636,8 @@ fail:
 static ember_status *op_stack(tsp *p)
 {
     ember_status *st = NULL;
-    em_tsv *v, **items;
-    size_t k;
+    em_tsv *v = NULL, **items = NULL;
+    size_t k = 0;
     uint64_t u;
     switch (p->op) {
     case '(': return op_mark(p);

@@ -187,8 +187,8 @@ fail:
 ember_status *em_tsp_persid(tsp *p, const em_tsv *pid, em_tsv **out)
 {
     ember_status *st = NULL;
-    ember_dtype dt;
-    bool quantized;
+    ember_dtype dt = EMBER_DTYPE_UNDEFINED;
+    bool quantized = false;
     size_t nbytes;
     EMBER_TRY(want_args(p, pid, "a persistent id", 5, 5));
     em_tsv *const *f = pid->u.seq.items;

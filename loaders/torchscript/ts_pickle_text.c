@@ -81,8 +81,8 @@ static ember_status *text_float(tsp *p, const char *s, size_t n, em_tsv **out)
 
 ember_status *em_tsp_text_number(tsp *p, em_tsv **out)
 {
-    const char *s;
-    size_t n;
+    const char *s = NULL;
+    size_t n = 0;
     ember_status *st = em_tsp_line(p, &s, &n);
     if (st != NULL) {
         return st;
@@ -122,8 +122,8 @@ ember_status *em_tsp_text_number(tsp *p, em_tsv **out)
 
 ember_status *em_tsp_text_index(tsp *p, size_t *out)
 {
-    const char *s;
-    size_t n;
+    const char *s = NULL;
+    size_t n = 0;
     int64_t i = 0;
     bool big = false;
     ember_status *st = em_tsp_line(p, &s, &n);
@@ -230,8 +230,8 @@ static size_t uni_escape(const char *s, size_t n, size_t *i, unsigned char *d)
 
 ember_status *em_tsp_text_string(tsp *p, em_tsv **out)
 {
-    const char *s;
-    size_t n;
+    const char *s = NULL;
+    size_t n = 0;
     ember_status *st = em_tsp_line(p, &s, &n);
     if (st != NULL) {
         return st;

@@ -289,8 +289,39 @@ ember_status *ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos po
 
 /* ---- pickled values ---- */
 
+/* Negates n elements of dtype dt in place (torch's negative bit): floating types flip their sign
+ * bit, integers wrap as torch's neg() does; bool and unsigned types have no negative view. */
+static ember_status *negate(ts_lower *L, const char *path, ember_dtype dt, void *p, int64_t n)
+{
+    unsigned char *b = p;
+    size_t es = em_dtype_size(dt);
+    for (int64_t i = 0; i < n; i++) {
+        unsigned char *e = b + (size_t)i * es;
+        switch (dt) {
+        case EMBER_DTYPE_F16: case EMBER_DTYPE_BF16: case EMBER_DTYPE_F32: case EMBER_DTYPE_F64:
+            e[es - 1] ^= 0x80; /* little-endian: the sign bit is in the last byte */
+            break;
+        case EMBER_DTYPE_I8: case EMBER_DTYPE_I16: case EMBER_DTYPE_I32: case EMBER_DTYPE_I64: {
+            /* two's complement: invert, then add one with carry (wraps like torch's neg) */
+            unsigned carry = 1;
+            for (size_t k = 0; k < es; k++) {
+                unsigned x = (unsigned)(unsigned char)~e[k] + carry;
+                e[k] = (unsigned char)x;
+                carry = x >> 8;
+            }
+            break;
+        }
+        default:
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor '%s' of dtype %s has the "
+                                 "negative bit set", L->what, path, ember_dtype_name(dt));
+        }
+    }
+    return NULL;
+}
+
 /* A pickled tensor as an initializer of the root graph: mapped in place when contiguous and
- * suitably aligned, else gathered into a copy. */
+ * suitably aligned, else gathered into a copy (also when torch's negative bit is set: the copy
+ * holds the negated values). */
 static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char *path, int *out)
 {
     int64_t numel = 1;
@@ -314,7 +345,7 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
         return em_graph_add_initializer_copy(L->root, name, t->dtype, t->rank, t->sizes, NULL,
                                              out);
     }
-    if (em_tsv_tensor_contiguous(t) && off % 16 == 0) {
+    if (!t->neg && em_tsv_tensor_contiguous(t) && off % 16 == 0) {
         return em_graph_add_initializer(L->root, name, t->dtype, t->rank, t->sizes, t->storage,
                                         off, out);
     }
@@ -338,8 +369,10 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
             idx[d] = 0;
         }
     }
-    ember_status *st = em_graph_add_initializer_copy(L->root, name, t->dtype, t->rank, t->sizes,
-                                                     dense, out);
+    ember_status *st = t->neg ? negate(L, path, t->dtype, dense, numel) : NULL;
+    if (st == NULL) {
+        st = em_graph_add_initializer_copy(L->root, name, t->dtype, t->rank, t->sizes, dense, out);
+    }
     em_free(L->al, dense);
     return st;
 }

@@ -415,7 +415,7 @@ fail:
 static ember_status *read_entries(em_ts_zip *z, const unsigned char *b, size_t size)
 {
     ember_status *st = NULL;
-    cdir cd;
+    cdir cd = {0};
     EMBER_TRY(find_cdir(z, b, size, &cd));
     zip_int64_t n_lib = zip_get_num_entries(z->za, 0);
     if (n_lib < 0 || (uint64_t)n_lib != cd.n) {
