@@ -475,6 +475,19 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_pb_memory(const void *
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load(const char *path, ember_tensor **out);
 
 /*
+ * Model metadata as key/value strings, in the order the loader set them. ONNX models give
+ * "producer_name", "producer_version", "domain", "model_version", "doc_string", "graph_name"
+ * (those present) and their metadata_props; TorchScript archives give "torchscript.version"
+ * (the archive's file format version), "torchscript.root" (the root module's class) and
+ * "torchscript.modules" (the module tree: one line per module, indented by depth, with its
+ * attribute name, class and parameter count). ember_model_metadata() returns false for an
+ * index out of range; the strings live as long as the model.
+ */
+EMBER_API size_t ember_model_metadata_count(const ember_model *model);
+EMBER_API bool ember_model_metadata(const ember_model *model, size_t i, const char **key,
+                                    const char **value);
+
+/*
  * The operator sets a model imports, in the order of its file: `domain` is "" for ONNX's
  * default domain (or as written, e.g. "ai.onnx", "com.microsoft") and `version` its opset.
  * Built-in and TorchScript models import none (count 0). ember_model_opset() returns false

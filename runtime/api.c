@@ -709,6 +709,25 @@ ember_status *ember_tensor_load(const char *path, ember_tensor **out)
     return tensor_load_file(path, true, false, out);
 }
 
+size_t ember_model_metadata_count(const ember_model *m)
+{
+    return m != NULL ? (size_t)m->g->n_meta : 0;
+}
+
+bool ember_model_metadata(const ember_model *m, size_t i, const char **key, const char **value)
+{
+    if (m == NULL || i >= (size_t)m->g->n_meta) {
+        return false;
+    }
+    if (key != NULL) {
+        *key = m->g->meta_keys[i];
+    }
+    if (value != NULL) {
+        *value = m->g->meta_vals[i];
+    }
+    return true;
+}
+
 size_t ember_model_opset_count(const ember_model *m) { return m != NULL ? m->n_opsets : 0; }
 
 bool ember_model_opset(const ember_model *m, size_t i, const char **domain, int64_t *version)

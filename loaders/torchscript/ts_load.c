@@ -206,6 +206,101 @@ static ember_status *add_outputs(ts_lower *L, ts_av *r, int *count)
     return em_graph_mark_output(L->root, o);
 }
 
+/* ---- the module tree (metadata "torchscript.modules") ---- */
+
+#define TS_TREE_MAX_DEPTH 32
+
+/* The state attribute `name` of a pickled object, or NULL. */
+static const em_tsv *state_attr(const em_tsv *obj, const char *name)
+{
+    const em_tsv *st = obj->u.obj.state;
+    for (size_t i = 0; st != NULL && st->kind == EM_TSV_DICT && i < st->u.dict.n; i++) {
+        const em_tsv *k = st->u.dict.keys[i];
+        if (k->kind == EM_TSV_STR && strcmp(k->u.str.s, name) == 0) {
+            return st->u.dict.values[i];
+        }
+    }
+    return NULL;
+}
+
+static int64_t tensor_numel(const em_tsv *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->u.t.rank; d++) {
+        n *= t->u.t.sizes[d];
+    }
+    return n;
+}
+
+/* Appends one line per module under `obj` (depth-first, attributes in pickled order) and
+ * returns the parameters of the subtree in *total. A module is an object whose class has code
+ * and derives from Module; its parameters are the tensors named in __parameters__. */
+static ember_status *tree(ts_lower *L, const em_tsv *obj, const char *attr, int depth,
+                          em_strbuf *sb, int64_t *total)
+{
+    ts_av *cls = NULL;
+    em_ts_pos nopos = {0};
+    *total = 0;
+    TS_TRY(ts_resolve(L, obj->u.obj.cls, nopos, &cls));
+    const em_ts_class *c = cls != NULL && cls->k == TA_CLASS ? cls->u.cls.cls : NULL;
+    if (c == NULL || c->base != EM_TS_BASE_MODULE || depth > TS_TREE_MAX_DEPTH) {
+        return NULL;
+    }
+    int64_t own = 0;
+    for (size_t i = 0; i < c->n_parameters; i++) {
+        const em_tsv *t = state_attr(obj, c->parameters[i]);
+        own += t != NULL && t->kind == EM_TSV_TENSOR ? tensor_numel(t) : 0;
+    }
+    /* The subtree's count is known only after the children: write them aside first. */
+    em_strbuf kids;
+    em_strbuf_init(&kids, L->al);
+    const em_tsv *st = obj->u.obj.state;
+    ember_status *err = NULL;
+    int64_t sub = 0;
+    for (size_t i = 0; st != NULL && st->kind == EM_TSV_DICT && i < st->u.dict.n && err == NULL;
+         i++) {
+        const em_tsv *k = st->u.dict.keys[i], *v = st->u.dict.values[i];
+        if (k->kind == EM_TSV_STR && v->kind == EM_TSV_OBJECT) {
+            int64_t n = 0;
+            err = tree(L, v, k->u.str.s, depth + 1, &kids, &n);
+            sub += n;
+        }
+    }
+    *total = own + sub;
+    const char *short_cls = strrchr(obj->u.obj.cls, '.');
+    if (err == NULL && kids.failed) {
+        err = em_status_oom();
+    }
+    if (err == NULL) {
+        em_strbuf_printf(sb, "%*s%s %s params=%lld\n", 2 * depth, "", attr,
+                         short_cls != NULL ? short_cls + 1 : obj->u.obj.cls,
+                         (long long)*total);
+        em_strbuf_printf(sb, "%s", kids.len > 0 ? kids.data : "");
+    }
+    em_strbuf_free(&kids);
+    return err;
+}
+
+static ember_status *set_metadata(ts_lower *L, const em_tsv *root)
+{
+    char version[24];
+    snprintf(version, sizeof version, "%lld", (long long)em_ts_zip_version(L->zip));
+    TS_TRY(em_graph_set_meta(L->root, "torchscript.version", version));
+    TS_TRY(em_graph_set_meta(L->root, "torchscript.root", root->u.obj.cls));
+    em_strbuf sb;
+    em_strbuf_init(&sb, L->al);
+    int64_t total = 0;
+    ember_status *st = tree(L, root, "<root>", 0, &sb, &total);
+    if (st == NULL && sb.failed) {
+        st = em_status_oom();
+    }
+    if (st == NULL) {
+        st = em_graph_set_meta(L->root, "torchscript.modules", sb.len > 0 ? sb.data : "");
+    }
+    em_strbuf_free(&sb);
+    return st;
+}
+
 ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_spec *spec,
                          size_t n_spec, em_graph *g)
 {
@@ -241,6 +336,7 @@ ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_
                            L.what, em_tsv_kind_name(root->kind));
         goto fail;
     }
+    EMBER_TRY(set_metadata(&L, root));
     ts_av *self = NULL, *fwd = NULL, **args = NULL, *result = NULL;
     em_ts_pos nopos = {0};
     EMBER_TRY(ts_from_tsv(&L, root, "", &self));

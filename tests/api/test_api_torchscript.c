@@ -113,6 +113,45 @@ static void test_tiny_mobile(void **state)
     check_model("tiny_mobile");
 }
 
+/* The value of metadata `key`, or NULL. */
+static const char *metadata(const ember_model *m, const char *key)
+{
+    const char *k = NULL, *v = NULL;
+    for (size_t i = 0; ember_model_metadata(m, i, &k, &v); i++) {
+        if (strcmp(k, key) == 0) {
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* The module tree of `ember inspect`: classes and parameter counts as PyTorch reports them
+ * (sum(p.numel() for p in module.parameters()): 1907 in all, 448 in b2, 160 in its downsample),
+ * for a scripted 2.x archive and a traced 1.13 one. */
+static void test_metadata(void **state)
+{
+    (void)state;
+    const char *files[] = {"tiny_resnet.script.t2.pt", "tiny_resnet.trace.t113.pt"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        ember_model *m = load_with_rank(files[i], EMBER_DTYPE_F32, 4);
+        const char *tree = metadata(m, "torchscript.modules");
+        assert_non_null(tree);
+        assert_non_null(strstr(tree, "<root> TinyResNet params=1907\n"));
+        assert_non_null(strstr(tree, "\n  b1 BasicBlock params=1184\n"));
+        assert_non_null(strstr(tree, "\n  b2 Bottleneck params=448\n"));
+        assert_non_null(strstr(tree, "\n    downsample Sequential params=160\n"));
+        assert_non_null(strstr(tree, "\n      0 Conv2d params=128\n"));
+        assert_non_null(strstr(tree, "\n  head Linear params=51\n"));
+        assert_string_equal(metadata(m, "torchscript.version"), "3");
+        const char *root = metadata(m, "torchscript.root");
+        assert_non_null(root);
+        assert_non_null(strstr(root, "TinyResNet"));
+        const char *k = NULL, *v = NULL;
+        assert_false(ember_model_metadata(m, ember_model_metadata_count(m), &k, &v));
+        ember_model_destroy(m);
+    }
+}
+
 static void expect_error(ember_status *st, ember_code code, const char *needle)
 {
     assert_non_null(st);
@@ -179,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_tiny_cnn),
         cmocka_unit_test(test_tiny_resnet),
         cmocka_unit_test(test_tiny_mobile),
+        cmocka_unit_test(test_metadata),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_unsupported_op_caret),
     };
