@@ -179,9 +179,13 @@ static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_ts_
     return NULL;
 }
 
-/* Flattens forward()'s result into graph outputs named output_<i>. */
+/* Flattens forward()'s result into graph outputs named output_<i>. None items of a returned
+ * tuple are skipped (scripted GoogLeNet returns (logits, None, None) without aux heads). */
 static ember_status *add_outputs(ts_lower *L, ts_av *r, int *count)
 {
+    if (r->k == TA_NONE) {
+        return NULL;
+    }
     if (r->k == TA_TUPLE || r->k == TA_LIST) {
         for (size_t i = 0; i < r->u.seq.n; i++) {
             TS_TRY(add_outputs(L, r->u.seq.items[i], count));
@@ -351,6 +355,10 @@ ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_
     EMBER_TRY(ts_call_func(&L, fwd, args, n_args, NULL, NULL, 0, fwd->u.fn.fn->pos, &result));
     int count = 0;
     EMBER_TRY(add_outputs(&L, result, &count));
+    if (count == 0) {
+        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s: forward() returns no tensor", L.what);
+        goto fail;
+    }
 fail:
     em_ts_pickle_free(data);
     em_ts_pickle_free(consts);

@@ -58,4 +58,9 @@ ember_status *ts_ret_tensor(ts_lower *L, int v, ts_av **out);
 /* Rank of value v in the current graph; -1 when unknown (then an error names the op). */
 ember_status *ts_rank(ts_lower *L, const ts_call *c, int v, int *rank);
 
+/* adaptive_avg_pool1d/2d of x (rank 3 or 4) to output sizes os[] where the input's spatial
+ * sizes are not known at load time or not multiples of os (ts_ops_pool.c). */
+ember_status *ts_adaptive_avg_pool_dynamic(ts_lower *L, const ts_call *c, int x, int rank,
+                                           const int64_t *os, ts_av **out);
+
 #endif /* EMBER_LOADERS_TORCHSCRIPT_TS_OPS_H */

@@ -258,8 +258,8 @@ static ember_status *lower_avg_pool(ts_lower *L, const ts_call *c, ts_av **out)
 }
 
 /* adaptive_avg_poolNd(input, output_size): GlobalAveragePool for size 1; an output size equal
- * to a known input size is the identity; otherwise an AveragePool when the input size is a
- * known multiple of the output size. */
+ * to a known input size is the identity; an AveragePool when the input size is a known
+ * multiple of the output size; otherwise averaging matrices built at run time (ts_ops_pool.c). */
 static ember_status *lower_adaptive_avg_pool(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, node = -1, rank = 0;
@@ -290,8 +290,7 @@ static ember_status *lower_adaptive_avg_pool(ts_lower *L, const ts_call *c, ts_a
         return ts_ret_tensor(L, x, out);
     }
     if (!multiple) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s to a size other than 1 needs input "
-                      "sizes known at load time and divisible by it", c->op);
+        return ts_adaptive_avg_pool_dynamic(L, c, x, rank, os, out);
     }
     TS_TRY(ts_emit1(L, c, EM_OP_AVERAGEPOOL, &x, 1, &node, out));
     TS_TRY(set_ints(L, node, "kernel_shape", ks, k));

@@ -152,6 +152,13 @@ static void test_metadata(void **state)
     }
 }
 
+/* Adaptive average pooling to a grid the input sizes are unknown for (or do not divide). */
+static void test_tiny_vgg(void **state)
+{
+    (void)state;
+    check_model("tiny_vgg");
+}
+
 static void expect_error(ember_status *st, ember_code code, const char *needle)
 {
     assert_non_null(st);
@@ -218,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_tiny_cnn),
         cmocka_unit_test(test_tiny_resnet),
         cmocka_unit_test(test_tiny_mobile),
+        cmocka_unit_test(test_tiny_vgg),
         cmocka_unit_test(test_metadata),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_unsupported_op_caret),
