@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `ember inspect`: the model's format, inputs and outputs (symbolic dims by name), op counts,
- * parameter count, and the memory plan for the given (or default) input shapes: planned arena
- * bytes next to the naive sum of all intermediates, then each value's offset and lifetime.
+ * parameter count, the model's metadata (for a TorchScript archive its module tree), and the
+ * memory plan for the given (or default) input shapes: planned arena bytes next to the naive
+ * sum of all intermediates, then each value's offset and lifetime.
  */
 #include "cli.h"
 
@@ -13,10 +14,13 @@ static void inspect_usage(FILE *f)
 {
     fprintf(f, "usage: ember inspect [MODEL] [options]\n"
                "\n"
-               "Prints MODEL's inputs, outputs, op counts, parameter count and memory plan\n"
-               "(the built-in default model when MODEL is omitted).\n"
+               "Prints MODEL's inputs, outputs, op counts, parameter count, metadata (for a\n"
+               "TorchScript archive: its module tree) and memory plan (the built-in default\n"
+               "model when MODEL is omitted).\n"
                "\n"
                "options:\n"
+               "  --input FILE       an input (.npy or .pb), in order (repeat): a TorchScript\n"
+               "                     model is lowered for the inputs' ranks and dtypes\n"
                "  --shape NAME=DIMS  input shape or symbolic dim used for the memory plan\n"
                "  --graph            also print the graph in ember's text form\n"
                "  --no-plan          skip the memory plan\n"
@@ -54,7 +58,44 @@ static void print_ops(const ember_model *m)
     printf("\n");
 }
 
-static int print_plan(const ember_model *m, const cli_shape_opt *shapes, int n_shapes)
+/* Metadata, one `key: value` line each; a multi-line value (the module tree) goes below its
+ * key, indented. */
+static void print_metadata(const ember_model *m)
+{
+    const char *key = NULL, *val = NULL;
+    for (size_t i = 0; ember_model_metadata(m, i, &key, &val); i++) {
+        if (strchr(val, '\n') == NULL) {
+            printf("%s: %s\n", key, val);
+            continue;
+        }
+        printf("%s:\n", key);
+        for (const char *p = val; *p != '\0';) {
+            const char *nl = strchr(p, '\n');
+            int len = nl != NULL ? (int)(nl - p) : (int)strlen(p);
+            printf("  %.*s\n", len, p);
+            p += len + (nl != NULL);
+        }
+    }
+}
+
+/* Input i's shape for the plan: the --input file's when given, else --shape / declared. */
+static int plan_shape(const ember_model *m, size_t i, const char *const *inputs, int n_inputs,
+                      const cli_shape_opt *shapes, int n_shapes, int64_t *dims)
+{
+    ember_tensor *t = NULL;
+    ember_status *st = (int)i < n_inputs ? ember_tensor_load(inputs[i], &t) : NULL;
+    ember_status_destroy(st); /* a file that is not a plain tensor: the loader reported it */
+    if (t != NULL) {
+        int rank = (int)ember_tensor_rank(t);
+        memcpy(dims, ember_tensor_dims(t), sizeof(int64_t) * (size_t)rank);
+        ember_tensor_destroy(t);
+        return rank;
+    }
+    return cli_input_shape(m, i, shapes, n_shapes, dims);
+}
+
+static int print_plan(const ember_model *m, const char *const *inputs, int n_inputs,
+                      const cli_shape_opt *shapes, int n_shapes)
 {
     ember_session *s = NULL;
     char *text = NULL;
@@ -67,7 +108,7 @@ static int print_plan(const ember_model *m, const cli_shape_opt *shapes, int n_s
         return cli_error("more than %d inputs", CLI_MAX_INPUTS);
     }
     for (size_t i = 0; i < n; i++) {
-        ranks[i] = cli_input_shape(m, i, shapes, n_shapes, dims[i]);
+        ranks[i] = plan_shape(m, i, inputs, n_inputs, shapes, n_shapes, dims[i]);
         if (ranks[i] < 0) {
             return 1;
         }
@@ -112,6 +153,8 @@ int cli_inspect(int argc, char **argv)
     bool graph = false, plan = true;
     cli_shape_opt shapes[CLI_MAX_SHAPES];
     int n_shapes = 0;
+    const char *inputs[CLI_MAX_INPUTS] = {0};
+    int n_inputs = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -119,6 +162,11 @@ int cli_inspect(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--graph") == 0) {
             graph = true;
+        } else if (strcmp(a, "--input") == 0) {
+            if (i + 1 >= argc || n_inputs >= CLI_MAX_INPUTS) {
+                return cli_error("--input needs a file (at most %d)", CLI_MAX_INPUTS), 2;
+            }
+            inputs[n_inputs++] = argv[++i];
         } else if (strcmp(a, "--no-plan") == 0) {
             plan = false;
         } else if (strcmp(a, "--shape") == 0) {
@@ -137,7 +185,7 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    ember_status *st = cli_load_model(model, &m);
+    ember_status *st = cli_load_model(model, inputs, n_inputs, &m);
     if (st != NULL) {
         return cli_fail(st);
     }
@@ -164,6 +212,7 @@ int cli_inspect(int argc, char **argv)
     }
     print_ops(m);
     printf("parameters: %lld\n", (long long)ember_model_param_count(m));
+    print_metadata(m);
     int rc = 0;
     if (graph) {
         char *text = NULL;
@@ -176,7 +225,7 @@ int cli_inspect(int argc, char **argv)
         }
     }
     if (rc == 0 && plan) {
-        rc = print_plan(m, shapes, n_shapes);
+        rc = print_plan(m, inputs, n_inputs, shapes, n_shapes);
     }
     ember_model_destroy(m);
     return rc;

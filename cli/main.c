@@ -159,12 +159,31 @@ void cli_format_declared(const ember_model *m, size_t i, bool input, char *buf, 
     }
 }
 
-ember_status *cli_load_model(const char *path, ember_model **out)
+ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
+                             ember_model **out)
 {
     if (path == NULL) {
         return ember_model_load_builtin("default", NULL, out);
     }
-    return ember_model_load_file(path, NULL, out);
+    /* TorchScript declares no input ranks: take them from the --input files. */
+    ember_model_options *opts = NULL;
+    ember_status *st = ember_model_options_create(&opts);
+    for (int i = 0; i < n_inputs && st == NULL; i++) {
+        ember_tensor *t = NULL;
+        ember_status *lt = ember_tensor_load(inputs[i], &t);
+        if (lt != NULL) { /* sequences and the like: the loader reports what it needs */
+            ember_status_destroy(lt);
+            continue;
+        }
+        st = ember_model_options_set_input_rank(opts, (size_t)i, ember_tensor_dtype(t),
+                                                (int)ember_tensor_rank(t));
+        ember_tensor_destroy(t);
+    }
+    if (st == NULL) {
+        st = ember_model_load_file(path, opts, out);
+    }
+    ember_model_options_destroy(opts);
+    return st;
 }
 
 int main(int argc, char **argv)

@@ -508,7 +508,7 @@ int cli_run(int argc, char **argv)
     rc = 0;
 
     double t0 = now_ms();
-    if ((st = cli_load_model(o.model, &m)) != NULL) {
+    if ((st = cli_load_model(o.model, (const char *const *)o.inputs, o.n_inputs, &m)) != NULL) {
         goto done;
     }
     if (ember_model_input_count(m) > CLI_MAX_INPUTS || ember_model_output_count(m) > CLI_MAX_INPUTS) {

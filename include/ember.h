@@ -206,6 +206,21 @@ EMBER_API void ember_model_options_set_log(ember_model_options *opts, ember_log_
                                            void *ctx, ember_log_level max_level);
 
 /*
+ * Declares the dtype and rank of input `index` (0-based, in forward()'s order) of a TorchScript
+ * model. TorchScript declares neither, and code that depends on a tensor's rank (say
+ * `if input.dim() != 4: raise ...`) is resolved when the model is lowered, so a TorchScript
+ * model is built for one rank per input; every dim stays symbolic, so any shape of that rank
+ * runs. Inputs not declared are float32 of unknown rank, which traced models usually need no
+ * more than; a model whose code needs a rank then fails to load naming this call. ONNX models
+ * declare their inputs and ignore it. Returns INVALID_ARG for a NULL `opts`, an index of 64 or
+ * more, an invalid dtype or a rank outside -1..EMBER_MAX_RANK (-1: unknown).
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_input_rank(ember_model_options *opts,
+                                                                           size_t index,
+                                                                           ember_dtype dtype,
+                                                                           int rank);
+
+/*
  * Loads a model file; the format (ONNX protobuf or TorchScript zip archive) is told by
  * content, not by name. `opts` may be NULL. Returns INVALID_ARG, IO, INVALID_MODEL,
  * UNSUPPORTED (a format or op this build does not read) or OUT_OF_MEMORY.
@@ -458,6 +473,19 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_pb_memory(const void *
  * ember_tensor_load_npy() and ember_tensor_load_pb(). Threads: any.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load(const char *path, ember_tensor **out);
+
+/*
+ * Model metadata as key/value strings, in the order the loader set them. ONNX models give
+ * "producer_name", "producer_version", "domain", "model_version", "doc_string", "graph_name"
+ * (those present) and their metadata_props; TorchScript archives give "torchscript.version"
+ * (the archive's file format version), "torchscript.root" (the root module's class) and
+ * "torchscript.modules" (the module tree: one line per module, indented by depth, with its
+ * attribute name, class and parameter count). ember_model_metadata() returns false for an
+ * index out of range; the strings live as long as the model.
+ */
+EMBER_API size_t ember_model_metadata_count(const ember_model *model);
+EMBER_API bool ember_model_metadata(const ember_model *model, size_t i, const char **key,
+                                    const char **value);
 
 /*
  * The operator sets a model imports, in the order of its file: `domain` is "" for ONNX's

@@ -17,6 +17,7 @@
 #include "../loaders/npy.h"
 #ifdef EMBER_HAVE_ONNX
 #include "../loaders/onnx/onnx.h"
+#include "../loaders/torchscript/ts.h"
 #endif
 
 #include <errno.h>
@@ -83,6 +84,24 @@ ember_status *ember_model_options_create(ember_model_options **out)
 }
 
 void ember_model_options_destroy(ember_model_options *opts) { free(opts); }
+
+ember_status *ember_model_options_set_input_rank(ember_model_options *opts, size_t index,
+                                                 ember_dtype dtype, int rank)
+{
+    if (opts == NULL || index >= EM_MAX_INPUT_SPECS || rank < -1 || rank > EMBER_MAX_RANK ||
+        (dtype != EMBER_DTYPE_UNDEFINED && !em_dtype_valid(dtype))) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_options_set_input_rank: bad argument "
+                             "(index %zu of at most %d, rank %d of -1..%d)", index,
+                             EM_MAX_INPUT_SPECS - 1, rank, EMBER_MAX_RANK);
+    }
+    opts->input_dtype[index] = dtype;
+    opts->input_rank[index] = rank;
+    opts->input_set[index] = true;
+    if (index >= opts->n_inputs) {
+        opts->n_inputs = index + 1;
+    }
+    return NULL;
+}
 
 void ember_model_options_set_allocator(ember_model_options *opts, const ember_allocator *alloc)
 {
@@ -218,6 +237,24 @@ static ember_status *load_onnx(ember_model *m, const char *path)
 }
 #endif
 
+#ifdef EMBER_HAVE_TORCHSCRIPT
+static ember_status *load_torchscript(ember_model *m, const char *path)
+{
+    em_ts_input_spec spec[EM_MAX_INPUT_SPECS];
+    size_t n = m->opts != NULL ? m->opts->n_inputs : 0;
+    for (size_t i = 0; i < n; i++) {
+        bool set = m->opts->input_set[i];
+        spec[i].dtype = set ? m->opts->input_dtype[i] : EMBER_DTYPE_UNDEFINED;
+        spec[i].rank = set ? m->opts->input_rank[i] : -1;
+    }
+    ember_status *st = em_ts_load(m->bytes, path, spec, n, m->g);
+    if (st == NULL) {
+        m->format = "torchscript";
+    }
+    return st;
+}
+#endif
+
 /* Identifies the format of a model image and hands it to its loader. `path` is NULL for a
  * model from memory. */
 static ember_status *load_image(ember_model *m, const char *path)
@@ -226,9 +263,18 @@ static ember_status *load_image(ember_model *m, const char *path)
     const unsigned char *d = em_storage_data(m->bytes);
     size_t n = em_storage_size(m->bytes);
     if (n >= 4 && memcmp(d, "PK\003\004", 4) == 0) {
+#ifdef EMBER_HAVE_TORCHSCRIPT
+        return load_torchscript(m, path);
+#else
         return em_status_new(EMBER_ERR_UNSUPPORTED,
-                             "%s: a TorchScript archive; this build has no TorchScript loader",
+                             "%s: a TorchScript archive; this build has no TorchScript loader "
+                             "(configured with EMBER_WITH_TORCHSCRIPT=OFF or without libzip)",
                              what);
+#endif
+    }
+    if (n >= 2 && d[0] == 0x80 && d[1] == 0x02) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: a pickle written by torch.save(); "
+                             "ember reads TorchScript archives (torch.jit.save)", what);
     }
     if (n >= 2 && onnx_first_tag(d[0])) {
 #ifdef EMBER_HAVE_ONNX
@@ -257,7 +303,9 @@ ember_status *ember_model_load_file(const char *path, const ember_model_options 
     *out = NULL;
     EMBER_TRY(model_new(opts, &m));
     EMBER_TRY(em_storage_new_mmap(m->al, path, &m->bytes));
+    m->opts = opts;
     EMBER_TRY(load_image(m, path));
+    m->opts = NULL;
     EMBER_TRY(model_finish(m));
     *out = m;
     return NULL;
@@ -284,7 +332,9 @@ ember_status *ember_model_load_memory(const void *data, size_t size, unsigned fl
             memcpy(em_storage_data(m->bytes), data, size);
         }
     }
+    m->opts = opts;
     EMBER_TRY(load_image(m, NULL));
+    m->opts = NULL;
     EMBER_TRY(model_finish(m));
     *out = m;
     return NULL;
@@ -657,6 +707,25 @@ ember_status *ember_tensor_load_pb(const char *path, ember_tensor **out)
 ember_status *ember_tensor_load(const char *path, ember_tensor **out)
 {
     return tensor_load_file(path, true, false, out);
+}
+
+size_t ember_model_metadata_count(const ember_model *m)
+{
+    return m != NULL ? (size_t)m->g->n_meta : 0;
+}
+
+bool ember_model_metadata(const ember_model *m, size_t i, const char **key, const char **value)
+{
+    if (m == NULL || i >= (size_t)m->g->n_meta) {
+        return false;
+    }
+    if (key != NULL) {
+        *key = m->g->meta_keys[i];
+    }
+    if (value != NULL) {
+        *value = m->g->meta_vals[i];
+    }
+    return true;
 }
 
 size_t ember_model_opset_count(const ember_model *m) { return m != NULL ? m->n_opsets : 0; }

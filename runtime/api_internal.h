@@ -9,12 +9,19 @@
 
 #include <stdbool.h>
 
+/* Most inputs ember_model_options_set_input_rank describes. */
+#define EM_MAX_INPUT_SPECS 64
+
 struct ember_model_options {
     ember_allocator alloc;
     bool has_alloc;
     ember_log_fn log;
     void *log_ctx;
     ember_log_level log_level;
+    size_t n_inputs; /* input specs given: [0, n_inputs); unset ones have rank -1 */
+    ember_dtype input_dtype[EM_MAX_INPUT_SPECS];
+    int input_rank[EM_MAX_INPUT_SPECS];
+    bool input_set[EM_MAX_INPUT_SPECS];
 };
 
 struct ember_model {
@@ -29,6 +36,7 @@ struct ember_model {
     size_t n_opsets;   /* ONNX opset imports, in file order; none for other formats */
     char **opset_domains; /* owned, allocated with `al` */
     int64_t *opset_versions;
+    const ember_model_options *opts; /* during loading only: the caller's options (or NULL) */
 };
 
 struct ember_tensor {

@@ -68,6 +68,12 @@ void em_graph_destroy(em_graph *g)
         em_free(al, g->sym_names[i]);
     }
     em_free(al, g->sym_names);
+    for (int i = 0; i < g->n_meta; i++) {
+        em_free(al, g->meta_keys[i]);
+        em_free(al, g->meta_vals[i]);
+    }
+    em_free(al, g->meta_keys);
+    em_free(al, g->meta_vals);
     em_free(al, g->values);
     em_free(al, g->nodes);
     em_free(al, g->inputs);
@@ -125,6 +131,38 @@ ember_status *em_graph_add_value(em_graph *g, const char *name, ember_dtype dt, 
         *out_index = g->n_values;
     }
     g->n_values++;
+    return NULL;
+}
+
+ember_status *em_graph_set_meta(em_graph *g, const char *key, const char *value)
+{
+    char *v = em_strdup(g->al, value);
+    if (v == NULL) {
+        return em_status_oom();
+    }
+    for (int i = 0; i < g->n_meta; i++) {
+        if (strcmp(g->meta_keys[i], key) == 0) {
+            em_free(g->al, g->meta_vals[i]);
+            g->meta_vals[i] = v;
+            return NULL;
+        }
+    }
+    size_t n = (size_t)g->n_meta + 1;
+    char **keys = em_realloc(g->al, g->meta_keys, sizeof(char *) * n);
+    if (keys != NULL) {
+        g->meta_keys = keys;
+    }
+    char **vals = keys != NULL ? em_realloc(g->al, g->meta_vals, sizeof(char *) * n) : NULL;
+    if (vals != NULL) {
+        g->meta_vals = vals;
+    }
+    char *k = vals != NULL ? em_strdup(g->al, key) : NULL;
+    if (k == NULL) {
+        em_free(g->al, v);
+        return em_status_oom();
+    }
+    g->meta_keys[g->n_meta] = k;
+    g->meta_vals[g->n_meta++] = v;
     return NULL;
 }
 

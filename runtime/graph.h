@@ -103,6 +103,9 @@ typedef struct em_graph {
     int *outputs;
     int n_syms;
     char **sym_names;
+    int n_meta;
+    char **meta_keys; /* model metadata (em_graph_set_meta) */
+    char **meta_vals;
 } em_graph;
 
 ember_status *em_graph_new(const ember_allocator *al, em_graph **out);
@@ -166,5 +169,9 @@ ember_status *em_graph_infer_node(em_graph *g, int node);
 /* Readable text, one line per node; caller frees with ember_string_free(). */
 ember_status *em_graph_to_text(const em_graph *g, char **text);
 int64_t em_graph_param_count(const em_graph *g);
+/* Model metadata, key -> value (both copied): what the file says of itself (ONNX's producer,
+ * doc string and metadata_props; a TorchScript archive's version and module tree). Setting a
+ * key again replaces its value. */
+ember_status *em_graph_set_meta(em_graph *g, const char *key, const char *value);
 
 #endif /* EMBER_RUNTIME_GRAPH_H */

@@ -10,6 +10,7 @@ the model takes other shapes, <name>.in2.npy, and PyTorch eager's outputs <name>
 archive generations are tested:
   /usr/bin/python3 tools/gen_ts_fixtures.py            # Debian's 1.13
   /work/venv-torch/bin/python tools/gen_ts_fixtures.py # PyPI's 2.x
+(a comma-separated list of model names as the argument remakes only those).
 Inputs and outputs come from eager PyTorch 1.13 (the 2.x run checks its eager output agrees
 within 1e-5 and writes only archives).
 """
@@ -78,6 +79,24 @@ class TinyMobile(torch.nn.Module):
         return self.fc(torch.nn.functional.adaptive_avg_pool2d(x, 1).flatten(1))
 
 
+class TinyVGG(torch.nn.Module):
+    """VGG's and AlexNet's head: adaptive average pooling to a fixed grid from any input size
+    (2-D to 3x2, which does not divide the second shape's 7x5; 1-D to 5)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+        self.pool = torch.nn.AdaptiveAvgPool2d((3, 2))
+        self.pool1 = torch.nn.AdaptiveAvgPool1d(5)
+        self.fc = torch.nn.Linear(4 * 3 * 2 + 4 * 5, 3)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        a = torch.flatten(self.pool(y), 1)
+        b = torch.flatten(self.pool1(y.flatten(2)), 1)
+        return self.fc(torch.cat([a, b], 1))
+
+
 def models():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import ts_models
@@ -86,6 +105,7 @@ def models():
         "tiny_cnn": (TinyCNN, (1, 3, 16, 16), (2, 3, 20, 12)),
         "tiny_resnet": (TinyResNet, (1, 3, 12, 12), (3, 3, 9, 9)),
         "tiny_mobile": (TinyMobile, (1, 3, 16, 16), (2, 3, 10, 14)),
+        "tiny_vgg": (TinyVGG, (1, 3, 12, 12), (2, 3, 9, 7)),
         "lstm": (lambda: ts_models.Recurrent("lstm", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
         "gru": (lambda: ts_models.Recurrent("gru", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
         "transformer": (lambda: ts_models.transformer_encoder(16, 2, 2), (5, 2, 16), (7, 1, 16)),
@@ -95,7 +115,10 @@ def models():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    only = sys.argv[1].split(",") if len(sys.argv) > 1 else None  # e.g. tiny_vgg,lstm
     for name, (ctor, shape, shape2) in models().items():
+        if only is not None and name not in only:
+            continue
         torch.manual_seed(0)
         m = ctor().eval()
         gen = torch.Generator().manual_seed(1)

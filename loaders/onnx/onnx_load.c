@@ -983,6 +983,36 @@ static ember_status *folder_of(onnx_ctx *c, const char *path)
     return c->dir == NULL ? em_status_oom() : NULL;
 }
 
+/* The model's description fields and metadata_props as graph metadata. */
+static ember_status *read_metadata(const Onnx__ModelProto *mp, em_graph *g)
+{
+    ember_status *st = NULL;
+    char version[24];
+    snprintf(version, sizeof version, "%lld", (long long)mp->model_version);
+    const struct { const char *key, *val; } fields[] = {
+        {"producer_name", mp->producer_name},
+        {"producer_version", mp->producer_version},
+        {"domain", mp->domain},
+        {"model_version", mp->has_model_version ? version : NULL},
+        {"doc_string", mp->doc_string},
+        {"graph_name", mp->graph->name},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (fields[i].val != NULL && fields[i].val[0] != '\0') {
+            EMBER_TRY(em_graph_set_meta(g, fields[i].key, fields[i].val));
+        }
+    }
+    for (size_t i = 0; i < mp->n_metadata_props; i++) {
+        const Onnx__StringStringEntryProto *e = mp->metadata_props[i];
+        if (e->key != NULL && e->value != NULL) {
+            EMBER_TRY(em_graph_set_meta(g, e->key, e->value));
+        }
+    }
+    return NULL;
+fail:
+    return st;
+}
+
 ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_onnx_opsets *opsets)
 {
     onnx_pb_alloc pa;
@@ -1012,6 +1042,7 @@ ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_
         EMBER_TRY(folder_of(&c, path));
     }
     EMBER_TRY(build_graph(&c, mp->graph, g, NULL, 0));
+    EMBER_TRY(read_metadata(mp, g));
     goto done;
 fail:
     em_onnx_opsets_free(g->al, opsets);

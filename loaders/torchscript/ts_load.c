@@ -1,14 +1,369 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The TorchScript loader's entry (ts.h). Work in progress: see docs/NOTES.md, issue #4. */
+/*
+ * The TorchScript loader's entry (ts.h): opens the archive, reads constants.pkl and data.pkl,
+ * resolves classes and functions from code/ on first use, and lowers the root module's
+ * forward() into the graph (ts_eval.c, ts_expr.c, ts_ops*.c).
+ */
 #include "ts.h"
 
+#include "alloc.h"
 #include "status.h"
+#include "ts_lower.h"
 
-ember_status *em_ts_load(em_storage *image, const char *path, em_graph *g)
+#include <stdio.h>
+#include <string.h>
+
+struct ts_code_file {
+    const char *record; /* "code/__torch__/a/b.py" */
+    em_ts_module *mod;  /* NULL: the record does not exist */
+    ts_code_file *next;
+};
+
+/* The parsed module of code record `record`, parsed on first use; NULL when absent. */
+static ember_status *code_file(ts_lower *L, const char *record, em_ts_module **out)
 {
-    (void)image;
-    (void)g;
-    return em_status_new(EMBER_ERR_UNSUPPORTED,
-                         "%s: a TorchScript archive; the TorchScript loader is not finished",
-                         path != NULL ? path : "<memory>");
+    for (ts_code_file *f = L->files; f != NULL; f = f->next) {
+        if (strcmp(f->record, record) == 0) {
+            *out = f->mod;
+            return NULL;
+        }
+    }
+    *out = NULL;
+    ts_code_file *f = em_ts_arena_alloc(&L->arena, sizeof *f);
+    if (f == NULL || (f->record = ts_strdup(L, record)) == NULL) {
+        return em_status_oom();
+    }
+    f->next = L->files;
+    L->files = f;
+    if (!em_ts_zip_has(L->zip, record)) {
+        return NULL;
+    }
+    em_storage *s = NULL;
+    TS_TRY(em_ts_zip_get(L->zip, record, &s));
+    ember_status *st = em_ts_parse_file(L->ast, em_storage_data(s), em_storage_size(s), record,
+                                        &f->mod);
+    em_storage_release(s);
+    if (st != NULL) {
+        return em_status_wrap(st, "%s", L->what);
+    }
+    *out = f->mod;
+    return NULL;
+}
+
+ember_status *ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **out)
+{
+    *out = NULL;
+    const char *dot = strrchr(qual, '.');
+    if (dot == NULL) {
+        return NULL;
+    }
+    size_t plen = (size_t)(dot - qual);
+    char *record = ts_printf(L, "code/%.*s.py", (int)plen, qual);
+    if (record == NULL) {
+        return em_status_oom();
+    }
+    for (char *c = record + 5; *c != '\0' && c < record + 5 + plen; c++) {
+        if (*c == '.') {
+            *c = '/';
+        }
+    }
+    em_ts_module *m = NULL;
+    TS_TRY(code_file(L, record, &m));
+    const char *name = dot + 1;
+    const em_ts_class *cls = m != NULL ? em_ts_module_class(m, name) : NULL;
+    const em_ts_func *fn = m != NULL && cls == NULL ? em_ts_module_func(m, name) : NULL;
+    if (cls != NULL || (m == NULL && strncmp(qual, "__torch__.torch.classes.", 24) == 0)) {
+        *out = ts_new(L, TA_CLASS);
+        if (*out == NULL) {
+            return em_status_oom();
+        }
+        (*out)->u.cls.qual = ts_strdup(L, qual);
+        (*out)->u.cls.cls = cls;
+        return NULL;
+    }
+    if (fn != NULL) {
+        *out = ts_new(L, TA_FUNC);
+        if (*out == NULL) {
+            return em_status_oom();
+        }
+        (*out)->u.fn.fn = fn;
+        (*out)->u.fn.qual = ts_strdup(L, qual);
+        return NULL;
+    }
+    if (m != NULL) {
+        return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: %s defines no class or function "
+                      "'%s'", qual, record, name);
+    }
+    return NULL; /* not a file: a package on the way to one */
+}
+
+typedef struct record_ctx {
+    const em_ts_zip *zip;
+    const char *dir;
+} record_ctx;
+
+static ember_status *load_record(void *ctx, const char *key, em_storage **out)
+{
+    const record_ctx *rc = ctx;
+    char name[256];
+    if (snprintf(name, sizeof name, "%s/%s", rc->dir, key) >= (int)sizeof name) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "storage key '%.40s...' is too long", key);
+    }
+    return em_ts_zip_get(rc->zip, name, out);
+}
+
+static ember_status *read_pickle(ts_lower *L, const char *record, const char *dir,
+                                 em_ts_pickle **out)
+{
+    em_storage *s = NULL;
+    record_ctx rc = {L->zip, dir};
+    char what[512];
+    snprintf(what, sizeof what, "%s: %s", L->what, record);
+    TS_TRY(em_ts_zip_get(L->zip, record, &s));
+    ember_status *st = em_ts_pickle_load(em_storage_data(s), em_storage_size(s), what,
+                                         load_record, &rc, L->al, out);
+    em_storage_release(s);
+    return st;
+}
+
+/* Declares forward()'s parameters after self as graph inputs. */
+static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_ts_input_spec *spec,
+                                size_t n_spec, ts_av ***args, size_t *n_args)
+{
+    size_t n = fwd->n_params > 0 ? fwd->n_params - 1 : 0;
+    *args = em_ts_arena_alloc(&L->arena, (n + 1) * sizeof(ts_av *));
+    if (*args == NULL) {
+        return em_status_oom();
+    }
+    *n_args = n;
+    for (size_t i = 0; i < n; i++) {
+        const em_ts_param *p = &fwd->params[i + 1];
+        bool tensor = p->type != NULL && (em_ts_expr_is_dotted(p->type, "Tensor"));
+        if (!tensor) {
+            if (p->def != NULL) {
+                ts_env empty = {0};
+                TS_TRY(ts_eval(L, &empty, p->def, &(*args)[i]));
+                continue;
+            }
+            return ts_err(L, EMBER_ERR_UNSUPPORTED, p->pos, "forward() argument '%s' is not a "
+                          "Tensor and has no default: only Tensor inputs are supported",
+                          p->name);
+        }
+        ember_dtype dt = EMBER_DTYPE_F32;
+        int rank = -1;
+        if (i < n_spec) {
+            dt = spec[i].dtype != EMBER_DTYPE_UNDEFINED ? spec[i].dtype : dt;
+            rank = spec[i].rank;
+        }
+        if (rank > EMBER_MAX_RANK) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "%s: input %zu: rank %d is above %d",
+                                 L->what, i, rank, EMBER_MAX_RANK);
+        }
+        /* Every dim symbolic: the graph serves any shape of this rank. */
+        int64_t dims[EMBER_MAX_RANK];
+        const char *names[EMBER_MAX_RANK];
+        for (int d = 0; d < rank; d++) {
+            dims[d] = -1;
+            names[d] = ts_printf(L, "%s_%d", p->name, d);
+            if (names[d] == NULL) {
+                return em_status_oom();
+            }
+        }
+        int v = -1;
+        TS_TRY(em_graph_add_input(L->root, p->name, dt, rank, dims, names, &v));
+        (*args)[i] = ts_tensor(L, v);
+        if ((*args)[i] == NULL) {
+            return em_status_oom();
+        }
+    }
+    return NULL;
+}
+
+/* Flattens forward()'s result into graph outputs named output_<i>. None items of a returned
+ * tuple are skipped (scripted GoogLeNet returns (logits, None, None) without aux heads). */
+static ember_status *add_outputs(ts_lower *L, ts_av *r, int *count)
+{
+    if (r->k == TA_NONE) {
+        return NULL;
+    }
+    if (r->k == TA_TUPLE || r->k == TA_LIST) {
+        for (size_t i = 0; i < r->u.seq.n; i++) {
+            TS_TRY(add_outputs(L, r->u.seq.items[i], count));
+        }
+        return NULL;
+    }
+    if (r->k == TA_DICT) {
+        for (size_t i = 0; i < r->u.dict.n; i++) {
+            TS_TRY(add_outputs(L, r->u.dict.vals[i], count));
+        }
+        return NULL;
+    }
+    ts_call c = {.op = "output", .node = "output"};
+    int v = -1, o = -1, node = -1;
+    TS_TRY(ts_as_tensor(L, &c, r, EMBER_DTYPE_UNDEFINED, &v));
+    char name[32];
+    snprintf(name, sizeof name, "output_%d", (*count)++);
+    const char *names[1] = {name};
+    TS_TRY(em_graph_add_node(L->root, EM_OP_IDENTITY, name, &v, 1, names, 1, &node));
+    o = L->root->nodes[node].out[0];
+    TS_TRY(em_graph_infer_node(L->root, node));
+    return em_graph_mark_output(L->root, o);
+}
+
+/* ---- the module tree (metadata "torchscript.modules") ---- */
+
+#define TS_TREE_MAX_DEPTH 32
+
+/* The state attribute `name` of a pickled object, or NULL. */
+static const em_tsv *state_attr(const em_tsv *obj, const char *name)
+{
+    const em_tsv *st = obj->u.obj.state;
+    for (size_t i = 0; st != NULL && st->kind == EM_TSV_DICT && i < st->u.dict.n; i++) {
+        const em_tsv *k = st->u.dict.keys[i];
+        if (k->kind == EM_TSV_STR && strcmp(k->u.str.s, name) == 0) {
+            return st->u.dict.values[i];
+        }
+    }
+    return NULL;
+}
+
+static int64_t tensor_numel(const em_tsv *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->u.t.rank; d++) {
+        n *= t->u.t.sizes[d];
+    }
+    return n;
+}
+
+/* Appends one line per module under `obj` (depth-first, attributes in pickled order) and
+ * returns the parameters of the subtree in *total. A module is an object whose class has code
+ * and derives from Module; its parameters are the tensors named in __parameters__. */
+static ember_status *tree(ts_lower *L, const em_tsv *obj, const char *attr, int depth,
+                          em_strbuf *sb, int64_t *total)
+{
+    ts_av *cls = NULL;
+    em_ts_pos nopos = {0};
+    *total = 0;
+    TS_TRY(ts_resolve(L, obj->u.obj.cls, nopos, &cls));
+    const em_ts_class *c = cls != NULL && cls->k == TA_CLASS ? cls->u.cls.cls : NULL;
+    if (c == NULL || c->base != EM_TS_BASE_MODULE || depth > TS_TREE_MAX_DEPTH) {
+        return NULL;
+    }
+    int64_t own = 0;
+    for (size_t i = 0; i < c->n_parameters; i++) {
+        const em_tsv *t = state_attr(obj, c->parameters[i]);
+        own += t != NULL && t->kind == EM_TSV_TENSOR ? tensor_numel(t) : 0;
+    }
+    /* The subtree's count is known only after the children: write them aside first. */
+    em_strbuf kids;
+    em_strbuf_init(&kids, L->al);
+    const em_tsv *st = obj->u.obj.state;
+    ember_status *err = NULL;
+    int64_t sub = 0;
+    for (size_t i = 0; st != NULL && st->kind == EM_TSV_DICT && i < st->u.dict.n && err == NULL;
+         i++) {
+        const em_tsv *k = st->u.dict.keys[i], *v = st->u.dict.values[i];
+        if (k->kind == EM_TSV_STR && v->kind == EM_TSV_OBJECT) {
+            int64_t n = 0;
+            err = tree(L, v, k->u.str.s, depth + 1, &kids, &n);
+            sub += n;
+        }
+    }
+    *total = own + sub;
+    const char *short_cls = strrchr(obj->u.obj.cls, '.');
+    if (err == NULL && kids.failed) {
+        err = em_status_oom();
+    }
+    if (err == NULL) {
+        em_strbuf_printf(sb, "%*s%s %s params=%lld\n", 2 * depth, "", attr,
+                         short_cls != NULL ? short_cls + 1 : obj->u.obj.cls,
+                         (long long)*total);
+        em_strbuf_printf(sb, "%s", kids.len > 0 ? kids.data : "");
+    }
+    em_strbuf_free(&kids);
+    return err;
+}
+
+static ember_status *set_metadata(ts_lower *L, const em_tsv *root)
+{
+    char version[24];
+    snprintf(version, sizeof version, "%lld", (long long)em_ts_zip_version(L->zip));
+    TS_TRY(em_graph_set_meta(L->root, "torchscript.version", version));
+    TS_TRY(em_graph_set_meta(L->root, "torchscript.root", root->u.obj.cls));
+    em_strbuf sb;
+    em_strbuf_init(&sb, L->al);
+    int64_t total = 0;
+    ember_status *st = tree(L, root, "<root>", 0, &sb, &total);
+    if (st == NULL && sb.failed) {
+        st = em_status_oom();
+    }
+    if (st == NULL) {
+        st = em_graph_set_meta(L->root, "torchscript.modules", sb.len > 0 ? sb.data : "");
+    }
+    em_strbuf_free(&sb);
+    return st;
+}
+
+ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_spec *spec,
+                         size_t n_spec, em_graph *g)
+{
+    ember_status *st = NULL;
+    ts_lower L = {0};
+    em_ts_zip *zip = NULL;
+    em_ts_pickle *consts = NULL, *data = NULL;
+    L.al = g->al;
+    L.what = path != NULL ? path : "<memory>";
+    L.root = L.g = g;
+    L.path = "";
+    em_ts_arena_init(&L.arena, g->al);
+    L.ast = em_ts_ast_arena_new(g->al);
+    if (L.ast == NULL) {
+        st = em_status_oom();
+        goto fail;
+    }
+    EMBER_TRY(em_ts_zip_open(image, L.what, g->al, &zip));
+    L.zip = zip;
+    if (em_ts_zip_has(zip, "model.json")) {
+        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s: a PyTorch 1.0-1.2 archive (model.json); "
+                           "save it again with a newer torch.jit.save", L.what);
+        goto fail;
+    }
+    if (em_ts_zip_has(zip, "constants.pkl")) {
+        EMBER_TRY(read_pickle(&L, "constants.pkl", "constants", &consts));
+        L.constants = em_ts_pickle_root(consts);
+    }
+    EMBER_TRY(read_pickle(&L, "data.pkl", "data", &data));
+    const em_tsv *root = em_ts_pickle_root(data);
+    if (root->kind != EM_TSV_OBJECT) {
+        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: data.pkl holds a %s, not a module",
+                           L.what, em_tsv_kind_name(root->kind));
+        goto fail;
+    }
+    EMBER_TRY(set_metadata(&L, root));
+    ts_av *self = NULL, *fwd = NULL, **args = NULL, *result = NULL;
+    em_ts_pos nopos = {0};
+    EMBER_TRY(ts_from_tsv(&L, root, "", &self));
+    EMBER_TRY(ts_obj_get(&L, self, "forward", nopos, &fwd));
+    if (fwd->k != TA_FUNC) {
+        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: the root module's forward is not a "
+                           "method", L.what);
+        goto fail;
+    }
+    size_t n_args = 0;
+    EMBER_TRY(add_inputs(&L, fwd->u.fn.fn, spec, n_spec, &args, &n_args));
+    EMBER_TRY(ts_call_func(&L, fwd, args, n_args, NULL, NULL, 0, fwd->u.fn.fn->pos, &result));
+    int count = 0;
+    EMBER_TRY(add_outputs(&L, result, &count));
+    if (count == 0) {
+        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s: forward() returns no tensor", L.what);
+        goto fail;
+    }
+fail:
+    em_ts_pickle_free(data);
+    em_ts_pickle_free(consts);
+    em_ts_zip_close(zip);
+    em_ts_ast_arena_free(L.ast);
+    em_ts_arena_free(&L.arena);
+    return st;
 }

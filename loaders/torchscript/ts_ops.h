@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Operator lowering of the TorchScript loader (internal): the table of aten/prim operators
+ * ember maps onto its op set, and the helpers their lowering functions share. A lowering gets
+ * the call bound to the operator's schema (ts_call: arguments in schema order, defaults
+ * filled, see ts_bind.c) and returns the abstract result.
+ */
+#ifndef EMBER_LOADERS_TORCHSCRIPT_TS_OPS_H
+#define EMBER_LOADERS_TORCHSCRIPT_TS_OPS_H
+
+#include "ts_lower.h"
+
+typedef ember_status *(*ts_lower_fn)(ts_lower *L, const ts_call *c, ts_av **out);
+
+typedef struct ts_op_entry {
+    const char *name; /* "aten::conv2d" */
+    ts_lower_fn fn;
+} ts_op_entry;
+
+/* A table of lowerings: one per ts_ops_*.c file, listed in ts_op_find (ts_ops.c). */
+typedef struct ts_op_table {
+    const ts_op_entry *ops;
+    size_t n;
+} ts_op_table;
+
+extern const ts_op_table ts_nn_table;     /* ts_ops_nn.c: conv, norms, pools, linear, shapes */
+extern const ts_op_table ts_elem_table;   /* ts_ops_elem.c: elementwise math, comparisons, dtype
+                                             promotion, reductions */
+extern const ts_op_table ts_tensor_table; /* ts_ops_tensor.c: tensor creation, dtype casts */
+extern const ts_op_table ts_rnn_table;    /* ts_ops_rnn.c: RNN/LSTM/GRU, attention */
+
+/* The lowering of operator `name`, or NULL. */
+ts_lower_fn ts_op_find(const char *name);
+
+/* Builtins on known values (ts_ops_scalar.c); *handled false when `op` is not one of them or an
+ * argument is not known. */
+ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n, em_ts_pos pos,
+                             bool *handled, ts_av **out);
+
+/* Binds a call of operator `op` ("aten::add") against its schemas (ts_bind.c). */
+ember_status *ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
+                      const char **kw_names, ts_av **kw_vals, size_t n_kw, em_ts_pos pos,
+                      ts_call *out);
+
+/* ---- argument access for lowering functions (ts_ops.c) ---- */
+ember_status *ts_arg_tensor(ts_lower *L, const ts_call *c, size_t i, int *v);
+ember_status *ts_arg_int(ts_lower *L, const ts_call *c, size_t i, int64_t *v);
+ember_status *ts_arg_float(ts_lower *L, const ts_call *c, size_t i, double *v);
+ember_status *ts_arg_bool(ts_lower *L, const ts_call *c, size_t i, bool *v);
+/* A known int list (an int alone repeats `n_fill` times when n_fill > 0); at most cap items. */
+ember_status *ts_arg_ints(ts_lower *L, const ts_call *c, size_t i, int64_t *v, size_t cap,
+                          size_t n_fill, size_t *n);
+bool ts_arg_none(const ts_call *c, size_t i);
+/* Emits a one-output node and returns it as a tensor. */
+ember_status *ts_emit1(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
+                       int *node, ts_av **out);
+ember_status *ts_ret_tensor(ts_lower *L, int v, ts_av **out);
+/* Rank of value v in the current graph; -1 when unknown (then an error names the op). */
+ember_status *ts_rank(ts_lower *L, const ts_call *c, int v, int *rank);
+
+/* adaptive_avg_pool1d/2d of x (rank 3 or 4) to output sizes os[] where the input's spatial
+ * sizes are not known at load time or not multiples of os (ts_ops_pool.c). */
+ember_status *ts_adaptive_avg_pool_dynamic(ts_lower *L, const ts_call *c, int x, int rank,
+                                           const int64_t *os, ts_av **out);
+
+#endif /* EMBER_LOADERS_TORCHSCRIPT_TS_OPS_H */

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Abstract values of the TorchScript lowering (ts_lower.h): constructors, scopes, objects,
+ * and pickled values turned into abstract ones (tensors into initializers).
+ */
+#include "ts_lower.h"
+
+#include "alloc.h"
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+ts_av *ts_new(ts_lower *L, ts_ak k)
+{
+    ts_av *a = em_ts_arena_alloc(&L->arena, sizeof *a);
+    if (a != NULL) {
+        a->k = k;
+    }
+    return a;
+}
+
+ts_av *ts_none(ts_lower *L) { return ts_new(L, TA_NONE); }
+
+ts_av *ts_bool(ts_lower *L, bool b)
+{
+    ts_av *a = ts_new(L, TA_BOOL);
+    if (a != NULL) {
+        a->u.b = b;
+    }
+    return a;
+}
+
+ts_av *ts_int(ts_lower *L, int64_t i)
+{
+    ts_av *a = ts_new(L, TA_INT);
+    if (a != NULL) {
+        a->u.i = i;
+    }
+    return a;
+}
+
+ts_av *ts_float(ts_lower *L, double f)
+{
+    ts_av *a = ts_new(L, TA_FLOAT);
+    if (a != NULL) {
+        a->u.f = f;
+    }
+    return a;
+}
+
+ts_av *ts_str(ts_lower *L, const char *s, size_t n)
+{
+    ts_av *a = ts_new(L, TA_STR);
+    char *c = em_ts_arena_strndup(&L->arena, s, n);
+    if (a == NULL || c == NULL) {
+        return NULL;
+    }
+    a->u.str.s = c;
+    a->u.str.n = n;
+    return a;
+}
+
+ts_av *ts_tensor(ts_lower *L, int v)
+{
+    ts_av *a = ts_new(L, TA_TENSOR);
+    if (a != NULL) {
+        a->u.t.v = v;
+        a->u.t.g = L->g;
+    }
+    return a;
+}
+
+ts_av *ts_seq(ts_lower *L, ts_ak k, size_t n)
+{
+    ts_av *a = ts_new(L, k);
+    if (a == NULL) {
+        return NULL;
+    }
+    size_t cap = n > 4 ? n : 4;
+    a->u.seq.items = em_ts_arena_alloc(&L->arena, cap * sizeof(ts_av *));
+    if (a->u.seq.items == NULL) {
+        return NULL;
+    }
+    a->u.seq.n = n;
+    a->u.seq.cap = cap;
+    return a;
+}
+
+/* Grows an arena array of pointers (old contents copied; the old block stays in the arena). */
+static void **grow(ts_lower *L, void **old, size_t n, size_t *cap)
+{
+    size_t nc = *cap < 4 ? 8 : *cap * 2;
+    void **p = em_ts_arena_alloc(&L->arena, nc * sizeof(void *));
+    if (p == NULL) {
+        return NULL;
+    }
+    if (n > 0) {
+        memcpy(p, old, n * sizeof(void *));
+    }
+    *cap = nc;
+    return p;
+}
+
+ember_status *ts_list_append(ts_lower *L, ts_av *list, ts_av *item)
+{
+    if (list->u.seq.n == list->u.seq.cap) {
+        void **p = grow(L, (void **)list->u.seq.items, list->u.seq.n, &list->u.seq.cap);
+        if (p == NULL) {
+            return em_status_oom();
+        }
+        list->u.seq.items = (ts_av **)p;
+    }
+    list->u.seq.items[list->u.seq.n++] = item;
+    return NULL;
+}
+
+const char *ts_kind_name(ts_ak k)
+{
+    static const char *const names[] = {"None", "bool", "int", "float", "str", "Device",
+                                        "tuple", "list", "dict", "Tensor", "scalar",
+                                        "object", "function", "class", "builtin",
+                                        "uninitialized"};
+    return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+char *ts_strdup(ts_lower *L, const char *s)
+{
+    return em_ts_arena_strndup(&L->arena, s, strlen(s));
+}
+
+char *ts_printf(ts_lower *L, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        return NULL;
+    }
+    if ((size_t)n < sizeof buf) {
+        return em_ts_arena_strndup(&L->arena, buf, (size_t)n);
+    }
+    char *p = em_ts_arena_alloc(&L->arena, (size_t)n + 1);
+    if (p != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return p;
+}
+
+/* ---- scopes and objects ---- */
+
+static ember_status *names_set(ts_lower *L, const char ***names, ts_av ***vals, size_t *n,
+                               size_t *cap, const char *name, ts_av *v)
+{
+    for (size_t i = *n; i-- > 0;) {
+        if (strcmp((*names)[i], name) == 0) {
+            (*vals)[i] = v;
+            return NULL;
+        }
+    }
+    if (*n == *cap) {
+        size_t c1 = *cap, c2 = *cap;
+        void **nn = grow(L, (void **)*names, *n, &c1);
+        void **nv = grow(L, (void **)*vals, *n, &c2);
+        if (nn == NULL || nv == NULL) {
+            return em_status_oom();
+        }
+        *names = (const char **)nn;
+        *vals = (ts_av **)nv;
+        *cap = c1;
+    }
+    (*names)[*n] = name;
+    (*vals)[*n] = v;
+    (*n)++;
+    return NULL;
+}
+
+ember_status *ts_env_set(ts_lower *L, ts_env *e, const char *name, ts_av *v)
+{
+    return names_set(L, &e->names, &e->vals, &e->n, &e->cap, name, v);
+}
+
+ts_av *ts_env_get(const ts_env *e, const char *name)
+{
+    for (size_t i = e->n; i-- > 0;) {
+        if (strcmp(e->names[i], name) == 0) {
+            return e->vals[i];
+        }
+    }
+    return NULL;
+}
+
+ember_status *ts_obj_set(ts_lower *L, ts_obj *o, const char *name, ts_av *v)
+{
+    return names_set(L, &o->names, &o->vals, &o->n, &o->cap, name, v);
+}
+
+static ts_av *memo_get(ts_lower *L, const void *key)
+{
+    for (size_t i = 0; i < L->n_memo; i++) {
+        if (L->memo_keys[i] == key) {
+            return L->memo_vals[i];
+        }
+    }
+    return NULL;
+}
+
+static ember_status *memo_put(ts_lower *L, const void *key, ts_av *v)
+{
+    if (L->n_memo == L->cap_memo) {
+        size_t c1 = L->cap_memo, c2 = L->cap_memo;
+        void **nk = grow(L, (void **)L->memo_keys, L->n_memo, &c1);
+        void **nv = grow(L, (void **)L->memo_vals, L->n_memo, &c2);
+        if (nk == NULL || nv == NULL) {
+            return em_status_oom();
+        }
+        L->memo_keys = (const void **)nk;
+        L->memo_vals = (ts_av **)nv;
+        L->cap_memo = c1;
+    }
+    L->memo_keys[L->n_memo] = key;
+    L->memo_vals[L->n_memo++] = v;
+    return NULL;
+}
+
+/* Class constant `name : Final[T] = literal` of the object's class. */
+static ember_status *class_const(ts_lower *L, const ts_obj *o, const char *name, ts_av **out)
+{
+    *out = NULL;
+    if (o->cls == NULL) {
+        return NULL;
+    }
+    const em_ts_member *m = em_ts_class_attr(o->cls, name);
+    if (m == NULL || m->kind != EM_TS_M_CONST || m->value == NULL) {
+        return NULL;
+    }
+    ts_env empty = {0};
+    return ts_eval(L, &empty, m->value, out);
+}
+
+ember_status *ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos pos, ts_av **out)
+{
+    ts_obj *o = obj->u.obj;
+    *out = NULL;
+    for (size_t i = o->n; i-- > 0;) {
+        if (strcmp(o->names[i], name) == 0) {
+            *out = o->vals[i];
+            return NULL;
+        }
+    }
+    const em_tsv *sv = o->state != NULL ? em_tsv_dict_get(o->state, name) : NULL;
+    if (sv != NULL) {
+        const char *path = o->path[0] != '\0' ? ts_printf(L, "%s.%s", o->path, name)
+                                                : ts_strdup(L, name);
+        if (path == NULL) {
+            return em_status_oom();
+        }
+        ember_status *st = ts_from_tsv(L, sv, path, out);
+        if (st == NULL) {
+            /* Later reads see the same abstract value (and writes replace it). */
+            st = ts_obj_set(L, o, ts_strdup(L, name), *out);
+        }
+        return st;
+    }
+    ember_status *st = class_const(L, o, name, out);
+    if (st != NULL || *out != NULL) {
+        return st;
+    }
+    const em_ts_func *m = o->cls != NULL ? em_ts_class_method(o->cls, name) : NULL;
+    if (m != NULL) {
+        ts_av *f = ts_new(L, TA_FUNC);
+        if (f == NULL) {
+            return em_status_oom();
+        }
+        f->u.fn.fn = m;
+        f->u.fn.self = obj;
+        f->u.fn.qual = ts_printf(L, "%s.%s", o->qual, name);
+        *out = f;
+        return NULL;
+    }
+    return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "object of class %s has no attribute '%s'",
+                  o->qual, name);
+}
+
+/* ---- pickled values ---- */
+
+/* Negates n elements of dtype dt in place (torch's negative bit): floating types flip their sign
+ * bit, integers wrap as torch's neg() does; bool and unsigned types have no negative view. */
+static ember_status *negate(ts_lower *L, const char *path, ember_dtype dt, void *p, int64_t n)
+{
+    unsigned char *b = p;
+    size_t es = em_dtype_size(dt);
+    for (int64_t i = 0; i < n; i++) {
+        unsigned char *e = b + (size_t)i * es;
+        switch (dt) {
+        case EMBER_DTYPE_F16: case EMBER_DTYPE_BF16: case EMBER_DTYPE_F32: case EMBER_DTYPE_F64:
+            e[es - 1] ^= 0x80; /* little-endian: the sign bit is in the last byte */
+            break;
+        case EMBER_DTYPE_I8: case EMBER_DTYPE_I16: case EMBER_DTYPE_I32: case EMBER_DTYPE_I64: {
+            /* two's complement: invert, then add one with carry (wraps like torch's neg) */
+            unsigned carry = 1;
+            for (size_t k = 0; k < es; k++) {
+                unsigned x = (unsigned)(unsigned char)~e[k] + carry;
+                e[k] = (unsigned char)x;
+                carry = x >> 8;
+            }
+            break;
+        }
+        default:
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor '%s' of dtype %s has the "
+                                 "negative bit set", L->what, path, ember_dtype_name(dt));
+        }
+    }
+    return NULL;
+}
+
+/* A pickled tensor as an initializer of the root graph: mapped in place when contiguous and
+ * suitably aligned, else gathered into a copy (also when torch's negative bit is set: the copy
+ * holds the negated values). */
+static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char *path, int *out)
+{
+    int64_t numel = 1;
+    for (int d = 0; d < t->rank; d++) {
+        numel *= t->sizes[d];
+    }
+    size_t es = em_dtype_size(t->dtype);
+    const char *name = path;
+    if (em_graph_find_value(L->root, name) >= 0) {
+        name = ts_value_name(L, path);
+    }
+    if (name == NULL) {
+        return em_status_oom();
+    }
+    if (t->qscheme != EM_TS_QSCHEME_NONE) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: quantized tensor '%s': quantized "
+                             "TorchScript models are not supported yet", L->what, path);
+    }
+    size_t off = (size_t)t->offset * es;
+    if (numel == 0 || t->storage == NULL) {
+        return em_graph_add_initializer_copy(L->root, name, t->dtype, t->rank, t->sizes, NULL,
+                                             out);
+    }
+    if (!t->neg && em_tsv_tensor_contiguous(t) && off % 16 == 0) {
+        return em_graph_add_initializer(L->root, name, t->dtype, t->rank, t->sizes, t->storage,
+                                        off, out);
+    }
+    /* Strided: gather element by element into a dense copy. */
+    unsigned char *dense = em_malloc(L->al, (size_t)numel * es);
+    if (dense == NULL) {
+        return em_status_oom();
+    }
+    const unsigned char *src = em_storage_data(t->storage);
+    int64_t idx[EMBER_MAX_RANK] = {0};
+    for (int64_t e = 0; e < numel; e++) {
+        int64_t so = t->offset;
+        for (int d = 0; d < t->rank; d++) {
+            so += idx[d] * t->strides[d];
+        }
+        memcpy(dense + (size_t)e * es, src + (size_t)so * es, es);
+        for (int d = t->rank - 1; d >= 0; d--) {
+            if (++idx[d] < t->sizes[d]) {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    ember_status *st = t->neg ? negate(L, path, t->dtype, dense, numel) : NULL;
+    if (st == NULL) {
+        st = em_graph_add_initializer_copy(L->root, name, t->dtype, t->rank, t->sizes, dense, out);
+    }
+    em_free(L->al, dense);
+    return st;
+}
+
+ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av **out)
+{
+    ember_status *st = NULL;
+    *out = memo_get(L, v);
+    if (*out != NULL) {
+        return NULL;
+    }
+    ts_av *a = NULL;
+    switch (v->kind) {
+    case EM_TSV_NONE:
+        a = ts_none(L);
+        break;
+    case EM_TSV_BOOL:
+        a = ts_bool(L, v->u.b);
+        break;
+    case EM_TSV_INT:
+        a = ts_int(L, v->u.i);
+        break;
+    case EM_TSV_FLOAT:
+        a = ts_float(L, v->u.f);
+        break;
+    case EM_TSV_STR:
+        a = ts_str(L, v->u.str.s, v->u.str.n);
+        break;
+    case EM_TSV_DEVICE:
+        a = ts_str(L, v->u.str.s, v->u.str.n);
+        if (a != NULL) {
+            a->k = TA_DEVICE;
+        }
+        break;
+    case EM_TSV_TUPLE:
+    case EM_TSV_LIST:
+        a = ts_seq(L, v->kind == EM_TSV_TUPLE ? TA_TUPLE : TA_LIST, v->u.seq.n);
+        if (a == NULL) {
+            break;
+        }
+        for (size_t i = 0; i < v->u.seq.n; i++) {
+            const char *p = ts_printf(L, "%s.%zu", path, i);
+            if (p == NULL) {
+                return em_status_oom();
+            }
+            EMBER_TRY(ts_from_tsv(L, v->u.seq.items[i], p, &a->u.seq.items[i]));
+        }
+        break;
+    case EM_TSV_DICT:
+        a = ts_new(L, TA_DICT);
+        if (a == NULL) {
+            break;
+        }
+        for (size_t i = 0; i < v->u.dict.n; i++) {
+            ts_av *k = NULL, *val = NULL;
+            EMBER_TRY(ts_from_tsv(L, v->u.dict.keys[i], path, &k));
+            const char *p = k->k == TA_STR ? ts_printf(L, "%s.%s", path, k->u.str.s)
+                                           : ts_printf(L, "%s.%zu", path, i);
+            if (p == NULL) {
+                return em_status_oom();
+            }
+            EMBER_TRY(ts_from_tsv(L, v->u.dict.values[i], p, &val));
+            if (a->u.dict.n == a->u.dict.cap) {
+                size_t c1 = a->u.dict.cap, c2 = a->u.dict.cap;
+                void **nk = grow(L, (void **)a->u.dict.keys, a->u.dict.n, &c1);
+                void **nv = grow(L, (void **)a->u.dict.vals, a->u.dict.n, &c2);
+                if (nk == NULL || nv == NULL) {
+                    return em_status_oom();
+                }
+                a->u.dict.keys = (ts_av **)nk;
+                a->u.dict.vals = (ts_av **)nv;
+                a->u.dict.cap = c1;
+            }
+            a->u.dict.keys[a->u.dict.n] = k;
+            a->u.dict.vals[a->u.dict.n++] = val;
+        }
+        break;
+    case EM_TSV_TENSOR: {
+        int vi = -1;
+        EMBER_TRY(tensor_init(L, &v->u.t, path, &vi));
+        a = ts_tensor(L, vi);
+        if (a != NULL) {
+            a->u.t.g = L->root;
+        }
+        break;
+    }
+    case EM_TSV_OBJECT: {
+        ts_av *cls = NULL;
+        a = ts_new(L, TA_OBJECT);
+        ts_obj *o = em_ts_arena_alloc(&L->arena, sizeof *o);
+        if (a == NULL || o == NULL) {
+            return em_status_oom();
+        }
+        em_ts_pos nopos = {0};
+        EMBER_TRY(ts_resolve(L, v->u.obj.cls, nopos, &cls));
+        if (cls->k != TA_CLASS) {
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: pickled object of '%s', which is "
+                                 "not a class", L->what, v->u.obj.cls);
+        }
+        if (v->u.obj.state != NULL && v->u.obj.state->kind != EM_TSV_DICT) {
+            return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: object '%s' of class %s is saved "
+                                 "with __getstate__, which ember does not run yet", L->what,
+                                 path, v->u.obj.cls);
+        }
+        o->qual = cls->u.cls.qual;
+        o->cls = cls->u.cls.cls;
+        o->state = v->u.obj.state;
+        o->path = path;
+        a->u.obj = o;
+        break;
+    }
+    default:
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: attribute '%s' is a pickled %s, which "
+                             "ember does not take", L->what, path, em_tsv_kind_name(v->kind));
+    }
+    if (a == NULL) {
+        return em_status_oom();
+    }
+    EMBER_TRY(memo_put(L, v, a));
+    *out = a;
+    return NULL;
+fail:
+    return st;
+}

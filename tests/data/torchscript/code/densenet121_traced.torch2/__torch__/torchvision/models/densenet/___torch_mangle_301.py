@@ -1,0 +1,48 @@
+class _DenseLayer(Module):
+  __parameters__ = []
+  __buffers__ = []
+  training : bool
+  _is_full_backward_hook : Optional[bool]
+  norm1 : __torch__.torch.nn.modules.batchnorm.___torch_mangle_295.BatchNorm2d
+  relu1 : __torch__.torch.nn.modules.activation.___torch_mangle_296.ReLU
+  conv1 : __torch__.torch.nn.modules.conv.___torch_mangle_297.Conv2d
+  norm2 : __torch__.torch.nn.modules.batchnorm.___torch_mangle_298.BatchNorm2d
+  relu2 : __torch__.torch.nn.modules.activation.___torch_mangle_299.ReLU
+  conv2 : __torch__.torch.nn.modules.conv.___torch_mangle_300.Conv2d
+  def forward(self: __torch__.torchvision.models.densenet.___torch_mangle_301._DenseLayer,
+    argument_1: Tensor,
+    argument_2: Tensor,
+    argument_3: Tensor,
+    argument_4: Tensor,
+    argument_5: Tensor,
+    argument_6: Tensor,
+    argument_7: Tensor,
+    argument_8: Tensor,
+    argument_9: Tensor,
+    argument_10: Tensor,
+    argument_11: Tensor,
+    argument_12: Tensor,
+    argument_13: Tensor,
+    argument_14: Tensor,
+    argument_15: Tensor,
+    argument_16: Tensor,
+    argument_17: Tensor,
+    argument_18: Tensor,
+    argument_19: Tensor,
+    argument_20: Tensor,
+    argument_21: Tensor,
+    argument_22: Tensor,
+    argument_23: Tensor,
+    argument_24: Tensor) -> Tensor:
+    conv2 = self.conv2
+    relu2 = self.relu2
+    norm2 = self.norm2
+    conv1 = self.conv1
+    relu1 = self.relu1
+    norm1 = self.norm1
+    _0 = [argument_1, argument_2, argument_3, argument_4, argument_5, argument_6, argument_7, argument_8, argument_9, argument_10, argument_11, argument_12, argument_13, argument_14, argument_15, argument_16, argument_17, argument_18, argument_19, argument_20, argument_21, argument_22, argument_23, argument_24]
+    input = torch.cat(_0, 1)
+    _1 = (relu1).forward((norm1).forward(input, ), )
+    _2 = (norm2).forward((conv1).forward(_1, ), )
+    _3 = (conv2).forward((relu2).forward(_2, ), )
+    return _3

@@ -1,0 +1,596 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Fixtures for the TorchScript archive layers (loaders/torchscript/ts_zip.c, ts_pickle*.c),
+written to tests/data/torchscript/archive/.
+
+Run it with each PyTorch generation; each run writes its own normal archive:
+    /usr/bin/python3 tools/gen_ts_archive_fixtures.py               # Debian's torch 1.13
+    /work/venv-torch/bin/python tools/gen_ts_archive_fixtures.py    # a torch 2.x venv
+Files:
+  normal_t<major>.pt         torch.jit.save of Top (below): parameters and buffers of every
+                             dtype, views sharing a storage, an empty and a rank-0 tensor,
+                             quantized tensors (per-tensor quint8/qint32, per-channel qint8,
+                             per-channel float-qparams quint8), typed lists and dicts, a
+                             device, nested submodules, a traced submodule (tensor constant in
+                             constants.pkl), code records large enough to be deflated.
+  normal_t<major>/manifest.txt  one line per tensor, from what torch.jit.load reads back:
+      T <path> <dtype> <sizes> <strides> <offset> <storage_numel> <requires_grad> <neg> <npy>
+      Q <path> <dtype> <sizes> <strides> <offset> <storage_numel> <scale> <zero_point> <npy>
+      C <path> <dtype> <sizes> <strides> <offset> <storage_numel> <scheme> <axis> <npy>
+        <scales npy> <zero_points npy>
+    sizes/strides are comma lists ("-" for rank 0); <path> walks attribute dicts, list
+    indices and dict keys from the root ("mid.leaf.lin.weight", "tensors.1", "tdict.w");
+    a path starting with "@constants" indexes constants.pkl's tuple. Values are the logical
+    values (neg bit applied; integer representation for quantized tensors; bfloat16 as
+    float32), C order. Also "O <path> <class>" for objects (from torch.jit.load), and
+    "A <path> <class> <attr,attr,...>" for every object in data.pkl with its attribute names
+    in pickle order, from Python's own pickle.Unpickler (mock_unpickle).
+  plain_t<major>.pt          a small module with no versioned ops (record "version", 3).
+The torch 1.x run also writes (no torch needed for these; run it after the 2.x one so the
+fuzz seeds include the 2.x pickles):
+  py_p0.pkl py_p2.pkl py_p4.pkl   Python's own pickler, protocols 0, 2, 4, of PY_VALUE.
+  hostile/*.pt, hostile/*.pkl     malformed archives and pickles (hostile_archives,
+                                  HOSTILE_PICKLES) and odd-but-valid ones (ok_*.pt); the C
+                                  tests list the error each must give.
+  tests/fuzz/corpus/fuzz_ts_zip/, fuzz_ts_pickle/   seed corpora of the two fuzz targets.
+"""
+import os
+import pickle
+import struct
+import sys
+import zipfile
+import zlib
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import torch
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data",
+                   "torchscript", "archive")
+
+# ---- the normal archive ------------------------------------------------------------------
+
+
+class AddConst(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.tensor([1.0, 2.0, 3.0])
+
+
+class Leaf(torch.nn.Module):
+    scale: float
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 2)
+        self.register_buffer("steps", torch.arange(5, dtype=torch.int64))
+        self.scale = 0.5
+
+    def forward(self, x):
+        return self.lin(x) * self.scale
+
+
+class Mid(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.leaf = Leaf()
+        self.register_buffer("h", torch.tensor([1.5, -2.25, 3.0], dtype=torch.float16))
+
+    def forward(self, x):
+        return self.leaf(x) + self.h[0]
+
+
+class Top(torch.nn.Module):
+    sizes: List[int]
+    ratios: List[float]
+    flags: List[bool]
+    names: List[str]
+    tensors: List[torch.Tensor]
+    table: Dict[str, int]
+    tdict: Dict[str, torch.Tensor]
+    opt: Optional[int]
+    tup: Tuple[int, str]
+
+    def __init__(self, with_neg):
+        super().__init__()
+        self.mid = Mid()
+        base = torch.arange(24, dtype=torch.float32).reshape(4, 6) * 0.5
+        self.register_buffer("base", base)
+        self.register_buffer("view", base[1:, ::2])      # offset 6, strides (6, 2)
+        self.register_buffer("tcol", base.t()[2:4])      # offset 2, strides (1, 6)
+        self.register_buffer("f64", torch.tensor([[1.0, -2.5], [1e300, 3.25]],
+                                                 dtype=torch.float64))
+        self.register_buffer("bf16", torch.tensor([1.0, -0.5, 3.140625], dtype=torch.bfloat16))
+        self.register_buffer("i32", torch.tensor([[-7, 8], [2**31 - 1, -2**31]],
+                                                 dtype=torch.int32))
+        self.register_buffer("i16", torch.tensor([-300, 300, 1], dtype=torch.int16))
+        self.register_buffer("i8", torch.tensor([-128, 127, 0], dtype=torch.int8))
+        self.register_buffer("u8", torch.tensor([0, 255, 7], dtype=torch.uint8))
+        self.register_buffer("b", torch.tensor([True, False, True]))
+        self.register_buffer("i64", torch.tensor([-(2**63), 2**63 - 1, 5], dtype=torch.int64))
+        self.register_buffer("empty", torch.zeros(0, 3))
+        self.register_buffer("scalar", torch.tensor(42, dtype=torch.int64))
+        if with_neg:
+            self.register_buffer("neg", torch.tensor([0.0, 1.0, -2.5])._neg_view())
+        self.w = torch.nn.Parameter(torch.tensor([[0.25, -0.75]]))
+        self.qt = torch.quantize_per_tensor(torch.tensor([-1.0, 0.0, 0.5, 1.0]), 0.05, 10,
+                                            torch.quint8)
+        self.q32 = torch.quantize_per_tensor(torch.tensor([1.0, -2.0]), 0.5, 0, torch.qint32)
+        self.qc = torch.quantize_per_channel(
+            torch.tensor([[0.1, -0.2, 0.3], [1.0, -1.0, 0.5]]),
+            torch.tensor([0.01, 0.02], dtype=torch.float64), torch.tensor([0, -3]), 0,
+            torch.qint8)
+        self.qf = torch.quantize_per_channel(
+            torch.tensor([[0.1, 0.2], [0.4, 0.8], [1.0, 1.5]]).t(),
+            torch.tensor([0.1, 0.2]), torch.tensor([0.0, 1.0]), 0, torch.quint8)
+        self.sizes = [3, 1, 4]
+        self.ratios = [0.5, 1.25]
+        self.flags = [True, False]
+        self.names = ["a", "b"]
+        self.tensors = [base[0], torch.ones(2)]
+        self.table = {"x": 1, "y": -2}
+        self.tdict = {"w": torch.full((2,), 7.0)}
+        self.opt = None
+        self.tup = (1, "z")
+        self.dev = torch.device("cpu")
+        self.tr = torch.jit.trace(AddConst(), torch.zeros(3))
+
+    def forward(self, x):
+        y = self.mid(x) + self.tr(x) + self.view.sum() + self.tcol.sum() + self.w.sum()
+        for i, n in enumerate(self.sizes):
+            y = y * float(n) + self.ratios[i % 2]
+        y = torch.nn.functional.gelu(y, approximate="tanh")
+        return y + self.tensors[0][0] + self.tdict["w"][0] + float(self.table["x"])
+
+
+class Plain(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("k", torch.tensor([2.0, 3.0]))
+
+    def forward(self, x):
+        return x * self.k
+
+
+def logical(t):
+    """The values a tensor stands for, as numpy, C order."""
+    if t.is_quantized:
+        return t.int_repr().contiguous().numpy()
+    t = t.detach()
+    t = t.resolve_neg().contiguous() if hasattr(t, "resolve_neg") else t.contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy()
+    return t.numpy()
+
+
+def dims(xs):
+    return ",".join(str(int(x)) for x in xs) if len(xs) > 0 else "-"
+
+
+def describe(t, path, tag, out, lines):
+    name = path.replace("@", "").replace(".", "_") + ".npy"
+    np.save(os.path.join(out, name), logical(t))
+    dt = str(t.dtype).replace("torch.", "")
+    head = "%s %s %s %s %s %d %d" % (tag, path, dt, dims(t.shape), dims(t.stride()),
+                                     t.storage_offset(), storage_numel(t))
+    if not t.is_quantized:
+        neg = int(t.is_neg()) if hasattr(t, "is_neg") else 0
+        lines.append("%s %d %d %s" % (head, int(t.requires_grad), neg, name))
+    elif t.qscheme() == torch.per_tensor_affine:
+        lines.append("%s %r %d %s" % (head, t.q_scale(), t.q_zero_point(), name))
+    else:
+        s, z = t.q_per_channel_scales(), t.q_per_channel_zero_points()
+        sn, zn = name[:-4] + "_scales.npy", name[:-4] + "_zero_points.npy"
+        np.save(os.path.join(out, sn), s.numpy())
+        np.save(os.path.join(out, zn), z.numpy())
+        lines.append("%s %s %d %s %s %s" % (head, str(t.qscheme()).replace("torch.", ""),
+                                            t.q_per_channel_axis(), name, sn, zn))
+
+
+def storage_numel(t):
+    try:
+        return t.untyped_storage().nbytes() // t.element_size()
+    except AttributeError:
+        return t.storage().size()
+
+
+def walk(v, path, out, lines):
+    if isinstance(v, torch.Tensor):
+        describe(v, path, "Q" if v.is_quantized and v.qscheme() == torch.per_tensor_affine
+                 else "C" if v.is_quantized else "T", out, lines)
+    elif isinstance(v, torch.jit.ScriptModule) or isinstance(v, torch._C.ScriptObject):
+        c = v._c if isinstance(v, torch.jit.ScriptModule) else v
+        lines.append("O %s %s" % (path or ".", c._type().qualified_name()))
+        for name in ATTRS.get(c._type().name(), []):
+            walk(getattr(v, name), (path + "." if path else "") + name, out, lines)
+    elif isinstance(v, (list, tuple)):
+        for i, x in enumerate(v):
+            walk(x, "%s.%d" % (path, i), out, lines)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            walk(x, "%s.%s" % (path, k), out, lines)
+
+
+# Attributes the manifest follows, per class name (scripted modules hide their dicts).
+ATTRS = {
+    "Top": ["mid", "base", "view", "tcol", "f64", "bf16", "i32", "i16", "i8", "u8", "b",
+            "i64", "empty", "scalar", "neg", "w", "qt", "q32", "qc", "qf", "tensors", "tdict",
+            "tr"],
+    "Mid": ["leaf", "h"],
+    "Leaf": ["lin", "steps"],
+    "Linear": ["weight", "bias"],
+    "AddConst": [],
+}
+
+
+class MockObj:
+    def __setstate__(self, state):
+        self.state = state
+
+
+def mock_unpickle(data):
+    """data.pkl through Python's pickle machine: __torch__ classes as MockObj subclasses,
+    tensors and the torch.jit._pickle helpers as stand-ins."""
+    class U(pickle.Unpickler):
+        def find_class(self, mod, name):
+            if mod.startswith("__torch__"):
+                return type("%s.%s" % (mod, name), (MockObj,), {"cls": "%s.%s" % (mod, name)})
+            if mod == "torch.jit._pickle":
+                return (lambda c, tag=None: c)
+            if mod == "collections" and name == "OrderedDict":
+                return dict
+            return (lambda *a: ("call", mod, name))
+
+        def persistent_load(self, pid):
+            return ("storage",)
+    return U(__import__("io").BytesIO(data)).load()
+
+
+def attr_lines(v, path, lines):
+    if isinstance(v, MockObj):
+        keys = list(v.state.keys()) if isinstance(getattr(v, "state", None), dict) else []
+        lines.append("A %s %s %s" % (path or ".", v.cls, ",".join(keys) or "-"))
+        for k in keys:
+            attr_lines(v.state[k], (path + "." if path else "") + k, lines)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            attr_lines(x, "%s.%s" % (path, k), lines)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            attr_lines(x, "%s.%d" % (path, i), lines)
+
+
+def write_normal():
+    major = int(torch.__version__.split(".")[0])
+    torch.manual_seed(0)
+    with_neg = hasattr(torch.Tensor, "_neg_view")
+    name = "normal_t%d" % major
+    path = os.path.join(OUT, name + ".pt")
+    torch.jit.save(torch.jit.script(Top(with_neg)), path)
+    torch.jit.save(torch.jit.script(Plain()), os.path.join(OUT, "plain_t%d.pt" % major))
+    out = os.path.join(OUT, name)
+    os.makedirs(out, exist_ok=True)
+    for f in os.listdir(out):
+        os.remove(os.path.join(out, f))
+    m = torch.jit.load(path)
+    if not with_neg or not hasattr(m, "neg"):
+        ATTRS["Top"].remove("neg")
+    lines = []
+    walk(m, "", out, lines)
+    # constants.pkl: the traced submodule's tensor constant (torch reads it back in code).
+    const = m.tr.code_with_constants[1].const_mapping
+    for k in sorted(const):
+        describe(const[k], "@constants.%s" % k[1:], "T", out, lines)
+    z = zipfile.ZipFile(path)
+    attr_lines(mock_unpickle(z.read(name + "/data.pkl")), "", lines)
+    with open(os.path.join(out, "manifest.txt"), "w") as f:
+        f.write("# written by tools/gen_ts_archive_fixtures.py with torch %s\n" %
+                torch.__version__)
+        f.write("\n".join(lines) + "\n")
+
+
+# ---- Python's own pickles ---------------------------------------------------------------
+
+PY_VALUE = {
+    "ints": [0, 1, -1, 255, 256, 65535, 65536, -2**31, 2**31 - 1, 2**31, -2**63, 2**63 - 1],
+    "floats": [0.5, -1e300, float("inf")],
+    "text": ["", "plain", "ünïcödé €", "x" * 300],
+    "nested": ([1, [2, [3, []]]], {"k": (None, True, False)}),
+    "shared": None,
+}
+
+
+def write_py_pickles():
+    shared = [7, 8]
+    v = dict(PY_VALUE)
+    v["shared"] = [shared, shared]  # the memo shares one list
+    for proto in (0, 2, 4):
+        w = dict(v)
+        if proto >= 3:
+            w["bytes"] = b"\x00\xffab"
+            w["set"] = {5}
+            w["frozen"] = frozenset([6])
+        with open(os.path.join(OUT, "py_p%d.pkl" % proto), "wb") as f:
+            f.write(pickle.dumps(w, protocol=proto))
+
+
+# ---- hand-written pickles (torch's dialect) ------------------------------------------------
+
+def U(s):
+    b = s.encode()
+    return b"X" + struct.pack("<I", len(b)) + b
+
+
+def G(mod, name):
+    return b"c" + mod.encode() + b"\n" + name.encode() + b"\n"
+
+
+def I(i):
+    if 0 <= i < 256:
+        return b"K" + bytes([i])
+    if -2**31 <= i < 2**31:
+        return b"J" + struct.pack("<i", i)
+    return b"\x8a\x08" + struct.pack("<q", i)
+
+
+def ints(xs):
+    return b"(" + b"".join(I(x) for x in xs) + b"t"
+
+
+def tensor_pkl(stype, key, numel, offset, sizes, strides):
+    pid = b"(" + U("storage") + G("torch", stype) + U(key) + U("cpu") + I(numel) + b"tQ"
+    return (G("torch._utils", "_rebuild_tensor_v2") + b"(" + pid + I(offset) + ints(sizes) +
+            ints(strides) + b"\x89" + G("collections", "OrderedDict") + b")R" + b"tR")
+
+
+def module_pkl(attrs):
+    body = b"".join(U(k) + v for k, v in attrs)
+    return b"\x80\x02" + G("__torch__", "M") + b")\x81}(" + body + b"ub."
+
+
+# ---- zip writer with room for lies --------------------------------------------------------
+
+def zip_bytes(entries, zip64=False, force64=False):
+    """entries: dicts with name, data (bytes as stored), and optional method (0), size
+    (claimed uncompressed size), comp (claimed compressed size), flags, crc, local_name,
+    offset (claimed local header offset; an int, or ("at", i, delta) for entry i's offset
+    plus delta), raw (bytes to write instead of the local header + data). zip64: ZIP64 end
+    records; force64: ZIP64 extra fields in every local and central header too."""
+    out = bytearray()
+    offs = []
+    for e in entries:
+        offs.append(len(out))
+        if "raw" in e:
+            out += e["raw"]
+            continue
+        data = e["data"]
+        name = e.get("local_name", e["name"]).encode()
+        crc = e.get("crc", zlib.crc32(e.get("plain", data)))
+        size = e.get("size", len(e.get("plain", data)))
+        comp = e.get("comp", len(data))
+        lextra = struct.pack("<HHQQ", 1, 16, size, comp) if force64 else b""
+        if force64:
+            size = comp = 0xffffffff
+        out += struct.pack("<IHHHHHIIIHH", 0x04034b50, 45 if force64 else 20, e.get("flags", 0),
+                           e.get("method", 0), 0, 0x21, crc, min(comp, 0xffffffff),
+                           min(size, 0xffffffff), len(name), len(lextra))
+        out += name + lextra + data
+    cd = bytearray()
+    for i, e in enumerate(entries):
+        name = e["name"].encode()
+        data = e.get("data", b"")
+        crc = e.get("crc", zlib.crc32(e.get("plain", data)))
+        size = e.get("size", len(e.get("plain", data)))
+        comp = e.get("comp", len(data))
+        off = e.get("offset", offs[i])
+        if isinstance(off, tuple):
+            off = offs[off[1]] + off[2]
+        extra = b""
+        if force64 or size >= 0xffffffff or comp >= 0xffffffff or off >= 0xffffffff:
+            extra = struct.pack("<HHQQQ", 1, 24, size, comp, off)
+            size = comp = off = 0xffffffff
+        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45 if force64 else 20,
+                          e.get("flags", 0),
+                          e.get("method", 0), 0, 0x21, crc, comp, size, len(name), len(extra),
+                          0, 0, 0, 0, off)
+        cd += name + extra
+    cd_off = len(out)
+    out += cd
+    n = len(entries)
+    if zip64:
+        z64 = len(out)
+        out += struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, n, n, len(cd), cd_off)
+        out += struct.pack("<IIQI", 0x07064b50, 0, z64, 1)
+        out += struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xffff, 0xffff, 0xffffffff,
+                           0xffffffff, 0)
+    else:
+        out += struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, n, n, len(cd), cd_off, 0)
+    return bytes(out)
+
+
+def rec(name, data, **kw):
+    e = {"name": "archive/" + name, "data": data}
+    e.update(kw)
+    return e
+
+
+def deflate(data):
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+EMPTY_PKL = b"\x80\x02}q\x00."
+VERSION = rec("version", b"3\n")
+
+
+def base_recs():
+    return [rec("data.pkl", EMPTY_PKL), VERSION]
+
+
+def tensor_archive(stype, numel, record, offset, sizes, strides):
+    pkl = module_pkl([("t", tensor_pkl(stype, "0", numel, offset, sizes, strides))])
+    return zip_bytes([rec("data/0", record), rec("data.pkl", pkl), VERSION])
+
+
+def hostile_archives():
+    f32 = struct.pack("<24f", *range(24))
+    overlap_b = rec("code/b.py", b"x = 1\n")
+    inner = zip_bytes([overlap_b])[:30 + len("archive/code/b.py") + 6]  # its local header+data
+    bomb = deflate(b"\0" * (8 << 20))
+    normal = open(os.path.join(OUT, "normal_t1.pt"), "rb").read()
+    return {
+        "not_a_zip.pt": b"this is not a zip archive\n" * 4,
+        "torch_save.pt": b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19.",
+        "preview.pt": b"PYTORCH1" + bytes(56),
+        "truncated.pt": normal[:len(normal) // 2],
+        "empty.pt": zip_bytes([]),
+        "dotdot.pt": zip_bytes(base_recs() + [rec("code/../../evil.py", b"x")]),
+        "absolute.pt": zip_bytes(base_recs() + [{"name": "/etc/evil", "data": b"x"}]),
+        "no_root.pt": zip_bytes([{"name": "data.pkl", "data": EMPTY_PKL}, VERSION]),
+        "outside_root.pt": zip_bytes(base_recs() + [{"name": "other/data.pkl", "data": b"x"}]),
+        "backslash.pt": zip_bytes(base_recs() + [rec("code\\evil.py", b"x")]),
+        "duplicate.pt": zip_bytes(base_recs() + [rec("data.pkl", EMPTY_PKL)]),
+        "overlap.pt": zip_bytes(base_recs() + [rec("code/a.py", inner),
+                                               dict(overlap_b, offset=("at", 2, 30 + 17))]),
+        "past_end.pt": zip_bytes([rec("data.pkl", EMPTY_PKL, comp=4096, size=4096), VERSION]),
+        "local_mismatch.pt": zip_bytes([rec("data.pkl", EMPTY_PKL,
+                                            local_name="archive/data.pkX"), VERSION]),
+        "encrypted.pt": zip_bytes(base_recs() + [rec("extra/secret", b"xyz", flags=1)]),
+        "bzip2.pt": zip_bytes(base_recs() + [rec("code/m.py", b"BZh9", method=12, size=40)]),
+        "no_version.pt": zip_bytes([rec("data.pkl", EMPTY_PKL)]),
+        "bad_version.pt": zip_bytes([rec("data.pkl", EMPTY_PKL), rec("version", b"3x\n")]),
+        "version_0.pt": zip_bytes([rec("data.pkl", EMPTY_PKL), rec("version", b"0\n")]),
+        "version_11.pt": zip_bytes([rec("data.pkl", EMPTY_PKL), rec(".data/version", b"11\n")]),
+        "bomb_claim.pt": zip_bytes(base_recs() + [rec("code/bomb.py", bomb[:1024], method=8,
+                                                      size=3 << 30, crc=0)], zip64=True),
+        "bomb_excess.pt": zip_bytes(base_recs() + [rec("code/bomb.py", bomb, method=8, size=100,
+                                                       crc=0)]),
+        "bad_crc.pt": zip_bytes(base_recs() + [rec("code/m.py", deflate(b"y = 2\n" * 50),
+                                                   method=8, size=300, crc=1234)]),
+        "short_record.pt": tensor_archive("FloatStorage", 24, f32[:80], 0, [4, 6], [6, 1]),
+        "view_past_end.pt": tensor_archive("FloatStorage", 24, f32, 0, [5, 6], [6, 1]),
+        "view_offset_past_end.pt": tensor_archive("FloatStorage", 24, f32, 20, [2, 3], [3, 1]),
+        "huge_sizes.pt": tensor_archive("FloatStorage", 24, f32, 0, [2**62, 2**62], [1, 1]),
+        "huge_strides.pt": tensor_archive("FloatStorage", 24, f32, 0, [2, 2], [2**62, 2**62]),
+        "negative_stride.pt": tensor_archive("FloatStorage", 24, f32, 12, [2, 2], [-6, 1]),
+        "rank9.pt": tensor_archive("FloatStorage", 24, f32, 0, [1] * 9, [1] * 9),
+        "complex.pt": tensor_archive("ComplexFloatStorage", 12, f32, 0, [12], [1]),
+        "numel_overflow.pt": tensor_archive("DoubleStorage", 2**61, f32, 0, [1], [1]),
+    }
+
+
+def hostile_archives_ok():
+    """Odd but valid: ZIP64 records, folder entries, deflated pickle and version."""
+    pkl = module_pkl([("x", I(5))])
+    return {
+        "ok_zip64.pt": zip_bytes([rec("data.pkl", pkl), VERSION], zip64=True),
+        "ok_zip64_extra.pt": zip_bytes([rec("data.pkl", pkl), rec("version", b"4\n")],
+                                       zip64=True, force64=True),
+        "ok_folders.pt": zip_bytes([{"name": "archive/", "data": b""}, rec("data.pkl", pkl),
+                                    {"name": "archive/code/", "data": b""}, VERSION]),
+        "ok_deflated.pt": zip_bytes([rec("data.pkl", deflate(pkl), method=8, plain=pkl),
+                                     rec("version", deflate(b"7\n"), method=8, plain=b"7\n")]),
+    }
+
+
+def nested(depth):
+    return b"\x80\x02" + b"]" * depth + b"a" * (depth - 1) + b"."
+
+
+HOSTILE_PICKLES = {
+    "append_empty_stack.pkl": b"\x80\x02K\x01a.",
+    "append_to_int.pkl": b"\x80\x02K\x01K\x02a.",
+    "setitems_no_mark.pkl": b"\x80\x02}K\x01K\x02u.",
+    "tuple_no_mark.pkl": b"\x80\x02K\x01t.",
+    "pop_mark_empty.pkl": b"\x80\x02K\x011.",
+    "unknown_opcode.pkl": b"\x80\x02\xff.",
+    "inst_opcode.pkl": b"\x80\x02ifoo\nbar\n.",
+    "memo_never_put.pkl": b"\x80\x02h\x05.",
+    "memo_out_of_order.pkl": b"\x80\x02K\x01q\x05.",
+    "deep_lists.pkl": nested(300),
+    "deep_ok.pkl": nested(256),
+    "cycle.pkl": b"\x80\x02]q\x00h\x00a.",
+    "truncated.pkl": b"\x80\x02]q\x00(K\x01",
+    "truncated_operand.pkl": b"\x80\x02X\xff\x00\x00\x00ab.",
+    "build_on_int.pkl": b"\x80\x02K\x01}b.",
+    "build_twice.pkl": b"\x80\x02" + G("__torch__", "M") + b")\x81}b}b.",
+    "os_system.pkl": b"\x80\x02" + G("os", "system") + U("ls") + b"\x85R.",
+    "newobj_foreign.pkl": b"\x80\x02" + G("os", "Foo") + b")\x81.",
+    "stop_two_values.pkl": b"\x80\x02K\x01K\x02.",
+    "long_too_big.pkl": b"\x80\x02\x8a\x09" + bytes(8) + b"\x01.",
+    "bad_utf8.pkl": b"\x80\x02X\x02\x00\x00\x00\xc3\x28.",
+    "proto_late.pkl": b"K\x01\x80\x02.",
+    "complex_global.pkl": b"\x80\x02" + G("builtins", "complex") + b"G?\xf0\x00\x00\x00\x00"
+                          b"\x00\x00G@\x00\x00\x00\x00\x00\x00\x00\x86R.",
+    "persid_no_loader.pkl": b"\x80\x02" + tensor_pkl("FloatStorage", "0", 2, 0, [2], [1]) +
+                            b".",
+    "persid_bad_key.pkl": b"\x80\x02" + tensor_pkl("FloatStorage", "../x", 2, 0, [2], [1]) +
+                          b".",
+    "rebuild_few_args.pkl": b"\x80\x02" + G("torch._utils", "_rebuild_tensor_v2") + b")R.",
+}
+
+
+def write_hostile():
+    d = os.path.join(OUT, "hostile")
+    os.makedirs(d, exist_ok=True)
+    items = dict(hostile_archives())
+    items.update(hostile_archives_ok())
+    items.update(HOSTILE_PICKLES)
+    for name, data in items.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+
+
+FUZZ = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz", "corpus")
+
+
+def fuzz_pickle_seed(pkl, sizes=()):
+    """fuzz_ts_pickle's input: a count, the u32 sizes of records "0".."n-1", the pickle."""
+    return bytes([len(sizes)]) + b"".join(struct.pack("<I", n) for n in sizes) + pkl
+
+
+def write_fuzz_seeds():
+    zd, pd = os.path.join(FUZZ, "fuzz_ts_zip"), os.path.join(FUZZ, "fuzz_ts_pickle")
+    for d in (zd, pd):
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+    hostile = os.path.join(OUT, "hostile")
+    for name in sorted(os.listdir(hostile)):
+        data = open(os.path.join(hostile, name), "rb").read()
+        if name.endswith(".pt") and len(data) <= 4096:
+            open(os.path.join(zd, name), "wb").write(data)
+        elif name.endswith(".pkl") and name != "deep_ok.pkl":
+            open(os.path.join(pd, name), "wb").write(fuzz_pickle_seed(data))
+    for major in (1, 2):
+        path = os.path.join(OUT, "plain_t%d.pt" % major)
+        if os.path.exists(path):
+            open(os.path.join(zd, "plain_t%d.pt" % major), "wb").write(open(path, "rb").read())
+        path = os.path.join(OUT, "normal_t%d.pt" % major)
+        if not os.path.exists(path):
+            continue
+        z = zipfile.ZipFile(path)
+        root = z.namelist()[0].split("/")[0]
+        for pkl, sub in (("data.pkl", "data"), ("constants.pkl", "constants")):
+            n = 0
+            while "%s/%s/%d" % (root, sub, n) in z.namelist():
+                n += 1
+            sizes = [z.getinfo("%s/%s/%d" % (root, sub, k)).file_size for k in range(n)]
+            seed = fuzz_pickle_seed(z.read("%s/%s" % (root, pkl)), sizes)
+            open(os.path.join(pd, "t%d_%s" % (major, pkl)), "wb").write(seed)
+    for p in (0, 2, 4):
+        data = open(os.path.join(OUT, "py_p%d.pkl" % p), "rb").read()
+        open(os.path.join(pd, "py_p%d.pkl" % p), "wb").write(fuzz_pickle_seed(data))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    write_normal()
+    if torch.__version__.startswith("1."):
+        write_py_pickles()
+        write_hostile()
+        write_fuzz_seeds()
+    print("wrote", os.path.abspath(OUT))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
