@@ -399,6 +399,35 @@ static ember_status *fold_query(ts_lower *L, const char *op, bool *handled, ts_a
     return NULL;
 }
 
+/* `a is b` / `a is not b` (aten::__is__, aten::__isnot__), known at load time: None is only
+ * None (an Optional[Tensor] argument is either a tensor value or None when the model is
+ * lowered), tensors are the same graph value, objects the same instance. */
+static ember_status *fold_identity(ts_lower *L, const char *op, ts_av **args, size_t n,
+                                   bool *handled, ts_av **out)
+{
+    bool is = strcmp(op, "aten::__is__") == 0, isnot = strcmp(op, "aten::__isnot__") == 0;
+    *handled = false;
+    if ((!is && !isnot) || n != 2) {
+        return NULL;
+    }
+    const ts_av *a = args[0], *b = args[1];
+    bool same;
+    if (a->k == TA_NONE || b->k == TA_NONE) {
+        same = a->k == b->k;
+    } else if ((a->k == TA_TENSOR || a->k == TA_SCALAR) && a->k == b->k) {
+        same = a->u.t.v == b->u.t.v && a->u.t.g == b->u.t.g;
+    } else if (a->k == TA_OBJECT && b->k == TA_OBJECT) {
+        same = a->u.obj == b->u.obj;
+    } else if (a->k != b->k) {
+        same = false;
+    } else {
+        return NULL; /* numbers, strings...: Python's identity is not defined by value */
+    }
+    *handled = true;
+    *out = ts_bool(L, is ? same : !same);
+    return *out != NULL ? NULL : em_status_oom();
+}
+
 ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw,
                               em_ts_pos pos, ts_av **out)
@@ -425,6 +454,10 @@ ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_
         } else {
             return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "call of '%s' is not supported", qual);
         }
+    }
+    TS_TRY(fold_identity(L, op, args, n_args, &handled, out));
+    if (handled) {
+        return NULL;
     }
     TS_TRY(fold_query(L, op, &handled, out));
     if (handled) {

@@ -345,7 +345,10 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
         return em_graph_add_initializer_copy(L->root, name, t->dtype, t->rank, t->sizes, NULL,
                                              out);
     }
-    if (!t->neg && em_tsv_tensor_contiguous(t) && off % 16 == 0) {
+    /* Mapped in place only when the bytes are aligned in memory, not just within the record:
+     * archives from other zip writers need not align stored records as torch does. */
+    uintptr_t addr = (uintptr_t)em_storage_data(t->storage) + off;
+    if (!t->neg && em_tsv_tensor_contiguous(t) && addr % 16 == 0) {
         return em_graph_add_initializer(L->root, name, t->dtype, t->rank, t->sizes, t->storage,
                                         off, out);
     }
