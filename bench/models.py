@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Makes the benchmark's models (run by bench/run.py under each PyTorch, never imported by it).
+
+Two stages, each run by the Python that has that PyTorch:
+
+  --stage torch2   (PyPI torch 2.x, e.g. /work/venv-torch/bin/python)
+      builds each model with a fixed seed and random weights (weights=None: nothing is
+      downloaded), gives BatchNorm layers random statistics (so Conv+BN folding is exercised),
+      and writes to CACHE/<model>/:
+        weights.npz          the state dict (numpy), the single source of the weights
+        input.npy            the input (numpy RNG, fixed seed)
+        ref.npy              the eager output of torch 2.x (the reference for every runtime)
+        trace-torch2.pt      torch.jit.trace under no_grad, saved by torch 2.x
+        script-torch2.pt     torch.jit.script, where scripting works
+        meta-torch2.json     versions, shapes, FLOPs, what failed and why
+  --stage torch1   (Debian's torch 1.13, /usr/bin/python3; it also has onnx)
+      loads weights.npz into the same architecture and writes
+        model.onnx           torch.onnx.export, opset 17 (torch 2.x's exporter needs the onnx
+                             package, which /work/venv-torch lacks)
+        trace-torch1.pt, script-torch1.pt, meta-torch1.json
+      and records the eager torch 1.13 output's max abs diff from ref.npy.
+
+Model list: the torchvision constructors of tools/ts_models.py (the TorchScript loader's own
+list) plus this file's LSTM and TransformerEncoder.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+import ts_models  # noqa: E402  (tools/ts_models.py: torchvision constructors)
+
+SPEC_VERSION = 1          # bump when a model's definition or the files written change
+ONNX_OPSET = 17
+SEED = 0
+
+
+class LSTM(torch.nn.Module):
+    """nn.LSTM(64, 128, 2 layers); returns the output sequence [seq, batch, 128]."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = torch.nn.LSTM(64, 128, num_layers=2)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return y
+
+
+def transformer():
+    layer = torch.nn.TransformerEncoderLayer(256, 4)  # dim_feedforward 2048, relu, post-norm
+    m = torch.nn.TransformerEncoder(layer, 2)
+    # The encoder deep-copies one layer: draw every layer's weights afresh so they differ.
+    for mod in m.modules():
+        if isinstance(mod, torch.nn.MultiheadAttention):
+            mod._reset_parameters()
+        elif isinstance(mod, torch.nn.Linear) and not isinstance(
+                mod, torch.nn.modules.linear.NonDynamicallyQuantizableLinear):
+            mod.reset_parameters()
+    return m
+
+
+def _lstm_flops(seq=32, i=64, h=128, layers=2):
+    f, n_in = 0, i
+    for _ in range(layers):
+        f += 2 * seq * 4 * h * (n_in + h)
+        n_in = h
+    return f
+
+
+def _transformer_flops(s=64, d=256, ff=2048, layers=2):
+    per = 2 * (4 * s * d * d + 2 * s * s * d + 2 * s * d * ff)  # qkv+out proj, attn, ffn
+    return layers * per
+
+
+# name -> (constructor, input shape, shape note for the table)
+MODELS = {}
+for _n in ("resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
+           "densenet121"):
+    MODELS[_n] = (ts_models.TORCHVISION[_n][0], ts_models.TORCHVISION[_n][1], None)
+MODELS["lstm"] = (LSTM, (32, 1, 64), "LSTM 64->128 x2 layers, [seq 32, batch 1, 64]")
+MODELS["transformer"] = (transformer, (64, 1, 256),
+                         "TransformerEncoder d256 h4 ff2048 x2, [seq 64, batch 1, 256]")
+# Any other torchvision model tools/ts_models.py knows can be asked for by name.
+for _n, (_c, _s) in ts_models.TORCHVISION.items():
+    MODELS.setdefault(_n, (_c, _s, None))
+
+DEFAULT = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
+           "densenet121", "lstm", "transformer"]
+
+
+def build(name):
+    torch.manual_seed(SEED)
+    ctor, shape, _ = MODELS[name]
+    return ctor().eval(), shape
+
+
+def randomize_bn(m):
+    g = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm):
+                c = mod.num_features
+                mod.running_mean.copy_(torch.randn(c, generator=g) * 0.1)
+                mod.running_var.copy_(torch.rand(c, generator=g) + 0.5)
+                if mod.affine:
+                    mod.weight.copy_(torch.rand(c, generator=g) + 0.5)
+                    mod.bias.copy_(torch.randn(c, generator=g) * 0.1)
+
+
+def conv_linear_flops(m, x):
+    """FLOPs (2 per multiply-add) of Conv2d and Linear modules, by forward hooks."""
+    tot = {"conv": 0, "linear": 0}
+
+    def hook(mod, inp, out):
+        if isinstance(mod, torch.nn.Conv2d):
+            kh, kw = mod.kernel_size
+            tot["conv"] += 2 * out.numel() * (mod.in_channels // mod.groups) * kh * kw
+        elif isinstance(mod, torch.nn.Linear):
+            tot["linear"] += 2 * out.numel() * mod.in_features
+
+    hs = [mod.register_forward_hook(hook) for mod in m.modules()
+          if isinstance(mod, (torch.nn.Conv2d, torch.nn.Linear))]
+    with torch.no_grad():
+        m(x)
+    for h in hs:
+        h.remove()
+    return tot
+
+
+def first_line(e):
+    s = "%s: %s" % (type(e).__name__, str(e).strip())
+    return s.splitlines()[0][:300] if s else type(e).__name__
+
+
+def save_ts(m, x, kind, path, meta):
+    t0 = time.perf_counter()
+    try:
+        with torch.no_grad():
+            if kind == "trace":
+                ts = torch.jit.trace(m, x, check_trace=False)
+            else:
+                ts = torch.jit.script(m)
+        torch.jit.save(ts, path)
+        meta["forms"][os.path.basename(path)] = {"ok": True,
+                                                 "seconds": time.perf_counter() - t0}
+    except Exception as e:  # a form that does not work is recorded, not fatal
+        meta["forms"][os.path.basename(path)] = {"ok": False, "error": first_line(e)}
+        if os.path.exists(path):
+            os.remove(path)
+
+
+def stage_torch2(name, d):
+    m, shape = build(name)
+    randomize_bn(m)
+    rng = np.random.default_rng(SEED)
+    x_np = rng.standard_normal(shape).astype(np.float32)
+    np.save(os.path.join(d, "input.npy"), x_np)
+    x = torch.from_numpy(x_np)
+    np.savez(os.path.join(d, "weights.npz"),
+             **{k: v.detach().cpu().numpy() for k, v in m.state_dict().items()})
+    with torch.no_grad():
+        ref = m(x)
+    np.save(os.path.join(d, "ref.npy"), ref.numpy())
+    fl = conv_linear_flops(m, x)
+    if name == "lstm":
+        fl = {"conv": 0, "linear": _lstm_flops()}
+    elif name == "transformer":
+        fl = {"conv": 0, "linear": _transformer_flops()}
+    meta = {"spec": SPEC_VERSION, "torch": torch.__version__, "model": name,
+            "input_shape": list(shape), "output_shape": list(ref.shape),
+            "note": MODELS[name][2], "flops": fl, "forms": {}}
+    save_ts(m, x, "trace", os.path.join(d, "trace-torch2.pt"), meta)
+    save_ts(m, x, "script", os.path.join(d, "script-torch2.pt"), meta)
+    return meta
+
+
+def stage_torch1(name, d):
+    m, shape = build(name)
+    w = np.load(os.path.join(d, "weights.npz"))
+    m.load_state_dict({k: torch.from_numpy(w[k]) for k in w.files}, strict=True)
+    m.eval()
+    x = torch.from_numpy(np.load(os.path.join(d, "input.npy")))
+    ref = np.load(os.path.join(d, "ref.npy"))
+    with torch.no_grad():
+        y = m(x).numpy()
+    meta = {"spec": SPEC_VERSION, "torch": torch.__version__, "model": name,
+            "eager_max_abs_diff_vs_ref": float(np.max(np.abs(y - ref))), "forms": {}}
+    path = os.path.join(d, "model.onnx")
+    t0 = time.perf_counter()
+    try:
+        with torch.no_grad():
+            torch.onnx.export(m, (x,), path, opset_version=ONNX_OPSET,
+                              input_names=["input"], output_names=["output"],
+                              do_constant_folding=True)
+        meta["forms"]["model.onnx"] = {"ok": True, "seconds": time.perf_counter() - t0,
+                                       "opset": ONNX_OPSET}
+    except Exception as e:
+        meta["forms"]["model.onnx"] = {"ok": False, "error": first_line(e)}
+    save_ts(m, x, "trace", os.path.join(d, "trace-torch1.pt"), meta)
+    save_ts(m, x, "script", os.path.join(d, "script-torch1.pt"), meta)
+    return meta
+
+
+def weights_stamp(d):
+    """Identifies the weights file, so torch1's files are remade when torch2 remade it."""
+    try:
+        st = os.stat(os.path.join(d, "weights.npz"))
+        return "%d-%d" % (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stage", choices=["torch1", "torch2"], required=True)
+    ap.add_argument("--cache", required=True)
+    ap.add_argument("--models", default=",".join(DEFAULT))
+    ap.add_argument("--force", action="store_true")
+    a = ap.parse_args()
+    import warnings
+    warnings.filterwarnings("ignore")
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    out = {}
+    for name in a.models.split(","):
+        if name not in MODELS:
+            sys.exit("models.py: unknown model %r (known: %s)" % (name, ", ".join(MODELS)))
+        d = os.path.join(a.cache, name)
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "meta-%s.json" % a.stage)
+        if not a.force and os.path.exists(mp):
+            with open(mp) as f:
+                old = json.load(f)
+            if (old.get("spec") == SPEC_VERSION and old.get("torch") == torch.__version__
+                    and old.get("weights_stamp") == weights_stamp(d)):
+                out[name] = old
+                continue
+        t0 = time.perf_counter()
+        try:
+            meta = stage_torch2(name, d) if a.stage == "torch2" else stage_torch1(name, d)
+        except Exception as e:
+            traceback.print_exc()
+            meta = {"spec": -1, "model": name, "error": first_line(e), "forms": {}}
+        meta["gen_seconds"] = time.perf_counter() - t0
+        meta["weights_stamp"] = weights_stamp(d)
+        with open(mp, "w") as f:
+            json.dump(meta, f, indent=1)
+        out[name] = meta
+        print("models.py %s: %s %.1fs %s" % (a.stage, name, meta["gen_seconds"],
+              " ".join("%s=%s" % (k, "ok" if v["ok"] else "FAIL")
+                       for k, v in meta["forms"].items())), file=sys.stderr)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
