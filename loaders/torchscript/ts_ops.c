@@ -258,7 +258,7 @@ static const ts_op_table shape_table = {shape_ops, sizeof shape_ops / sizeof sha
 ts_lower_fn ts_op_find(const char *name)
 {
     const ts_op_table *const tables[] = {&shape_table, &ts_nn_table, &ts_elem_table,
-                                         &ts_tensor_table, &ts_rnn_table};
+                                         &ts_tensor_table, &ts_rnn_table, &ts_attn_table};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (size_t i = 0; i < tables[t]->n; i++) {
             if (strcmp(tables[t]->ops[i].name, name) == 0) {

@@ -27,7 +27,8 @@ extern const ts_op_table ts_nn_table;     /* ts_ops_nn.c: conv, norms, pools, li
 extern const ts_op_table ts_elem_table;   /* ts_ops_elem.c: elementwise math, comparisons, dtype
                                              promotion, reductions */
 extern const ts_op_table ts_tensor_table; /* ts_ops_tensor.c: tensor creation, dtype casts */
-extern const ts_op_table ts_rnn_table;    /* ts_ops_rnn.c: RNN/LSTM/GRU, attention */
+extern const ts_op_table ts_rnn_table;    /* ts_ops_rnn.c: RNN/LSTM/GRU layers and cells */
+extern const ts_op_table ts_attn_table;   /* ts_ops_attn.c: attention */
 
 /* The lowering of operator `name`, or NULL. */
 ts_lower_fn ts_op_find(const char *name);

@@ -875,6 +875,7 @@ static const ts_op_entry nn_ops[] = {
     {"aten::select", lower_select},
     {"aten::slice", lower_slice},
     {"aten::chunk", lower_chunk},
+    {"aten::unsafe_chunk", lower_chunk},
     {"aten::contiguous", lower_identity},
     {"aten::detach", lower_identity},
     {"aten::clone", lower_identity},
