@@ -35,7 +35,25 @@ aten::index aten::index_put_ aten::baddbmm aten::einsum aten::erf aten::rsqrt at
 prim::NumToTensor prim::RaiseException prim::unchecked_cast prim::device prim::dtype
 prim::min prim::max prim::abs prim::data prim::is_cuda prim::layout
 quantized::conv2d quantized::conv2d_relu quantized::linear quantized::add quantized::cat
-quantized::conv2d_prepack quantized::linear_prepack""".split()
+quantized::conv2d_prepack quantized::linear_prepack
+aten::add_ aten::sub_ aten::rsub aten::mul_ aten::div_ aten::true_divide aten::floor_divide
+aten::floor_divide_ aten::remainder_ aten::fmod aten::fmod_ aten::pow_ aten::neg_ aten::abs_
+aten::sqrt_ aten::rsqrt_ aten::exp_ aten::log_ aten::log1p aten::log1p_ aten::log2 aten::log2_
+aten::erf_ aten::sin aten::sin_ aten::cos aten::cos_ aten::tanh_ aten::sigmoid_
+aten::reciprocal aten::reciprocal_ aten::sign aten::sign_ aten::floor_ aten::ceil_ aten::round_
+aten::trunc aten::trunc_ aten::maximum aten::minimum aten::clamp_ aten::clip aten::clip_
+aten::clamp_min aten::clamp_min_ aten::clamp_max aten::clamp_max_ aten::eq_ aten::ne_ aten::lt_
+aten::le_ aten::gt_ aten::ge_ aten::logical_and aten::logical_and_ aten::logical_or
+aten::logical_or_ aten::logical_not aten::logical_not_ aten::logical_xor aten::logical_xor_
+aten::bitwise_not aten::bitwise_not_ aten::bitwise_and aten::bitwise_and_ aten::bitwise_or
+aten::bitwise_or_ aten::bitwise_xor aten::bitwise_xor_ aten::__xor__ aten::__iand__
+aten::__ior__ aten::__ixor__ aten::masked_fill_ aten::relu6 aten::relu6_ aten::leaky_relu
+aten::leaky_relu_ aten::elu aten::elu_ aten::selu aten::selu_ aten::celu aten::celu_
+aten::gelu_ aten::silu_ aten::mish aten::mish_ aten::softplus aten::hardswish_
+aten::hardsigmoid_ aten::log_sigmoid aten::prelu aten::glu aten::_softmax aten::_log_softmax
+aten::threshold aten::threshold_ aten::amax aten::amin aten::argmax aten::argmin aten::prod
+aten::std aten::var aten::norm aten::linalg_vector_norm aten::frobenius_norm aten::all
+aten::any aten::logsumexp aten::cumsum aten::square""".split()
 
 
 def kinds_of(graph, out):
