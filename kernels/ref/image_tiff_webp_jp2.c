@@ -236,7 +236,6 @@ static bool tiff_scanlines(em_image_dec *d, const tiff_api *a, TIFF *tif, const 
     if (a->scanline_size(tif) != row) {
         return em_image_fail(d, EMBER_ERR_INVALID_ARG, "TIFF: unexpected scanline size");
     }
-    memset(d->buf, 0, row * h); /* rows a codec leaves short read as zeros */
     for (size_t y = 0; y < h; y++) {
         if (a->read_scanline(tif, d->buf + y * row, (uint32_t)y, 0) < 0) {
             return em_image_fail(d, EMBER_ERR_INVALID_ARG, "TIFF: cannot read row %zu", y);
@@ -256,9 +255,6 @@ static bool tiff_rgba(em_image_dec *d, const tiff_api *a, TIFF *tif)
         return em_image_fail(d, EMBER_ERR_UNSUPPORTED, "TIFF: %s", why);
     }
     size_t n = (size_t)d->info->width * (size_t)d->info->height;
-    /* libtiff may report success yet leave parts of the raster unwritten (a corrupt JPEG
-     * strip): those pixels must read as zeros, not as what the work buffer held before. */
-    memset(d->buf, 0, 4 * n);
     if (!a->read_rgba(tif, (uint32_t)d->info->width, (uint32_t)d->info->height,
                       (uint32_t *)(void *)d->buf, ORIENTATION_TOPLEFT, 1)) {
         return em_image_fail(d, EMBER_ERR_INVALID_ARG, "TIFF: cannot read the image");
