@@ -18,6 +18,8 @@ import os
 import sys
 import warnings
 
+from typing import Optional
+
 import numpy as np
 import torch
 import torchvision
@@ -97,6 +99,30 @@ class TinyVGG(torch.nn.Module):
         return self.fc(torch.cat([a, b], 1))
 
 
+class TinyOptional(torch.nn.Module):
+    """Optional[Tensor] arguments checked with `is None` / `is not None` / `is` (folded at
+    load time: a tensor on either side is known, None is only None)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+        self.register_buffer("bias", torch.linspace(-1.0, 1.0, 3))
+
+    def combine(self, y: torch.Tensor, b: Optional[torch.Tensor], c: Optional[torch.Tensor]):
+        if b is not None:
+            y = y + b
+        if c is not None:
+            y = y * c
+        if b is y:
+            y = y - 1.0
+        if y is not None and c is None:
+            y = torch.relu(y)
+        return y
+
+    def forward(self, x):
+        return self.combine(self.fc(x), self.bias, None)
+
+
 def models():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import ts_models
@@ -106,6 +132,7 @@ def models():
         "tiny_resnet": (TinyResNet, (1, 3, 12, 12), (3, 3, 9, 9)),
         "tiny_mobile": (TinyMobile, (1, 3, 16, 16), (2, 3, 10, 14)),
         "tiny_vgg": (TinyVGG, (1, 3, 12, 12), (2, 3, 9, 7)),
+        "tiny_optional": (TinyOptional, (2, 4), (5, 4)),
         "lstm": (lambda: ts_models.Recurrent("lstm", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
         "gru": (lambda: ts_models.Recurrent("gru", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
         "transformer": (lambda: ts_models.transformer_encoder(16, 2, 2), (5, 2, 16), (7, 1, 16)),

@@ -144,6 +144,9 @@ static bool decode_to(const uint8_t *src, size_t n, int64_t h, int64_t w, em_ima
     d->n = n;
     d->info = info;
     d->buf = work;
+    /* Pixels a codec leaves unwritten on corrupt data (libtiff can report a broken JPEG strip
+     * as read) are zeros in every run, not what the reused work buffer held before. */
+    memset(work, 0, pix * EM_IMAGE_WORK_BPP);
     d->rows = (uint8_t **)(void *)(work + ((pix * EM_IMAGE_WORK_BPP + 15) & ~(size_t)15));
     if (!decode(d)) {
         return false;

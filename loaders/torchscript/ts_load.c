@@ -216,19 +216,6 @@ static ember_status *add_outputs(ts_lower *L, ts_av *r, int *count)
 
 #define TS_TREE_MAX_DEPTH 32
 
-/* The state attribute `name` of a pickled object, or NULL. */
-static const em_tsv *state_attr(const em_tsv *obj, const char *name)
-{
-    const em_tsv *st = obj->u.obj.state;
-    for (size_t i = 0; st != NULL && st->kind == EM_TSV_DICT && i < st->u.dict.n; i++) {
-        const em_tsv *k = st->u.dict.keys[i];
-        if (k->kind == EM_TSV_STR && strcmp(k->u.str.s, name) == 0) {
-            return st->u.dict.values[i];
-        }
-    }
-    return NULL;
-}
-
 static int64_t tensor_numel(const em_tsv *t)
 {
     int64_t n = 1;
@@ -254,7 +241,7 @@ static ember_status *tree(ts_lower *L, const em_tsv *obj, const char *attr, int 
     }
     int64_t own = 0;
     for (size_t i = 0; i < c->n_parameters; i++) {
-        const em_tsv *t = state_attr(obj, c->parameters[i]);
+        const em_tsv *t = em_tsv_dict_get(obj->u.obj.state, c->parameters[i]);
         own += t != NULL && t->kind == EM_TSV_TENSOR ? tensor_numel(t) : 0;
     }
     /* The subtree's count is known only after the children: write them aside first. */

@@ -128,7 +128,18 @@ static ember_status *ret_scalar(ts_lower *L, int v, ts_av **out)
     return NULL;
 }
 
-/* Dim d of x: known, or a dynamic scalar (Shape -> Gather). */
+ember_status *ts_dim_value(ts_lower *L, const ts_call *c, int x, int64_t d, int *out)
+{
+    int shape = -1, idx = -1, node = -1;
+    TS_TRY(ts_emit(L, c, EM_OP_SHAPE, &x, 1, &shape, 1, NULL));
+    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)d, &idx));
+    int in[2] = {shape, idx};
+    TS_TRY(ts_emit(L, c, EM_OP_GATHER, in, 2, out, 1, &node));
+    TS_TRY(em_node_set_int(L->g, node, "axis", 0));
+    return ts_infer(L, c, node);
+}
+
+/* Dim d of x: known, or a dynamic scalar. */
 static ember_status *dim_of(ts_lower *L, const ts_call *c, int x, int64_t d, ts_av **out)
 {
     const em_value *xv = ts_val(L, x);
@@ -136,13 +147,8 @@ static ember_status *dim_of(ts_lower *L, const ts_call *c, int x, int64_t d, ts_
         *out = ts_int(L, xv->dims[d].v);
         return *out != NULL ? NULL : em_status_oom();
     }
-    int shape = -1, idx = -1, g = -1, node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_SHAPE, &x, 1, &shape, 1, NULL));
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)d, &idx));
-    int in[2] = {shape, idx};
-    TS_TRY(ts_emit(L, c, EM_OP_GATHER, in, 2, &g, 1, &node));
-    TS_TRY(em_node_set_int(L->g, node, "axis", 0));
-    TS_TRY(ts_infer(L, c, node));
+    int g = -1;
+    TS_TRY(ts_dim_value(L, c, x, d, &g));
     return ret_scalar(L, g, out);
 }
 
@@ -399,35 +405,6 @@ static ember_status *fold_query(ts_lower *L, const char *op, bool *handled, ts_a
     return NULL;
 }
 
-/* `a is b` / `a is not b` (aten::__is__, aten::__isnot__), known at load time: None is only
- * None (an Optional[Tensor] argument is either a tensor value or None when the model is
- * lowered), tensors are the same graph value, objects the same instance. */
-static ember_status *fold_identity(ts_lower *L, const char *op, ts_av **args, size_t n,
-                                   bool *handled, ts_av **out)
-{
-    bool is = strcmp(op, "aten::__is__") == 0, isnot = strcmp(op, "aten::__isnot__") == 0;
-    *handled = false;
-    if ((!is && !isnot) || n != 2) {
-        return NULL;
-    }
-    const ts_av *a = args[0], *b = args[1];
-    bool same;
-    if (a->k == TA_NONE || b->k == TA_NONE) {
-        same = a->k == b->k;
-    } else if ((a->k == TA_TENSOR || a->k == TA_SCALAR) && a->k == b->k) {
-        same = a->u.t.v == b->u.t.v && a->u.t.g == b->u.t.g;
-    } else if (a->k == TA_OBJECT && b->k == TA_OBJECT) {
-        same = a->u.obj == b->u.obj;
-    } else if (a->k != b->k) {
-        same = false;
-    } else {
-        return NULL; /* numbers, strings...: Python's identity is not defined by value */
-    }
-    *handled = true;
-    *out = ts_bool(L, is ? same : !same);
-    return *out != NULL ? NULL : em_status_oom();
-}
-
 ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw,
                               em_ts_pos pos, ts_av **out)
@@ -454,10 +431,6 @@ ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_
         } else {
             return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "call of '%s' is not supported", qual);
         }
-    }
-    TS_TRY(fold_identity(L, op, args, n_args, &handled, out));
-    if (handled) {
-        return NULL;
     }
     TS_TRY(fold_query(L, op, &handled, out));
     if (handled) {

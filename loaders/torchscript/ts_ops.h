@@ -56,6 +56,8 @@ bool ts_arg_none(const ts_call *c, size_t i);
 ember_status *ts_emit1(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                        int *node, ts_av **out);
 ember_status *ts_ret_tensor(ts_lower *L, int v, ts_av **out);
+/* Dim d of x as a 0-d int64 value of the current graph (Shape -> Gather). */
+ember_status *ts_dim_value(ts_lower *L, const ts_call *c, int x, int64_t d, int *out);
 /* Rank of value v in the current graph; -1 when unknown (then an error names the op). */
 ember_status *ts_rank(ts_lower *L, const ts_call *c, int v, int *rank);
 

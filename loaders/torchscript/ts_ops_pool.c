@@ -28,18 +28,6 @@ static ember_status *cast(ts_lower *L, const ts_call *c, int v, ember_dtype dt, 
     return ts_infer(L, c, node);
 }
 
-/* Size of axis `axis` of x as a 0-d int64 value (Shape -> Gather). */
-static ember_status *axis_size(ts_lower *L, const ts_call *c, int x, int axis, int *out)
-{
-    int shape = -1, idx = -1, node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_SHAPE, &x, 1, &shape, 1, NULL));
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, axis, &idx));
-    int in[2] = {shape, idx};
-    TS_TRY(ts_emit(L, c, EM_OP_GATHER, in, 2, out, 1, &node));
-    TS_TRY(em_node_set_int(L->g, node, "axis", 0));
-    return ts_infer(L, c, node);
-}
-
 /* The [o, S] averaging matrix of axis `axis` of x, in dtype dt. */
 static ember_status *avg_matrix(ts_lower *L, const ts_call *c, int x, int axis, int64_t o,
                                 ember_dtype dt, int *out)
@@ -54,7 +42,7 @@ static ember_status *avg_matrix(ts_lower *L, const ts_call *c, int x, int axis, 
         idx[1][i] = i + 1; /* end_i = ((i+1)*S + o-1) / o (ceil) */
     }
     int s = -1, i0 = -1, i1 = -1, oc = -1, om1 = -1, zero = -1, one = -1;
-    TS_TRY(axis_size(L, c, x, axis, &s));
+    TS_TRY(ts_dim_value(L, c, x, axis, &s));
     TS_TRY(ts_const(L, EMBER_DTYPE_I64, 2, (int64_t[]){o, 1}, idx[0], &i0));
     TS_TRY(ts_const(L, EMBER_DTYPE_I64, 2, (int64_t[]){o, 1}, idx[1], &i1));
     TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)o, &oc));

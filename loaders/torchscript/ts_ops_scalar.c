@@ -57,6 +57,8 @@ static bool same(const ts_av *a, const ts_av *b)
     }
 }
 
+static bool is_graph_value(const ts_av *a) { return a->k == TA_TENSOR || a->k == TA_SCALAR; }
+
 static bool known(const ts_av *a)
 {
     switch (a->k) {
@@ -274,6 +276,14 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
         (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
         *out = ts_int(L, (int64_t)args[0]->u.seq.n);
         return *out != NULL ? NULL : em_status_oom();
+    }
+    /* `a is b` with a tensor on either side is known too: an Optional[Tensor] argument is a
+     * tensor value or None when the model is lowered, and tensors are the same graph value. */
+    if ((strcmp(op, "aten::__is__") == 0 || strcmp(op, "aten::__isnot__") == 0) && n == 2 &&
+        (is_graph_value(args[0]) || is_graph_value(args[1]))) {
+        const ts_av *a = args[0], *b = args[1];
+        bool is = a->k == b->k && a->u.t.v == b->u.t.v && a->u.t.g == b->u.t.g;
+        return ret_bool(L, strcmp(op, "aten::__is__") == 0 ? is : !is, out);
     }
     for (size_t i = 0; i < n; i++) {
         if (!known(args[i])) {

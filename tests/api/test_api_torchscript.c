@@ -159,6 +159,13 @@ static void test_tiny_vgg(void **state)
     check_model("tiny_vgg");
 }
 
+/* `is None`, `is not None` and `is` on Optional[Tensor] arguments, folded at load time. */
+static void test_tiny_optional(void **state)
+{
+    (void)state;
+    check_model("tiny_optional");
+}
+
 static void expect_error(ember_status *st, ember_code code, const char *needle)
 {
     assert_non_null(st);
@@ -226,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_tiny_resnet),
         cmocka_unit_test(test_tiny_mobile),
         cmocka_unit_test(test_tiny_vgg),
+        cmocka_unit_test(test_tiny_optional),
         cmocka_unit_test(test_metadata),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_unsupported_op_caret),
