@@ -116,9 +116,10 @@ static bool accepts(const sarg *a, const ts_av *v)
             if (v->k != TA_LIST && v->k != TA_TUPLE) {
                 return false;
             }
+            bool item_opt = memchr(a->type, '?', a->type_n) != NULL; /* Tensor?[] */
             for (size_t i = 0; i < v->u.seq.n; i++) {
                 ts_ak k = v->u.seq.items[i]->k;
-                if (k != TA_TENSOR && k != TA_SCALAR && !(k == TA_NONE && opt)) {
+                if (k != TA_TENSOR && k != TA_SCALAR && !(k == TA_NONE && item_opt)) {
                     return false;
                 }
             }

@@ -343,6 +343,42 @@ static ember_status *eval_args(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
     return NULL;
 }
 
+/* annotate(number / int / float / bool, t) of a 0-d tensor: traced code's implicit conversion
+ * (NumToTensor(size) used as a Scalar) makes it a dynamic scalar (I64, F64 or BOOL). */
+static ember_status *scalar_annotation(ts_lower *L, const em_ts_expr *type, ts_av **v)
+{
+    if ((*v)->k != TA_TENSOR || type->kind != EM_TS_NAME ||
+        (*v)->u.t.g->values[(*v)->u.t.v].rank != 0) {
+        return NULL;
+    }
+    const char *t = type->u.name;
+    ember_dtype have = (*v)->u.t.g->values[(*v)->u.t.v].dtype, want;
+    if (strcmp(t, "int") == 0) {
+        want = EMBER_DTYPE_I64;
+    } else if (strcmp(t, "float") == 0) {
+        want = EMBER_DTYPE_F64;
+    } else if (strcmp(t, "bool") == 0) {
+        want = EMBER_DTYPE_BOOL;
+    } else if (strcmp(t, "number") == 0) {
+        want = have == EMBER_DTYPE_BOOL || have == EMBER_DTYPE_I64 ? have
+               : have == EMBER_DTYPE_F32 || have == EMBER_DTYPE_F64 || have == EMBER_DTYPE_F16 ||
+                         have == EMBER_DTYPE_BF16 ? EMBER_DTYPE_F64 : EMBER_DTYPE_I64;
+    } else {
+        return NULL;
+    }
+    ts_av *s = ts_new(L, TA_SCALAR);
+    if (s == NULL) {
+        return em_status_oom();
+    }
+    s->u.t = (*v)->u.t;
+    int w = -1;
+    TS_TRY(ts_as_tensor(L, NULL, s, want, &w));
+    s->u.t.v = w;
+    s->u.t.g = L->g;
+    *v = s;
+    return NULL;
+}
+
 static ember_status *eval_call(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     const em_ts_expr *fe = e->u.call.fn;
@@ -351,7 +387,8 @@ static ember_status *eval_call(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
     if (fe->kind == EM_TS_NAME && ts_env_get(env, fe->u.name) == NULL) {
         const char *fn = fe->u.name;
         if ((strcmp(fn, "annotate") == 0 || strcmp(fn, "unchecked_cast") == 0) && n == 2) {
-            return ts_eval(L, env, e->u.call.args[1], out);
+            TS_TRY(ts_eval(L, env, e->u.call.args[1], out));
+            return scalar_annotation(L, e->u.call.args[0], out);
         }
         if (strcmp(fn, "uninitialized") == 0) {
             *out = ts_new(L, TA_UNINIT);

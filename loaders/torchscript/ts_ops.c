@@ -264,7 +264,8 @@ static const ts_op_table shape_table = {shape_ops, sizeof shape_ops / sizeof sha
 ts_lower_fn ts_op_find(const char *name)
 {
     const ts_op_table *const tables[] = {&shape_table, &ts_nn_table, &ts_elem_table,
-                                         &ts_tensor_table, &ts_rnn_table, &ts_attn_table};
+                                         &ts_tensor_table, &ts_index_table, &ts_layout_table,
+                                         &ts_rnn_table, &ts_attn_table};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (size_t i = 0; i < tables[t]->n; i++) {
             if (strcmp(tables[t]->ops[i].name, name) == 0) {
@@ -351,18 +352,10 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
             return *out != NULL ? NULL : em_status_oom();
         }
         if (a->k == TA_TENSOR && strcmp(p, "dtype") == 0) {
-            /* torch ScalarType numbering */
-            static const struct { ember_dtype dt; int st; } map[] = {
-                {EMBER_DTYPE_U8, 0}, {EMBER_DTYPE_I8, 1}, {EMBER_DTYPE_I16, 2},
-                {EMBER_DTYPE_I32, 3}, {EMBER_DTYPE_I64, 4}, {EMBER_DTYPE_F16, 5},
-                {EMBER_DTYPE_F32, 6}, {EMBER_DTYPE_F64, 7}, {EMBER_DTYPE_BOOL, 11},
-                {EMBER_DTYPE_BF16, 15}};
-            ember_dtype dt = L->g->values[a->u.t.v].dtype;
-            for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-                if (map[i].dt == dt) {
-                    *out = ts_int(L, map[i].st);
-                    return *out != NULL ? NULL : em_status_oom();
-                }
+            int st = ts_scalar_type(a->u.t.g->values[a->u.t.v].dtype);
+            if (st >= 0) {
+                *out = ts_int(L, st);
+                return *out != NULL ? NULL : em_status_oom();
             }
         }
         return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "property '%s' of a %s", p,

@@ -382,7 +382,9 @@ static ember_status *lower_reshape(ts_lower *L, const ts_call *c, ts_av **out)
     int in[2] = {-1, -1};
     TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
     TS_TRY(ts_int_list_tensor(L, c, c->a[1], &in[1]));
-    return ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out);
+    TS_TRY(ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out));
+    ts_reshape_dims(L, (*out)->u.t.v, in[0], c->a[1]);
+    return NULL;
 }
 
 /* flatten(self, start_dim=0, end_dim=-1) */

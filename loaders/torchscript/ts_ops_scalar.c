@@ -285,6 +285,37 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
         bool is = a->k == b->k && a->u.t.v == b->u.t.v && a->u.t.g == b->u.t.g;
         return ret_bool(L, strcmp(op, "aten::__is__") == 0 ? is : !is, out);
     }
+    /* `v is None` is known whatever v holds (Optional checks of tensors and size lists). */
+    if ((strcmp(op, "aten::__is__") == 0 || strcmp(op, "aten::__isnot__") == 0) && n == 2 &&
+        (args[0]->k == TA_NONE || args[1]->k == TA_NONE)) {
+        bool is = args[0]->k == args[1]->k;
+        return ret_bool(L, strcmp(op, "aten::__isnot__") == 0 ? !is : is, out);
+    }
+    /* So is a slice of it (aten::slice.t: `torch.slice(torch.size(x), -2)` for x.shape[-2:]). */
+    if (strcmp(op, "aten::slice") == 0 && n >= 1 && n <= 4 &&
+        (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
+        int64_t len = (int64_t)args[0]->u.seq.n, b[3] = {0, len, 1};
+        bool ok = true;
+        for (size_t i = 1; i < n; i++) {
+            ok = ok && (args[i]->k == TA_INT || (args[i]->k == TA_NONE && i < 3));
+            b[i - 1] = args[i]->k == TA_INT ? args[i]->u.i : b[i - 1];
+        }
+        if (ok && b[2] > 0) {
+            for (int i = 0; i < 2; i++) { /* Python's clamping of slice bounds */
+                b[i] = b[i] < 0 ? b[i] + len : b[i];
+                b[i] = b[i] < 0 ? 0 : b[i] > len ? len : b[i];
+            }
+            int64_t cnt = b[1] > b[0] ? (b[1] - b[0] + b[2] - 1) / b[2] : 0;
+            *out = ts_seq(L, args[0]->k, (size_t)cnt);
+            if (*out == NULL) {
+                return em_status_oom();
+            }
+            for (int64_t i = 0; i < cnt; i++) {
+                (*out)->u.seq.items[i] = args[0]->u.seq.items[b[0] + i * b[2]];
+            }
+            return NULL;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         if (!known(args[i])) {
             *handled = false;
