@@ -204,6 +204,18 @@ static ember_status *lower_numel(ts_lower *L, const ts_call *c, ts_av **out)
     return ret_scalar(L, s, out);
 }
 
+/* aten::len of a tensor: its first dim (`for row in x` is a loop over range(len(x))). */
+static ember_status *lower_len(ts_lower *L, const ts_call *c, ts_av **out)
+{
+    int x = -1, rank = 0;
+    TS_TRY(ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(ts_rank(L, c, x, &rank));
+    if (rank == 0) {
+        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "len() of a 0-d tensor");
+    }
+    return dim_of(L, c, x, 0, out);
+}
+
 /* prim::NumToTensor: a number as a 0-d tensor (known numbers stay known: int() of it folds). */
 static ember_status *lower_num_to_tensor(ts_lower *L, const ts_call *c, ts_av **out)
 {
@@ -250,6 +262,7 @@ static const ts_op_entry shape_ops[] = {
     {"aten::size", lower_size},
     {"aten::dim", lower_dim},
     {"aten::numel", lower_numel},
+    {"aten::len", lower_len},
     {"prim::NumToTensor", lower_num_to_tensor},
     {"aten::Int", lower_to_scalar},
     {"aten::IntImplicit", lower_to_scalar},
@@ -398,6 +411,28 @@ static ember_status *fold_query(ts_lower *L, const char *op, bool *handled, ts_a
     return NULL;
 }
 
+/* == / != of two lists the scalar folding could not decide (sizes of an input checked against
+ * sizes computed from another): the pairs compared one by one, joined with `and` (==) or `or`
+ * (!=) into a run-time bool. Shape checks that only raise then fall away as data checks. */
+static ember_status *list_compare(ts_lower *L, bool eq, ts_av **args, em_ts_pos pos,
+                                  ts_av **out)
+{
+    const ts_av *a = args[0], *b = args[1];
+    *out = NULL;
+    for (size_t i = 0; i < a->u.seq.n; i++) {
+        ts_av *pair[2] = {a->u.seq.items[i], b->u.seq.items[i]}, *r = NULL;
+        TS_TRY(ts_builtin_call(L, eq ? "torch.eq" : "torch.ne", pair, 2, NULL, NULL, 0, pos, &r));
+        if (*out == NULL) {
+            *out = r;
+            continue;
+        }
+        ts_av *both[2] = {*out, r};
+        TS_TRY(ts_builtin_call(L, eq ? "torch.__and__" : "torch.__or__", both, 2, NULL, NULL, 0,
+                               pos, out));
+    }
+    return NULL;
+}
+
 ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw,
                               em_ts_pos pos, ts_av **out)
@@ -414,6 +449,12 @@ ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_
         TS_TRY(ts_scalar_call(L, scalar_name, args, n_args, pos, &handled, out));
         if (handled) {
             return NULL;
+        }
+        if (op != NULL && (strcmp(op, "aten::eq") == 0 || strcmp(op, "aten::ne") == 0) &&
+            n_args == 2 && (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE) &&
+            (args[1]->k == TA_LIST || args[1]->k == TA_TUPLE) &&
+            args[0]->u.seq.n == args[1]->u.seq.n && args[0]->u.seq.n > 0) {
+            return list_compare(L, op[6] == 'e', args, pos, out);
         }
     }
     if (op == NULL) {

@@ -561,7 +561,7 @@ static ember_status *lower_slice(ts_lower *L, const ts_call *c, ts_av **out)
     return ts_emit1(L, c, EM_OP_SLICE, in, 5, NULL, out);
 }
 
-/* chunk(self, chunks, dim=0): equal pieces (the last smaller) of a known dim. */
+/* chunk(self, chunks, dim=0): equal pieces, the last smaller. */
 static ember_status *lower_chunk(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0, node = -1;
@@ -571,20 +571,30 @@ static ember_status *lower_chunk(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(ts_arg_int(L, c, 2, &dim));
     TS_TRY(ts_rank(L, c, x, &rank));
     dim = dim < 0 ? dim + rank : dim;
-    int64_t size = dim >= 0 && dim < rank ? ts_val(L, x)->dims[dim].v : -1;
-    if (size < 0 || chunks < 1 || chunks > 8) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "chunk needs a known dim size and at "
-                      "most 8 chunks");
+    if (dim < 0 || dim >= rank || chunks < 1 || chunks > 64) {
+        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "chunk of %lld pieces along dim %lld of "
+                      "a rank-%d tensor (1 to 64 pieces of an existing dim)", (long long)chunks,
+                      (long long)dim, rank);
     }
-    int64_t piece = (size + chunks - 1) / chunks, split[8];
-    int n = 0;
-    for (int64_t done = 0; done < size; done += piece) {
-        split[n++] = size - done < piece ? size - done : piece;
+    /* A size known at load gives torch's piece sizes (ceil(size / chunks), fewer pieces when
+     * they run out); an unknown one splits into `chunks` pieces at run time (Split's
+     * num_outputs rounds the same way, and refuses sizes torch would cut into fewer pieces). */
+    int64_t size = ts_val(L, x)->dims[dim].v, piece = 0, split[64];
+    int n = 0, in[2] = {x, -1}, outs[64];
+    if (size >= 0) {
+        piece = size > 0 ? (size + chunks - 1) / chunks : 1;
+        for (int64_t done = 0; done < size; done += piece) {
+            split[n++] = size - done < piece ? size - done : piece;
+        }
+        TS_TRY(ts_const_i64s(L, split, n, &in[1]));
+    } else {
+        n = (int)chunks;
     }
-    int in[2] = {x, -1}, outs[8];
-    TS_TRY(ts_const_i64s(L, split, n, &in[1]));
-    TS_TRY(ts_emit(L, c, EM_OP_SPLIT, in, 2, outs, n, &node));
+    TS_TRY(ts_emit(L, c, EM_OP_SPLIT, in, size >= 0 ? 2 : 1, outs, n, &node));
     TS_TRY(em_node_set_int(L->g, node, "axis", dim));
+    if (size < 0) {
+        TS_TRY(em_node_set_int(L->g, node, "num_outputs", chunks));
+    }
     TS_TRY(ts_infer(L, c, node));
     *out = ts_seq(L, TA_LIST, (size_t)n);
     if (*out == NULL) {
