@@ -369,6 +369,11 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
             return NULL;
         }
     }
+    /* Messages format values unknown at load too (they go to raises, which become data
+     * checks): those print as <kind>. */
+    if (strcmp(op, "aten::format") == 0 && n >= 1 && args[0]->k == TA_STR) {
+        return format_str(L, args, n, out);
+    }
     /* The length of a dict, and the concatenation of two lists, are known whatever the items
      * hold. */
     if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0) &&
@@ -483,9 +488,6 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
             found = same(args[0]->u.seq.items[i], args[1]);
         }
         return ret_bool(L, found, out);
-    }
-    if (strcmp(op, "aten::format") == 0 && n >= 1 && args[0]->k == TA_STR) {
-        return format_str(L, args, n, out);
     }
     if ((strcmp(op, "aten::abs") == 0 || strcmp(op, "abs") == 0) && n == 1 && is_num(args[0])) {
         return ret_num(L, fabs(num(args[0])), args[0]->k == TA_INT, out);
