@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_ts.h"
 
 static char *data_path(const char *rel)
 {
@@ -27,24 +28,6 @@ static char *data_path(const char *rel)
     static _Thread_local char buf[4096];
     snprintf(buf, sizeof buf, "%s/torchscript/models/%s", root ? root : "tests/data", rel);
     return buf;
-}
-
-static ember_model *load_with_rank(const char *file, ember_dtype dt, int rank)
-{
-    ember_model_options *mo = NULL;
-    ember_model *m = NULL;
-    OK(ember_model_options_create(&mo));
-    OK(ember_model_options_set_input_rank(mo, 0, dt, rank));
-    ember_status *st = ember_model_load_file(data_path(file), mo, &m);
-    ember_model_options_destroy(mo);
-    if (st != NULL && strstr(ember_status_message(st), "this build has no TorchScript") != NULL) {
-        ember_status_destroy(st);
-        skip(); /* configured without libzip */
-    }
-    if (st != NULL) {
-        fail_msg("%s: %s", file, ember_status_message(st));
-    }
-    return m;
 }
 
 /* Runs `model` on <name>.in<sfx>.npy and compares output 0 with <name>.out<sfx>.npy. */
@@ -56,7 +39,7 @@ static void check_case(const char *model, const char *name, const char *sfx)
     ember_tensor *x = NULL, *want = NULL, *y = NULL;
     OK(ember_tensor_load(data_path(in_name), &x));
     OK(ember_tensor_load(data_path(out_name), &want));
-    ember_model *m = load_with_rank(model, ember_tensor_dtype(x), ember_tensor_rank(x));
+    ember_model *m = ts_test_load(data_path(model), ember_tensor_dtype(x), ember_tensor_rank(x));
     assert_string_equal(ember_model_format(m), "torchscript");
     ember_session *s = NULL;
     OK(ember_session_create(m, NULL, &s));
@@ -139,7 +122,7 @@ static void test_metadata(void **state)
     (void)state;
     const char *files[] = {"tiny_resnet.script.t2.pt", "tiny_resnet.trace.t113.pt"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        ember_model *m = load_with_rank(files[i], EMBER_DTYPE_F32, 4);
+        ember_model *m = ts_test_load(data_path(files[i]), EMBER_DTYPE_F32, 4);
         const char *tree = metadata(m, "torchscript.modules");
         assert_non_null(tree);
         assert_non_null(strstr(tree, "<root> TinyResNet params=1907\n"));

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_ts.h"
 
 static const char *data_path(char *buf, size_t cap, const char *rel)
 {
@@ -37,25 +38,6 @@ static bool file_exists(const char *rel)
         fclose(f);
     }
     return f != NULL;
-}
-
-static ember_model *load_with_rank(const char *file, ember_dtype dt, int rank)
-{
-    char path[4096];
-    ember_model_options *mo = NULL;
-    ember_model *m = NULL;
-    OK(ember_model_options_create(&mo));
-    OK(ember_model_options_set_input_rank(mo, 0, dt, rank));
-    ember_status *st = ember_model_load_file(data_path(path, sizeof path, file), mo, &m);
-    ember_model_options_destroy(mo);
-    if (st != NULL && strstr(ember_status_message(st), "this build has no TorchScript") != NULL) {
-        ember_status_destroy(st);
-        skip(); /* configured without libzip */
-    }
-    if (st != NULL) {
-        fail_msg("%s: %s", file, ember_status_message(st));
-    }
-    return m;
 }
 
 static double half_to_double(uint16_t h)
@@ -135,7 +117,8 @@ static void check_case(const char *model, const char *name, const char *sfx)
     snprintf(what, sizeof what, "%s on %s", model, rel);
     ember_tensor *x = NULL;
     OK(ember_tensor_load(data_path(path, sizeof path, rel), &x));
-    ember_model *m = load_with_rank(model, ember_tensor_dtype(x), ember_tensor_rank(x));
+    ember_model *m = ts_test_load(data_path(path, sizeof path, model), ember_tensor_dtype(x),
+                                  ember_tensor_rank(x));
     size_t n = ember_model_output_count(m);
     snprintf(rel, sizeof rel, "%s.out%s.%zu.npy", name, sfx, n);
     if (n == 0 || file_exists(rel)) {

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_ts.h"
 
 #define MAX_OUTPUTS 8
 
@@ -33,20 +34,6 @@ static char *data_path(const char *rel)
     static _Thread_local char buf[4096];
     snprintf(buf, sizeof buf, "%s/torchscript/flow/%s", root ? root : "tests/data", rel);
     return buf;
-}
-
-static ember_status *load(const char *file, ember_dtype dt, int rank, ember_model **m)
-{
-    ember_model_options *mo = NULL;
-    OK(ember_model_options_create(&mo));
-    OK(ember_model_options_set_input_rank(mo, 0, dt, rank));
-    ember_status *st = ember_model_load_file(data_path(file), mo, m);
-    ember_model_options_destroy(mo);
-    if (st != NULL && strstr(ember_status_message(st), "this build has no TorchScript") != NULL) {
-        ember_status_destroy(st);
-        skip(); /* configured without libzip */
-    }
-    return st;
 }
 
 static bool file_exists(const char *path)
@@ -96,7 +83,9 @@ static void check_case(const char *model, const char *name, const char *sfx)
     snprintf(file, sizeof file, "%s.in%s.npy", name, sfx);
     snprintf(what, sizeof what, "%s on %s", model, file);
     OK(ember_tensor_load(data_path(file), &x));
-    ember_status *st = load(model, ember_tensor_dtype(x), ember_tensor_rank(x), &m);
+    ember_dtype dt_ = ember_tensor_dtype(x);
+    int rank_ = ember_tensor_rank(x);
+    ember_status *st = ts_test_try_load(data_path(model), &dt_, &rank_, 1, &m);
     if (st != NULL) {
         fail_msg("%s: %s", model, ember_status_message(st));
     }
@@ -123,7 +112,9 @@ static void check_case(const char *model, const char *name, const char *sfx)
 static size_t count_op(const char *model, int rank, const char *op)
 {
     ember_model *m = NULL;
-    ember_status *st = load(model, EMBER_DTYPE_F32, rank, &m);
+    ember_dtype dt_ = EMBER_DTYPE_F32;
+    int rank_ = rank;
+    ember_status *st = ts_test_try_load(data_path(model), &dt_, &rank_, 1, &m);
     if (st != NULL) {
         fail_msg("%s: %s", model, ember_status_message(st));
     }
@@ -186,7 +177,9 @@ static void expect_error(const char *name, const char *needle, const char *line)
         char model[128];
         ember_model *m = NULL;
         snprintf(model, sizeof model, "%s.script.%s.pt", name, tags[t]);
-        ember_status *st = load(model, EMBER_DTYPE_F32, 2, &m);
+        ember_dtype dt_ = EMBER_DTYPE_F32;
+        int rank_ = 2;
+        ember_status *st = ts_test_try_load(data_path(model), &dt_, &rank_, 1, &m);
         if (st == NULL) {
             ember_model_destroy(m);
             fail_msg("%s: loaded, expected an error containing '%s'", model, needle);

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_ts.h"
 
 #define MAX_IO 8
 
@@ -92,31 +93,22 @@ static void compare(const ember_tensor *got, const ember_tensor *want, char *err
 }
 
 /* Skips the test in a build without the TorchScript loader (configured without libzip). */
-static void skip_without_torchscript(ember_status *st)
-{
-    if (st != NULL && strstr(ember_status_message(st), "this build has no TorchScript") != NULL) {
-        ember_status_destroy(st);
-        skip();
-    }
-}
-
 /* Runs archive `model` on case `cs` of fixture `name`; err gets what went wrong, if anything. */
 static void run_case(const char *model, const char *name, char cs, char *err, size_t cap)
 {
     ember_tensor *in[MAX_IO] = {0}, *want[MAX_IO] = {0}, *got[MAX_IO] = {0};
     int n_in = load_set(name, cs, "in", in), n_out = load_set(name, cs, "out", want);
-    ember_model_options *mo = NULL;
     ember_model *m = NULL;
     ember_session *s = NULL;
+    ember_dtype dt[MAX_IO];
+    int ranks[MAX_IO];
     char path[4096];
-    OK(ember_model_options_create(&mo));
     for (int i = 0; i < n_in; i++) {
-        OK(ember_model_options_set_input_rank(mo, (size_t)i, ember_tensor_dtype(in[i]),
-                                              ember_tensor_rank(in[i])));
+        dt[i] = ember_tensor_dtype(in[i]);
+        ranks[i] = ember_tensor_rank(in[i]);
     }
-    ember_status *st = ember_model_load_file(data_path(path, sizeof path, model), mo, &m);
-    ember_model_options_destroy(mo);
-    skip_without_torchscript(st);
+    ember_status *st =
+        ts_test_try_load(data_path(path, sizeof path, model), dt, ranks, (size_t)n_in, &m);
     if (n_in == 0 || n_out == 0) {
         snprintf(err, cap, "no inputs or no PyTorch outputs for case %c", cs);
     } else if (st == NULL && ember_model_output_count(m) != (size_t)n_out) {
@@ -213,17 +205,11 @@ MODEL_TEST(encoder)
 static void expect_load_error(const char *model, const ember_dtype *dt, const int *ranks, int n,
                               ember_code code, const char *needle)
 {
-    ember_model_options *mo = NULL;
     ember_model *m = NULL;
     char path[4096];
-    OK(ember_model_options_create(&mo));
-    for (int i = 0; i < n; i++) {
-        OK(ember_model_options_set_input_rank(mo, (size_t)i, dt[i], ranks[i]));
-    }
-    ember_status *st = ember_model_load_file(data_path(path, sizeof path, model), mo, &m);
-    ember_model_options_destroy(mo);
+    ember_status *st =
+        ts_test_try_load(data_path(path, sizeof path, model), dt, ranks, (size_t)n, &m);
     assert_non_null(st);
-    skip_without_torchscript(st);
     if (ember_status_code(st) != code || strstr(ember_status_message(st), needle) == NULL) {
         fail_msg("%s: expected %s containing '%s', got %s: %s", model, ember_code_name(code),
                  needle, ember_code_name(ember_status_code(st)), ember_status_message(st));

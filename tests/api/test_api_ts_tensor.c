@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_ts.h"
 
 #define MAX_OUTPUTS 96
 
@@ -59,24 +60,6 @@ static size_t load_npys(const char *file, ember_tensor **out, size_t cap)
     assert_int_equal(at, (size_t)size);
     free(buf);
     return n;
-}
-
-static ember_model *load_with_rank(const char *file, ember_dtype dt, int rank)
-{
-    ember_model_options *mo = NULL;
-    ember_model *m = NULL;
-    OK(ember_model_options_create(&mo));
-    OK(ember_model_options_set_input_rank(mo, 0, dt, rank));
-    ember_status *st = ember_model_load_file(data_path(file), mo, &m);
-    ember_model_options_destroy(mo);
-    if (st != NULL && strstr(ember_status_message(st), "this build has no TorchScript") != NULL) {
-        ember_status_destroy(st);
-        skip(); /* configured without libzip */
-    }
-    if (st != NULL) {
-        fail_msg("%s: %s", file, ember_status_message(st));
-    }
-    return m;
 }
 
 static double elem(const ember_tensor *t, int64_t i)
@@ -134,7 +117,7 @@ static void check_case(const char *model, const char *name, const char *sfx)
     ember_tensor *x = NULL, *want[MAX_OUTPUTS] = {NULL}, *got[MAX_OUTPUTS] = {NULL};
     OK(ember_tensor_load(data_path(in_name), &x));
     size_t n = load_npys(out_name, want, MAX_OUTPUTS);
-    ember_model *m = load_with_rank(model, ember_tensor_dtype(x), ember_tensor_rank(x));
+    ember_model *m = ts_test_load(data_path(model), ember_tensor_dtype(x), ember_tensor_rank(x));
     if (ember_model_output_count(m) != n) {
         fail_msg("%s: %zu outputs, PyTorch gives %zu", model, ember_model_output_count(m), n);
     }
