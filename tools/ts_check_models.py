@@ -122,7 +122,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=900)
     args = ap.parse_args()
     os.makedirs(args.cache, exist_ok=True)
-    failed = passed = 0
+    failed = passed = noise = 0
     for name in args.models.split(","):
         for kind in args.kinds.split(","):
             path = os.path.join(args.cache, "%s.%s.%s.pt" % (name, kind, TAG))
@@ -140,10 +140,13 @@ def main():
                 err, dt, note = run_case(args, path, name, xi, m, sfx)
                 ok = err is None
                 passed += ok
-                failed += not ok
+                noise += not ok and err.endswith("(fp32 noise)")
+                failed += not ok and not err.endswith("(fp32 noise)")
                 print("%-22s %-6s %s %-3s %-4s %6.1fs %s" % (
                     name, kind, TAG, sfx, "ok" if ok else "FAIL", dt, err or note), flush=True)
-    print("%d passed, %d failed (PyTorch %s)" % (passed, failed, torch.__version__))
+    print("%d passed, %d outside the tolerance but no further from the float64 answer than "
+          "PyTorch's own fp32 output (fp32 noise), %d failed (PyTorch %s)" % (
+              passed, noise, failed, torch.__version__))
     return 1 if failed else 0
 
 
