@@ -123,6 +123,30 @@ class TinyOptional(torch.nn.Module):
         return self.combine(self.fc(x), self.bias, None)
 
 
+class TinyShuffle(torch.nn.Module):
+    """shufflenet's channel_shuffle as torchvision writes it (sizes divided with //, which traced
+    code keeps as floor_divide of a size and a constant tensor), chunk, and vit's size check
+    whose message formats a size known only at run time."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.branch = torch.nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        n, c, h, w = x.shape
+        torch._assert(c == 3, f"Wrong channel count! Expected 3 but got {c}!")
+        torch._assert(h >= 2, f"Too small! Expected at least 2 rows but got {h}!")
+        y = torch.relu(self.conv(x))
+        a, b = y.chunk(2, dim=1)
+        y = torch.cat((a, self.branch(b)), dim=1)
+        bs, ch, hh, ww = y.size()
+        y = y.view(bs, 2, ch // 2, hh, ww)
+        y = torch.transpose(y, 1, 2).contiguous()
+        y = y.view(bs, -1, hh, ww)
+        return y[:, :, : hh // 2 + 1]
+
+
 def models():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import ts_models
@@ -133,6 +157,7 @@ def models():
         "tiny_mobile": (TinyMobile, (1, 3, 16, 16), (2, 3, 10, 14)),
         "tiny_vgg": (TinyVGG, (1, 3, 12, 12), (2, 3, 9, 7)),
         "tiny_optional": (TinyOptional, (2, 4), (5, 4)),
+        "tiny_shuffle": (TinyShuffle, (1, 3, 8, 6), (2, 3, 5, 9)),
         "lstm": (lambda: ts_models.Recurrent("lstm", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
         "gru": (lambda: ts_models.Recurrent("gru", 8, 12, 2), (6, 2, 8), (3, 4, 8)),
         "transformer": (lambda: ts_models.transformer_encoder(16, 2, 2), (5, 2, 16), (7, 1, 16)),

@@ -35,7 +35,42 @@ aten::index aten::index_put_ aten::baddbmm aten::einsum aten::erf aten::rsqrt at
 prim::NumToTensor prim::RaiseException prim::unchecked_cast prim::device prim::dtype
 prim::min prim::max prim::abs prim::data prim::is_cuda prim::layout
 quantized::conv2d quantized::conv2d_relu quantized::linear quantized::add quantized::cat
-quantized::conv2d_prepack quantized::linear_prepack""".split()
+quantized::conv2d_prepack quantized::linear_prepack
+aten::add_ aten::sub_ aten::rsub aten::mul_ aten::div_ aten::true_divide aten::floor_divide
+aten::floor_divide_ aten::remainder_ aten::fmod aten::fmod_ aten::pow_ aten::neg_ aten::abs_
+aten::sqrt_ aten::rsqrt_ aten::exp_ aten::log_ aten::log1p aten::log1p_ aten::log2 aten::log2_
+aten::erf_ aten::sin aten::sin_ aten::cos aten::cos_ aten::tanh_ aten::sigmoid_
+aten::reciprocal aten::reciprocal_ aten::sign aten::sign_ aten::floor_ aten::ceil_ aten::round_
+aten::trunc aten::trunc_ aten::maximum aten::minimum aten::clamp_ aten::clip aten::clip_
+aten::clamp_min aten::clamp_min_ aten::clamp_max aten::clamp_max_ aten::eq_ aten::ne_ aten::lt_
+aten::le_ aten::gt_ aten::ge_ aten::logical_and aten::logical_and_ aten::logical_or
+aten::logical_or_ aten::logical_not aten::logical_not_ aten::logical_xor aten::logical_xor_
+aten::bitwise_not aten::bitwise_not_ aten::bitwise_and aten::bitwise_and_ aten::bitwise_or
+aten::bitwise_or_ aten::bitwise_xor aten::bitwise_xor_ aten::__xor__ aten::__iand__
+aten::__ior__ aten::__ixor__ aten::masked_fill_ aten::relu6 aten::relu6_ aten::leaky_relu
+aten::leaky_relu_ aten::elu aten::elu_ aten::selu aten::selu_ aten::celu aten::celu_
+aten::gelu_ aten::silu_ aten::mish aten::mish_ aten::softplus aten::hardswish_
+aten::hardsigmoid_ aten::log_sigmoid aten::prelu aten::glu aten::_softmax aten::_log_softmax
+aten::threshold aten::threshold_ aten::amax aten::amin aten::argmax aten::argmin aten::prod
+aten::std aten::var aten::norm aten::linalg_vector_norm aten::frobenius_norm aten::all
+aten::any aten::logsumexp aten::cumsum aten::square
+aten::empty aten::full_like aten::empty_like aten::new_zeros aten::new_ones aten::new_full
+aten::new_empty aten::linspace aten::scalar_tensor aten::eye aten::rand aten::randn
+aten::rand_like aten::randn_like aten::randint aten::randint_like aten::randperm aten::normal
+aten::as_tensor aten::new_tensor aten::expand_as aten::view_as aten::reshape_as aten::repeat
+aten::tile aten::broadcast_to aten::flip aten::roll aten::narrow aten::split_with_sizes
+aten::unbind aten::hstack aten::vstack aten::index_select aten::gather aten::scatter
+aten::take_along_dim aten::constant_pad_nd aten::pad aten::reflection_pad1d
+aten::reflection_pad2d aten::reflection_pad3d aten::replication_pad1d aten::replication_pad2d
+aten::replication_pad3d aten::_pad_circular aten::upsample_nearest1d aten::upsample_nearest2d
+aten::upsample_nearest3d aten::upsample_linear1d aten::upsample_bilinear2d
+aten::upsample_trilinear3d aten::upsample_bicubic2d aten::__interpolate aten::__upsample
+aten::__upsample_bilinear aten::pixel_shuffle aten::pixel_unshuffle aten::channel_shuffle
+aten::tril aten::triu aten::masked_select aten::is_floating_point aten::movedim
+aten::_upsample_nearest_exact1d aten::_upsample_nearest_exact2d aten::_upsample_nearest_exact3d
+aten::scatter_add aten::index_put aten::masked_fill_ aten::index_fill aten::index_fill_
+aten::rnn_tanh aten::rnn_relu aten::lstm_cell aten::gru_cell aten::rnn_tanh_cell
+aten::rnn_relu_cell aten::_scaled_dot_product_attention aten::unsafe_chunk""".split()
 
 
 def kinds_of(graph, out):

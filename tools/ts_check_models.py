@@ -92,14 +92,24 @@ def run_case(args, path, name, x, m, sfx):
     dt = time.time() - t0
     if r.returncode != 0:
         msg = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])
-        return "ember failed: " + " | ".join(msg[:3]), dt
+        return "ember failed: " + " | ".join(msg[:3]), dt, ""
     got = np.load(os.path.join(d, "output_0.npy"))
     err = compare(got, want)
+    if err is not None and ".trace." in path:
+        # A traced archive holds the code one input ran through: on another shape it may compute
+        # something else than eager (a loop unrolled to the traced length). Then the archive's
+        # own output under PyTorch is the reference, and the line says so.
+        with torch.no_grad():
+            want_ts = first_tensor(torch.jit.load(path)(x)).numpy()
+        if compare(want_ts, want) is not None:
+            err_ts = compare(got, want_ts)
+            return (None if err_ts is None else err_ts + " (vs the archive under PyTorch)"), dt, \
+                "matches the archive under PyTorch, which differs from eager on this shape"
     if err is not None and got.shape == want.shape:
         e_ember, e_torch = f64_verdict(m, x, got, want)
         err += "; vs float64: ember %.2g, PyTorch fp32 %.2g%s" % (
             e_ember, e_torch, " (fp32 noise)" if e_ember <= 1.5 * e_torch else "")
-    return err, dt
+    return err, dt, ""
 
 
 def main():
@@ -112,7 +122,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=900)
     args = ap.parse_args()
     os.makedirs(args.cache, exist_ok=True)
-    failed = passed = 0
+    failed = passed = noise = 0
     for name in args.models.split(","):
         for kind in args.kinds.split(","):
             path = os.path.join(args.cache, "%s.%s.%s.pt" % (name, kind, TAG))
@@ -127,13 +137,16 @@ def main():
                 continue
             inputs = [("in", x)] + ([("in2", other_input(name, x))] if args.other else [])
             for sfx, xi in inputs:
-                err, dt = run_case(args, path, name, xi, m, sfx)
+                err, dt, note = run_case(args, path, name, xi, m, sfx)
                 ok = err is None
                 passed += ok
-                failed += not ok
+                noise += not ok and err.endswith("(fp32 noise)")
+                failed += not ok and not err.endswith("(fp32 noise)")
                 print("%-22s %-6s %s %-3s %-4s %6.1fs %s" % (
-                    name, kind, TAG, sfx, "ok" if ok else "FAIL", dt, err or ""), flush=True)
-    print("%d passed, %d failed (PyTorch %s)" % (passed, failed, torch.__version__))
+                    name, kind, TAG, sfx, "ok" if ok else "FAIL", dt, err or note), flush=True)
+    print("%d passed, %d outside the tolerance but no further from the float64 answer than "
+          "PyTorch's own fp32 output (fp32 noise), %d failed (PyTorch %s)" % (
+              passed, noise, failed, torch.__version__))
     return 1 if failed else 0
 
 

@@ -103,8 +103,10 @@ static bool is_number(const ts_av *v)
     return v->k == TA_INT || v->k == TA_FLOAT || v->k == TA_BOOL || v->k == TA_SCALAR;
 }
 
-/* Whether value v is accepted by schema type a. */
-static bool accepts(const sarg *a, const ts_av *v)
+/* Whether value v is accepted by schema type a. `loose`: a number is accepted as a Tensor too
+ * (traced code passes prim::NumToTensor results, which the lowering keeps as numbers, to tensor
+ * operators: torch.floor_divide(int(size), CONSTANTS.c0)); tried after no overload binds. */
+static bool accepts(const sarg *a, const ts_av *v, bool loose)
 {
     bool opt = a->type_n > 0 && a->type[a->type_n - 1] == '?';
     if (opt && v->k == TA_NONE) {
@@ -116,15 +118,16 @@ static bool accepts(const sarg *a, const ts_av *v)
             if (v->k != TA_LIST && v->k != TA_TUPLE) {
                 return false;
             }
+            bool item_opt = memchr(a->type, '?', a->type_n) != NULL; /* Tensor?[] */
             for (size_t i = 0; i < v->u.seq.n; i++) {
                 ts_ak k = v->u.seq.items[i]->k;
-                if (k != TA_TENSOR && k != TA_SCALAR && !(k == TA_NONE && opt)) {
+                if (k != TA_TENSOR && k != TA_SCALAR && !(k == TA_NONE && item_opt)) {
                     return false;
                 }
             }
             return true;
         }
-        return v->k == TA_TENSOR;
+        return v->k == TA_TENSOR || (loose && is_number(v));
     }
     if (type_starts(a, "int") || type_starts(a, "SymInt")) {
         if (list) {
@@ -237,7 +240,7 @@ static ts_av *parse_default(ts_lower *L, const char *s, size_t n)
 
 /* Tries one schema; true and *c filled when the call binds. */
 static ember_status *try_bind(ts_lower *L, const char *schema, ts_av **args, size_t n_args,
-                              const char **kw_names, ts_av **kw_vals, size_t n_kw,
+                              const char **kw_names, ts_av **kw_vals, size_t n_kw, bool loose,
                               ts_call *c, bool *ok)
 {
     sarg a[MAX_ARGS];
@@ -255,7 +258,7 @@ static ember_status *try_bind(ts_lower *L, const char *schema, ts_av **args, siz
     }
     ts_av *bound[MAX_ARGS] = {0};
     for (size_t i = 0; i < n_args; i++) {
-        if (!accepts(&a[i], args[i])) {
+        if (!accepts(&a[i], args[i], loose)) {
             return NULL;
         }
         bound[i] = args[i];
@@ -266,7 +269,7 @@ static ember_status *try_bind(ts_lower *L, const char *schema, ts_av **args, siz
                           memcmp(a[i].name, kw_names[k], a[i].name_n) == 0)) {
             i++;
         }
-        if (i == n || bound[i] != NULL || !accepts(&a[i], kw_vals[k])) {
+        if (i == n || bound[i] != NULL || !accepts(&a[i], kw_vals[k], loose)) {
             return NULL;
         }
         bound[i] = kw_vals[k];
@@ -304,16 +307,18 @@ ember_status *ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
     memset(out, 0, sizeof *out);
     out->op = op;
     out->pos = pos;
-    for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
-        const char *s = schemas[i];
-        if (strncmp(s, op, len) != 0 || (s[len] != '.' && s[len] != '(')) {
-            continue;
-        }
-        tried++;
-        bool ok = false;
-        TS_TRY(try_bind(L, s, args, n_args, kw_names, kw_vals, n_kw, out, &ok));
-        if (ok) {
-            return NULL;
+    for (int loose = 0; loose < 2; loose++) {
+        for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
+            const char *s = schemas[i];
+            if (strncmp(s, op, len) != 0 || (s[len] != '.' && s[len] != '(')) {
+                continue;
+            }
+            tried += !loose;
+            bool ok = false;
+            TS_TRY(try_bind(L, s, args, n_args, kw_names, kw_vals, n_kw, loose, out, &ok));
+            if (ok) {
+                return NULL;
+            }
         }
     }
     if (tried == 0) {

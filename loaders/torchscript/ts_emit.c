@@ -4,7 +4,8 @@
  * as they are added (so later code sees known dims and ranks), constants, outer values captured
  * into subgraphs, and errors pointing at the serialized code.
  */
-#include "ts_lower.h"
+#include "ts_flow.h"
+#include "ts_ops_elem.h"
 
 #include "alloc.h"
 #include "status.h"
@@ -48,10 +49,12 @@ ember_status *ts_infer(ts_lower *L, const ts_call *c, int node)
 ember_status *ts_emit(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                       int *out, int n_out, int *node)
 {
-    const char *names[8];
     const char *base = c != NULL && c->node != NULL ? c->node : em_op_name(op);
-    if (n_out > 8) {
-        return em_status_new(EMBER_ERR_INTERNAL, "ts_emit: %d outputs", n_out);
+    /* Loop and If nodes have as many outputs as the variables they carry. */
+    const char **names = em_ts_arena_alloc(&L->arena, (size_t)(n_out > 0 ? n_out : 1) *
+                                                          sizeof(char *));
+    if (names == NULL) {
+        return em_status_oom();
     }
     for (int i = 0; i < n_out; i++) {
         names[i] = ts_value_name(L, base);
@@ -121,15 +124,9 @@ ember_status *ts_const_scalar(ts_lower *L, ember_dtype dt, double v, int *out)
         break;
     default: {
         /* Other dtypes: make an f32 constant and cast it. */
-        int f = -1, node = -1;
-        ember_status *st = ts_const_scalar(L, EMBER_DTYPE_F32, v, &f);
-        if (st == NULL) {
-            st = ts_emit(L, NULL, EM_OP_CAST, &f, 1, out, 1, &node);
-        }
-        if (st == NULL) {
-            st = em_node_set_int(L->g, node, "to", dt);
-        }
-        return st != NULL ? st : ts_infer(L, NULL, node);
+        int f = -1;
+        TS_TRY(ts_const_scalar(L, EMBER_DTYPE_F32, v, &f));
+        return ts_cast(L, NULL, f, dt, out);
     }
     }
     return ts_const(L, dt, 0, NULL, buf, out);
@@ -149,12 +146,23 @@ static int frame_of(const ts_lower *L, const em_graph *g)
     return -1;
 }
 
+ember_status *ts_add_input(ts_lower *L, const char *base, ember_dtype dt, int rank,
+                           const int64_t *dims, const char *const *syms, int *out)
+{
+    const char *name = ts_value_name(L, base);
+    if (name == NULL) {
+        return em_status_oom();
+    }
+    return em_graph_add_input(L->g, name, dt, rank, dims, syms, out);
+}
+
 ember_status *ts_use(ts_lower *L, const ts_av *a, int *out)
 {
     int f = frame_of(L, a->u.t.g);
     if (f < 0) {
-        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: a tensor is used outside the block "
-                             "that made it", L->what);
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: a tensor computed inside an `if` or "
+                             "loop on tensor data is used after it through a list, dict or "
+                             "attribute (only variables carry values out of these)", L->what);
     }
     int v = a->u.t.v;
     const em_graph *src = a->u.t.g;
@@ -164,17 +172,18 @@ ember_status *ts_use(ts_lower *L, const ts_av *a, int *out)
         const em_value *sv = &src->values[v];
         int w = em_graph_find_value(g, sv->name);
         if (w < 0) {
+            /* Symbolic dims by name: each graph numbers its own symbols. */
             int64_t dims[EM_MAX_RANK];
+            const char *syms[EM_MAX_RANK];
             for (int d = 0; d < sv->rank; d++) {
                 dims[d] = sv->dims[d].v;
+                syms[d] = sv->dims[d].sym > 0 && sv->dims[d].sym <= src->n_syms
+                              ? src->sym_names[sv->dims[d].sym - 1] : NULL;
             }
-            ember_status *st = em_graph_add_input(g, sv->name, sv->dtype, sv->rank, dims, NULL,
+            ember_status *st = em_graph_add_input(g, sv->name, sv->dtype, sv->rank, dims, syms,
                                                   &w);
             if (st != NULL) {
                 return st;
-            }
-            for (int d = 0; d < sv->rank; d++) {
-                g->values[w].dims[d] = sv->dims[d];
             }
         }
         v = w;
@@ -196,17 +205,11 @@ ember_status *ts_as_tensor(ts_lower *L, const ts_call *c, const ts_av *a, ember_
     switch (a->k) {
     case TA_TENSOR:
     case TA_SCALAR: {
-        ember_status *st = ts_use(L, a, out);
-        if (st != NULL || like == EMBER_DTYPE_UNDEFINED || a->k == TA_TENSOR ||
-            ts_val(L, *out)->dtype == like) {
-            return st;
+        TS_TRY(ts_use(L, a, out));
+        if (like == EMBER_DTYPE_UNDEFINED || a->k == TA_TENSOR) {
+            return NULL;
         }
-        int in = *out, node = -1;
-        st = ts_emit(L, c, EM_OP_CAST, &in, 1, out, 1, &node);
-        if (st == NULL) {
-            st = em_node_set_int(L->g, node, "to", like);
-        }
-        return st != NULL ? st : ts_infer(L, c, node);
+        return ts_cast(L, c, *out, like, out);
     }
     case TA_BOOL:
     case TA_INT:
@@ -298,4 +301,40 @@ ember_status *ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *lis
         st = em_node_set_int(L->g, node, "axis", 0);
     }
     return st != NULL ? st : ts_infer(L, c, node);
+}
+
+/* ---- subgraphs ---- */
+
+ember_status *ts_sub_enter(ts_lower *L, em_graph *sub)
+{
+    em_graph **f = em_ts_arena_alloc(&L->arena, (size_t)(L->n_frames + 1) * sizeof *f);
+    if (f == NULL) {
+        return em_status_oom();
+    }
+    if (L->n_frames > 0) {
+        memcpy(f, L->frames, (size_t)L->n_frames * sizeof *f);
+    }
+    f[L->n_frames] = L->g;
+    L->frames = f;
+    L->n_frames++;
+    L->g = sub;
+    return NULL;
+}
+
+void ts_sub_leave(ts_lower *L) { L->g = L->frames[--L->n_frames]; }
+
+ember_status *ts_sub_attach(ts_lower *L, int node, const char *name, em_graph **sub)
+{
+    em_attr *a = NULL;
+    TS_TRY(em_node_add_attr(L->g, node, name, EM_ATTR_GRAPH, &a));
+    a->g = *sub;
+    *sub = NULL;
+    return NULL;
+}
+
+ember_status *ts_add_output(ts_lower *L, const ts_call *c, int v)
+{
+    int o = -1;
+    TS_TRY(ts_emit(L, c, EM_OP_IDENTITY, &v, 1, &o, 1, NULL));
+    return em_graph_mark_output(L->g, o);
 }

@@ -3,7 +3,7 @@
  * The partial evaluator of the TorchScript lowering (ts_lower.h): statements and expressions
  * of the serialized code over abstract values. Calls of builtins go to ts_ops.c.
  */
-#include "ts_lower.h"
+#include "ts_flow.h"
 
 #include "alloc.h"
 #include "status.h"
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-typedef enum flow { FLOW_NORMAL, FLOW_RETURN, FLOW_BREAK, FLOW_CONTINUE } flow;
+typedef ts_flow_kind flow;
 
 typedef struct frame {
     ts_env env;
@@ -61,11 +61,11 @@ static ember_status *truth(ts_lower *L, const ts_av *a, em_ts_pos pos, bool *v, 
 
 /* ---- assignment ---- */
 
-static ember_status *assign(ts_lower *L, frame *f, const em_ts_expr *t, ts_av *v)
+ember_status *ts_assign(ts_lower *L, ts_env *env, const em_ts_expr *t, ts_av *v)
 {
     switch (t->kind) {
     case EM_TS_NAME:
-        return ts_env_set(L, &f->env, t->u.name, v);
+        return ts_env_set(L, env, t->u.name, v);
     case EM_TS_TUPLE:
     case EM_TS_LIST:
         if (v->k != TA_TUPLE && v->k != TA_LIST) {
@@ -77,7 +77,7 @@ static ember_status *assign(ts_lower *L, frame *f, const em_ts_expr *t, ts_av *v
                           "names", v->u.seq.n, t->u.seq.n);
         }
         for (size_t i = 0; i < t->u.seq.n; i++) {
-            ember_status *st = assign(L, f, t->u.seq.items[i], v->u.seq.items[i]);
+            ember_status *st = ts_assign(L, env, t->u.seq.items[i], v->u.seq.items[i]);
             if (st != NULL) {
                 return st;
             }
@@ -85,9 +85,14 @@ static ember_status *assign(ts_lower *L, frame *f, const em_ts_expr *t, ts_av *v
         return NULL;
     case EM_TS_ATTR: {
         ts_av *base = NULL;
-        ember_status *st = ts_eval(L, &f->env, t->u.attr.base, &base);
+        ember_status *st = ts_eval(L, env, t->u.attr.base, &base);
         if (st != NULL) {
             return st;
+        }
+        if (L->n_frames > 0) {
+            /* The write would hold in one branch or iteration only. */
+            return ts_err(L, EMBER_ERR_UNSUPPORTED, t->pos, "setting attribute '%s' inside an "
+                          "`if` or loop on tensor data is not supported", t->u.attr.name);
         }
         if (base->k != TA_OBJECT) {
             return ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "cannot set attribute '%s' of a "
@@ -97,9 +102,9 @@ static ember_status *assign(ts_lower *L, frame *f, const em_ts_expr *t, ts_av *v
     }
     case EM_TS_SUBSCRIPT: {
         ts_av *base = NULL, *idx = NULL;
-        ember_status *st = ts_eval(L, &f->env, t->u.sub.base, &base);
+        ember_status *st = ts_eval(L, env, t->u.sub.base, &base);
         if (st == NULL) {
-            st = ts_eval(L, &f->env, t->u.sub.index, &idx);
+            st = ts_eval(L, env, t->u.sub.index, &idx);
         }
         if (st != NULL) {
             return st;
@@ -169,8 +174,7 @@ static ember_status *exec_if(ts_lower *L, frame *f, const em_ts_stmt *s, flow *f
         }
     }
     if (!known) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "an `if` whose condition depends on "
-                      "tensor data is not supported yet");
+        return ts_flow_if(L, &f->env, s, c);
     }
     const em_ts_block *b = v ? &s->u.if_.then : &s->u.if_.other;
     return b->n > 0 ? exec_block(L, f, b, fl) : NULL;
@@ -190,31 +194,65 @@ static ember_status *for_items(ts_lower *L, const em_ts_stmt *s, ts_av *it, ts_a
         *n = it->u.dict.n;
         return NULL;
     }
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "a `for` over a %s (its trip count depends "
-                  "on tensor data) is not supported yet", ts_kind_name(it->k));
+    return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "a `for` over a %s is not supported (a "
+                  "loop on tensor data must be `for i in range(n)` or a `while`)",
+                  ts_kind_name(it->k));
+}
+
+/* `for ... in range(...)`: its arguments when one of them is a dynamic scalar (a loop on
+ * tensor data), else *args NULL and *it the range as a known list. */
+static ember_status *for_range(ts_lower *L, frame *f, const em_ts_expr *e, ts_av ***args,
+                               size_t *n, ts_av **it)
+{
+    *args = NULL;
+    *it = NULL;
+    if (e->kind != EM_TS_CALL || e->u.call.fn->kind != EM_TS_NAME ||
+        strcmp(e->u.call.fn->u.name, "range") != 0 || e->u.call.n_kwargs > 0 ||
+        ts_env_get(&f->env, "range") != NULL) {
+        return ts_eval(L, &f->env, e, it);
+    }
+    size_t na = e->u.call.n_args;
+    ts_av **a = em_ts_arena_alloc(&L->arena, (na + 1) * sizeof(ts_av *));
+    if (a == NULL) {
+        return em_status_oom();
+    }
+    bool dynamic = false;
+    for (size_t i = 0; i < na; i++) {
+        TS_TRY(ts_eval(L, &f->env, e->u.call.args[i], &a[i]));
+        dynamic = dynamic || a[i]->k == TA_SCALAR;
+    }
+    if (dynamic) {
+        *args = a;
+        *n = na;
+        return NULL;
+    }
+    return ts_builtin_call(L, "range", a, na, NULL, NULL, 0, e->pos, it);
 }
 
 static ember_status *exec_for(ts_lower *L, frame *f, const em_ts_stmt *s, flow *fl)
 {
-    ts_av *it = NULL, **items = NULL;
+    ts_av *it = NULL, **items = NULL, **range_args = NULL;
     size_t n = 0;
-    ember_status *st = ts_eval(L, &f->env, s->u.for_.iter, &it);
+    ember_status *st = for_range(L, f, s->u.for_.iter, &range_args, &n, &it);
+    if (st == NULL && range_args != NULL) {
+        return ts_flow_for(L, &f->env, s, range_args, n);
+    }
     if (st == NULL) {
         st = for_items(L, s, it, &items, &n);
     }
     for (size_t i = 0; i < n && st == NULL; i++) {
-        st = assign(L, f, s->u.for_.target, items[i]);
+        st = ts_assign(L, &f->env, s->u.for_.target, items[i]);
         if (st == NULL) {
             st = exec_block(L, f, &s->u.for_.body, fl);
         }
-        if (*fl == FLOW_BREAK) {
-            *fl = FLOW_NORMAL;
+        if (*fl == TS_FLOW_BREAK) {
+            *fl = TS_FLOW_NORMAL;
             break;
         }
-        if (*fl == FLOW_CONTINUE) {
-            *fl = FLOW_NORMAL;
+        if (*fl == TS_FLOW_CONTINUE) {
+            *fl = TS_FLOW_NORMAL;
         }
-        if (*fl == FLOW_RETURN) {
+        if (*fl == TS_FLOW_RETURN) {
             break;
         }
     }
@@ -233,9 +271,8 @@ static ember_status *exec_while(ts_lower *L, frame *f, const em_ts_stmt *s, flow
         if (st != NULL) {
             return st;
         }
-        if (!known) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "a `while` whose condition depends "
-                          "on tensor data is not supported yet");
+        if (!known) { /* the iterations so far are unrolled; the rest is a Loop node */
+            return ts_flow_while(L, &f->env, s, c);
         }
         if (!v) {
             return NULL;
@@ -248,14 +285,14 @@ static ember_status *exec_while(ts_lower *L, frame *f, const em_ts_stmt *s, flow
         if (st != NULL) {
             return st;
         }
-        if (*fl == FLOW_BREAK) {
-            *fl = FLOW_NORMAL;
+        if (*fl == TS_FLOW_BREAK) {
+            *fl = TS_FLOW_NORMAL;
             return NULL;
         }
-        if (*fl == FLOW_CONTINUE) {
-            *fl = FLOW_NORMAL;
+        if (*fl == TS_FLOW_CONTINUE) {
+            *fl = TS_FLOW_NORMAL;
         }
-        if (*fl == FLOW_RETURN) {
+        if (*fl == TS_FLOW_RETURN) {
             return NULL;
         }
     }
@@ -294,7 +331,7 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
         }
         EMBER_TRY(ts_eval(L, &f->env, s->u.assign.value, &v));
         for (size_t i = 0; i < s->u.assign.n_targets; i++) {
-            EMBER_TRY(assign(L, f, s->u.assign.targets[i], v));
+            EMBER_TRY(ts_assign(L, &f->env, s->u.assign.targets[i], v));
         }
         return NULL;
     case EM_TS_S_AUGASSIGN: {
@@ -306,7 +343,7 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
         bin.u.bin.lhs = s->u.aug.target;
         bin.u.bin.rhs = s->u.aug.value;
         EMBER_TRY(ts_eval(L, &f->env, &bin, &v));
-        return assign(L, f, s->u.aug.target, v);
+        return ts_assign(L, &f->env, s->u.aug.target, v);
     }
     case EM_TS_S_IF:
         return exec_if(L, f, s, fl);
@@ -315,10 +352,10 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
     case EM_TS_S_WHILE:
         return exec_while(L, f, s, fl);
     case EM_TS_S_BREAK:
-        *fl = FLOW_BREAK;
+        *fl = TS_FLOW_BREAK;
         return NULL;
     case EM_TS_S_CONTINUE:
-        *fl = FLOW_CONTINUE;
+        *fl = TS_FLOW_CONTINUE;
         return NULL;
     case EM_TS_S_RETURN:
         if (s->u.expr != NULL) {
@@ -326,7 +363,7 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
         } else {
             f->ret = ts_none(L);
         }
-        *fl = FLOW_RETURN;
+        *fl = TS_FLOW_RETURN;
         return f->ret != NULL ? NULL : em_status_oom();
     case EM_TS_S_PASS:
     case EM_TS_S_DEL:
@@ -360,11 +397,20 @@ static ember_status *exec_block(ts_lower *L, frame *f, const em_ts_block *b, flo
         if (st != NULL) {
             return st;
         }
-        if (*fl != FLOW_NORMAL) {
+        if (*fl != TS_FLOW_NORMAL) {
             return NULL;
         }
     }
     return NULL;
+}
+
+ember_status *ts_exec_block(ts_lower *L, ts_env *env, const em_ts_block *b, ts_flow_kind *fl)
+{
+    frame f = {*env, NULL};
+    *fl = TS_FLOW_NORMAL;
+    ember_status *st = exec_block(L, &f, b, fl);
+    *env = f.env;
+    return st;
 }
 
 /* ---- calls of serialized functions ---- */
@@ -425,7 +471,7 @@ ember_status *ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_
     if (fn->u.fn.self != NULL && fn->u.fn.self->k == TA_OBJECT) {
         L->path = fn->u.fn.self->u.obj->path;
     }
-    flow fl = FLOW_NORMAL;
+    flow fl = TS_FLOW_NORMAL;
     L->depth++;
     ember_status *st = exec_block(L, &f, &func->body, &fl);
     L->depth--;

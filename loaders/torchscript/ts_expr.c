@@ -4,7 +4,8 @@
  * environment, literals, containers, attributes, subscripts, operators, the special forms of
  * serialized code (annotate, unchecked_cast, uninitialized, isinstance, getattr) and calls.
  */
-#include "ts_lower.h"
+#include "ts_flow.h"
+#include "ts_ops.h"
 
 #include "alloc.h"
 #include "status.h"
@@ -22,6 +23,10 @@ static const char *const builtin_names[] = {
     "uninitialized", "isinstance", "getattr", "hasattr", "NoneType", "List", "Dict", "Tuple",
     "Optional", "Final", "number", "Any", "Future", "Device", "warnings", "sorted",
 };
+
+static ember_status *call_builtin(ts_lower *L, const char *q, ts_av **args, size_t n,
+                                  const char **kwn, ts_av **kwv, size_t nk, em_ts_pos pos,
+                                  ts_av **out);
 
 static ember_status *eval_name(ts_lower *L, const ts_env *env, const em_ts_expr *e, ts_av **out)
 {
@@ -113,11 +118,131 @@ static ember_status *eval_attr(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
         if (q == NULL) {
             return em_status_oom();
         }
-        return ts_builtin_call(L, q, &arg, 1, NULL, NULL, 0, e->pos, out);
+        return call_builtin(L, q, &arg, 1, NULL, NULL, 0, e->pos, out);
     }
     }
     return ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s has no attribute '%s'",
                   ts_kind_name(base->k), name);
+}
+
+/* ---- `is` on Optional values and tensors ---- */
+
+static bool is_graph(const ts_av *a) { return a->k == TA_TENSOR || a->k == TA_SCALAR; }
+
+/* `a is b` / `a is not b` (negate) when load time knows: `x is None` of an Optional argument
+ * (None or not at load time), tensors (the same graph value: nn.MultiheadAttention asks
+ * `query is key`) and modules. */
+static ember_status *fold_is(ts_lower *L, bool negate, const ts_av *a, const ts_av *b,
+                             bool *handled, ts_av **out)
+{
+    bool same = false;
+    *handled = true;
+    if (a->k == TA_NONE || b->k == TA_NONE) {
+        same = a->k == b->k;
+    } else if (is_graph(a) && is_graph(b)) {
+        same = a->u.t.g == b->u.t.g && a->u.t.v == b->u.t.v;
+    } else if (a->k == TA_OBJECT && b->k == TA_OBJECT) {
+        same = a->u.obj == b->u.obj;
+    } else {
+        *handled = false;
+        return NULL;
+    }
+    *out = ts_bool(L, same != negate);
+    return *out != NULL ? NULL : em_status_oom();
+}
+
+/* `is` in call form, and _unwrap_optional of a value that is there. */
+static ember_status *fold_optional(ts_lower *L, const char *q, ts_av **args, size_t n,
+                                   em_ts_pos pos, bool *handled, ts_av **out)
+{
+    bool is = strcmp(q, "torch.__is__") == 0, isnot = strcmp(q, "torch.__isnot__") == 0;
+    *handled = false;
+    if ((is || isnot) && n == 2) {
+        return fold_is(L, isnot, args[0], args[1], handled, out);
+    }
+    if ((strcmp(q, "torch._unwrap_optional") == 0 ||
+         strcmp(q, "ops.prim.unchecked_unwrap_optional") == 0) && n == 1) {
+        if (args[0]->k == TA_NONE) {
+            return ts_err(L, EMBER_ERR_INVALID_ARG, pos, "the model unwraps an Optional that "
+                          "is None");
+        }
+        *handled = true;
+        *out = args[0];
+    }
+    return NULL;
+}
+
+/* torch.__range_length(lo, hi, step) and torch.__derive_index(i, start, step): how TorchScript
+ * writes `for i in range(lo, hi, step)`, a loop over range(length) deriving its counter. */
+static ember_status *range_ops(ts_lower *L, const char *q, ts_av **args, size_t n,
+                               em_ts_pos pos, bool *handled, ts_av **out)
+{
+    bool len = strcmp(q, "torch.__range_length") == 0;
+    *handled = (len || strcmp(q, "torch.__derive_index") == 0) && n == 3;
+    if (!*handled) {
+        return NULL;
+    }
+    if (!len) { /* start + i * step */
+        ts_av *m = NULL, *a[2] = {args[0], args[2]};
+        TS_TRY(call_builtin(L, "torch.mul", a, 2, NULL, NULL, 0, pos, &m));
+        ts_av *b[2] = {args[1], m};
+        return call_builtin(L, "torch.add", b, 2, NULL, NULL, 0, pos, out);
+    }
+    if (args[2]->k != TA_INT || args[2]->u.i == 0) {
+        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "range() with a step that is not a known "
+                      "nonzero int");
+    }
+    /* max(0, ceil((hi - lo) / step)), with lo and hi swapped for a negative step */
+    int64_t step = args[2]->u.i, m = step > 0 ? step : -step;
+    const ts_av *hi = step > 0 ? args[1] : args[0], *lo = step > 0 ? args[0] : args[1];
+    if (hi->k == TA_INT && lo->k == TA_INT) {
+        int64_t d = hi->u.i - lo->u.i;
+        *out = ts_int(L, d > 0 ? (d + m - 1) / m : 0);
+        return *out != NULL ? NULL : em_status_oom();
+    }
+    ts_call c = {.op = "aten::__range_length", .pos = pos, .node = "range"};
+    int in[2] = {-1, -1}, d = -1;
+    TS_TRY(ts_as_tensor(L, &c, hi, EMBER_DTYPE_I64, &in[0]));
+    TS_TRY(ts_as_tensor(L, &c, lo, EMBER_DTYPE_I64, &in[1]));
+    TS_TRY(ts_emit(L, &c, EM_OP_SUB, in, 2, &d, 1, NULL));
+    if (m > 1) {
+        in[0] = d;
+        TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)(m - 1), &in[1]));
+        TS_TRY(ts_emit(L, &c, EM_OP_ADD, in, 2, &d, 1, NULL));
+        in[0] = d;
+        TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)m, &in[1]));
+        TS_TRY(ts_emit(L, &c, EM_OP_DIV, in, 2, &d, 1, NULL));
+    }
+    in[0] = d;
+    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, 0, &in[1]));
+    TS_TRY(ts_emit(L, &c, EM_OP_MAX, in, 2, &d, 1, NULL));
+    TS_TRY(ts_ret_tensor(L, d, out));
+    (*out)->k = TA_SCALAR;
+    return NULL;
+}
+
+/* A builtin call: lists of run-time length first. */
+static ember_status *call_builtin(ts_lower *L, const char *q, ts_av **args, size_t n,
+                                  const char **kwn, ts_av **kwv, size_t nk, em_ts_pos pos,
+                                  ts_av **out)
+{
+    bool handled = false;
+    TS_TRY(ts_flow_builtin(L, q, args, n, kwn, kwv, nk, pos, &handled, out));
+    return handled ? NULL : ts_builtin_call(L, q, args, n, kwn, kwv, nk, pos, out);
+}
+
+/* A call of builtin `q` written in the code: the folds above first. (Kept apart from
+ * call_builtin, whose callers pass constant names gcc would compare with these.) */
+static ember_status *call_named(ts_lower *L, const char *q, ts_av **args, size_t n,
+                                const char **kwn, ts_av **kwv, size_t nk, em_ts_pos pos,
+                                ts_av **out)
+{
+    bool handled = false;
+    TS_TRY(fold_optional(L, q, args, n, pos, &handled, out));
+    if (!handled && nk == 0) {
+        TS_TRY(range_ops(L, q, args, n, pos, &handled, out));
+    }
+    return handled ? NULL : call_builtin(L, q, args, n, kwn, kwv, nk, pos, out);
 }
 
 static int64_t norm_index(int64_t i, size_t n) { return i < 0 ? i + (int64_t)n : i; }
@@ -175,7 +300,7 @@ static ember_status *eval_subscript(ts_lower *L, ts_env *env, const em_ts_expr *
         return NULL;
     }
     ts_av *args[2] = {base, idx};
-    return ts_builtin_call(L, "torch.__getitem__", args, 2, NULL, NULL, 0, e->pos, out);
+    return call_builtin(L, "torch.__getitem__", args, 2, NULL, NULL, 0, e->pos, out);
 }
 
 static const char *op_builtin(em_ts_op op)
@@ -222,6 +347,13 @@ static ember_status *apply_op(ts_lower *L, em_ts_op op, ts_av *a, ts_av *b, em_t
         TS_TRY(apply_op(L, EM_TS_OP_IN, a, b, pos, &in));
         return apply_op(L, EM_TS_OP_NOT, in, NULL, pos, out);
     }
+    if (op == EM_TS_OP_IS || op == EM_TS_OP_IS_NOT) {
+        bool handled = false;
+        TS_TRY(fold_is(L, op == EM_TS_OP_IS_NOT, a, b, &handled, out));
+        if (handled) {
+            return NULL;
+        }
+    }
     const char *q = op_builtin(op);
     if (q == NULL) {
         return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "operator '%s'", em_ts_op_text(op));
@@ -231,7 +363,7 @@ static ember_status *apply_op(ts_lower *L, em_ts_op op, ts_av *a, ts_av *b, em_t
         args[0] = b;
         args[1] = a;
     }
-    return ts_builtin_call(L, q, args, b != NULL ? 2 : 1, NULL, NULL, 0, pos, out);
+    return call_builtin(L, q, args, b != NULL ? 2 : 1, NULL, NULL, 0, pos, out);
 }
 
 static ember_status *eval_bool_op(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
@@ -249,8 +381,8 @@ static ember_status *eval_bool_op(ts_lower *L, ts_env *env, const em_ts_expr *e,
     ts_av *b = NULL;
     TS_TRY(ts_eval(L, env, e->u.bin.rhs, &b));
     ts_av *args[2] = {a, b};
-    return ts_builtin_call(L, is_and ? "torch.__and__" : "torch.__or__", args, 2, NULL, NULL, 0,
-                           e->pos, out);
+    return call_builtin(L, is_and ? "torch.__and__" : "torch.__or__", args, 2, NULL, NULL, 0,
+                        e->pos, out);
 }
 
 static ember_status *eval_compare(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
@@ -265,7 +397,7 @@ static ember_status *eval_compare(ts_lower *L, ts_env *env, const em_ts_expr *e,
             acc = r;
         } else {
             ts_av *args[2] = {acc, r};
-            TS_TRY(ts_builtin_call(L, "torch.__and__", args, 2, NULL, NULL, 0, e->pos, &acc));
+            TS_TRY(call_builtin(L, "torch.__and__", args, 2, NULL, NULL, 0, e->pos, &acc));
         }
         if (acc->k == TA_BOOL && !acc->u.b) {
             break;
@@ -343,6 +475,42 @@ static ember_status *eval_args(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
     return NULL;
 }
 
+/* annotate(number / int / float / bool, t) of a 0-d tensor: traced code's implicit conversion
+ * (NumToTensor(size) used as a Scalar) makes it a dynamic scalar (I64, F64 or BOOL). */
+static ember_status *scalar_annotation(ts_lower *L, const em_ts_expr *type, ts_av **v)
+{
+    if ((*v)->k != TA_TENSOR || type->kind != EM_TS_NAME ||
+        (*v)->u.t.g->values[(*v)->u.t.v].rank != 0) {
+        return NULL;
+    }
+    const char *t = type->u.name;
+    ember_dtype have = (*v)->u.t.g->values[(*v)->u.t.v].dtype, want;
+    if (strcmp(t, "int") == 0) {
+        want = EMBER_DTYPE_I64;
+    } else if (strcmp(t, "float") == 0) {
+        want = EMBER_DTYPE_F64;
+    } else if (strcmp(t, "bool") == 0) {
+        want = EMBER_DTYPE_BOOL;
+    } else if (strcmp(t, "number") == 0) {
+        want = have == EMBER_DTYPE_BOOL || have == EMBER_DTYPE_I64 ? have
+               : have == EMBER_DTYPE_F32 || have == EMBER_DTYPE_F64 || have == EMBER_DTYPE_F16 ||
+                         have == EMBER_DTYPE_BF16 ? EMBER_DTYPE_F64 : EMBER_DTYPE_I64;
+    } else {
+        return NULL;
+    }
+    ts_av *s = ts_new(L, TA_SCALAR);
+    if (s == NULL) {
+        return em_status_oom();
+    }
+    s->u.t = (*v)->u.t;
+    int w = -1;
+    TS_TRY(ts_as_tensor(L, NULL, s, want, &w));
+    s->u.t.v = w;
+    s->u.t.g = L->g;
+    *v = s;
+    return NULL;
+}
+
 static ember_status *eval_call(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     const em_ts_expr *fe = e->u.call.fn;
@@ -351,7 +519,8 @@ static ember_status *eval_call(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
     if (fe->kind == EM_TS_NAME && ts_env_get(env, fe->u.name) == NULL) {
         const char *fn = fe->u.name;
         if ((strcmp(fn, "annotate") == 0 || strcmp(fn, "unchecked_cast") == 0) && n == 2) {
-            return ts_eval(L, env, e->u.call.args[1], out);
+            TS_TRY(ts_eval(L, env, e->u.call.args[1], out));
+            return scalar_annotation(L, e->u.call.args[0], out);
         }
         if (strcmp(fn, "uninitialized") == 0) {
             *out = ts_new(L, TA_UNINIT);
@@ -379,7 +548,7 @@ static ember_status *eval_call(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
             args[1]->k == TA_STR) {
             return ts_obj_get(L, args[0], args[1]->u.str.s, e->pos, out);
         }
-        return ts_builtin_call(L, fn->u.str.s, args, n, kwn, kwv, nk, e->pos, out);
+        return call_named(L, fn->u.str.s, args, n, kwn, kwv, nk, e->pos, out);
     case TA_CLASS: {
         /* NamedTuple construction gives a tuple; other classes need __init__ (unsupported). */
         if (fn->u.cls.cls != NULL && fn->u.cls.cls->base == EM_TS_BASE_NAMEDTUPLE) {
@@ -471,11 +640,15 @@ ember_status *ts_eval(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out
     case EM_TS_IFEXP: {
         ts_av *c = NULL;
         TS_TRY(ts_eval(L, env, e->u.ifexp.cond, &c));
-        if (c->k != TA_BOOL) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, e->pos, "a conditional expression whose "
-                          "condition depends on tensor data");
+        if (is_graph(c)) { /* an If node */
+            return ts_flow_ifexp(L, env, e, c, out);
         }
-        return ts_eval(L, env, c->u.b ? e->u.ifexp.then : e->u.ifexp.other, out);
+        if (c->k != TA_BOOL && c->k != TA_INT && c->k != TA_NONE) {
+            return ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s has no truth value",
+                          ts_kind_name(c->k));
+        }
+        bool v = c->k == TA_BOOL ? c->u.b : c->k == TA_INT && c->u.i != 0;
+        return ts_eval(L, env, v ? e->u.ifexp.then : e->u.ifexp.other, out);
     }
     case EM_TS_ELLIPSIS:
     case EM_TS_SLICE:

@@ -90,11 +90,22 @@ ember_status *ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **o
         (*out)->u.fn.qual = ts_strdup(L, qual);
         return NULL;
     }
-    if (m != NULL) {
+    if (m != NULL && strncmp(name, "___torch_mangle_", 16) != 0) {
+        /* functional.py and functional/<name>.py may both exist (scripted F.interpolate): a
+         * name the file does not define is a package beside it then. */
+        const char *sub = ts_printf(L, "%.*s/%s.py", (int)(strlen(record) - 3), record, name);
+        if (sub == NULL) {
+            return em_status_oom();
+        }
+        if (em_ts_zip_has(L->zip, sub)) {
+            return NULL;
+        }
         return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: %s defines no class or function "
                       "'%s'", qual, record, name);
     }
-    return NULL; /* not a file: a package on the way to one */
+    /* not a file, or a mangled namespace beside one (torch/functional.py and
+     * torch/functional/___torch_mangle_10.py): a package on the way to one */
+    return NULL;
 }
 
 typedef struct record_ctx {

@@ -57,7 +57,11 @@ typedef enum ts_ak {
     TA_FUNC,    /* u.fn: a serialized function or method (bound to self when a method) */
     TA_CLASS,   /* u.cls: a serialized class, by qualified name */
     TA_NS,      /* u.str: a dotted name of the builtin namespaces ("torch.add", "ops.prim") */
-    TA_UNINIT   /* uninitialized(T): a value on a path that raises */
+    TA_UNINIT,  /* uninitialized(T): a value on a path that raises */
+    TA_STACK,   /* u.t: a list of tensors whose length is known only at run time (appended in a
+                   loop on tensor data), held as their stack: axis 0 indexes the list */
+    TA_APPENDING /* u.seq: a list the body of a loop on tensor data appends to, while that body
+                    is lowered (u.seq: this iteration's items); other uses are refused */
 } ts_ak;
 
 typedef struct ts_av ts_av;

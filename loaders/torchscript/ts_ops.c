@@ -204,6 +204,18 @@ static ember_status *lower_numel(ts_lower *L, const ts_call *c, ts_av **out)
     return ret_scalar(L, s, out);
 }
 
+/* aten::len of a tensor: its first dim (`for row in x` is a loop over range(len(x))). */
+static ember_status *lower_len(ts_lower *L, const ts_call *c, ts_av **out)
+{
+    int x = -1, rank = 0;
+    TS_TRY(ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(ts_rank(L, c, x, &rank));
+    if (rank == 0) {
+        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "len() of a 0-d tensor");
+    }
+    return dim_of(L, c, x, 0, out);
+}
+
 /* prim::NumToTensor: a number as a 0-d tensor (known numbers stay known: int() of it folds). */
 static ember_status *lower_num_to_tensor(ts_lower *L, const ts_call *c, ts_av **out)
 {
@@ -250,6 +262,7 @@ static const ts_op_entry shape_ops[] = {
     {"aten::size", lower_size},
     {"aten::dim", lower_dim},
     {"aten::numel", lower_numel},
+    {"aten::len", lower_len},
     {"prim::NumToTensor", lower_num_to_tensor},
     {"aten::Int", lower_to_scalar},
     {"aten::IntImplicit", lower_to_scalar},
@@ -264,7 +277,8 @@ static const ts_op_table shape_table = {shape_ops, sizeof shape_ops / sizeof sha
 ts_lower_fn ts_op_find(const char *name)
 {
     const ts_op_table *const tables[] = {&shape_table, &ts_nn_table, &ts_elem_table,
-                                         &ts_tensor_table, &ts_rnn_table};
+                                         &ts_tensor_table, &ts_index_table, &ts_layout_table,
+                                         &ts_rnn_table, &ts_attn_table};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (size_t i = 0; i < tables[t]->n; i++) {
             if (strcmp(tables[t]->ops[i].name, name) == 0) {
@@ -351,18 +365,10 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
             return *out != NULL ? NULL : em_status_oom();
         }
         if (a->k == TA_TENSOR && strcmp(p, "dtype") == 0) {
-            /* torch ScalarType numbering */
-            static const struct { ember_dtype dt; int st; } map[] = {
-                {EMBER_DTYPE_U8, 0}, {EMBER_DTYPE_I8, 1}, {EMBER_DTYPE_I16, 2},
-                {EMBER_DTYPE_I32, 3}, {EMBER_DTYPE_I64, 4}, {EMBER_DTYPE_F16, 5},
-                {EMBER_DTYPE_F32, 6}, {EMBER_DTYPE_F64, 7}, {EMBER_DTYPE_BOOL, 11},
-                {EMBER_DTYPE_BF16, 15}};
-            ember_dtype dt = L->g->values[a->u.t.v].dtype;
-            for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-                if (map[i].dt == dt) {
-                    *out = ts_int(L, map[i].st);
-                    return *out != NULL ? NULL : em_status_oom();
-                }
+            int st = ts_scalar_type(a->u.t.g->values[a->u.t.v].dtype);
+            if (st >= 0) {
+                *out = ts_int(L, st);
+                return *out != NULL ? NULL : em_status_oom();
             }
         }
         return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "property '%s' of a %s", p,
@@ -405,6 +411,28 @@ static ember_status *fold_query(ts_lower *L, const char *op, bool *handled, ts_a
     return NULL;
 }
 
+/* == / != of two lists the scalar folding could not decide (sizes of an input checked against
+ * sizes computed from another): the pairs compared one by one, joined with `and` (==) or `or`
+ * (!=) into a run-time bool. Shape checks that only raise then fall away as data checks. */
+static ember_status *list_compare(ts_lower *L, bool eq, ts_av **args, em_ts_pos pos,
+                                  ts_av **out)
+{
+    const ts_av *a = args[0], *b = args[1];
+    *out = NULL;
+    for (size_t i = 0; i < a->u.seq.n; i++) {
+        ts_av *pair[2] = {a->u.seq.items[i], b->u.seq.items[i]}, *r = NULL;
+        TS_TRY(ts_builtin_call(L, eq ? "torch.eq" : "torch.ne", pair, 2, NULL, NULL, 0, pos, &r));
+        if (*out == NULL) {
+            *out = r;
+            continue;
+        }
+        ts_av *both[2] = {*out, r};
+        TS_TRY(ts_builtin_call(L, eq ? "torch.__and__" : "torch.__or__", both, 2, NULL, NULL, 0,
+                               pos, out));
+    }
+    return NULL;
+}
+
 ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw,
                               em_ts_pos pos, ts_av **out)
@@ -421,6 +449,12 @@ ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_
         TS_TRY(ts_scalar_call(L, scalar_name, args, n_args, pos, &handled, out));
         if (handled) {
             return NULL;
+        }
+        if (op != NULL && (strcmp(op, "aten::eq") == 0 || strcmp(op, "aten::ne") == 0) &&
+            n_args == 2 && (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE) &&
+            (args[1]->k == TA_LIST || args[1]->k == TA_TUPLE) &&
+            args[0]->u.seq.n == args[1]->u.seq.n && args[0]->u.seq.n > 0) {
+            return list_compare(L, op[6] == 'e', args, pos, out);
         }
     }
     if (op == NULL) {

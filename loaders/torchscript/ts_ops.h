@@ -27,7 +27,11 @@ extern const ts_op_table ts_nn_table;     /* ts_ops_nn.c: conv, norms, pools, li
 extern const ts_op_table ts_elem_table;   /* ts_ops_elem.c: elementwise math, comparisons, dtype
                                              promotion, reductions */
 extern const ts_op_table ts_tensor_table; /* ts_ops_tensor.c: tensor creation, dtype casts */
-extern const ts_op_table ts_rnn_table;    /* ts_ops_rnn.c: RNN/LSTM/GRU, attention */
+extern const ts_op_table ts_rnn_table;    /* ts_ops_rnn.c: RNN/LSTM/GRU layers and cells */
+extern const ts_op_table ts_attn_table;   /* ts_ops_attn.c: attention */
+extern const ts_op_table ts_index_table;  /* ts_ops_index.c: indexing, split, gather/scatter */
+extern const ts_op_table ts_layout_table; /* ts_ops_layout.c: expand, repeat, stack, pad,
+                                             upsample, pixel/channel shuffle, tril */
 
 /* The lowering of operator `name`, or NULL. */
 ts_lower_fn ts_op_find(const char *name);
@@ -64,5 +68,26 @@ ember_status *ts_rank(ts_lower *L, const ts_call *c, int v, int *rank);
  * sizes are not known at load time or not multiples of os (ts_ops_pool.c). */
 ember_status *ts_adaptive_avg_pool_dynamic(ts_lower *L, const ts_call *c, int x, int rank,
                                            const int64_t *os, ts_av **out);
+/* ---- dtypes and shapes (ts_ops_tensor.c) ---- */
+/* torch's ScalarType number of dtype dt (torch.float32 is 6), -1 when torch has none. */
+int ts_scalar_type(ember_dtype dt);
+/* The dtype of torch ScalarType st; EMBER_DTYPE_UNDEFINED when ember has none. */
+ember_dtype ts_dtype_of_scalar_type(int64_t st);
+/* Dim d of a rank-`rank` tensor counted from 0 (negative ones from the end), or an error. */
+ember_status *ts_norm_dim(ts_lower *L, const ts_call *c, int64_t d, int rank, int64_t *out);
+/* Dims [start, end) of x's shape as a 1-D int64 value (end is clamped to the rank). */
+ember_status *ts_shape_of(ts_lower *L, const ts_call *c, int x, int64_t start, int64_t end,
+                          int *out);
+/* The dim a dynamic scalar stands for when it is Gather(Shape(x), k): a dim of x (an unknown
+ * one is given a symbol of its own first, so values sized by it share it). */
+bool ts_dim_of_scalar(ts_lower *L, const ts_av *s, em_dim *d);
+/* Writes the dims a size list tells (known ints, dims of values) onto value v where its dims
+ * are unknown (shape inference cannot see through a computed shape). */
+void ts_refine_dims(ts_lower *L, int v, const ts_av *list);
+/* ts_refine_dims for Reshape(x, list) into v, and its -1 dim from x's dims where known
+ * factors divide and symbols cancel ([b, g, c, h, w] -> [b, -1, h, w] keeps g * c). */
+void ts_reshape_dims(ts_lower *L, int v, int x, const ts_av *list);
+/* Copies the dims of value `from` (same rank) onto value v where v's are unknown. */
+void ts_copy_dims(ts_lower *L, int v, int from);
 
 #endif /* EMBER_LOADERS_TORCHSCRIPT_TS_OPS_H */

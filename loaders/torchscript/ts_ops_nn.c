@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * aten operators on tensors lowered onto ember's op set (ts_ops.h): convolution, batch and
- * layer norm, pooling, linear layers, activations, elementwise arithmetic, and the reshaping
- * family. Arguments arrive in schema order (the comments give each schema).
+ * layer norm, pooling, linear layers, and the reshaping family (elementwise math, activations
+ * and reductions are in ts_ops_elem.c). Arguments arrive in schema order (the comments give
+ * each schema).
  */
 #include "ts_ops.h"
 
 #include "alloc.h"
 #include "status.h"
 
-#include <math.h>
 #include <string.h>
 
 #define MAXK 8
@@ -365,159 +365,13 @@ static ember_status *lower_t(ts_lower *L, const ts_call *c, ts_av **out)
     return ts_ret_tensor(L, y, out);
 }
 
-/* ---- elementwise ---- */
+/* ---- identity ---- */
 
-static ember_status *unary(ts_lower *L, const ts_call *c, em_op op, ts_av **out)
-{
-    int x = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    return ts_emit1(L, c, op, &x, 1, NULL, out);
-}
-
-static ember_status *lower_relu(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return unary(L, c, EM_OP_RELU, out);
-}
-static ember_status *lower_sigmoid(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return unary(L, c, EM_OP_SIGMOID, out);
-}
-static ember_status *lower_tanh(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return unary(L, c, EM_OP_TANH, out);
-}
-static ember_status *lower_hardswish(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return unary(L, c, EM_OP_HARDSWISH, out);
-}
-static ember_status *lower_exp(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return unary(L, c, EM_OP_EXP, out);
-}
 static ember_status *lower_identity(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1;
     TS_TRY(ts_arg_tensor(L, c, 0, &x));
     return ts_ret_tensor(L, x, out);
-}
-
-static ember_status *lower_silu(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    int x = -1, node = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_emit1(L, c, EM_OP_SWISH, &x, 1, &node, out));
-    TS_TRY(em_node_set_float(L->g, node, "alpha", 1.0f));
-    return ts_infer(L, c, node);
-}
-
-/* hardsigmoid: relu6(x + 3) / 6 */
-static ember_status *lower_hardsigmoid(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    int x = -1, node = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_emit1(L, c, EM_OP_HARDSIGMOID, &x, 1, &node, out));
-    TS_TRY(em_node_set_float(L->g, node, "alpha", 1.0f / 6.0f));
-    TS_TRY(em_node_set_float(L->g, node, "beta", 0.5f));
-    return ts_infer(L, c, node);
-}
-
-/* gelu(self, *, approximate="none") */
-static ember_status *lower_gelu(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    int x = -1, node = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_emit1(L, c, EM_OP_GELU, &x, 1, &node, out));
-    if (c->n > 1 && c->a[1]->k == TA_STR) {
-        TS_TRY(em_node_set_string(L->g, node, "approximate", c->a[1]->u.str.s));
-    }
-    return ts_infer(L, c, node);
-}
-
-/* hardtanh(self, min_val=-1, max_val=1) and clamp(self, min=None, max=None): Clip. */
-static ember_status *lower_clip(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    int in[3] = {-1, -1, -1};
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    ember_dtype dt = ts_val(L, in[0])->dtype;
-    for (size_t i = 1; i <= 2; i++) {
-        if (!ts_arg_none(c, i)) {
-            TS_TRY(ts_as_tensor(L, c, c->a[i], dt, &in[i]));
-        }
-    }
-    return ts_emit1(L, c, EM_OP_CLIP, in, 3, NULL, out);
-}
-
-/* Binary arithmetic with torch's promotion of a number operand to the tensor's dtype.
- * add/sub(self, other, alpha=1). */
-static ember_status *binary(ts_lower *L, const ts_call *c, em_op op, ts_av **out)
-{
-    const ts_av *a = c->a[0], *b = c->a[1];
-    int in[2] = {-1, -1};
-    bool ta = a->k == TA_TENSOR, tb = b->k == TA_TENSOR;
-    ember_dtype dt = EMBER_DTYPE_UNDEFINED;
-    if (ta) {
-        TS_TRY(ts_use(L, a, &in[0]));
-        dt = ts_val(L, in[0])->dtype;
-    } else if (tb) {
-        TS_TRY(ts_use(L, b, &in[1]));
-        dt = ts_val(L, in[1])->dtype;
-    }
-    if (!ta && !tb) { /* dynamic scalars: compute in int64 or double */
-        bool fl = a->k == TA_FLOAT || b->k == TA_FLOAT ||
-                  (a->k == TA_SCALAR && a->u.t.g->values[a->u.t.v].dtype == EMBER_DTYPE_F64) ||
-                  (b->k == TA_SCALAR && b->u.t.g->values[b->u.t.v].dtype == EMBER_DTYPE_F64) ||
-                  op == EM_OP_DIV;
-        dt = fl ? EMBER_DTYPE_F64 : EMBER_DTYPE_I64;
-    }
-    /* A float number with an integer tensor promotes to float (torch's rule). */
-    if ((ta || tb) && (a->k == TA_FLOAT || b->k == TA_FLOAT) &&
-        (dt == EMBER_DTYPE_I64 || dt == EMBER_DTYPE_I32)) {
-        dt = EMBER_DTYPE_F32;
-    }
-    if (in[0] < 0 || ts_val(L, in[0])->dtype != dt) {
-        TS_TRY(ts_as_tensor(L, c, a, dt, &in[0]));
-    }
-    if (in[1] < 0 || ts_val(L, in[1])->dtype != dt) {
-        TS_TRY(ts_as_tensor(L, c, b, dt, &in[1]));
-    }
-    if ((op == EM_OP_ADD || op == EM_OP_SUB) && c->n > 2 &&
-        !(c->a[2]->k == TA_INT && c->a[2]->u.i == 1)) {
-        int al = -1, r = -1;
-        TS_TRY(ts_as_tensor(L, c, c->a[2], dt, &al));
-        int m[2] = {in[1], al};
-        TS_TRY(ts_emit(L, c, EM_OP_MUL, m, 2, &r, 1, NULL));
-        in[1] = r;
-    }
-    int y = -1;
-    TS_TRY(ts_emit(L, c, op, in, 2, &y, 1, NULL));
-    TS_TRY(ts_ret_tensor(L, y, out));
-    if (!ta && !tb) {
-        (*out)->k = TA_SCALAR;
-    }
-    return NULL;
-}
-
-static ember_status *lower_add(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return binary(L, c, EM_OP_ADD, out);
-}
-static ember_status *lower_sub(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return binary(L, c, EM_OP_SUB, out);
-}
-static ember_status *lower_mul(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return binary(L, c, EM_OP_MUL, out);
-}
-
-/* div(self, other, *, rounding_mode=None): true division promotes integers to float. */
-static ember_status *lower_div(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    if (c->n > 2 && c->a[2]->k == TA_STR) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "div with rounding_mode '%s'",
-                      c->a[2]->u.str.s);
-    }
-    return binary(L, c, EM_OP_DIV, out);
 }
 
 /* ---- shape family ---- */
@@ -528,7 +382,9 @@ static ember_status *lower_reshape(ts_lower *L, const ts_call *c, ts_av **out)
     int in[2] = {-1, -1};
     TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
     TS_TRY(ts_int_list_tensor(L, c, c->a[1], &in[1]));
-    return ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out);
+    TS_TRY(ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out));
+    ts_reshape_dims(L, (*out)->u.t.v, in[0], c->a[1]);
+    return NULL;
 }
 
 /* flatten(self, start_dim=0, end_dim=-1) */
@@ -600,61 +456,6 @@ static ember_status *lower_cat(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(ts_emit1(L, c, EM_OP_CONCAT, in, (int)l->u.seq.n, &node, out));
     TS_TRY(em_node_set_int(L->g, node, "axis", dim));
     return ts_infer(L, c, node);
-}
-
-/* mean / sum(self, dim, keepdim=False, dtype=None) */
-static ember_status *reduce(ts_lower *L, const ts_call *c, em_op op, ts_av **out)
-{
-    int in[2] = {-1, -1}, node = -1;
-    bool keep = false;
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    if (c->n >= 2 && !ts_arg_none(c, 1) && c->a[1]->k != TA_INT) {
-        TS_TRY(ts_int_list_tensor(L, c, c->a[1], &in[1]));
-    } else if (c->n >= 2 && c->a[1]->k == TA_INT) {
-        TS_TRY(ts_const_i64s(L, &c->a[1]->u.i, 1, &in[1]));
-    }
-    if (c->n >= 3 && (c->a[2]->k == TA_BOOL)) {
-        keep = c->a[2]->u.b;
-    }
-    if (c->n >= 4 && !ts_arg_none(c, 3)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s with a dtype", c->op);
-    }
-    TS_TRY(ts_emit1(L, c, op, in, in[1] >= 0 ? 2 : 1, &node, out));
-    TS_TRY(em_node_set_int(L->g, node, "keepdims", keep));
-    return ts_infer(L, c, node);
-}
-
-static ember_status *lower_mean(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return reduce(L, c, EM_OP_REDUCEMEAN, out);
-}
-static ember_status *lower_sum(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return reduce(L, c, EM_OP_REDUCESUM, out);
-}
-
-/* softmax / log_softmax(self, dim, dtype=None) */
-static ember_status *softmax(ts_lower *L, const ts_call *c, em_op op, ts_av **out)
-{
-    int x = -1, node = -1;
-    int64_t dim = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_int(L, c, 1, &dim));
-    if (c->n >= 3 && !ts_arg_none(c, 2)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s with a dtype", c->op);
-    }
-    TS_TRY(ts_emit1(L, c, op, &x, 1, &node, out));
-    TS_TRY(em_node_set_int(L->g, node, "axis", dim));
-    return ts_infer(L, c, node);
-}
-
-static ember_status *lower_softmax(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return softmax(L, c, EM_OP_SOFTMAX, out);
-}
-static ember_status *lower_log_softmax(ts_lower *L, const ts_call *c, ts_av **out)
-{
-    return softmax(L, c, EM_OP_LOGSOFTMAX, out);
 }
 
 /* transpose(self, dim0, dim1) */
@@ -760,7 +561,7 @@ static ember_status *lower_slice(ts_lower *L, const ts_call *c, ts_av **out)
     return ts_emit1(L, c, EM_OP_SLICE, in, 5, NULL, out);
 }
 
-/* chunk(self, chunks, dim=0): equal pieces (the last smaller) of a known dim. */
+/* chunk(self, chunks, dim=0): equal pieces, the last smaller. */
 static ember_status *lower_chunk(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0, node = -1;
@@ -770,20 +571,30 @@ static ember_status *lower_chunk(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(ts_arg_int(L, c, 2, &dim));
     TS_TRY(ts_rank(L, c, x, &rank));
     dim = dim < 0 ? dim + rank : dim;
-    int64_t size = dim >= 0 && dim < rank ? ts_val(L, x)->dims[dim].v : -1;
-    if (size < 0 || chunks < 1 || chunks > 8) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "chunk needs a known dim size and at "
-                      "most 8 chunks");
+    if (dim < 0 || dim >= rank || chunks < 1 || chunks > 64) {
+        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "chunk of %lld pieces along dim %lld of "
+                      "a rank-%d tensor (1 to 64 pieces of an existing dim)", (long long)chunks,
+                      (long long)dim, rank);
     }
-    int64_t piece = (size + chunks - 1) / chunks, split[8];
-    int n = 0;
-    for (int64_t done = 0; done < size; done += piece) {
-        split[n++] = size - done < piece ? size - done : piece;
+    /* A size known at load gives torch's piece sizes (ceil(size / chunks), fewer pieces when
+     * they run out); an unknown one splits into `chunks` pieces at run time (Split's
+     * num_outputs rounds the same way, and refuses sizes torch would cut into fewer pieces). */
+    int64_t size = ts_val(L, x)->dims[dim].v, piece = 0, split[64];
+    int n = 0, in[2] = {x, -1}, outs[64];
+    if (size >= 0) {
+        piece = size > 0 ? (size + chunks - 1) / chunks : 1;
+        for (int64_t done = 0; done < size; done += piece) {
+            split[n++] = size - done < piece ? size - done : piece;
+        }
+        TS_TRY(ts_const_i64s(L, split, n, &in[1]));
+    } else {
+        n = (int)chunks;
     }
-    int in[2] = {x, -1}, outs[8];
-    TS_TRY(ts_const_i64s(L, split, n, &in[1]));
-    TS_TRY(ts_emit(L, c, EM_OP_SPLIT, in, 2, outs, n, &node));
+    TS_TRY(ts_emit(L, c, EM_OP_SPLIT, in, size >= 0 ? 2 : 1, outs, n, &node));
     TS_TRY(em_node_set_int(L->g, node, "axis", dim));
+    if (size < 0) {
+        TS_TRY(em_node_set_int(L->g, node, "num_outputs", chunks));
+    }
     TS_TRY(ts_infer(L, c, node));
     *out = ts_seq(L, TA_LIST, (size_t)n);
     if (*out == NULL) {
@@ -833,41 +644,11 @@ static const ts_op_entry nn_ops[] = {
     {"aten::mm", lower_matmul},
     {"aten::bmm", lower_matmul},
     {"aten::t", lower_t},
-    {"aten::relu", lower_relu},
-    {"aten::relu_", lower_relu},
-    {"aten::sigmoid", lower_sigmoid},
-    {"aten::sigmoid_", lower_sigmoid},
-    {"aten::tanh", lower_tanh},
-    {"aten::tanh_", lower_tanh},
-    {"aten::exp", lower_exp},
-    {"aten::silu", lower_silu},
-    {"aten::silu_", lower_silu},
-    {"aten::hardswish", lower_hardswish},
-    {"aten::hardswish_", lower_hardswish},
-    {"aten::hardsigmoid", lower_hardsigmoid},
-    {"aten::hardsigmoid_", lower_hardsigmoid},
-    {"aten::gelu", lower_gelu},
-    {"aten::hardtanh", lower_clip},
-    {"aten::hardtanh_", lower_clip},
-    {"aten::clamp", lower_clip},
-    {"aten::clamp_", lower_clip},
-    {"aten::add", lower_add},
-    {"aten::add_", lower_add},
-    {"aten::sub", lower_sub},
-    {"aten::sub_", lower_sub},
-    {"aten::mul", lower_mul},
-    {"aten::mul_", lower_mul},
-    {"aten::div", lower_div},
-    {"aten::div_", lower_div},
     {"aten::view", lower_reshape},
     {"aten::reshape", lower_reshape},
     {"aten::flatten", lower_flatten},
     {"aten::cat", lower_cat},
     {"aten::concat", lower_cat},
-    {"aten::mean", lower_mean},
-    {"aten::sum", lower_sum},
-    {"aten::softmax", lower_softmax},
-    {"aten::log_softmax", lower_log_softmax},
     {"aten::transpose", lower_transpose},
     {"aten::permute", lower_permute},
     {"aten::unsqueeze", lower_unsqueeze},
@@ -875,6 +656,7 @@ static const ts_op_entry nn_ops[] = {
     {"aten::select", lower_select},
     {"aten::slice", lower_slice},
     {"aten::chunk", lower_chunk},
+    {"aten::unsafe_chunk", lower_chunk},
     {"aten::contiguous", lower_identity},
     {"aten::detach", lower_identity},
     {"aten::clone", lower_identity},

@@ -263,6 +263,50 @@ static ember_status *make_range(ts_lower *L, ts_av **args, size_t n, em_ts_pos p
     return NULL;
 }
 
+/* What a list item tells about its number: a known int, or the dim a dynamic size stands for. */
+static bool item_dim(ts_lower *L, const ts_av *a, em_dim *d)
+{
+    if (a->k == TA_INT || a->k == TA_BOOL) {
+        *d = (em_dim){ival(a), 0};
+        return true;
+    }
+    return ts_dim_of_scalar(L, a, d);
+}
+
+/* Whether lists a and b are equal, when the lowering can tell: items known alike, the same
+ * graph value, or sizes standing for one symbolic dim are equal; known numbers that differ (or
+ * lengths that differ) are not. 1 equal, 0 not, -1 undecided. Shape checks compare
+ * torch.size(x) with sizes computed from another input's dims this way. */
+static int lists_equal(ts_lower *L, const ts_av *a, const ts_av *b)
+{
+    if (a->u.seq.n != b->u.seq.n) {
+        return 0;
+    }
+    int r = 1;
+    for (size_t i = 0; i < a->u.seq.n; i++) {
+        const ts_av *x = a->u.seq.items[i], *y = b->u.seq.items[i];
+        em_dim dx, dy;
+        if (known(x) && known(y)) {
+            if (!same(x, y)) {
+                return 0;
+            }
+        } else if (x->k == TA_SCALAR && y->k == TA_SCALAR && x->u.t.v == y->u.t.v &&
+                   x->u.t.g == y->u.t.g) {
+            continue;
+        } else if (item_dim(L, x, &dx) && item_dim(L, y, &dy)) {
+            if (dx.v >= 0 && dy.v >= 0 && dx.v != dy.v) {
+                return 0;
+            }
+            if (!((dx.v >= 0 && dx.v == dy.v) || (dx.sym > 0 && dx.sym == dy.sym))) {
+                r = -1;
+            }
+        } else {
+            r = -1;
+        }
+    }
+    return r;
+}
+
 ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n, em_ts_pos pos,
                              bool *handled, ts_av **out)
 {
@@ -277,6 +321,15 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
         *out = ts_int(L, (int64_t)args[0]->u.seq.n);
         return *out != NULL ? NULL : em_status_oom();
     }
+    /* == and != of two lists whose items are sizes, known or not */
+    if ((strcmp(op, "aten::eq") == 0 || strcmp(op, "aten::ne") == 0) && n == 2 &&
+        (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE) &&
+        (args[1]->k == TA_LIST || args[1]->k == TA_TUPLE)) {
+        int eq = lists_equal(L, args[0], args[1]);
+        if (eq >= 0) {
+            return ret_bool(L, strcmp(op, "aten::eq") == 0 ? eq == 1 : eq == 0, out);
+        }
+    }
     /* `a is b` with a tensor on either side is known too: an Optional[Tensor] argument is a
      * tensor value or None when the model is lowered, and tensors are the same graph value. */
     if ((strcmp(op, "aten::__is__") == 0 || strcmp(op, "aten::__isnot__") == 0) && n == 2 &&
@@ -285,11 +338,105 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
         bool is = a->k == b->k && a->u.t.v == b->u.t.v && a->u.t.g == b->u.t.g;
         return ret_bool(L, strcmp(op, "aten::__is__") == 0 ? is : !is, out);
     }
+    /* `v is None` is known whatever v holds (Optional checks of tensors and size lists). */
+    if ((strcmp(op, "aten::__is__") == 0 || strcmp(op, "aten::__isnot__") == 0) && n == 2 &&
+        (args[0]->k == TA_NONE || args[1]->k == TA_NONE)) {
+        bool is = args[0]->k == args[1]->k;
+        return ret_bool(L, strcmp(op, "aten::__isnot__") == 0 ? !is : is, out);
+    }
+    /* So is a slice of it (aten::slice.t: `torch.slice(torch.size(x), -2)` for x.shape[-2:]). */
+    if (strcmp(op, "aten::slice") == 0 && n >= 1 && n <= 4 &&
+        (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
+        int64_t len = (int64_t)args[0]->u.seq.n, b[3] = {0, len, 1};
+        bool ok = true;
+        for (size_t i = 1; i < n; i++) {
+            ok = ok && (args[i]->k == TA_INT || (args[i]->k == TA_NONE && i < 3));
+            b[i - 1] = args[i]->k == TA_INT ? args[i]->u.i : b[i - 1];
+        }
+        if (ok && b[2] > 0) {
+            for (int i = 0; i < 2; i++) { /* Python's clamping of slice bounds */
+                b[i] = b[i] < 0 ? b[i] + len : b[i];
+                b[i] = b[i] < 0 ? 0 : b[i] > len ? len : b[i];
+            }
+            int64_t cnt = b[1] > b[0] ? (b[1] - b[0] + b[2] - 1) / b[2] : 0;
+            *out = ts_seq(L, args[0]->k, (size_t)cnt);
+            if (*out == NULL) {
+                return em_status_oom();
+            }
+            for (int64_t i = 0; i < cnt; i++) {
+                (*out)->u.seq.items[i] = args[0]->u.seq.items[b[0] + i * b[2]];
+            }
+            return NULL;
+        }
+    }
+    /* Messages format values unknown at load too (they go to raises, which become data
+     * checks): those print as <kind>. */
+    if (strcmp(op, "aten::format") == 0 && n >= 1 && args[0]->k == TA_STR) {
+        return format_str(L, args, n, out);
+    }
+    /* The length of a dict, and the concatenation of two lists, are known whatever the items
+     * hold. */
+    if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0) &&
+        args[0]->k == TA_DICT) {
+        *out = ts_int(L, (int64_t)args[0]->u.dict.n);
+        return *out != NULL ? NULL : em_status_oom();
+    }
+    if (strcmp(op, "aten::add") == 0 && n == 2 && args[0]->k == TA_LIST &&
+        args[1]->k == TA_LIST) {
+        size_t na = args[0]->u.seq.n, nb = args[1]->u.seq.n;
+        if ((*out = ts_seq(L, TA_LIST, na + nb)) == NULL) {
+            return em_status_oom();
+        }
+        for (size_t i = 0; i < na + nb; i++) {
+            (*out)->u.seq.items[i] = i < na ? args[0]->u.seq.items[i] : args[1]->u.seq.items[i - na];
+        }
+        return NULL;
+    }
     for (size_t i = 0; i < n; i++) {
         if (!known(args[i])) {
             *handled = false;
             return NULL;
         }
+    }
+    if (n == 1 && strcmp(op, "str") == 0 &&
+        (args[0]->k == TA_STR || args[0]->k == TA_DEVICE || args[0]->k == TA_INT ||
+         args[0]->k == TA_BOOL)) {
+        char num_s[32];
+        const ts_av *a = args[0];
+        if (a->k == TA_INT) {
+            snprintf(num_s, sizeof num_s, "%lld", (long long)a->u.i);
+        } else if (a->k == TA_BOOL) {
+            snprintf(num_s, sizeof num_s, "%s", a->u.b ? "True" : "False");
+        }
+        *out = a->k == TA_INT || a->k == TA_BOOL ? ts_str(L, num_s, strlen(num_s))
+                                                 : ts_str(L, a->u.str.s, a->u.str.n);
+        return *out != NULL ? NULL : em_status_oom();
+    }
+    /* str.find(sub, start=0, end=len): the first index of sub in s[start:end], or -1 */
+    if (strcmp(op, "aten::find") == 0 && n >= 2 && n <= 4 && args[0]->k == TA_STR &&
+        args[1]->k == TA_STR && (n < 3 || args[2]->k == TA_INT) && (n < 4 || args[3]->k == TA_INT)) {
+        int64_t len = (int64_t)args[0]->u.str.n, b[2] = {0, len};
+        for (size_t i = 2; i < n; i++) {
+            int64_t v = args[i]->u.i < 0 ? args[i]->u.i + len : args[i]->u.i;
+            b[i - 2] = v < 0 ? 0 : v > len ? len : v;
+        }
+        int64_t at = -1, m = (int64_t)args[1]->u.str.n;
+        for (int64_t i = b[0]; at < 0 && i + m <= b[1]; i++) {
+            at = memcmp(args[0]->u.str.s + i, args[1]->u.str.s, (size_t)m) == 0 ? i : -1;
+        }
+        *out = ts_int(L, at);
+        return *out != NULL ? NULL : em_status_oom();
+    }
+    /* all / any of a list of bools */
+    if ((strcmp(op, "aten::all") == 0 || strcmp(op, "aten::any") == 0) && n == 1 &&
+        args[0]->k == TA_LIST) {
+        bool all = op[6] == 'a' && op[7] == 'l', r = all;
+        for (size_t i = 0; i < args[0]->u.seq.n; i++) {
+            const ts_av *a = args[0]->u.seq.items[i];
+            bool v = is_num(a) && num(a) != 0;
+            r = all ? (r && v) : (r || v);
+        }
+        return ret_bool(L, r, out);
     }
     if (n == 1 && (strcmp(op, "int") == 0 || strcmp(op, "aten::Int") == 0 ||
                    strcmp(op, "aten::IntImplicit") == 0) && is_num(args[0])) {
@@ -341,9 +488,6 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
             found = same(args[0]->u.seq.items[i], args[1]);
         }
         return ret_bool(L, found, out);
-    }
-    if (strcmp(op, "aten::format") == 0 && n >= 1 && args[0]->k == TA_STR) {
-        return format_str(L, args, n, out);
     }
     if ((strcmp(op, "aten::abs") == 0 || strcmp(op, "abs") == 0) && n == 1 && is_num(args[0])) {
         return ret_num(L, fabs(num(args[0])), args[0]->k == TA_INT, out);

@@ -3,11 +3,12 @@
  * Abstract values of the TorchScript lowering (ts_lower.h): constructors, scopes, objects,
  * and pickled values turned into abstract ones (tensors into initializers).
  */
-#include "ts_lower.h"
+#include "ts_flow.h"
 
 #include "alloc.h"
 #include "status.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,7 +122,8 @@ const char *ts_kind_name(ts_ak k)
     static const char *const names[] = {"None", "bool", "int", "float", "str", "Device",
                                         "tuple", "list", "dict", "Tensor", "scalar",
                                         "object", "function", "class", "builtin",
-                                        "uninitialized"};
+                                        "uninitialized", "list of run-time length",
+                                        "list being appended to"};
     return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -198,6 +200,220 @@ ts_av *ts_env_get(const ts_env *e, const char *name)
 ember_status *ts_obj_set(ts_lower *L, ts_obj *o, const char *name, ts_av *v)
 {
     return names_set(L, &o->names, &o->vals, &o->n, &o->cap, name, v);
+}
+
+ember_status *ts_env_copy(ts_lower *L, const ts_env *src, ts_env *dst)
+{
+    size_t cap = src->n > 4 ? src->n : 4;
+    dst->names = em_ts_arena_alloc(&L->arena, cap * sizeof(char *));
+    dst->vals = em_ts_arena_alloc(&L->arena, cap * sizeof(ts_av *));
+    if (dst->names == NULL || dst->vals == NULL) {
+        return em_status_oom();
+    }
+    if (src->n > 0) {
+        memcpy(dst->names, src->names, src->n * sizeof(char *));
+        memcpy(dst->vals, src->vals, src->n * sizeof(ts_av *));
+    }
+    dst->n = src->n;
+    dst->cap = cap;
+    return NULL;
+}
+
+bool ts_same_value(const ts_av *a, const ts_av *b)
+{
+    if (a == b) {
+        return true;
+    }
+    if (a->k != b->k) {
+        return false;
+    }
+    switch (a->k) {
+    case TA_NONE:
+        return true;
+    case TA_BOOL:
+        return a->u.b == b->u.b;
+    case TA_INT:
+        return a->u.i == b->u.i;
+    case TA_FLOAT: /* NaN is NaN here: a loop keeping one must not look changed */
+        return a->u.f == b->u.f || (isnan(a->u.f) && isnan(b->u.f));
+    case TA_STR:
+    case TA_DEVICE:
+    case TA_NS:
+        return a->u.str.n == b->u.str.n && memcmp(a->u.str.s, b->u.str.s, a->u.str.n) == 0;
+    case TA_TUPLE:
+    case TA_LIST:
+        if (a->u.seq.n != b->u.seq.n) {
+            return false;
+        }
+        for (size_t i = 0; i < a->u.seq.n; i++) {
+            if (!ts_same_value(a->u.seq.items[i], b->u.seq.items[i])) {
+                return false;
+            }
+        }
+        return true;
+    case TA_TENSOR:
+    case TA_SCALAR:
+    case TA_STACK:
+        return a->u.t.g == b->u.t.g && a->u.t.v == b->u.t.v;
+    case TA_OBJECT:
+        return a->u.obj == b->u.obj;
+    case TA_FUNC:
+        return a->u.fn.fn == b->u.fn.fn && a->u.fn.self == b->u.fn.self;
+    case TA_CLASS:
+        return strcmp(a->u.cls.qual, b->u.cls.qual) == 0;
+    default:
+        return false;
+    }
+}
+
+/* ---- snapshots of mutable containers ---- */
+
+/* Bounds of the walk: containers are few in forward() code; a hostile archive's huge constant
+ * lists are not walked past these. */
+#define SNAP_MAX_DEPTH 12
+#define SNAP_MAX_RECS 4096
+
+static bool snap_has(const ts_snap *s, const ts_av *c)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->r[i].c == c) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static ts_av **dup_ptrs(ts_lower *L, ts_av *const *p, size_t n)
+{
+    ts_av **d = em_ts_arena_alloc(&L->arena, (n > 0 ? n : 1) * sizeof(ts_av *));
+    if (d != NULL && n > 0) {
+        memcpy(d, p, n * sizeof(ts_av *));
+    }
+    return d;
+}
+
+static ember_status *snap_walk(ts_lower *L, ts_snap *s, ts_av *v, int depth)
+{
+    if (v == NULL || depth > SNAP_MAX_DEPTH || s->n >= SNAP_MAX_RECS) {
+        return NULL;
+    }
+    switch (v->k) {
+    case TA_LIST:
+    case TA_APPENDING:
+    case TA_DICT: {
+        if (snap_has(s, v)) {
+            return NULL;
+        }
+        if (s->n == s->cap) {
+            size_t cap = s->cap < 8 ? 16 : s->cap * 2;
+            ts_snap_rec *r = em_ts_arena_alloc(&L->arena, cap * sizeof *r);
+            if (r == NULL) {
+                return em_status_oom();
+            }
+            if (s->n > 0) {
+                memcpy(r, s->r, s->n * sizeof *r);
+            }
+            s->r = r;
+            s->cap = cap;
+        }
+        ts_snap_rec *r = &s->r[s->n++];
+        memset(r, 0, sizeof *r);
+        r->c = v;
+        r->k = v->k;
+        if (v->k == TA_DICT) {
+            r->n = v->u.dict.n;
+            r->cap = v->u.dict.cap;
+            r->items = v->u.dict.vals;
+            r->keys = v->u.dict.keys;
+            r->copy = dup_ptrs(L, v->u.dict.vals, r->n);
+            r->key_copy = dup_ptrs(L, v->u.dict.keys, r->n);
+            if (r->copy == NULL || r->key_copy == NULL) {
+                return em_status_oom();
+            }
+            for (size_t i = 0; i < r->n; i++) {
+                TS_TRY(snap_walk(L, s, v->u.dict.vals[i], depth + 1));
+            }
+            return NULL;
+        }
+        r->n = v->u.seq.n;
+        r->cap = v->u.seq.cap;
+        r->items = v->u.seq.items;
+        r->copy = dup_ptrs(L, v->u.seq.items, r->n);
+        if (r->copy == NULL) {
+            return em_status_oom();
+        }
+        for (size_t i = 0; i < r->n; i++) {
+            TS_TRY(snap_walk(L, s, v->u.seq.items[i], depth + 1));
+        }
+        return NULL;
+    }
+    case TA_TUPLE:
+        for (size_t i = 0; i < v->u.seq.n; i++) {
+            TS_TRY(snap_walk(L, s, v->u.seq.items[i], depth + 1));
+        }
+        return NULL;
+    case TA_OBJECT: /* lists held by modules (their attributes read so far) */
+        for (size_t i = 0; i < v->u.obj->n; i++) {
+            TS_TRY(snap_walk(L, s, v->u.obj->vals[i], depth + 1));
+        }
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
+ember_status *ts_snap_take(ts_lower *L, const ts_env *env, ts_snap *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < env->n; i++) {
+        TS_TRY(snap_walk(L, s, env->vals[i], 0));
+    }
+    return NULL;
+}
+
+bool ts_snap_changed(const ts_snap *s, size_t i, bool *grown)
+{
+    const ts_snap_rec *r = &s->r[i];
+    const ts_av *c = r->c;
+    *grown = false;
+    if (c->k != r->k) {
+        return true;
+    }
+    if (c->k == TA_DICT) {
+        return c->u.dict.n != r->n ||
+               (r->n > 0 && (memcmp(c->u.dict.vals, r->copy, r->n * sizeof(ts_av *)) != 0 ||
+                             memcmp(c->u.dict.keys, r->key_copy, r->n * sizeof(ts_av *)) != 0));
+    }
+    bool prefix = c->u.seq.n >= r->n &&
+                  (r->n == 0 || memcmp(c->u.seq.items, r->copy, r->n * sizeof(ts_av *)) == 0);
+    *grown = prefix && c->u.seq.n > r->n;
+    return !prefix || c->u.seq.n != r->n;
+}
+
+void ts_snap_restore(const ts_snap *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const ts_snap_rec *r = &s->r[i];
+        ts_av *c = r->c;
+        c->k = r->k;
+        if (r->k == TA_DICT) {
+            c->u.dict.vals = r->items;
+            c->u.dict.keys = r->keys;
+            c->u.dict.n = r->n;
+            c->u.dict.cap = r->cap;
+            if (r->n > 0) {
+                memcpy(r->items, r->copy, r->n * sizeof(ts_av *));
+                memcpy(r->keys, r->key_copy, r->n * sizeof(ts_av *));
+            }
+            continue;
+        }
+        c->u.seq.items = r->items;
+        c->u.seq.n = r->n;
+        c->u.seq.cap = r->cap;
+        if (r->n > 0) {
+            memcpy(r->items, r->copy, r->n * sizeof(ts_av *));
+        }
+    }
 }
 
 static ts_av *memo_get(ts_lower *L, const void *key)
