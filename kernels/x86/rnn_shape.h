@@ -378,7 +378,9 @@ static inline ember_status *rx_build(const em_kinfo *ki, rx_state *s, int vl, in
     s->proj_rows = 4 * (int64_t)mr;
     s->proj_items = ((int64_t)m + s->proj_rows - 1) / s->proj_rows * nsp;
     double macs = (double)m * (double)(D * gc) * (double)s->input;
-    s->slots = macs < 64.0 * 64.0 * 64.0 || ki->n_threads < 2 ? 1 : ki->n_threads;
+    /* Waking the pool costs more than a small product saves (the bench LSTM's 2 M MACs ran
+     * slower on 2 threads than on 1). */
+    s->slots = macs < 8.0 * 1024.0 * 1024.0 || ki->n_threads < 2 ? 1 : ki->n_threads;
     return NULL;
 }
 

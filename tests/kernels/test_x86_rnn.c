@@ -56,6 +56,9 @@ static const xr_case cases[] = {
      0, 0x7},
     {"lstm_h16_b6", LSTM, NULL, 0, 8, 6, 16, 16, true, true, true, false, false, 0, {NULL}, 0, 0, 0,
      0x7},
+    /* over 8 M multiply-adds: the input projection runs on the pool */
+    {"lstm_bi_big_proj", LSTM, "bidirectional", 0, 64, 5, 130, 33, true, false, false, false, false,
+     0, {NULL}, 0, 0, 0, 0x7},
 };
 /* clang-format on */
 
