@@ -6,6 +6,7 @@
 #include "x86.h"
 
 #include <immintrin.h>
+#include <math.h>
 
 #include "vmath_avx2.inc"
 
