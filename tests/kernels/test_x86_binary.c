@@ -3,9 +3,10 @@
  * The x86 broadcasting Add / Sub / Mul / Div kernels (f32, AVX2 and AVX-512) against the
  * reference, which they must match exactly (one IEEE operation per element): same shapes,
  * scalars (rank 0 and [1]), trailing blocks ([N] over [M, N], [1, 1, N] and [S, N] over
- * [B, S, N]) on either side, odd periods around the vector widths, outputs spanning several
+ * [B, S, N]) and blocks followed by broadcast axes ([C, 1, 1] over [N, C, H, W]) on either
+ * side, odd periods around the vector widths, outputs spanning several
  * parallel blocks on a 2-thread pool (bitwise equal), in place on the big operand. Declines:
- * a broadcast along a middle or leading axis only, both operands broadcast, i32.
+ * two separate broadcast blocks, both operands broadcast, i32.
  */
 #include "test_x86_harness.h"
 
@@ -27,6 +28,10 @@ static const bn_case cases[] = {
     {3, 1, {7, 3, 16}, {16}},
     {1, 1, {40000}, {40000}},
     {2, 1, {41, 1001}, {1001}},
+    {2, 3, {5, 1}, {2, 5, 19}},             /* per-channel, inner 19 */
+    {3, 3, {4, 30, 33}, {1, 30, 1}},        /* middle axis, inner 33 */
+    {3, 2, {3, 96, 56}, {96, 1}},           /* inner 56 */
+    {3, 3, {2, 7, 9}, {2, 1, 1}},           /* leading axis, inner 63 */
 };
 /* clang-format on */
 
@@ -106,13 +111,17 @@ static void test_declines(void **state)
     }
     float buf[64] = {0};
     int64_t d23[2] = {2, 3}, d21[2] = {2, 1}, d13[2] = {1, 3}, d3[1] = {3};
+    int64_t d234[3] = {2, 3, 4}, d214[3] = {2, 1, 4};
     em_tensor in[2], out[1];
     t_node tn;
     t_node_init(&tn, EM_OP_SUB, "sub");
     t_tensor(&out[0], EMBER_DTYPE_F32, 2, d23, buf);
     t_tensor(&in[0], EMBER_DTYPE_F32, 2, d23, buf);
-    t_tensor(&in[1], EMBER_DTYPE_F32, 2, d21, buf);
-    t_expect_error(kt_run(k, &tn.n, in, 2, out, 1, 0, NULL), EMBER_ERR_UNSUPPORTED, "sub", "mid");
+    t_tensor(&out[0], EMBER_DTYPE_F32, 3, d234, buf);
+    t_tensor(&in[0], EMBER_DTYPE_F32, 3, d234, buf);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 3, d214, buf); /* two blocks: [2] and [4] */
+    t_expect_error(kt_run(k, &tn.n, in, 2, out, 1, 0, NULL), EMBER_ERR_UNSUPPORTED, "sub", "two");
+    t_tensor(&out[0], EMBER_DTYPE_F32, 2, d23, buf);
     t_tensor(&in[0], EMBER_DTYPE_F32, 2, d21, buf);
     t_tensor(&in[1], EMBER_DTYPE_F32, 2, d13, buf);
     t_expect_error(kt_run(k, &tn.n, in, 2, out, 1, 0, NULL), EMBER_ERR_UNSUPPORTED, "sub", "both");
