@@ -9,18 +9,3 @@
 #include "vmath_avx512.inc"
 
 #include "binary_driver.inc"
-
-ember_status *em_binary_f32_prepare__avx512(const em_kinfo *ki, void **state, size_t *scratch_bytes)
-{
-    return bn_prepare(ki, state, scratch_bytes);
-}
-
-void em_binary_f32_release__avx512(const ember_allocator *al, void *state)
-{
-    em_free(al, state);
-}
-
-void em_binary_f32__avx512(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
-{
-    bn_run(state, in, out, ctx);
-}
