@@ -158,6 +158,21 @@ static inline bool rx_dims_are(const em_tensor *t, const int64_t *d, int rank)
     return true;
 }
 
+/* A constant f32 tensor whose values are all +0 or -0. */
+static inline bool rx_all_zero(const em_tensor *t)
+{
+    const float *p = t->data;
+    if (p == NULL) {
+        return false;
+    }
+    for (int64_t i = 0, n = em_tensor_numel(t); i < n; i++) {
+        if (p[i] != 0.0f) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static inline bool rx_given(const em_kinfo *ki, int slot)
 {
     return slot < ki->n_in && ki->in[slot].dtype != EMBER_DTYPE_UNDEFINED;
@@ -227,6 +242,9 @@ static inline bool rx_parse(const em_kinfo *ki, rx_state *s)
         (s->has_c0 && !rx_dims_are(&ki->in[RX_C0], sd, 3))) {
         return false;
     }
+    /* A constant all-zero initial state (what exporters write for "none") is no state. */
+    s->has_h0 = s->has_h0 && !rx_all_zero(&ki->in[RX_H0]);
+    s->has_c0 = s->has_c0 && !rx_all_zero(&ki->in[RX_C0]);
     if (s->op == EM_OP_LSTM && rx_given(ki, RX_P) &&
         (!rx_dims_are(&ki->in[RX_P], (int64_t[]){d, 3 * s->hidden}, 2) ||
          ki->in[RX_P].data == NULL)) {
