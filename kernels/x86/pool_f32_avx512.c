@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * f32 MaxPool, AveragePool (2-D), GlobalMaxPool and GlobalAveragePool, AVX-512: pool_driver.inc
+ * on vmath_avx512.inc. Parsing and tables in pool_shape.h.
+ */
+#include "x86.h"
+
+#include <immintrin.h>
+#include <math.h>
+
+#include "vmath_avx512.inc"
+
+#include "pool_driver.inc"

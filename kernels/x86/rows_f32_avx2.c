@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* f32 Softmax (last axis) and LayerNormalization (Y only), AVX2: rows_driver.inc on
+ * vmath_avx2.inc. */
+#include "x86.h"
+
+#include <immintrin.h>
+#include <math.h>
+
+#include "vmath_avx2.inc"
+
+#include "rows_driver.inc"

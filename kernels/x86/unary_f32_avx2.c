@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* f32 Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, AVX2: unary_driver.inc on vmath_avx2.inc. */
+#include "x86.h"
+
+#include <immintrin.h>
+#include <math.h>
+
+#include "vmath_avx2.inc"
+
+#include "unary_driver.inc"
