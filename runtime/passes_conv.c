@@ -166,6 +166,19 @@ static ember_status *fold_bn(em_pctx *c, int j, bool *done)
     return st;
 }
 
+static bool same_shape(const em_value *a, const em_value *b)
+{
+    if (a->rank < 0 || a->rank != b->rank || a->dtype != b->dtype) {
+        return false;
+    }
+    for (int d = 0; d < a->rank; d++) {
+        if (a->dims[d].v < 0 || a->dims[d].v != b->dims[d].v) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Add j of a Conv output and a constant holding one value per channel (or one value). */
 static ember_status *fold_bias(em_pctx *c, int j, bool *done)
 {
@@ -187,7 +200,7 @@ static ember_status *fold_bias(em_pctx *c, int j, bool *done)
             int yd = y->rank - kv->rank + d; /* the output axis this dim broadcasts against */
             ok = kv->dims[d].v == 1 || (yd == 1 && kv->dims[d].v == m);
         }
-        if (!ok || memcmp(c->g->values[add->out[0]].dims, y->dims, sizeof y->dims) != 0) {
+        if (!ok || !same_shape(&c->g->values[add->out[0]], y)) {
             continue;
         }
         double *shift = em_malloc(c->g->al, sizeof *shift * (size_t)(m + 1));
@@ -212,19 +225,6 @@ static ember_status *fold_bias(em_pctx *c, int j, bool *done)
 static void to_fused(em_pctx *c, int ni)
 {
     c->g->nodes[ni].op = EM_OP_FUSEDCONV;
-}
-
-static bool same_shape(const em_value *a, const em_value *b)
-{
-    if (a->rank < 0 || a->rank != b->rank || a->dtype != b->dtype) {
-        return false;
-    }
-    for (int d = 0; d < a->rank; d++) {
-        if (a->dims[d].v < 0 || a->dims[d].v != b->dims[d].v) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Add j of a Conv output y and another value z of y's shape: FusedConv(Z = z) at j. */
