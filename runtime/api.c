@@ -12,6 +12,7 @@
 #include "build_config.h"
 #include "interp.h"
 #include "kernel.h"
+#include "passes.h"
 #include "status.h"
 
 #include "../loaders/npy.h"
@@ -185,6 +186,9 @@ static ember_status *model_finish(ember_model *m)
     ember_status *st = em_graph_verify(m->g);
     if (st == NULL) {
         st = em_graph_infer_shapes(m->g);
+    }
+    if (st == NULL) {
+        st = em_passes_run(m->g, NULL);
     }
     return st;
 }

@@ -49,6 +49,21 @@ extern const em_kernel_table em_ref_table;
 /* conv_ref.c: Conv f32, N-D spatial (NCHW, NCW, NCDHW, ...), groups, optional bias. */
 ember_status *em_conv_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 void em_conv_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
+/* conv_ref.c: FusedConv f32 (Conv + bias + residual Z + activation, runtime/fusedconv.h), plain
+ * or channel-blocked (attribute `blocked`, 2-D). layout_ref.c: ReorderToBlocked /
+ * ReorderFromBlocked f32, and the block / unblock loops ([N, C, plane] <-> [N, C/b, plane, b],
+ * zero lanes past C). */
+ember_status *em_fusedconv_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+void em_fusedconv_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
+                           const em_kctx *ctx);
+ember_status *em_toblocked_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+ember_status *em_fromblocked_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+void em_toblocked_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
+                           const em_kctx *ctx);
+void em_fromblocked_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
+                             const em_kctx *ctx);
+void em_ref_block(const float *src, float *dst, int64_t n, int64_t c, int64_t plane, int64_t b);
+void em_ref_unblock(const float *src, float *dst, int64_t n, int64_t c, int64_t plane, int64_t b);
 
 /* gemm_ref.c: Gemm f32 (alpha, beta, transA, transB, broadcast C) and MatMul f32 (numpy). */
 ember_status *em_gemm_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);

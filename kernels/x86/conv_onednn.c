@@ -30,8 +30,10 @@
 #include "kernel.h"
 
 #include "alloc.h"
+#include "fusedconv.h"
 #include "status.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -45,34 +47,48 @@ void em_conv_f32_release__onednn(const ember_allocator *al, void *state);
 void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
                          const em_kctx *ctx);
 
+#define MAX_SLICES 8
+
 typedef struct conv_geom {
-    int64_t n, c, h, w; /* input */
+    int64_t n, c, h, w; /* input (c: real channels, also when blocked) */
     int64_t m, kh, kw;  /* output channels, kernel */
     int64_t oh, ow;
     int64_t group;
     int64_t stride[2], dil[2], pad_b[2], pad_e[2];
-    bool has_bias;
+    int64_t block; /* 0: plain NCHW; 8 or 16: X, Z, Y channel-blocked */
+    bool has_bias, has_z;
+    em_conv_epilogue epi;
 } conv_geom;
+
+/* One primitive over output channels [m0, m0 + m) (groups [m0 / (M/G), ...) when grouped). */
+typedef struct conv_slice {
+    dnnl_primitive_t prim;
+    dnnl_memory_desc_t src_md, wei_md, bias_md, dst_md, scratch_md;
+    size_t src_off, wei_off, dst_off, bias_off; /* in floats from the tensors' starts */
+    size_t scratch_off, scratch_bytes, dst_bytes;
+    void *packed_w; /* weights in the primitive's layout (constant W), else NULL */
+} conv_slice;
 
 typedef struct onednn_conv {
     dnnl_engine_t engine;
-    dnnl_primitive_t prim;
-    dnnl_memory_desc_t src_md, wei_md, bias_md, dst_md, scratch_md;
-    bool has_bias;
+    int n_slices;
+    conv_slice sl[MAX_SLICES];
+    bool has_bias, has_z;
+    bool z_sum; /* Z through a sum post-op (copied into Y first) rather than binary add */
     size_t scratch_bytes;
-    void *packed_w; /* weights in the primitive's layout (constant W), else NULL */
     int64_t out_elems;
 } onednn_conv;
 
 static ember_status *decline(const em_kinfo *ki, const char *why)
 {
-    return em_status_new(EMBER_ERR_UNSUPPORTED, "Conv '%s': oneDNN: %s", ki->node->name, why);
+    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s '%s': oneDNN: %s", em_op_name(ki->node->op),
+                         ki->node->name, why);
 }
 
 static ember_status *dnnl_fail(const em_kinfo *ki, const char *what, dnnl_status_t s)
 {
-    return em_status_new(EMBER_ERR_UNSUPPORTED, "Conv '%s': oneDNN %s: %s", ki->node->name, what,
-                         dnnl_status2str(s));
+    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s '%s': oneDNN %s: %s",
+                         em_op_name(ki->node->op), ki->node->name, what, dnnl_status2str(s));
 }
 
 /* Reads an INTS attribute of exactly 2 (or 4 for pads) values; `dflt` when absent. */
@@ -106,21 +122,47 @@ static bool auto_pads(const char *mode, int64_t in, int64_t k, conv_geom *g, int
     return true;
 }
 
-static ember_status *parse_geom(const em_kinfo *ki, conv_geom *g)
+/* Dtypes, ranks, layout and epilogue of a Conv / FusedConv node. */
+static ember_status *parse_kind(const em_kinfo *ki, conv_geom *g)
 {
     const em_tensor *x = &ki->in[0], *w = &ki->in[1], *y = &ki->out[0];
+    bool fused = ki->node->op == EM_OP_FUSEDCONV;
     g->has_bias = ki->n_in > 2 && ki->in[2].dtype != EMBER_DTYPE_UNDEFINED;
+    g->has_z = fused && ki->n_in > 3 && ki->in[3].dtype != EMBER_DTYPE_UNDEFINED;
+    g->block = fused ? em_node_attr_int(ki->node, "blocked", 0) : 0;
     if (ki->n_out != 1 || x->dtype != EMBER_DTYPE_F32 || w->dtype != EMBER_DTYPE_F32 ||
-        y->dtype != EMBER_DTYPE_F32 || (g->has_bias && ki->in[2].dtype != EMBER_DTYPE_F32)) {
+        y->dtype != EMBER_DTYPE_F32 || (g->has_bias && ki->in[2].dtype != EMBER_DTYPE_F32) ||
+        (g->has_z && ki->in[3].dtype != EMBER_DTYPE_F32)) {
         return decline(ki, "only f32");
     }
-    if (x->rank != 4 || w->rank != 4 || y->rank != 4) {
+    if (!em_conv_epilogue_parse(ki->node, &g->epi)) {
+        return decline(ki, "activation");
+    }
+    int xr = g->block > 0 ? 5 : 4;
+    if (x->rank != xr || w->rank != 4 || y->rank != xr || (g->has_z && ki->in[3].rank != xr)) {
         return decline(ki, "only 2-D convolution");
     }
-    g->n = x->dims[0], g->c = x->dims[1], g->h = x->dims[2], g->w = x->dims[3];
-    g->m = w->dims[0], g->kh = w->dims[2], g->kw = w->dims[3];
-    g->oh = y->dims[2], g->ow = y->dims[3];
+    if (g->block != 0 && g->block != 8 && g->block != 16) {
+        return decline(ki, "channel block other than 8 or 16");
+    }
+    if (g->block > 0 && (x->dims[4] != g->block || y->dims[4] != g->block)) {
+        return decline(ki, "blocked shapes");
+    }
+    return NULL;
+}
+
+static ember_status *parse_geom(const em_kinfo *ki, conv_geom *g)
+{
+    ember_status *st = parse_kind(ki, g);
+    if (st != NULL) {
+        return st;
+    }
+    const em_tensor *x = &ki->in[0], *w = &ki->in[1], *y = &ki->out[0];
     g->group = em_node_attr_int(ki->node, "group", 1);
+    g->n = x->dims[0], g->h = x->dims[2], g->w = x->dims[3];
+    g->m = w->dims[0], g->kh = w->dims[2], g->kw = w->dims[3];
+    g->c = g->block > 0 ? w->dims[1] * g->group : x->dims[1];
+    g->oh = y->dims[2], g->ow = y->dims[3];
     int64_t ks[2], pads[4];
     if (!read_ints(ki->node, "strides", 2, 1, g->stride) ||
         !read_ints(ki->node, "dilations", 2, 1, g->dil) ||
@@ -128,10 +170,13 @@ static ember_status *parse_geom(const em_kinfo *ki, conv_geom *g)
         !read_ints(ki->node, "pads", 4, 0, pads)) {
         return decline(ki, "attribute length");
     }
+    int64_t cb = g->block > 0 ? (g->c + g->block - 1) / g->block : g->c;
+    int64_t mb = g->block > 0 ? (g->m + g->block - 1) / g->block : g->m;
+    bool z_ok = !g->has_z || em_tensor_same_shape(&ki->in[3], y);
     if (em_tensor_numel(x) == 0 || em_tensor_numel(w) == 0 || em_tensor_numel(y) == 0 ||
         g->group < 1 || g->c != w->dims[1] * g->group || g->m % g->group != 0 ||
-        y->dims[0] != g->n || y->dims[1] != g->m || (ks[0] != 0 && ks[0] != g->kh) ||
-        (ks[1] != 0 && ks[1] != g->kw) ||
+        x->dims[1] != cb || y->dims[0] != g->n || y->dims[1] != mb || !z_ok ||
+        (ks[0] != 0 && ks[0] != g->kh) || (ks[1] != 0 && ks[1] != g->kw) ||
         (g->has_bias && (ki->in[2].rank != 1 || ki->in[2].dims[0] != g->m))) {
         return decline(ki, "shapes or group");
     }
@@ -155,6 +200,38 @@ static ember_status *parse_geom(const em_kinfo *ki, conv_geom *g)
     return NULL;
 }
 
+/* Splits the output channels over the pool: slices of whole channel blocks (whole groups
+ * when grouped, aligned to blocks on both sides); batch 1 only, where a slice of channels is
+ * one contiguous piece of X, Z and Y. Writes the slices' first output channels (and an end). */
+static int plan_slices(const conv_geom *g, int n_threads, int64_t *m0)
+{
+    int64_t unit = g->block > 0 ? g->block : 8, mg = g->m / g->group, cg = g->c / g->group;
+    int n = n_threads < MAX_SLICES ? n_threads : MAX_SLICES;
+    m0[0] = 0;
+    if (g->n != 1 || n < 2) {
+        m0[1] = g->m;
+        return 1;
+    }
+    if (g->group == 1) {
+        int64_t units = (g->m + unit - 1) / unit;
+        n = units < n ? (int)units : n;
+        for (int k = 0; k <= n; k++) {
+            int64_t e = units * k / n * unit;
+            m0[k] = e < g->m ? e : g->m;
+        }
+        return n;
+    }
+    /* Grouped: whole groups per slice, each slice's first channels (in and out) aligned. */
+    while (n > 1 && (g->group % n != 0 || (g->group / n * mg) % unit != 0 ||
+                     (g->group / n * cg) % unit != 0)) {
+        n--;
+    }
+    for (int k = 0; k <= n; k++) {
+        m0[k] = g->group / n * k * mg;
+    }
+    return n;
+}
+
 /* Weights dims as oneDNN wants them: OIHW, or GOIHW with groups. */
 static int weight_dims(const conv_geom *g, dnnl_dims_t d)
 {
@@ -166,9 +243,9 @@ static int weight_dims(const conv_geom *g, dnnl_dims_t d)
     return 5;
 }
 
-/* Reorders the user's plain weights into s->wei_md, into a buffer the state owns. */
-static ember_status *pack_weights(const em_kinfo *ki, onednn_conv *s,
-                                  const dnnl_memory_desc_t *user_md)
+/* Reorders the user's plain weights (from `w`) into sl->wei_md, into a buffer it owns. */
+static ember_status *pack_weights(const em_kinfo *ki, dnnl_engine_t engine, conv_slice *sl,
+                                  const dnnl_memory_desc_t *user_md, const float *w)
 {
     ember_status *st = NULL;
     dnnl_memory_t from = NULL, to = NULL;
@@ -176,17 +253,17 @@ static ember_status *pack_weights(const em_kinfo *ki, onednn_conv *s,
     dnnl_primitive_t reorder = NULL;
     dnnl_stream_t stream = NULL;
     dnnl_status_t r;
-    s->packed_w = em_aligned_alloc(ki->al, dnnl_memory_desc_get_size(&s->wei_md));
-    if (s->packed_w == NULL) {
+    sl->packed_w = em_aligned_alloc(ki->al, dnnl_memory_desc_get_size(&sl->wei_md));
+    if (sl->packed_w == NULL) {
         return em_status_oom();
     }
     /* oneDNN takes a non-const handle; the reorder only reads its FROM argument. */
-    if ((r = dnnl_memory_create(&from, user_md, s->engine, ki->in[1].data)) != dnnl_success ||
-        (r = dnnl_memory_create(&to, &s->wei_md, s->engine, s->packed_w)) != dnnl_success ||
-        (r = dnnl_reorder_primitive_desc_create(&rpd, user_md, s->engine, &s->wei_md, s->engine,
+    if ((r = dnnl_memory_create(&from, user_md, engine, (void *)w)) != dnnl_success ||
+        (r = dnnl_memory_create(&to, &sl->wei_md, engine, sl->packed_w)) != dnnl_success ||
+        (r = dnnl_reorder_primitive_desc_create(&rpd, user_md, engine, &sl->wei_md, engine,
                                                 NULL)) != dnnl_success ||
         (r = dnnl_primitive_create(&reorder, rpd)) != dnnl_success ||
-        (r = dnnl_stream_create(&stream, s->engine, dnnl_stream_default_flags)) != dnnl_success) {
+        (r = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags)) != dnnl_success) {
         st = dnnl_fail(ki, "weights reorder setup", r);
         goto done;
     }
@@ -204,49 +281,138 @@ done:
     return st;
 }
 
-/* Creates the primitive (and packs constant weights) for geometry g. */
-static ember_status *build(const em_kinfo *ki, const conv_geom *g, onednn_conv *s)
+/* The epilogue as oneDNN post-ops: Z (binary add, or sum when `sum`), then the activation. */
+static dnnl_status_t post_ops(const conv_geom *g, bool sum, const dnnl_memory_desc_t *z_md,
+                              dnnl_primitive_attr_t attr)
+{
+    dnnl_post_ops_t po = NULL;
+    dnnl_status_t r = dnnl_post_ops_create(&po);
+    const float *p = g->epi.p;
+    if (r == dnnl_success && g->has_z) {
+        r = sum ? dnnl_post_ops_append_sum(po, 1.0f)
+                : dnnl_post_ops_append_binary(po, dnnl_binary_add, z_md);
+    }
+    float lo = isinf(p[0]) ? -FLT_MAX : p[0], hi = isinf(p[1]) ? FLT_MAX : p[1];
+    struct {
+        dnnl_alg_kind_t alg;
+        float a, b;
+    } e[2] = {{dnnl_alg_kind_undef, 0, 0}, {dnnl_alg_kind_undef, 0, 0}};
+    switch (g->epi.act) {
+    case EM_ACT_RELU: e[0].alg = dnnl_eltwise_relu; break;
+    case EM_ACT_LEAKYRELU: e[0].alg = dnnl_eltwise_relu, e[0].a = p[0]; break;
+    case EM_ACT_CLIP: e[0].alg = dnnl_eltwise_clip_v2, e[0].a = lo, e[0].b = hi; break;
+    case EM_ACT_HARDSIGMOID:
+        e[0].alg = dnnl_eltwise_linear, e[0].a = p[0], e[0].b = p[1];
+        e[1].alg = dnnl_eltwise_clip_v2, e[1].a = 0.0f, e[1].b = 1.0f;
+        break;
+    case EM_ACT_HARDSWISH: e[0].alg = dnnl_eltwise_hardswish; break;
+    case EM_ACT_SIGMOID: e[0].alg = dnnl_eltwise_logistic; break;
+    case EM_ACT_TANH: e[0].alg = dnnl_eltwise_tanh; break;
+    case EM_ACT_SILU: e[0].alg = dnnl_eltwise_swish, e[0].a = 1.0f; break;
+    case EM_ACT_NONE: break;
+    }
+    for (int i = 0; i < 2 && r == dnnl_success && e[i].alg != dnnl_alg_kind_undef; i++) {
+        r = dnnl_post_ops_append_eltwise(po, 1.0f, e[i].alg, e[i].a, e[i].b);
+    }
+    if (r == dnnl_success) {
+        r = dnnl_primitive_attr_set_post_ops(attr, po);
+    }
+    dnnl_post_ops_destroy(po);
+    return r;
+}
+
+/* Creates slice sl's primitive for output channels [m0, m1) (and packs constant weights). */
+static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int64_t m0,
+                                 int64_t m1, onednn_conv *s, conv_slice *sl)
 {
     ember_status *st = NULL;
     dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_memory_desc_t user_wmd, any_wmd;
     dnnl_convolution_desc_t cd;
-    dnnl_dims_t src_d = {g->n, g->c, g->h, g->w}, dst_d = {g->n, g->m, g->oh, g->ow};
-    dnnl_dims_t bias_d = {g->m}, wd, strides = {g->stride[0], g->stride[1]};
-    dnnl_dims_t dil = {g->dil[0] - 1, g->dil[1] - 1}; /* oneDNN counts dilation from 0 */
-    dnnl_dims_t pl = {g->pad_b[0], g->pad_b[1]}, pr = {g->pad_e[0], g->pad_e[1]};
-    int wr = weight_dims(g, wd);
+    conv_geom g = *full;
+    int64_t mg = full->m / full->group, cg = full->c / full->group;
+    if (full->group > 1) {
+        g.group = (m1 - m0) / mg;
+        g.c = g.group * cg;
+    }
+    g.m = m1 - m0;
+    sl->src_off = (size_t)(full->group > 1 ? m0 / mg * cg * g.h * g.w : 0);
+    sl->dst_off = (size_t)(m0 * g.oh * g.ow);
+    sl->wei_off = (size_t)(m0 * cg * g.kh * g.kw);
+    sl->bias_off = (size_t)m0;
+    dnnl_format_tag_t tag =
+        g.block == 16 ? dnnl_nChw16c : (g.block == 8 ? dnnl_nChw8c : dnnl_nchw);
+    dnnl_dims_t src_d = {g.n, g.c, g.h, g.w}, dst_d = {g.n, g.m, g.oh, g.ow};
+    dnnl_dims_t bias_d = {g.m}, wd, strides = {g.stride[0], g.stride[1]};
+    dnnl_dims_t dil = {g.dil[0] - 1, g.dil[1] - 1}; /* oneDNN counts dilation from 0 */
+    dnnl_dims_t pl = {g.pad_b[0], g.pad_b[1]}, pr = {g.pad_e[0], g.pad_e[1]};
+    int wr = weight_dims(&g, wd);
     bool const_w = ki->in[1].data != NULL;
     dnnl_status_t r;
-    if ((r = dnnl_engine_create(&s->engine, dnnl_cpu, 0)) != dnnl_success ||
-        (r = dnnl_memory_desc_init_by_tag(&s->src_md, 4, src_d, dnnl_f32, dnnl_nchw)) ||
-        (r = dnnl_memory_desc_init_by_tag(&s->dst_md, 4, dst_d, dnnl_f32, dnnl_nchw)) ||
-        (r = dnnl_memory_desc_init_by_tag(&s->bias_md, 1, bias_d, dnnl_f32, dnnl_x)) ||
+    if ((r = dnnl_memory_desc_init_by_tag(&sl->src_md, 4, src_d, dnnl_f32, tag)) ||
+        (r = dnnl_memory_desc_init_by_tag(&sl->dst_md, 4, dst_d, dnnl_f32, tag)) ||
+        (r = dnnl_memory_desc_init_by_tag(&sl->bias_md, 1, bias_d, dnnl_f32, dnnl_x)) ||
         (r = dnnl_memory_desc_init_by_tag(&user_wmd, wr, wd, dnnl_f32,
                                           wr == 4 ? dnnl_oihw : dnnl_goihw)) ||
         (r = dnnl_memory_desc_init_by_tag(&any_wmd, wr, wd, dnnl_f32, dnnl_format_tag_any)) ||
         (r = dnnl_dilated_convolution_forward_desc_init(
-             &cd, dnnl_forward_inference, dnnl_convolution_direct, &s->src_md,
-             const_w ? &any_wmd : &user_wmd, g->has_bias ? &s->bias_md : NULL, &s->dst_md, strides,
-             dil, pl, pr)) ||
+             &cd, dnnl_forward_inference, dnnl_convolution_direct, &sl->src_md,
+             const_w ? &any_wmd : &user_wmd, g.has_bias ? &sl->bias_md : NULL, &sl->dst_md,
+             strides, dil, pl, pr)) ||
         (r = dnnl_primitive_attr_create(&attr)) ||
         (r = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user)) ||
-        (r = dnnl_primitive_desc_create(&pd, &cd, attr, s->engine, NULL)) ||
-        (r = dnnl_primitive_create(&s->prim, pd))) {
+        (r = post_ops(&g, s->z_sum, &sl->dst_md, attr))) {
         st = dnnl_fail(ki, "convolution setup", r);
         goto done;
     }
-    s->wei_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    s->scratch_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    s->scratch_bytes = dnnl_memory_desc_get_size(&s->scratch_md);
+    r = dnnl_primitive_desc_create(&pd, &cd, attr, s->engine, NULL);
+    if (r == dnnl_unimplemented && g.has_z && !s->z_sum) {
+        s->z_sum = true; /* no binary post-op here: Z goes through Y and a sum post-op */
+        if ((r = post_ops(&g, true, &sl->dst_md, attr)) == dnnl_success) {
+            r = dnnl_primitive_desc_create(&pd, &cd, attr, s->engine, NULL);
+        }
+    }
+    if (r != dnnl_success || (r = dnnl_primitive_create(&sl->prim, pd)) != dnnl_success) {
+        st = dnnl_fail(ki, "convolution setup", r);
+        goto done;
+    }
+    sl->wei_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    sl->scratch_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    sl->scratch_bytes = dnnl_memory_desc_get_size(&sl->scratch_md);
+    sl->dst_bytes = dnnl_memory_desc_get_size(&sl->dst_md);
     if (const_w) {
-        st = pack_weights(ki, s, &user_wmd);
+        st = pack_weights(ki, s->engine, sl, &user_wmd, (const float *)ki->in[1].data + sl->wei_off);
     }
 done:
     dnnl_primitive_desc_destroy(pd);
     dnnl_primitive_attr_destroy(attr);
     return st;
+}
+
+static ember_status *build(const em_kinfo *ki, const conv_geom *g, onednn_conv *s)
+{
+    int64_t m0[MAX_SLICES + 1];
+    dnnl_status_t r = dnnl_engine_create(&s->engine, dnnl_cpu, 0);
+    if (r != dnnl_success) {
+        return dnnl_fail(ki, "engine", r);
+    }
+    s->n_slices = plan_slices(g, ki->n_threads, m0);
+    size_t off = 0;
+    for (int k = 0; k < s->n_slices; k++) {
+        bool sum_before = s->z_sum;
+        ember_status *st = build_slice(ki, g, m0[k], m0[k + 1], s, &s->sl[k]);
+        if (st != NULL) {
+            return st;
+        }
+        if (s->z_sum != sum_before && k > 0) {
+            return decline(ki, "residual post-op differs between slices");
+        }
+        s->sl[k].scratch_off = off;
+        off += (s->sl[k].scratch_bytes + EM_ALIGN - 1) / EM_ALIGN * EM_ALIGN;
+    }
+    s->scratch_bytes = off;
+    return NULL;
 }
 
 void em_conv_f32_release__onednn(const ember_allocator *al, void *state)
@@ -255,21 +421,23 @@ void em_conv_f32_release__onednn(const ember_allocator *al, void *state)
     if (s == NULL) {
         return;
     }
-    dnnl_primitive_destroy(s->prim);
+    for (int k = 0; k < MAX_SLICES; k++) {
+        dnnl_primitive_destroy(s->sl[k].prim);
+        em_aligned_free(al, s->sl[k].packed_w);
+    }
     dnnl_engine_destroy(s->engine);
-    em_aligned_free(al, s->packed_w);
     em_free(al, s);
 }
 
-/* Runs the primitive once on zeroed buffers of the planned shapes, so that oneDNN's code
+/* Runs the primitives once on zeroed buffers of the planned shapes, so that oneDNN's code
  * generation happens here. Constant inputs keep their data. */
 static ember_status *warm_up(const em_kinfo *ki, const onednn_conv *s)
 {
-    em_tensor in[3], out[1] = {ki->out[0]};
-    void *bufs[5] = {NULL, NULL, NULL, NULL, NULL};
+    em_tensor in[4], out[1] = {ki->out[0]};
+    void *bufs[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     ember_status *st = NULL;
     int nb = 0;
-    for (int i = 0; i < ki->n_in && i < 3; i++) {
+    for (int i = 0; i < ki->n_in && i < 4; i++) {
         in[i] = ki->in[i];
         if (in[i].data == NULL && in[i].dtype != EMBER_DTYPE_UNDEFINED) {
             in[i].data = bufs[nb++] = em_aligned_alloc(ki->al, em_tensor_nbytes(&in[i]));
@@ -291,8 +459,8 @@ static ember_status *warm_up(const em_kinfo *ki, const onednn_conv *s)
     }
     em_conv_f32__onednn(s, in, out, &ctx);
     if (s->out_elems > 0 && isnan(((const float *)out[0].data)[0])) {
-        st = em_status_new(EMBER_ERR_UNSUPPORTED, "Conv '%s': oneDNN could not execute",
-                           ki->node->name);
+        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s '%s': oneDNN could not execute",
+                           em_op_name(ki->node->op), ki->node->name);
     }
 done:
     for (int i = 0; i < nb; i++) {
@@ -303,7 +471,7 @@ done:
 
 ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size_t *scratch_bytes)
 {
-    conv_geom g;
+    conv_geom g = {0};
     ember_status *st = parse_geom(ki, &g);
     if (st != NULL) {
         return st;
@@ -313,13 +481,12 @@ ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size
         return em_status_oom();
     }
     s->has_bias = g.has_bias;
+    s->has_z = g.has_z;
     s->out_elems = em_tensor_numel(&ki->out[0]);
     st = build(ki, &g, s);
-    if (st != NULL) {
-        em_conv_f32_release__onednn(ki->al, s);
-        return st;
+    if (st == NULL) {
+        st = warm_up(ki, s);
     }
-    st = warm_up(ki, s);
     if (st != NULL) {
         em_conv_f32_release__onednn(ki->al, s);
         return st;
@@ -329,27 +496,46 @@ ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size
     return NULL;
 }
 
-void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
+typedef struct conv_run {
+    const onednn_conv *s;
+    const em_tensor *in;
+    em_tensor *out;
+    char *scratch;
+    bool ok[MAX_SLICES];
+} conv_run;
+
+/* Executes slice k on this thread, with OpenMP held to this thread (see the header). */
+static bool run_slice(const conv_run *j, int k)
 {
-    const onednn_conv *s = state;
+    const onednn_conv *s = j->s;
+    const conv_slice *sl = &s->sl[k];
+    float *y = (float *)j->out[0].data + sl->dst_off;
     dnnl_stream_t stream = NULL;
-    dnnl_memory_t mem[5] = {NULL, NULL, NULL, NULL, NULL};
-    dnnl_exec_arg_t args[5];
+    dnnl_memory_t mem[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    dnnl_exec_arg_t args[6];
     int n = 0;
+    if (s->has_z && s->z_sum) {
+        memcpy(y, (const float *)j->in[3].data + sl->dst_off, sl->dst_bytes);
+    }
     int omp_prev = omp_get_max_threads();
-    omp_set_num_threads(1); /* this thread only, for this call: see the header */
+    omp_set_num_threads(1);
     bool ok = dnnl_stream_create(&stream, s->engine, dnnl_stream_default_flags) == dnnl_success;
-    /* The source and weights handles are only read by a forward convolution. */
+    /* The source, weights and Z handles are only read by a forward convolution. */
     struct {
         int arg;
         const dnnl_memory_desc_t *md;
         void *data;
-    } bind[5] = {{DNNL_ARG_SRC, &s->src_md, in[0].data},
-                 {DNNL_ARG_WEIGHTS, &s->wei_md, s->packed_w != NULL ? s->packed_w : in[1].data},
-                 {DNNL_ARG_DST, &s->dst_md, out[0].data},
-                 {DNNL_ARG_BIAS, &s->bias_md, s->has_bias ? in[2].data : NULL},
-                 {DNNL_ARG_SCRATCHPAD, &s->scratch_md, s->scratch_bytes ? ctx->scratch : NULL}};
-    for (int i = 0; i < 5 && ok; i++) {
+    } bind[6] = {
+        {DNNL_ARG_SRC, &sl->src_md, (float *)j->in[0].data + sl->src_off},
+        {DNNL_ARG_WEIGHTS, &sl->wei_md,
+         sl->packed_w != NULL ? sl->packed_w : (float *)j->in[1].data + sl->wei_off},
+        {DNNL_ARG_DST, &sl->dst_md, y},
+        {DNNL_ARG_BIAS, &sl->bias_md, s->has_bias ? (float *)j->in[2].data + sl->bias_off : NULL},
+        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, &sl->dst_md,
+         s->has_z && !s->z_sum ? (float *)j->in[3].data + sl->dst_off : NULL},
+        {DNNL_ARG_SCRATCHPAD, &sl->scratch_md,
+         sl->scratch_bytes > 0 ? j->scratch + sl->scratch_off : NULL}};
+    for (int i = 0; i < 6 && ok; i++) {
         if (bind[i].data == NULL) {
             continue;
         }
@@ -357,17 +543,40 @@ void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
         args[n] = (dnnl_exec_arg_t){bind[i].arg, mem[n]};
         n += ok;
     }
-    ok = ok && dnnl_primitive_execute(s->prim, stream, n, args) == dnnl_success &&
+    ok = ok && dnnl_primitive_execute(sl->prim, stream, n, args) == dnnl_success &&
          dnnl_stream_wait(stream) == dnnl_success;
     for (int i = 0; i < n; i++) {
         dnnl_memory_destroy(mem[i]);
     }
     dnnl_stream_destroy(stream);
     omp_set_num_threads(omp_prev);
-    if (!ok) {
-        float *y = out[0].data;
-        for (int64_t i = 0; i < s->out_elems; i++) {
-            y[i] = NAN;
+    return ok;
+}
+
+static void slice_task(void *arg, int64_t begin, int64_t end)
+{
+    conv_run *j = arg;
+    for (int64_t k = begin; k < end; k++) {
+        j->ok[k] = run_slice(j, (int)k);
+    }
+}
+
+void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
+{
+    const onednn_conv *s = state;
+    conv_run j = {s, in, out, ctx != NULL ? ctx->scratch : NULL, {false}};
+    if (s->n_slices == 1) {
+        j.ok[0] = run_slice(&j, 0);
+    } else {
+        em_parallel_for(ctx != NULL ? ctx->pool : NULL, s->n_slices, 1, slice_task, &j);
+    }
+    for (int k = 0; k < s->n_slices; k++) {
+        if (!j.ok[k]) {
+            float *y = out[0].data;
+            for (int64_t i = 0; i < s->out_elems; i++) {
+                y[i] = NAN;
+            }
+            return;
         }
     }
 }
@@ -375,6 +584,8 @@ void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
 /* clang-format off */
 static const em_kernel onednn_kernels[] = {
     {"em_conv_f32__onednn", EM_OP_CONV, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 25,
+     em_conv_f32_prepare__onednn, em_conv_f32_release__onednn, em_conv_f32__onednn},
+    {"em_fusedconv_f32__onednn", EM_OP_FUSEDCONV, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 25,
      em_conv_f32_prepare__onednn, em_conv_f32_release__onednn, em_conv_f32__onednn},
 };
 /* clang-format on */

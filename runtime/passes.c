@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The pass driver (passes.h): context helpers, constant folding, dead-code elimination and
+ * the final compaction (dead nodes and unreferenced values removed, indices renumbered).
+ */
+#include "passes.h"
+
+#include "alloc.h"
+#include "kernel.h"
+#include "planner.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+em_passes_options em_passes_default(void)
+{
+    em_passes_options o = {true, true, true, 0};
+    const char *env = getenv("EMBER_PASSES");
+    if (env != NULL && strcmp(env, "none") == 0) {
+        o.fold = o.fuse = o.layout = false;
+    } else if (env != NULL && strcmp(env, "nolayout") == 0) {
+        o.layout = false;
+    }
+    return o;
+}
+
+/* ---- context helpers ---- */
+
+bool em_pass_private(const em_pctx *c, int v)
+{
+    return v >= 0 && c->nread[v] == 1 && !c->g->values[v].is_output &&
+           c->g->values[v].kind == EM_VAL_INTERMEDIATE;
+}
+
+int em_pass_reader(const em_pctx *c, int v, int after)
+{
+    for (int ni = after + 1; ni < c->g->n_nodes; ni++) {
+        const em_node *n = &c->g->nodes[ni];
+        for (int i = 0; !c->dead[ni] && i < n->n_in; i++) {
+            if (n->in[i] == v) {
+                return ni;
+            }
+        }
+    }
+    return -1;
+}
+
+static void attr_free(const ember_allocator *al, em_attr *a)
+{
+    em_free(al, a->name);
+    em_free(al, a->s);
+    em_free(al, a->ints);
+    em_free(al, a->floats);
+    for (int64_t i = 0; a->strings != NULL && i < a->n; i++) {
+        em_free(al, a->strings[i]);
+    }
+    em_free(al, a->strings);
+    em_storage_release(a->storage);
+    em_graph_destroy(a->g);
+}
+
+static void node_free(const ember_allocator *al, em_node *n)
+{
+    em_free(al, n->name);
+    em_free(al, n->in);
+    em_free(al, n->out);
+    for (int k = 0; k < n->n_attrs; k++) {
+        attr_free(al, &n->attrs[k]);
+    }
+    em_free(al, n->attrs);
+    memset(n, 0, sizeof *n);
+}
+
+void em_pass_kill(em_pctx *c, int ni)
+{
+    em_node *n = &c->g->nodes[ni];
+    if (c->dead[ni]) {
+        return;
+    }
+    for (int i = 0; i < n->n_in; i++) {
+        if (n->in[i] >= 0) {
+            c->nread[n->in[i]]--;
+        }
+    }
+    node_free(c->g->al, n);
+    c->dead[ni] = true;
+}
+
+void em_pass_move(em_pctx *c, int from, int to)
+{
+    if (from == to) {
+        return;
+    }
+    em_pass_kill(c, to);
+    c->g->nodes[to] = c->g->nodes[from];
+    memset(&c->g->nodes[from], 0, sizeof c->g->nodes[from]);
+    c->dead[to] = false;
+    c->dead[from] = true;
+}
+
+void em_pass_set_input(em_pctx *c, int ni, int i, int v)
+{
+    em_node *n = &c->g->nodes[ni];
+    if (n->in[i] >= 0) {
+        c->nread[n->in[i]]--;
+    }
+    n->in[i] = v;
+    if (v >= 0) {
+        c->nread[v]++;
+    }
+}
+
+ember_status *em_pass_push_input(em_pctx *c, int ni, int v)
+{
+    em_node *n = &c->g->nodes[ni];
+    int *in = em_realloc(c->g->al, n->in, sizeof *in * (size_t)(n->n_in + 1));
+    if (in == NULL) {
+        return em_status_oom();
+    }
+    n->in = in;
+    n->in[n->n_in++] = -1;
+    em_pass_set_input(c, ni, n->n_in - 1, v);
+    return NULL;
+}
+
+ember_status *em_pass_sync(em_pctx *c)
+{
+    if (c->g->n_nodes > c->cap_nodes) {
+        bool *d = em_realloc(c->g->al, c->dead, sizeof *d * (size_t)c->g->n_nodes);
+        if (d == NULL) {
+            return em_status_oom();
+        }
+        memset(d + c->cap_nodes, 0, sizeof *d * (size_t)(c->g->n_nodes - c->cap_nodes));
+        c->dead = d;
+        c->cap_nodes = c->g->n_nodes;
+    }
+    if (c->g->n_values > c->cap_values) {
+        int *r = em_realloc(c->g->al, c->nread, sizeof *r * (size_t)c->g->n_values);
+        if (r == NULL) {
+            return em_status_oom();
+        }
+        memset(r + c->cap_values, 0, sizeof *r * (size_t)(c->g->n_values - c->cap_values));
+        c->nread = r;
+        c->cap_values = c->g->n_values;
+    }
+    return NULL;
+}
+
+void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix, char *buf,
+                         size_t cap)
+{
+    snprintf(buf, cap, "%s%s", base, suffix);
+    for (int k = 1; em_graph_find_value(g, buf) >= 0; k++) {
+        snprintf(buf, cap, "%s%s.%d", base, suffix, k);
+    }
+}
+
+const float *em_pass_const_f32(const em_graph *g, int v)
+{
+    if (v < 0 || g->values[v].kind != EM_VAL_INITIALIZER || g->values[v].dtype != EMBER_DTYPE_F32 ||
+        g->values[v].q != NULL) {
+        return NULL;
+    }
+    return g->values[v].init.data;
+}
+
+/* ---- constant folding ---- */
+
+static bool foldable_value(const em_value *v, bool need_init)
+{
+    if (v->vt != EM_VT_TENSOR || v->q != NULL || v->dtype == EMBER_DTYPE_STRING ||
+        v->dtype == EMBER_DTYPE_UNDEFINED || v->rank < 0) {
+        return false;
+    }
+    if (need_init) {
+        return v->kind == EM_VAL_INITIALIZER;
+    }
+    for (int d = 0; d < v->rank; d++) {
+        if (v->dims[d].v < 0) {
+            return false;
+        }
+    }
+    return v->kind == EM_VAL_INTERMEDIATE;
+}
+
+/* Runs node ni through the reference kernels and turns its outputs into initializers.
+ * *done tells whether it did. */
+static ember_status *fold_node(em_pctx *c, int ni, bool *done)
+{
+    em_graph *g = c->g;
+    em_node *n = &g->nodes[ni];
+    em_tensor tin[EM_MAX_RANK * 8], tout[8];
+    size_t in_bytes = 0, out_bytes = 0;
+    *done = false;
+    if ((em_op_info_of(n->op)->flags & (EM_OPF_NONDET | EM_OPF_INTERP)) ||
+        n->n_in > (int)(sizeof tin / sizeof tin[0]) || n->n_out > 8) {
+        return NULL;
+    }
+    for (int i = 0; i < n->n_in; i++) {
+        memset(&tin[i], 0, sizeof tin[i]);
+        if (n->in[i] < 0) {
+            continue;
+        }
+        const em_value *v = &g->values[n->in[i]];
+        if (!foldable_value(v, true)) {
+            return NULL;
+        }
+        tin[i] = v->init;
+        in_bytes += em_tensor_nbytes(&tin[i]);
+    }
+    for (int o = 0; o < n->n_out; o++) {
+        const em_value *v = &g->values[n->out[o]];
+        int64_t dims[EM_MAX_RANK];
+        if (!foldable_value(v, false)) {
+            return NULL;
+        }
+        for (int d = 0; d < v->rank; d++) {
+            dims[d] = v->dims[d].v;
+        }
+        memset(&tout[o], 0, sizeof tout[o]);
+        em_tensor_set_shape(&tout[o], v->dtype, dims, v->rank);
+        size_t b;
+        if (!em_tensor_nbytes_checked(&tout[o], &b)) {
+            return NULL;
+        }
+        out_bytes += b;
+    }
+    if (out_bytes > in_bytes + ((size_t)1 << 20)) {
+        return NULL;
+    }
+    const em_kernel *k = NULL;
+    void *state = NULL;
+    size_t scratch = 0;
+    ember_status *st = em_kernel_pick(n, tin, tout, g->al, 0, 1, &k, &state, &scratch);
+    if (st != NULL && ember_status_code(st) != EMBER_ERR_OUT_OF_MEMORY) {
+        ember_status_destroy(st); /* not foldable here: the planner sees the node as it is */
+        return NULL;
+    }
+    if (st != NULL) {
+        return st;
+    }
+    em_storage *sto[8] = {NULL};
+    void *scr = scratch > 0 ? em_aligned_alloc(g->al, scratch) : NULL;
+    st = scratch > 0 && scr == NULL ? em_status_oom() : NULL;
+    for (int o = 0; o < n->n_out && st == NULL; o++) {
+        st = em_storage_new_owned(g->al, em_tensor_nbytes(&tout[o]) + 1, &sto[o]);
+        if (st == NULL) {
+            tout[o].data = em_storage_data(sto[o]);
+            memset(tout[o].data, 0, em_tensor_nbytes(&tout[o]));
+        }
+    }
+    if (st == NULL) {
+        em_kctx kc = {NULL, scr};
+        k->run(state, tin, tout, &kc);
+        for (int o = 0; o < n->n_out; o++) {
+            em_value *v = &g->values[n->out[o]];
+            v->kind = EM_VAL_INITIALIZER;
+            v->init = tout[o];
+            v->storage = sto[o];
+            v->producer = -1;
+            sto[o] = NULL;
+        }
+        em_pass_kill(c, ni);
+        *done = true;
+    }
+    for (int o = 0; o < 8; o++) {
+        em_storage_release(sto[o]);
+    }
+    em_aligned_free(g->al, scr);
+    if (k->release != NULL) {
+        k->release(g->al, state);
+    } else {
+        em_free(g->al, state);
+    }
+    return st;
+}
+
+static ember_status *fold_constants(em_pctx *c)
+{
+    for (int ni = 0; ni < c->g->n_nodes; ni++) {
+        bool done;
+        if (!c->dead[ni]) {
+            ember_status *st = fold_node(c, ni, &done);
+            if (st != NULL) {
+                return st;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* ---- dead code and compaction ---- */
+
+static void eliminate_dead(em_pctx *c)
+{
+    for (int ni = c->g->n_nodes - 1; ni >= 0; ni--) {
+        const em_node *n = &c->g->nodes[ni];
+        bool used = false;
+        for (int o = 0; !c->dead[ni] && o < n->n_out && !used; o++) {
+            int v = n->out[o];
+            used = v >= 0 && (c->nread[v] > 0 || c->g->values[v].is_output);
+        }
+        if (!c->dead[ni] && !used) {
+            em_pass_kill(c, ni);
+        }
+    }
+}
+
+static void value_free(const ember_allocator *al, em_value *v)
+{
+    em_free(al, v->name);
+    em_storage_release(v->storage);
+    if (v->q != NULL) {
+        em_free(al, (void *)v->q->scale);
+        em_free(al, (void *)v->q->zero_point);
+        em_free(al, v->q);
+    }
+}
+
+/* Drops dead nodes and unreferenced values, renumbers, sets producers. */
+static ember_status *compact(em_pctx *c)
+{
+    em_graph *g = c->g;
+    int *map = em_malloc(g->al, sizeof *map * (size_t)(g->n_values > 0 ? g->n_values : 1));
+    if (map == NULL) {
+        return em_status_oom();
+    }
+    int nn = 0;
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        if (!c->dead[ni]) {
+            g->nodes[nn++] = g->nodes[ni];
+        }
+    }
+    g->n_nodes = nn;
+    for (int v = 0; v < g->n_values; v++) {
+        map[v] = g->values[v].is_output || g->values[v].kind == EM_VAL_INPUT || c->nread[v] > 0;
+    }
+    for (int ni = 0; ni < nn; ni++) {
+        for (int o = 0; o < g->nodes[ni].n_out; o++) {
+            if (g->nodes[ni].out[o] >= 0) {
+                map[g->nodes[ni].out[o]] = 1;
+            }
+        }
+    }
+    int nv = 0;
+    for (int v = 0; v < g->n_values; v++) {
+        if (map[v]) {
+            g->values[nv] = g->values[v];
+            map[v] = nv++;
+        } else {
+            value_free(g->al, &g->values[v]);
+            map[v] = -1;
+        }
+    }
+    g->n_values = nv;
+    for (int v = 0; v < nv; v++) {
+        g->values[v].producer = -1;
+    }
+    for (int ni = 0; ni < nn; ni++) {
+        em_node *n = &g->nodes[ni];
+        for (int i = 0; i < n->n_in; i++) {
+            n->in[i] = n->in[i] >= 0 ? map[n->in[i]] : -1;
+        }
+        for (int o = 0; o < n->n_out; o++) {
+            n->out[o] = n->out[o] >= 0 ? map[n->out[o]] : -1;
+            if (n->out[o] >= 0) {
+                g->values[n->out[o]].producer = ni;
+            }
+        }
+    }
+    for (int i = 0; i < g->n_inputs; i++) {
+        g->inputs[i] = map[g->inputs[i]];
+    }
+    for (int i = 0; i < g->n_outputs; i++) {
+        g->outputs[i] = map[g->outputs[i]];
+    }
+    em_free(g->al, map);
+    return NULL;
+}
+
+static bool has_subgraphs(const em_graph *g)
+{
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        for (int a = 0; a < g->nodes[ni].n_attrs; a++) {
+            if (g->nodes[ni].attrs[a].type == EM_ATTR_GRAPH) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
+{
+    em_passes_options dflt = em_passes_default();
+    opt = opt != NULL ? opt : &dflt;
+    if ((!opt->fold && !opt->fuse && !opt->layout) || g->n_nodes == 0 || has_subgraphs(g)) {
+        return NULL;
+    }
+    em_pctx c = {g, NULL, NULL, 0, 0};
+    ember_status *st = em_pass_sync(&c);
+    for (int ni = 0; st == NULL && ni < g->n_nodes; ni++) {
+        for (int i = 0; i < g->nodes[ni].n_in; i++) {
+            if (g->nodes[ni].in[i] >= 0) {
+                c.nread[g->nodes[ni].in[i]]++;
+            }
+        }
+    }
+    if (st == NULL) {
+        eliminate_dead(&c);
+    }
+    if (st == NULL && opt->fold) {
+        st = fold_constants(&c);
+    }
+    if (st == NULL && opt->fuse) {
+        st = em_pass_fuse_conv(&c);
+    }
+    if (st == NULL && opt->fuse && opt->layout) {
+        st = em_pass_layout(&c, opt->block);
+    }
+    if (st == NULL) {
+        eliminate_dead(&c);
+        st = compact(&c);
+    }
+    em_free(g->al, c.dead);
+    em_free(g->al, c.nread);
+    if (st == NULL) {
+        st = em_graph_verify(g);
+    }
+    if (st == NULL) {
+        st = em_graph_infer_shapes(g);
+    }
+    return st;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Graph passes, run once on a loaded model before any planning (api.c, model_finish):
+ *
+ *  1. constant folding: a node whose inputs are all initializers (deterministic, tensors of
+ *     known shape, not quantized) runs once through the reference kernels; its outputs become
+ *     initializers (at most 1 MiB more than its inputs);
+ *  2. Conv + BatchNormalization (inference form, constant statistics) folding: W and B
+ *     rescaled into new initializers;
+ *  3. Conv + Add of a per-channel constant folded into the bias;
+ *  4. Conv + residual Add -> FusedConv with Z, then Conv / FusedConv + activation (Relu,
+ *     Clip with constant bounds, LeakyRelu, HardSigmoid, HardSwish, Sigmoid, Tanh, and
+ *     x * Sigmoid(x) as SiLU) -> FusedConv (ops_nn.def, runtime/fusedconv.h);
+ *  5. layout (passes_layout.c, when oneDNN is built in): chains of 2-D f32 FusedConvs run on
+ *     channel-blocked values (16 channels with AVX-512, 8 with AVX2), with ReorderToBlocked /
+ *     ReorderFromBlocked only where a plain-layout reader or a graph output needs the value;
+ *  6. dead-code elimination, then unreferenced values are dropped and the graph is
+ *     renumbered, verified and its shapes inferred again.
+ *
+ * Fusions only swallow a value that is not a graph output and has no other reader, and only
+ * f32 nodes; graph inputs, outputs, their names and dtypes are kept. The fused node takes the
+ * place of the last node of its pattern, so topological order holds. Graphs with subgraphs
+ * (control flow, which may read outer values by name) are left as they are. Gradient graphs
+ * are built by the loader before the passes run, from the original ops; a forward value the
+ * backward nodes read has other readers, so it is never fused away.
+ *
+ * EMBER_PASSES=none skips them all; EMBER_PASSES=nolayout skips the layout pass.
+ */
+#ifndef EMBER_RUNTIME_PASSES_H
+#define EMBER_RUNTIME_PASSES_H
+
+#include "graph.h"
+
+#include <stdbool.h>
+
+typedef struct em_passes_options {
+    bool fold;   /* constant folding */
+    bool fuse;   /* Conv + BN / bias / residual / activation */
+    bool layout; /* channel-blocked conv chains */
+    int block;   /* channel block for the layout pass: 16, 8, or 0 for the CPU's choice */
+} em_passes_options;
+
+/* The defaults (everything on), changed by the EMBER_PASSES environment variable. */
+em_passes_options em_passes_default(void);
+/* Runs the passes; on error the graph may be partly rewritten and must be dropped. */
+ember_status *em_passes_run(em_graph *g, const em_passes_options *opt);
+
+/* ---- internal, shared by passes*.c ---- */
+
+typedef struct em_pctx {
+    em_graph *g;
+    bool *dead;   /* per node */
+    int *nread;   /* per value: how many node inputs read it (dead nodes excluded) */
+    int cap_nodes, cap_values;
+} em_pctx;
+
+/* Value v has one reader and is not a graph output: a fusion may swallow it. */
+bool em_pass_private(const em_pctx *c, int v);
+/* The node reading v (the first live one), or -1. */
+int em_pass_reader(const em_pctx *c, int v, int after);
+/* Marks node ni dead and forgets its reads. */
+void em_pass_kill(em_pctx *c, int ni);
+/* Moves node `from` into the (dead) slot `to`, leaving `from` dead. */
+void em_pass_move(em_pctx *c, int from, int to);
+/* Replaces input slot i of node ni by value v (-1: absent), keeping read counts. */
+void em_pass_set_input(em_pctx *c, int ni, int i, int v);
+/* Appends input v to node ni (FusedConv's B or Z). */
+ember_status *em_pass_push_input(em_pctx *c, int ni, int v);
+/* Makes room after the graph grew (values or nodes added). */
+ember_status *em_pass_sync(em_pctx *c);
+/* A fresh name "<base><suffix>[.k]" not used by any value, in buf. */
+void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix, char *buf,
+                         size_t cap);
+/* An f32 initializer value's data, or NULL when v is not one. */
+const float *em_pass_const_f32(const em_graph *g, int v);
+
+ember_status *em_pass_fuse_conv(em_pctx *c);
+ember_status *em_pass_layout(em_pctx *c, int block);
+
+#endif /* EMBER_RUNTIME_PASSES_H */

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The layout pass (passes.h, step 5). Every 2-D f32 convolution with constant weights and at
+ * least 8 input channels becomes a FusedConv with `blocked` = b: it reads X (and Z) and
+ * writes Y channel-blocked, [N, ceil(C/b), H, W, b]. Its output value keeps its name, shape
+ * and readers but is now made by a ReorderFromBlocked placed right after the conv; blocked
+ * convs read the blocked value directly, so that reorder is dead code (and dropped) unless a
+ * plain-layout reader or a graph output needs the value. A blocked conv reading a plain value
+ * gets a ReorderToBlocked, one per value, right after the value's producer.
+ */
+#include "passes.h"
+
+#include "alloc.h"
+#include "kernel.h"
+#include "shape.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Node ni is a conv the pass can block. */
+static bool blockable(const em_pctx *c, int ni, int64_t b)
+{
+    const em_graph *g = c->g;
+    const em_node *n = &g->nodes[ni];
+    if (c->dead[ni] || (n->op != EM_OP_CONV && n->op != EM_OP_FUSEDCONV) ||
+        em_node_attr_int(n, "blocked", 0) != 0) {
+        return false;
+    }
+    const em_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+    const em_value *y = &g->values[n->out[0]];
+    if (x->dtype != EMBER_DTYPE_F32 || x->rank != 4 || y->dtype != EMBER_DTYPE_F32 ||
+        y->rank != 4 || em_pass_const_f32(g, n->in[1]) == NULL || w->rank != 4) {
+        return false;
+    }
+    if (n->n_in > 3 && n->in[3] >= 0 && g->values[n->in[3]].rank != 4) {
+        return false;
+    }
+    int64_t group = em_node_attr_int(n, "group", 1), cg = w->dims[1].v;
+    int64_t mg = group > 0 ? w->dims[0].v / group : 0;
+    if (group < 1 || cg * group < 8 || w->dims[0].v < 1) {
+        return false; /* the first conv of an image net (3 channels) stays plain */
+    }
+    return group == 1 || (cg == 1 && mg == 1) || (cg % b == 0 && mg % b == 0);
+}
+
+/* Adds value "<name>/blocked" of the blocked form of plain value v; its index. */
+static ember_status *blocked_value(em_graph *g, int v, int64_t b, int *out)
+{
+    char name[512];
+    em_dim d[5];
+    const em_value *pv = &g->values[v];
+    for (int i = 0; i < 4; i++) {
+        d[i] = pv->dims[i];
+    }
+    d[1] = pv->dims[1].v >= 0 ? em_dim_known((pv->dims[1].v + b - 1) / b) : em_dim_unknown();
+    d[4] = em_dim_known(b);
+    em_pass_unique_name(g, pv->name, "/blocked", name, sizeof name);
+    return em_graph_add_value(g, name, EMBER_DTYPE_F32, 5, d, out);
+}
+
+/* Adds a reorder node from value `from` (its output value is then set to `to`). */
+static ember_status *reorder_node(em_pctx *c, em_op op, int from, int to, int64_t attr,
+                                  int *out)
+{
+    em_graph *g = c->g;
+    char name[512], tmp[520];
+    em_pass_unique_name(g, g->values[to].name, op == EM_OP_REORDERTOBLOCKED ? "/to_blocked"
+                                                                          : "/from_blocked",
+                        name, sizeof name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", name);
+    const char *outs[1] = {tmp};
+    ember_status *st = em_graph_add_node(g, op, name, &from, 1, outs, 1, out);
+    if (st == NULL) {
+        st = em_node_set_int(g, *out, op == EM_OP_REORDERTOBLOCKED ? "block" : "channels", attr);
+    }
+    if (st == NULL) {
+        g->nodes[*out].out[0] = to; /* the temporary output value is left unreferenced */
+        st = em_pass_sync(c);
+    }
+    return st;
+}
+
+typedef struct layout_ctx {
+    int *blk;   /* per value: its blocked twin, or -1 */
+    int *after; /* per new node: the node (old index) it goes after; -1: first */
+} layout_ctx;
+
+/* Puts the nodes added since `n_old` right after the nodes named in `after`. */
+static ember_status *place_new_nodes(em_pctx *c, int n_old, const int *after)
+{
+    em_graph *g = c->g;
+    int n = g->n_nodes;
+    em_node *nodes = em_malloc(g->al, sizeof *nodes * (size_t)n);
+    bool *dead = em_malloc(g->al, sizeof *dead * (size_t)n);
+    if (nodes == NULL || dead == NULL) {
+        em_free(g->al, nodes);
+        em_free(g->al, dead);
+        return em_status_oom();
+    }
+    int k = 0;
+    for (int i = -1; i < n_old; i++) {
+        if (i >= 0) {
+            nodes[k] = g->nodes[i];
+            dead[k++] = c->dead[i];
+        }
+        for (int j = n_old; j < n; j++) {
+            if (after[j - n_old] == i) {
+                nodes[k] = g->nodes[j];
+                dead[k++] = c->dead[j];
+            }
+        }
+    }
+    memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
+    memcpy(c->dead, dead, sizeof *dead * (size_t)n);
+    em_free(g->al, nodes);
+    em_free(g->al, dead);
+    return NULL;
+}
+
+static ember_status *block_convs(em_pctx *c, int64_t b, int n_old, layout_ctx *l)
+{
+    em_graph *g = c->g;
+    bool *is_blk = em_calloc(g->al, (size_t)n_old + 1, sizeof *is_blk);
+    if (is_blk == NULL) {
+        return em_status_oom();
+    }
+    ember_status *st = NULL;
+    for (int ni = 0; ni < n_old; ni++) {
+        is_blk[ni] = blockable(c, ni, b);
+    }
+    /* Outputs: each blocked conv writes a blocked twin; the plain value comes from a reorder. */
+    for (int ni = 0; ni < n_old && st == NULL; ni++) {
+        if (!is_blk[ni]) {
+            continue;
+        }
+        int y = g->nodes[ni].out[0], yb, r;
+        int64_t m = g->values[g->nodes[ni].in[1]].dims[0].v;
+        EMBER_TRY(blocked_value(g, y, b, &yb));
+        EMBER_TRY(reorder_node(c, EM_OP_REORDERFROMBLOCKED, yb, y, m, &r));
+        l->after[r - n_old] = ni;
+        g->nodes[ni].op = EM_OP_FUSEDCONV;
+        g->nodes[ni].out[0] = yb;
+        EMBER_TRY(em_node_set_int(g, ni, "blocked", b));
+        EMBER_TRY(em_pass_sync(c));
+        l->blk[y] = yb;
+    }
+    /* Inputs X and Z: the blocked twin, made by a ReorderToBlocked when the value has none. */
+    for (int ni = 0; ni < n_old && st == NULL; ni++) {
+        for (int slot = 0; is_blk[ni] && slot < 4; slot += 3) {
+            if (slot >= g->nodes[ni].n_in || g->nodes[ni].in[slot] < 0) {
+                continue;
+            }
+            int v = g->nodes[ni].in[slot];
+            if (l->blk[v] < 0) {
+                int vb, r;
+                EMBER_TRY(blocked_value(g, v, b, &vb));
+                EMBER_TRY(reorder_node(c, EM_OP_REORDERTOBLOCKED, v, vb, b, &r));
+                l->after[r - n_old] = g->values[v].producer;
+                l->blk[v] = vb;
+            }
+            em_pass_set_input(c, ni, slot, l->blk[v]);
+        }
+    }
+fail:
+    em_free(g->al, is_blk);
+    return st;
+}
+
+ember_status *em_pass_layout(em_pctx *c, int block)
+{
+    em_graph *g = c->g;
+    int64_t b = block;
+    if (b <= 0) {
+        uint64_t isa = em_cpu_features();
+        b = (isa & EM_ISA_AVX512F) ? 16 : ((isa & EM_ISA_AVX2) ? 8 : 0);
+    }
+    if (b <= 0) {
+        return NULL;
+    }
+    int n_old = g->n_nodes, nv_old = g->n_values;
+    /* At most two reorders per conv. */
+    layout_ctx l = {em_malloc(g->al, sizeof(int) * (size_t)(2 * nv_old + 1)),
+                    em_malloc(g->al, sizeof(int) * (size_t)(2 * n_old + 1))};
+    ember_status *st = NULL;
+    if (l.blk == NULL || l.after == NULL) {
+        st = em_status_oom();
+        goto done;
+    }
+    for (int v = 0; v < 2 * nv_old + 1; v++) {
+        l.blk[v] = -1;
+    }
+    /* producers are stale after the fusions: refresh them from the live nodes */
+    for (int ni = 0; ni < n_old; ni++) {
+        for (int o = 0; !c->dead[ni] && o < g->nodes[ni].n_out; o++) {
+            g->values[g->nodes[ni].out[o]].producer = ni;
+        }
+    }
+    st = block_convs(c, b, n_old, &l);
+    if (st == NULL) {
+        st = place_new_nodes(c, n_old, l.after);
+    }
+    if (st == NULL) { /* read counts from scratch: reorders were added outside the helpers */
+        memset(c->nread, 0, sizeof *c->nread * (size_t)g->n_values);
+        for (int ni = 0; ni < g->n_nodes; ni++) {
+            for (int i = 0; !c->dead[ni] && i < g->nodes[ni].n_in; i++) {
+                if (g->nodes[ni].in[i] >= 0) {
+                    c->nread[g->nodes[ni].in[i]]++;
+                }
+            }
+        }
+    }
+done:
+    em_free(g->al, l.blk);
+    em_free(g->al, l.after);
+    return st;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The graph passes (runtime/passes.h) on a small conv net built here: Conv+BN+Relu,
+ * Conv + per-channel constant Add + residual Add + Relu, Conv + x*Sigmoid(x), Conv + Clip with
+ * constant bounds, a conv whose output is a graph output (kept), a dead node, and a constant
+ * subexpression. The optimized graph must compute what the original computes (both run by
+ * sessions), keep its inputs and outputs (names, dtypes), and hold the expected ops; with the
+ * layout pass (blocks 16 and 8) and without.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "test_autograd_util.h"
+
+#include "passes.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define F32 EMBER_DTYPE_F32
+
+static int init_f32(em_graph *g, const char *name, int rank, const int64_t *dims, uint64_t seed,
+                    float lo, float hi)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        n *= dims[i];
+    }
+    float *v = test_malloc(sizeof(float) * (size_t)n);
+    uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = lo + (hi - lo) * (float)((s >> 40) & 0xffffff) / (float)0xffffff;
+    }
+    int idx;
+    OK(em_graph_add_initializer_copy(g, name, F32, rank, dims, v, &idx));
+    test_free(v);
+    return idx;
+}
+
+static int conv(em_graph *g, int x, int w, int b, const char *name)
+{
+    const int in[3] = {x, w, b};
+    int ni;
+    const char *outs[1] = {name};
+    const int64_t pads[4] = {1, 1, 1, 1};
+    OK(em_graph_add_node(g, EM_OP_CONV, name, in, b >= 0 ? 3 : 2, outs, 1, &ni));
+    OK(em_node_set_ints(g, ni, "pads", pads, 4));
+    return g->nodes[ni].out[0];
+}
+
+static int op(em_graph *g, em_op o, const int *in, int n, const char *name)
+{
+    int ni;
+    const char *outs[1] = {name};
+    OK(em_graph_add_node(g, o, name, in, n, outs, 1, &ni));
+    return g->nodes[ni].out[0];
+}
+
+static ember_model *build(void)
+{
+    ember_model *m = ag_model();
+    em_graph *g = m->g;
+    const int64_t xd[4] = {1, 16, 6, 5}, wd[4] = {16, 16, 3, 3}, cd[1] = {16}, kd[3] = {16, 1, 1};
+    const int64_t sd[1] = {1};
+    int x;
+    OK(em_graph_add_input(g, "x", F32, 4, xd, NULL, &x));
+    int c1 = conv(g, x, init_f32(g, "w1", 4, wd, 1, -0.3f, 0.3f), init_f32(g, "b1", 1, cd, 2, -1, 1),
+                  "c1");
+    const int bn_in[5] = {c1, init_f32(g, "s", 1, cd, 3, 0.5f, 2), init_f32(g, "beta", 1, cd, 4, -1, 1),
+                          init_f32(g, "mean", 1, cd, 5, -1, 1), init_f32(g, "var", 1, cd, 6, 0.2f, 2)};
+    int bn = op(g, EM_OP_BATCHNORM, bn_in, 5, "bn");
+    int r1 = op(g, EM_OP_RELU, &bn, 1, "r1");
+    int c2 = conv(g, r1, init_f32(g, "w2", 4, wd, 7, -0.3f, 0.3f), -1, "c2");
+    const int add_k[2] = {c2, init_f32(g, "k", 3, kd, 8, -1, 1)};
+    int a2 = op(g, EM_OP_ADD, add_k, 2, "a2");
+    const int res_in[2] = {r1, a2};
+    int res = op(g, EM_OP_ADD, res_in, 2, "res");
+    int r2 = op(g, EM_OP_RELU, &res, 1, "r2");
+    int c3 = conv(g, r2, init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
+    int sg = op(g, EM_OP_SIGMOID, &c3, 1, "sg");
+    const int mul_in[2] = {sg, c3};
+    int silu = op(g, EM_OP_MUL, mul_in, 2, "silu");
+    int c4 = conv(g, silu, init_f32(g, "w4", 4, wd, 10, -0.3f, 0.3f), -1, "c4");
+    const int clip_in[3] = {c4, init_f32(g, "lo", 0, sd, 11, -0.6f, -0.5f),
+                            init_f32(g, "hi", 0, sd, 12, 0.5f, 0.6f)};
+    int y1 = op(g, EM_OP_CLIP, clip_in, 3, "y1");
+    int c5 = conv(g, silu, init_f32(g, "w5", 4, wd, 13, -0.3f, 0.3f), -1, "y2");
+    int y3 = op(g, EM_OP_RELU, &c5, 1, "y3");
+    op(g, EM_OP_NEG, &x, 1, "dead");
+    int kc = init_f32(g, "kc", 3, kd, 14, -1, 1);
+    const int sq_in[2] = {kc, kc};
+    int sq = op(g, EM_OP_MUL, sq_in, 2, "sq");
+    const int y4_in[2] = {y1, sq};
+    int y4 = op(g, EM_OP_ADD, y4_in, 2, "y4");
+    OK(em_graph_mark_output(g, y1));
+    OK(em_graph_mark_output(g, c5));
+    OK(em_graph_mark_output(g, y3));
+    OK(em_graph_mark_output(g, y4));
+    OK(em_graph_verify(g));
+    OK(em_graph_infer_shapes(g));
+    return m;
+}
+
+static int count_op(const em_graph *g, em_op o)
+{
+    int n = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        n += g->nodes[i].op == o;
+    }
+    return n;
+}
+
+static void run(ember_model *m, const float *x, ember_tensor **outs)
+{
+    const int64_t xd[4] = {1, 16, 6, 5};
+    ember_session *s = NULL;
+    ember_tensor *in = NULL;
+    OK(ember_session_create(m, NULL, &s));
+    OK(ember_tensor_wrap(F32, xd, 4, (void *)x, sizeof(float) * 480, &in));
+    for (int i = 0; i < 4; i++) {
+        outs[i] = NULL;
+    }
+    OK(ember_session_run(s, &in, 1, outs, 4));
+    ember_tensor_destroy(in);
+    ember_session_destroy(s);
+}
+
+static void check_case(bool layout, int block)
+{
+    ember_model *plain = build(), *opt = build();
+    em_passes_options o = {true, true, layout, block};
+    OK(em_passes_run(opt->g, &o));
+    const em_graph *g = opt->g;
+    if (getenv("PASSES_DEBUG") != NULL) {
+        char *t = NULL;
+        OK(em_graph_to_text(g, &t));
+        print_message("%s\n", t);
+        ember_string_free(t);
+    }
+    assert_int_equal(count_op(g, EM_OP_BATCHNORM), 0);
+    assert_int_equal(count_op(g, EM_OP_SIGMOID), 0);
+    assert_int_equal(count_op(g, EM_OP_NEG), 0);
+    assert_int_equal(count_op(g, EM_OP_CLIP), 0);
+    assert_int_equal(count_op(g, EM_OP_MUL), 0); /* SiLU fused, the constant square folded */
+    /* y2's conv is a graph output: no epilogue (still blocked when the layout pass runs) */
+    assert_int_equal(count_op(g, EM_OP_FUSEDCONV), layout ? 5 : 4);
+    assert_int_equal(count_op(g, EM_OP_CONV), layout ? 0 : 1);
+    assert_int_equal(count_op(g, EM_OP_RELU), 1); /* after y2, a graph output: not fused */
+    assert_int_equal(count_op(g, EM_OP_ADD), 1);  /* y4 */
+    assert_int_equal(count_op(g, EM_OP_REORDERTOBLOCKED), layout ? 1 : 0);
+    assert_int_equal(g->n_outputs, 4);
+    const char *names[4] = {"y1", "y2", "y3", "y4"};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(g->values[g->outputs[i]].name, names[i]);
+        assert_int_equal(g->values[g->outputs[i]].dtype, F32);
+        assert_int_equal(g->values[g->outputs[i]].rank, 4);
+    }
+    assert_string_equal(g->values[g->inputs[0]].name, "x");
+    float x[480];
+    for (int i = 0; i < 480; i++) {
+        x[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    }
+    ember_tensor *a[4], *b[4];
+    run(plain, x, a);
+    run(opt, x, b);
+    for (int i = 0; i < 4; i++) {
+        const float *pa = ember_tensor_data(a[i]), *pb = ember_tensor_data(b[i]);
+        assert_int_equal(ember_tensor_elem_count(a[i]), ember_tensor_elem_count(b[i]));
+        for (int64_t k = 0; k < ember_tensor_elem_count(a[i]); k++) {
+            if (fabs((double)pa[k] - (double)pb[k]) > 1e-4 + 1e-4 * fabs((double)pa[k])) {
+                fail_msg("layout %d block %d: output %d [%lld]: %g vs %g", layout, block, i,
+                         (long long)k, (double)pb[k], (double)pa[k]);
+            }
+        }
+    }
+    ag_free_outs(a, 4);
+    ag_free_outs(b, 4);
+    ember_model_destroy(plain);
+    ember_model_destroy(opt);
+}
+
+static void test_passes_plain(void **state)
+{
+    (void)state;
+    check_case(false, 0);
+}
+
+static void test_passes_blocked(void **state)
+{
+    (void)state;
+    check_case(true, 16);
+    check_case(true, 8);
+}
+
+/* A conv whose output is read twice keeps both readers; nothing is fused across it. */
+static void test_shared_value_not_fused(void **state)
+{
+    (void)state;
+    ember_model *m = ag_model();
+    em_graph *g = m->g;
+    const int64_t xd[4] = {1, 4, 5, 5}, wd[4] = {4, 4, 3, 3};
+    int x;
+    OK(em_graph_add_input(g, "x", F32, 4, xd, NULL, &x));
+    int c = conv(g, x, init_f32(g, "w", 4, wd, 1, -1, 1), -1, "c");
+    int r = op(g, EM_OP_RELU, &c, 1, "r");
+    const int in[2] = {r, c};
+    int y = op(g, EM_OP_ADD, in, 2, "y");
+    OK(em_graph_mark_output(g, y));
+    OK(em_graph_infer_shapes(g));
+    em_passes_options o = {true, true, false, 0};
+    OK(em_passes_run(g, &o));
+    assert_int_equal(count_op(g, EM_OP_CONV), 1);
+    assert_int_equal(count_op(g, EM_OP_RELU), 1);
+    assert_int_equal(count_op(g, EM_OP_FUSEDCONV), 0);
+    ember_model_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_passes_plain),
+        cmocka_unit_test(test_passes_blocked),
+        cmocka_unit_test(test_shared_value_not_fused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
