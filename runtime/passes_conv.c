@@ -171,8 +171,9 @@ static bool same_shape(const em_value *a, const em_value *b)
     if (a->rank < 0 || a->rank != b->rank || a->dtype != b->dtype) {
         return false;
     }
-    for (int d = 0; d < a->rank; d++) {
-        if (a->dims[d].v < 0 || a->dims[d].v != b->dims[d].v) {
+    for (int d = 0; d < a->rank; d++) { /* known and equal, or one symbol */
+        em_dim x = a->dims[d], y = b->dims[d];
+        if (!(x.v >= 0 ? x.v == y.v : x.sym > 0 && x.sym == y.sym)) {
             return false;
         }
     }

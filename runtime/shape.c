@@ -638,6 +638,16 @@ static ember_status *infer_node_shapes(em_graph *g, em_node *n, em_shape *in, em
     }
     for (int o = 0; o < n->n_out; o++) {
         em_value *v = &g->values[n->out[o]];
+        /* A dim the shape function cannot tell keeps what the value knew already: loaders
+         * name dims that inference cannot (TorchScript: a conv's output size as a symbol of its
+         * input's), and inferring again after graph passes must not forget them. */
+        bool keep = v->rank == out[o].rank && v->dtype == out[o].dtype && v->rank > 0;
+        for (int d = 0; keep && d < v->rank; d++) {
+            em_dim nd = out[o].dims[d];
+            if (nd.v < 0 && nd.sym == 0) {
+                out[o].dims[d] = v->dims[d];
+            }
+        }
         v->vt = out[o].vt;
         v->dtype = out[o].dtype;
         v->rank = out[o].rank;

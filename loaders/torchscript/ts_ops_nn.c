@@ -21,6 +21,43 @@ static ember_status *set_ints(ts_lower *L, int node, const char *name, const int
 
 /* ---- convolution ---- */
 
+/* Names the spatial dims of a window op's output y (conv, pools) that shape inference leaves
+ * unknown because x's are symbolic: floor((x + c) / s) + 1 with c = 2 * pad - dil * (k - 1) - 1
+ * is x itself for s = 1, c = -1, and otherwise a symbol named by (x, c, s) (ceil mode: also by
+ * pad), so two windows computing the same size from the same dim share a symbol. That lets a
+ * residual Add of two branches be seen as shape-preserving at load (resnet's downsample
+ * branch), and fusion passes act on it. `pad` NULL: SAME_UPPER padding (ceil(x / s)). */
+static void window_dims(ts_lower *L, int x, int y, size_t k, const int64_t *ks,
+                        const int64_t *st, const int64_t *pad, const int64_t *dil, bool ceil_mode)
+{
+    const em_value *xv = ts_val(L, x);
+    em_value *yv = &L->g->values[y];
+    if (xv->rank != (int)k + 2 || yv->rank != xv->rank) {
+        return;
+    }
+    for (size_t d = 0; d < k; d++) {
+        em_dim xd = xv->dims[2 + d], *yd = &yv->dims[2 + d];
+        if (yd->v >= 0 || yd->sym > 0 || xd.sym <= 0 || xd.sym > L->g->n_syms || ks[d] < 0) {
+            continue;
+        }
+        const char *xs = L->g->sym_names[xd.sym - 1];
+        int64_t c = pad != NULL ? 2 * pad[d] - dil[d] * (ks[d] - 1) - 1 : 0;
+        if (st[d] == 1 && (pad == NULL || (c == -1 && !ceil_mode))) {
+            yd->sym = xd.sym;
+            continue;
+        }
+        const char *name = pad == NULL ? ts_printf(L, "ceil(%s/%lld)", xs, (long long)st[d])
+                           : ceil_mode ? ts_printf(L, "ceilwin(%s,%lld,%lld,%lld)", xs,
+                                                   (long long)c, (long long)st[d],
+                                                   (long long)pad[d])
+                                       : ts_printf(L, "(%s%+lld)/%lld+1", xs, (long long)c,
+                                                   (long long)st[d]);
+        if (name != NULL) {
+            yd->sym = em_graph_symbol(L->g, name); /* 0 (no symbol) when out of memory */
+        }
+    }
+}
+
 /* Conv / ConvTranspose from (input, weight, bias?, stride, padding, dilation, transposed,
  * output_padding, groups): shared by _convolution and convNd. */
 static ember_status *conv(ts_lower *L, const ts_call *c, size_t i_stride, size_t i_pad,
@@ -72,7 +109,18 @@ static ember_status *conv(ts_lower *L, const ts_call *c, size_t i_stride, size_t
     if (transposed) {
         TS_TRY(set_ints(L, node, "output_padding", outpad, k));
     }
-    return ts_infer(L, c, node);
+    TS_TRY(ts_infer(L, c, node));
+    if (!transposed && (!same || strcmp(c->a[i_pad]->u.str.s, "same") == 0)) {
+        int64_t ks[MAXK];
+        const em_value *w = ts_val(L, in[1]);
+        for (size_t d = 0; d < k; d++) {
+            ks[d] = w->rank == (int)k + 2 ? w->dims[2 + d].v : -1;
+        }
+        if (w->rank == (int)k + 2) {
+            window_dims(L, in[0], (*out)->u.t.v, k, ks, stride, same ? NULL : pad, dil, false);
+        }
+    }
+    return NULL;
 }
 
 /* _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -215,7 +263,9 @@ static ember_status *lower_max_pool(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(set_ints(L, node, "pads", pads, 2 * k));
     TS_TRY(set_ints(L, node, "dilations", dl, k));
     TS_TRY(em_node_set_int(L->g, node, "ceil_mode", ceil_mode));
-    return ts_infer(L, c, node);
+    TS_TRY(ts_infer(L, c, node));
+    window_dims(L, x, (*out)->u.t.v, k, ks, st, pd, dl, ceil_mode);
+    return NULL;
 }
 
 /* avg_poolNd(input, kernel_size, stride=[], padding=0, ceil_mode=False,
@@ -254,7 +304,13 @@ static ember_status *lower_avg_pool(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(set_ints(L, node, "pads", pads, 2 * k));
     TS_TRY(em_node_set_int(L->g, node, "ceil_mode", ceil_mode));
     TS_TRY(em_node_set_int(L->g, node, "count_include_pad", include));
-    return ts_infer(L, c, node);
+    TS_TRY(ts_infer(L, c, node));
+    int64_t dl[MAXK];
+    for (size_t d = 0; d < k; d++) {
+        dl[d] = 1;
+    }
+    window_dims(L, x, (*out)->u.t.v, k, ks, st, pd, dl, ceil_mode);
+    return NULL;
 }
 
 /* adaptive_avg_poolNd(input, output_size): GlobalAveragePool for size 1; an output size equal
