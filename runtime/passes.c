@@ -14,15 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-em_passes_options em_passes_default(void)
+em_passes_options em_passes_level(ember_graph_opt level)
 {
-    em_passes_options o = {true, true, true, 0};
-    const char *env = getenv("EMBER_PASSES");
-    if (env != NULL && strcmp(env, "none") == 0) {
-        o.fold = o.fuse = o.layout = false;
-    } else if (env != NULL && strcmp(env, "nolayout") == 0) {
-        o.layout = false;
-    }
+    em_passes_options o = {level >= EMBER_GRAPH_OPT_BASIC, level >= EMBER_GRAPH_OPT_BASIC,
+                           level >= EMBER_GRAPH_OPT_ALL, 0};
     return o;
 }
 
@@ -394,7 +389,7 @@ static bool has_subgraphs(const em_graph *g)
 
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
 {
-    em_passes_options dflt = em_passes_default();
+    em_passes_options dflt = em_passes_level(EMBER_GRAPH_OPT_ALL);
     opt = opt != NULL ? opt : &dflt;
     if ((!opt->fold && !opt->fuse && !opt->layout) || g->n_nodes == 0 || has_subgraphs(g)) {
         return NULL;
