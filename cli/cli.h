@@ -29,11 +29,12 @@ int cli_error(const char *fmt, ...)
 bool cli_parse_shape(const char *arg, cli_shape_opt *opt);
 /* Parses a non-negative int option value; false when malformed. */
 bool cli_parse_int(const char *s, int lo, int hi, int *out);
-/* Loads MODEL (NULL = the built-in default). */
-/* Loads `path` (NULL: the built-in default model); the --input files, when given, tell a
- * TorchScript model its input dtypes and ranks. */
+/* Parses an --optimize value (none, basic, all) into *level; false when unknown. */
+bool cli_parse_optimize(const char *s, ember_graph_opt *level);
+/* Loads `path` (NULL: the built-in default model) with graph optimization `level`; the --input
+ * files, when given, tell a TorchScript model its input dtypes and ranks. */
 ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
-                             ember_model **out);
+                             ember_graph_opt level, ember_model **out);
 /* Concrete shape of input i from its declared shape and --shape options (symbolic dims that
  * no option fixes become 1). Returns the rank, or -1 with a message on stderr. */
 int cli_input_shape(const ember_model *m, size_t i, const cli_shape_opt *opts, int n_opts,

@@ -24,6 +24,7 @@ static void inspect_usage(FILE *f)
                "  --shape NAME=DIMS  input shape or symbolic dim used for the memory plan\n"
                "  --graph            also print the graph in ember's text form\n"
                "  --no-plan          skip the memory plan\n"
+               "  --optimize LEVEL   graph passes at load: none, basic or all (default)\n"
                "  --help             this help\n");
 }
 
@@ -155,6 +156,7 @@ int cli_inspect(int argc, char **argv)
     int n_shapes = 0;
     const char *inputs[CLI_MAX_INPUTS] = {0};
     int n_inputs = 0;
+    ember_graph_opt optimize = EMBER_GRAPH_OPT_ALL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -167,6 +169,11 @@ int cli_inspect(int argc, char **argv)
                 return cli_error("--input needs a file (at most %d)", CLI_MAX_INPUTS), 2;
             }
             inputs[n_inputs++] = argv[++i];
+        } else if (strcmp(a, "--optimize") == 0) {
+            if (i + 1 >= argc || !cli_parse_optimize(argv[i + 1], &optimize)) {
+                return cli_error("--optimize needs none, basic or all"), 2;
+            }
+            i++;
         } else if (strcmp(a, "--no-plan") == 0) {
             plan = false;
         } else if (strcmp(a, "--shape") == 0) {
@@ -185,7 +192,7 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    ember_status *st = cli_load_model(model, inputs, n_inputs, &m);
+    ember_status *st = cli_load_model(model, inputs, n_inputs, optimize, &m);
     if (st != NULL) {
         return cli_fail(st);
     }

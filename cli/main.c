@@ -159,15 +159,34 @@ void cli_format_declared(const ember_model *m, size_t i, bool input, char *buf, 
     }
 }
 
-ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
-                             ember_model **out)
+bool cli_parse_optimize(const char *s, ember_graph_opt *level)
 {
-    if (path == NULL) {
-        return ember_model_load_builtin("default", NULL, out);
+    static const char *const names[] = {"none", "basic", "all"};
+    static const ember_graph_opt levels[] = {EMBER_GRAPH_OPT_NONE, EMBER_GRAPH_OPT_BASIC,
+                                             EMBER_GRAPH_OPT_ALL};
+    for (size_t i = 0; s != NULL && i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *level = levels[i];
+            return true;
+        }
     }
-    /* TorchScript declares no input ranks: take them from the --input files. */
+    return false;
+}
+
+ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
+                             ember_graph_opt level, ember_model **out)
+{
     ember_model_options *opts = NULL;
     ember_status *st = ember_model_options_create(&opts);
+    if (st == NULL) {
+        st = ember_model_options_set_graph_optimization(opts, level);
+    }
+    if (st == NULL && path == NULL) {
+        st = ember_model_load_builtin("default", opts, out);
+        ember_model_options_destroy(opts);
+        return st;
+    }
+    /* TorchScript declares no input ranks: take them from the --input files. */
     for (int i = 0; i < n_inputs && st == NULL; i++) {
         ember_tensor *t = NULL;
         ember_status *lt = ember_tensor_load(inputs[i], &t);

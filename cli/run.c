@@ -28,6 +28,7 @@ typedef struct run_opts {
     const char *isa;
     cli_shape_opt shapes[CLI_MAX_SHAPES];
     int n_shapes;
+    ember_graph_opt optimize;
 } run_opts;
 
 static void run_usage(FILE *f)
@@ -54,6 +55,9 @@ static void run_usage(FILE *f)
             "  --device cpu|cuda   execution device (default cpu)\n"
             "  --precision fp32|fp16|int8  (default fp32)\n"
             "  --isa NAME          cap CPU kernels: scalar, avx2, avx512, native\n"
+            "  --optimize LEVEL    graph passes at load: none (the graph as loaded), basic\n"
+            "                      (constant folding, dead code, fusions) or all (default:\n"
+            "                      basic + blocked conv layout)\n"
             "  --profile           print a per-op time table of the timed runs\n"
             "  --trace FILE        write a Chrome trace (chrome://tracing) of the timed runs\n"
             "  --json              print the figures as one JSON object\n"
@@ -82,7 +86,7 @@ static bool takes_value(const char *a)
 {
     static const char *const opts[] = {"--input",  "--output-dir", "--threads", "--warmup",
                                        "--iters",  "--device",     "--precision", "--trace",
-                                       "--isa",    "--shape"};
+                                       "--isa",    "--shape",      "--optimize"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         if (strcmp(a, opts[i]) == 0) {
             return true;
@@ -96,6 +100,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
     memset(o, 0, sizeof *o);
     o->warmup = 3;
     o->iters = 20;
+    o->optimize = EMBER_GRAPH_OPT_ALL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -152,6 +157,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->trace = v;
         } else if (strcmp(a, "--isa") == 0) {
             o->isa = v;
+        } else if (strcmp(a, "--optimize") == 0) {
+            if (!cli_parse_optimize(v, &o->optimize)) {
+                return cli_error("--optimize: '%s' is not none, basic or all", v), 2;
+            }
         } else if (strcmp(a, "--shape") == 0) {
             if (o->n_shapes >= CLI_MAX_SHAPES || !cli_parse_shape(v, &o->shapes[o->n_shapes])) {
                 return cli_error("--shape: '%s' is not NAME=D1xD2x...", v), 2;
@@ -508,7 +517,8 @@ int cli_run(int argc, char **argv)
     rc = 0;
 
     double t0 = now_ms();
-    if ((st = cli_load_model(o.model, (const char *const *)o.inputs, o.n_inputs, &m)) != NULL) {
+    if ((st = cli_load_model(o.model, (const char *const *)o.inputs, o.n_inputs, o.optimize,
+                             &m)) != NULL) {
         goto done;
     }
     if (ember_model_input_count(m) > CLI_MAX_INPUTS || ember_model_output_count(m) > CLI_MAX_INPUTS) {

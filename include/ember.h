@@ -582,6 +582,31 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create_strings(const int64_
  * owned by the tensor. NULL when `t` is not a string tensor or i is out of range. */
 EMBER_API const char *ember_tensor_string(const ember_tensor *t, int64_t i);
 
+/* ---- Graph optimization (appended in 0.1) ---------------------------------------------- */
+
+/*
+ * How much a model's graph is rewritten once at load, before any planning (as ONNX Runtime's
+ * SessionOptions.graph_optimization_level). Outputs agree at every level within float
+ * rounding; graph inputs, outputs, their names and dtypes are never changed.
+ *  - EMBER_GRAPH_OPT_NONE: the graph as the loader built it.
+ *  - EMBER_GRAPH_OPT_BASIC: constant folding, dead-code elimination and fusions (Conv +
+ *    BatchNormalization, Conv + bias / residual Add / activation into FusedConv).
+ *  - EMBER_GRAPH_OPT_ALL (the default): BASIC plus the layout pass, which keeps chains of
+ *    convolutions in a channel-blocked layout with reorders only at their edges.
+ * ember_model_node_count(), ember_model_graph_text() and `ember inspect` show the graph after
+ * the passes. Graphs with control flow (subgraphs) are loaded as they are at every level.
+ */
+typedef enum ember_graph_opt {
+    EMBER_GRAPH_OPT_NONE = 0,
+    EMBER_GRAPH_OPT_BASIC = 1,
+    EMBER_GRAPH_OPT_ALL = 2
+} ember_graph_opt;
+
+/* Sets the graph optimization level of the models loaded with `opts` (default
+ * EMBER_GRAPH_OPT_ALL). INVALID_ARG for a NULL `opts` or a level not listed above. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_model_options_set_graph_optimization(ember_model_options *opts, ember_graph_opt level);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,6 +104,21 @@ ember_status *ember_model_options_set_input_rank(ember_model_options *opts, size
     return NULL;
 }
 
+ember_status *ember_model_options_set_graph_optimization(ember_model_options *opts,
+                                                         ember_graph_opt level)
+{
+    if (opts == NULL || (level != EMBER_GRAPH_OPT_NONE && level != EMBER_GRAPH_OPT_BASIC &&
+                         level != EMBER_GRAPH_OPT_ALL)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "model_options_set_graph_optimization: %s (levels: NONE 0, BASIC 1, "
+                             "ALL 2)",
+                             opts == NULL ? "NULL options" : "unknown level");
+    }
+    opts->graph_opt = level;
+    opts->has_graph_opt = true;
+    return NULL;
+}
+
 void ember_model_options_set_allocator(ember_model_options *opts, const ember_allocator *alloc)
 {
     if (opts == NULL) {
@@ -151,6 +166,7 @@ static ember_status *model_new(const ember_model_options *opts, ember_model **ou
         m->alloc = *ual;
         m->al = &m->alloc;
     }
+    m->graph_opt = opts != NULL && opts->has_graph_opt ? opts->graph_opt : EMBER_GRAPH_OPT_ALL;
     if (opts != NULL) {
         m->log = opts->log;
         m->log_ctx = opts->log_ctx;
@@ -188,7 +204,8 @@ static ember_status *model_finish(ember_model *m)
         st = em_graph_infer_shapes(m->g);
     }
     if (st == NULL) {
-        st = em_passes_run(m->g, NULL);
+        em_passes_options po = em_passes_level(m->graph_opt);
+        st = em_passes_run(m->g, &po);
     }
     return st;
 }

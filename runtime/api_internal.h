@@ -22,6 +22,8 @@ struct ember_model_options {
     ember_dtype input_dtype[EM_MAX_INPUT_SPECS];
     int input_rank[EM_MAX_INPUT_SPECS];
     bool input_set[EM_MAX_INPUT_SPECS];
+    bool has_graph_opt;        /* graph_opt set; EMBER_GRAPH_OPT_ALL otherwise */
+    ember_graph_opt graph_opt;
 };
 
 struct ember_model {
@@ -31,6 +33,7 @@ struct ember_model {
     void *log_ctx;
     ember_log_level log_level;
     const char *format;
+    ember_graph_opt graph_opt; /* passes run by model_finish (passes.h) */
     em_graph *g;
     em_storage *bytes; /* the model image when loaded from memory or a file */
     size_t n_opsets;   /* ONNX opset imports, in file order; none for other formats */

@@ -14,15 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-em_passes_options em_passes_default(void)
+em_passes_options em_passes_level(ember_graph_opt level)
 {
-    em_passes_options o = {true, true, true, 0};
-    const char *env = getenv("EMBER_PASSES");
-    if (env != NULL && strcmp(env, "none") == 0) {
-        o.fold = o.fuse = o.layout = false;
-    } else if (env != NULL && strcmp(env, "nolayout") == 0) {
-        o.layout = false;
-    }
+    em_passes_options o = {level >= EMBER_GRAPH_OPT_BASIC, level >= EMBER_GRAPH_OPT_BASIC,
+                           level >= EMBER_GRAPH_OPT_ALL, 0};
     return o;
 }
 
@@ -230,6 +225,16 @@ static ember_status *fold_node(em_pctx *c, int ni, bool *done)
     if (out_bytes > in_bytes + ((size_t)1 << 20)) {
         return NULL;
     }
+    if (n->op == EM_OP_IDENTITY) { /* an alias of the initializer: its bytes are shared */
+        em_value *v = &g->values[n->out[0]];
+        v->kind = EM_VAL_INITIALIZER;
+        v->init = tin[0];
+        v->storage = em_storage_retain(g->values[n->in[0]].storage);
+        v->producer = -1;
+        em_pass_kill(c, ni);
+        *done = true;
+        return NULL;
+    }
     const em_kernel *k = NULL;
     void *state = NULL;
     size_t scratch = 0;
@@ -275,6 +280,31 @@ static ember_status *fold_node(em_pctx *c, int ni, bool *done)
         em_free(g->al, state);
     }
     return st;
+}
+
+/* A graph output copied by Identity from a value only it reads (TorchScript's return): the
+ * producer writes the output itself. */
+static void forward_identities(em_pctx *c)
+{
+    em_graph *g = c->g;
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        const em_node *n = &g->nodes[ni];
+        if (c->dead[ni] || n->op != EM_OP_IDENTITY || n->in[0] < 0 ||
+            !em_pass_private(c, n->in[0])) {
+            continue;
+        }
+        int v = n->in[0], out = n->out[0], p = g->values[v].producer;
+        if (p < 0 || p >= ni || c->dead[p] || !g->values[out].is_output) {
+            continue;
+        }
+        for (int o = 0; o < g->nodes[p].n_out; o++) {
+            if (g->nodes[p].out[o] == v) {
+                g->nodes[p].out[o] = out;
+            }
+        }
+        em_pass_kill(c, ni);
+        g->values[out].producer = p;
+    }
 }
 
 static ember_status *fold_constants(em_pctx *c)
@@ -394,7 +424,7 @@ static bool has_subgraphs(const em_graph *g)
 
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
 {
-    em_passes_options dflt = em_passes_default();
+    em_passes_options dflt = em_passes_level(EMBER_GRAPH_OPT_ALL);
     opt = opt != NULL ? opt : &dflt;
     if ((!opt->fold && !opt->fuse && !opt->layout) || g->n_nodes == 0 || has_subgraphs(g)) {
         return NULL;
@@ -413,6 +443,7 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     }
     if (st == NULL && opt->fold) {
         st = fold_constants(&c);
+        forward_identities(&c);
     }
     if (st == NULL && opt->fuse) {
         st = em_pass_fuse_conv(&c);

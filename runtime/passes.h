@@ -24,7 +24,8 @@
  * are built by the loader before the passes run, from the original ops; a forward value the
  * backward nodes read has other readers, so it is never fused away.
  *
- * EMBER_PASSES=none skips them all; EMBER_PASSES=nolayout skips the layout pass.
+ * The level comes from ember_model_options_set_graph_optimization (ember.h): NONE runs none
+ * of them, BASIC all but the layout pass, ALL (the default) every pass.
  */
 #ifndef EMBER_RUNTIME_PASSES_H
 #define EMBER_RUNTIME_PASSES_H
@@ -40,9 +41,10 @@ typedef struct em_passes_options {
     int block;   /* channel block for the layout pass: 16, 8, or 0 for the CPU's choice */
 } em_passes_options;
 
-/* The defaults (everything on), changed by the EMBER_PASSES environment variable. */
-em_passes_options em_passes_default(void);
-/* Runs the passes; on error the graph may be partly rewritten and must be dropped. */
+/* The passes of a graph optimization level (ember_graph_opt). */
+em_passes_options em_passes_level(ember_graph_opt level);
+/* Runs the passes (opt NULL: EMBER_GRAPH_OPT_ALL); on error the graph may be partly rewritten
+ * and must be dropped. */
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt);
 
 /* ---- internal, shared by passes*.c ---- */

@@ -69,6 +69,8 @@ static ember_model *load_default(const ember_allocator *al)
     ember_model *m = NULL;
     OK(ember_model_options_create(&mo));
     ember_model_options_set_allocator(mo, al);
+    /* The tests here check the plain ops' kernels: no graph passes (test_api_graph_opt.c). */
+    OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
     OK(ember_model_load_builtin(NULL, mo, &m));
     ember_model_options_destroy(mo);
     return m;
@@ -487,6 +489,7 @@ static void test_alloc_failure_sweep(void **state)
         ember_tensor *y = NULL;
         OK(ember_model_options_create(&mo));
         ember_model_options_set_allocator(mo, &ca.al);
+        OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
         ember_status *st = ember_model_load_builtin(NULL, mo, &m);
         if (st == NULL) {
             st = ember_session_create(m, NULL, &s);
@@ -576,6 +579,7 @@ static void test_log_callback(void **state)
     ember_model *m = NULL;
     OK(ember_model_options_create(&mo));
     ember_model_options_set_log(mo, capture_log, &cap, EMBER_LOG_DEBUG);
+    OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
     OK(ember_model_load_builtin(NULL, mo, &m));
     ember_session *s = make_session(m, 1, false);
     int64_t shape[4] = {1, 1, 28, 28};

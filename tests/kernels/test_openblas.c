@@ -2,8 +2,8 @@
 /*
  * The OpenBLAS Gemm and MatMul adapters against the reference kernel, on the same case table
  * as the x86 kernels (transposes, alpha / beta, C broadcasting, K = 0, batched and broadcast
- * MatMul). Skips when this build has no OpenBLAS. OpenBLAS ignores ember's pool; the 2-thread
- * run must still match the serial one.
+ * MatMul). Skips when this build has no OpenBLAS. The adapter runs blocks of rows on ember's
+ * pool with OpenBLAS single-threaded; the 2-thread run must match the serial one bit for bit.
  */
 #include "test_x86_harness.h"
 

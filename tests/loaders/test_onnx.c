@@ -35,6 +35,8 @@ static ember_model_options *test_options(void)
     ember_model_options *o = NULL;
     assert_null(ember_model_options_create(&o));
     ember_model_options_set_allocator(o, test_allocator());
+    /* These tests check the graph the loader builds: no graph passes (runtime/passes.h). */
+    assert_null(ember_model_options_set_graph_optimization(o, EMBER_GRAPH_OPT_NONE));
     return o;
 }
 
@@ -299,6 +301,7 @@ static void test_alloc_failures(void **state)
             ember_model *m = NULL;
             assert_null(ember_model_options_create(&o));
             ember_model_options_set_allocator(o, &ca.al);
+            assert_null(ember_model_options_set_graph_optimization(o, EMBER_GRAPH_OPT_NONE));
             ember_status *st = ember_model_load_file(data_path("onnx", files[f]), o, &m);
             ember_model_options_destroy(o);
             if (st == NULL) {
