@@ -72,7 +72,7 @@ ember_status *ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **o
     const char *name = dot + 1;
     const em_ts_class *cls = m != NULL ? em_ts_module_class(m, name) : NULL;
     const em_ts_func *fn = m != NULL && cls == NULL ? em_ts_module_func(m, name) : NULL;
-    if (cls != NULL || (m == NULL && strncmp(qual, "__torch__.torch.classes.", 24) == 0)) {
+    if (cls != NULL || strncmp(qual, "__torch__.torch.classes.", 24) == 0) { /* torchbind */
         *out = ts_new(L, TA_CLASS);
         if (*out == NULL) {
             return em_status_oom();
