@@ -7,11 +7,11 @@
  * then defaults for the rest) wins, and the call's arguments come out in schema order.
  */
 #include "ts_ops.h"
+#include "ts_schema.h"
 
 #include "alloc.h"
 #include "status.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,83 +19,33 @@ static const char *const schemas[] = {
 #include "ts_schemas.inc"
 };
 
-#define MAX_ARGS 32
+#define N_SCHEMAS (sizeof schemas / sizeof schemas[0])
 
-typedef struct sarg {
-    const char *type, *name, *def; /* def NULL: required */
-    size_t type_n, name_n, def_n;
-    bool kw_only;
-} sarg;
-
-/* Splits "ns::name.overload(args) -> ret" into arguments (pointers into the schema text). */
-static bool parse_args(const char *s, sarg *a, size_t *n)
+/* Built-in schema i parsed (ts_schema.c), once per lowering; NULL when it does not parse (it
+ * then binds nothing). */
+static ember_status *schema_at(ts_lower *L, size_t i, const em_ts_schema **out)
 {
-    const char *p = strchr(s, '(');
-    if (p == NULL) {
-        return false;
+    *out = NULL;
+    if (L->schemas == NULL) {
+        L->schemas = em_ts_arena_alloc(&L->arena, N_SCHEMAS * sizeof *L->schemas);
+        if (L->schemas == NULL) {
+            return em_status_oom();
+        }
+        memset(L->schemas, 0, N_SCHEMAS * sizeof *L->schemas);
     }
-    p++;
-    *n = 0;
-    bool kw = false;
-    while (*p != '\0' && *p != ')') {
-        while (*p == ' ' || *p == ',') {
-            p++;
+    if (L->schemas[i] == NULL) {
+        em_ts_schema *sc = NULL;
+        ember_status *st = em_ts_schema_parse(L->ast, schemas[i], strlen(schemas[i]),
+                                              "ts_schemas.inc", &sc);
+        if (st != NULL) {
+            bool oom = ember_status_code(st) == EMBER_ERR_OUT_OF_MEMORY;
+            ember_status_destroy(st);
+            return oom ? em_status_oom() : NULL;
         }
-        if (*p == ')') {
-            break;
-        }
-        const char *start = p;
-        int depth = 0;
-        while (*p != '\0' && (depth > 0 || (*p != ',' && *p != ')'))) {
-            depth += (*p == '(' || *p == '[') - (*p == ')' || *p == ']');
-            if (*p == '"') {
-                p++;
-                while (*p != '\0' && *p != '"') {
-                    p++;
-                }
-            }
-            if (*p != '\0') {
-                p++;
-            }
-        }
-        const char *end = p;
-        if (end - start == 1 && *start == '*') {
-            kw = true;
-            continue;
-        }
-        if (*n == MAX_ARGS) {
-            return false;
-        }
-        /* "<type> <name>[=<default>]": the type may contain spaces inside brackets only. */
-        const char *eq = NULL, *sp = NULL;
-        int d2 = 0;
-        for (const char *q = start; q < end; q++) {
-            d2 += (*q == '(' || *q == '[') - (*q == ')' || *q == ']');
-            if (d2 == 0 && *q == ' ' && sp == NULL) {
-                sp = q;
-            }
-            if (d2 == 0 && *q == '=' && eq == NULL && sp != NULL) {
-                eq = q;
-            }
-        }
-        if (sp == NULL) {
-            return false;
-        }
-        sarg *x = &a[(*n)++];
-        x->type = start;
-        x->type_n = (size_t)(sp - start);
-        x->name = sp + 1;
-        x->name_n = (size_t)((eq != NULL ? eq : end) - (sp + 1));
-        x->def = eq != NULL ? eq + 1 : NULL;
-        x->def_n = eq != NULL ? (size_t)(end - (eq + 1)) : 0;
-        x->kw_only = kw;
+        L->schemas[i] = sc;
     }
-    return true;
-}
-
-static bool type_starts(const sarg *a, const char *t)
-{
-    return a->type_n >= strlen(t) && memcmp(a->type, t, strlen(t)) == 0;
+    *out = L->schemas[i];
+    return NULL;
 }
 
 static bool is_number(const ts_av *v)
@@ -103,173 +53,146 @@ static bool is_number(const ts_av *v)
     return v->k == TA_INT || v->k == TA_FLOAT || v->k == TA_BOOL || v->k == TA_SCALAR;
 }
 
-/* Whether value v is accepted by schema type a. `loose`: a number is accepted as a Tensor too
- * (traced code passes prim::NumToTensor results, which the lowering keeps as numbers, to tensor
- * operators: torch.floor_divide(int(size), CONSTANTS.c0)); tried after no overload binds. */
-static bool accepts(const sarg *a, const ts_av *v, bool loose)
+static bool is_seq(const ts_av *v) { return v->k == TA_LIST || v->k == TA_TUPLE; }
+
+/* Whether value v is accepted by schema argument a. `loose`: a number is accepted as a Tensor
+ * too (traced code passes prim::NumToTensor results, which the lowering keeps as numbers, to
+ * tensor operators: torch.floor_divide(int(size), CONSTANTS.c0)); tried after no overload
+ * binds. */
+static bool accepts(const em_ts_schema_arg *a, const ts_av *v, bool loose)
 {
-    bool opt = a->type_n > 0 && a->type[a->type_n - 1] == '?';
-    if (opt && v->k == TA_NONE) {
+    const em_ts_type *t = a->type;
+    if (t->kind == EM_TS_TY_OPTIONAL) {
+        if (v->k == TA_NONE) {
+            return true;
+        }
+        t = em_ts_type_elem(t);
+    }
+    bool list = t->kind == EM_TS_TY_LIST;
+    const em_ts_type *e = list ? em_ts_type_elem(t) : t;
+    bool item_opt = e->kind == EM_TS_TY_OPTIONAL; /* Tensor?[] */
+    if (item_opt) {
+        e = em_ts_type_elem(e);
+    }
+    switch (e->kind) {
+    case EM_TS_TY_TENSOR:
+        if (!list) {
+            return v->k == TA_TENSOR || (loose && is_number(v));
+        }
+        if (!is_seq(v)) {
+            return false;
+        }
+        for (size_t i = 0; i < v->u.seq.n; i++) {
+            ts_ak k = v->u.seq.items[i]->k;
+            if (k != TA_TENSOR && k != TA_SCALAR && !(k == TA_NONE && item_opt)) {
+                return false;
+            }
+        }
         return true;
-    }
-    bool list = memchr(a->type, '[', a->type_n) != NULL;
-    if (type_starts(a, "Tensor")) {
-        if (list) {
-            if (v->k != TA_LIST && v->k != TA_TUPLE) {
+    case EM_TS_TY_INT:
+    case EM_TS_TY_SYMINT:
+        if (!list) {
+            return v->k == TA_INT || v->k == TA_BOOL ||
+                   (v->k == TA_SCALAR && v->u.t.g->values[v->u.t.v].dtype != EMBER_DTYPE_F64);
+        }
+        if (v->k == TA_INT || v->k == TA_SCALAR) {
+            return a->list_size > 0; /* int[N] accepts one int */
+        }
+        if (!is_seq(v)) {
+            return false;
+        }
+        for (size_t i = 0; i < v->u.seq.n; i++) {
+            ts_ak k = v->u.seq.items[i]->k;
+            if (k != TA_INT && k != TA_SCALAR) {
                 return false;
             }
-            bool item_opt = memchr(a->type, '?', a->type_n) != NULL; /* Tensor?[] */
-            for (size_t i = 0; i < v->u.seq.n; i++) {
-                ts_ak k = v->u.seq.items[i]->k;
-                if (k != TA_TENSOR && k != TA_SCALAR && !(k == TA_NONE && item_opt)) {
-                    return false;
-                }
-            }
-            return true;
         }
-        return v->k == TA_TENSOR || (loose && is_number(v));
-    }
-    if (type_starts(a, "int") || type_starts(a, "SymInt")) {
+        return true;
+    case EM_TS_TY_FLOAT:
+    case EM_TS_TY_BOOL:
         if (list) {
-            if (v->k == TA_INT || v->k == TA_SCALAR) {
-                /* int[N] accepts one int */
-                return a->type_n > 0 && memchr(a->type, ']', a->type_n) != NULL &&
-                       a->type[strcspn(a->type, "[") + 1] != ']';
-            }
-            if (v->k == TA_TENSOR) {
-                return false;
-            }
-            if (v->k != TA_LIST && v->k != TA_TUPLE) {
-                return false;
-            }
-            for (size_t i = 0; i < v->u.seq.n; i++) {
-                ts_ak k = v->u.seq.items[i]->k;
-                if (k != TA_INT && k != TA_SCALAR) {
-                    return false;
-                }
-            }
-            return true;
+            return is_seq(v);
         }
-        return v->k == TA_INT || v->k == TA_BOOL ||
-               (v->k == TA_SCALAR && v->u.t.g->values[v->u.t.v].dtype != EMBER_DTYPE_F64);
-    }
-    if (type_starts(a, "float")) {
-        if (list) {
-            return v->k == TA_LIST || v->k == TA_TUPLE;
-        }
-        return is_number(v);
-    }
-    if (type_starts(a, "Scalar") || type_starts(a, "number")) {
-        return is_number(v);
-    }
-    if (type_starts(a, "bool")) {
-        if (list) {
-            return v->k == TA_LIST || v->k == TA_TUPLE;
-        }
-        return v->k == TA_BOOL || v->k == TA_SCALAR;
-    }
-    if (type_starts(a, "str")) {
-        return v->k == TA_STR;
-    }
-    if (type_starts(a, "ScalarType") || type_starts(a, "Layout") ||
-        type_starts(a, "MemoryFormat")) {
-        return v->k == TA_INT;
-    }
-    if (type_starts(a, "Device")) {
-        return v->k == TA_DEVICE || v->k == TA_STR;
-    }
-    if (type_starts(a, "Dimname")) {
+        return e->kind == EM_TS_TY_FLOAT ? is_number(v) : v->k == TA_BOOL || v->k == TA_SCALAR;
+    case EM_TS_TY_NUMBER:
+        return !list && is_number(v);
+    case EM_TS_TY_STR:
+        return !list && v->k == TA_STR;
+    case EM_TS_TY_SCALAR_TYPE:
+    case EM_TS_TY_LAYOUT:
+    case EM_TS_TY_MEMORY_FORMAT:
+        return !list && v->k == TA_INT;
+    case EM_TS_TY_DEVICE:
+        return !list && (v->k == TA_DEVICE || v->k == TA_STR);
+    case EM_TS_TY_DIMNAME:
         return false;
+    default:
+        return true; /* t, t[], Any, Generator?, ... */
     }
-    return true; /* t, t[], Any, Generator?, ... */
 }
 
-/* A schema default value as an abstract value. */
-static ts_av *parse_default(ts_lower *L, const char *s, size_t n)
+/* A schema default as an abstract value (names torch knows, contiguous_format, long, Mean,
+ * stay strings). */
+static ts_av *default_value(ts_lower *L, const em_ts_default *d)
 {
-    if (n == 4 && memcmp(s, "None", 4) == 0) {
+    ts_av *l = NULL;
+    switch (d->kind) {
+    case EM_TS_DEF_NONE:
         return ts_none(L);
-    }
-    if (n == 4 && memcmp(s, "True", 4) == 0) {
-        return ts_bool(L, true);
-    }
-    if (n == 5 && memcmp(s, "False", 5) == 0) {
-        return ts_bool(L, false);
-    }
-    if (n >= 2 && s[0] == '"') {
-        return ts_str(L, s + 1, n - 2);
-    }
-    if (n >= 2 && s[0] == '[') {
-        ts_av *l = ts_seq(L, TA_LIST, 0);
-        const char *p = s + 1, *end = s + n - 1;
-        while (l != NULL && p < end) {
-            while (p < end && (*p == ' ' || *p == ',')) {
-                p++;
+    case EM_TS_DEF_INT:
+        return ts_int(L, d->i);
+    case EM_TS_DEF_FLOAT:
+        return ts_float(L, d->f);
+    case EM_TS_DEF_BOOL:
+        return ts_bool(L, d->b);
+    case EM_TS_DEF_STR:
+    case EM_TS_DEF_IDENT:
+        return ts_str(L, d->s, d->kind == EM_TS_DEF_STR ? d->n : strlen(d->s));
+    case EM_TS_DEF_INT_LIST:
+    case EM_TS_DEF_FLOAT_LIST:
+    case EM_TS_DEF_BOOL_LIST:
+        l = ts_seq(L, TA_LIST, d->n);
+        for (size_t i = 0; l != NULL && i < d->n; i++) {
+            ts_av *item = d->kind == EM_TS_DEF_INT_LIST     ? ts_int(L, d->ints[i])
+                          : d->kind == EM_TS_DEF_FLOAT_LIST ? ts_float(L, d->floats[i])
+                                                            : ts_bool(L, d->bools[i]);
+            if (item == NULL) {
+                return NULL;
             }
-            const char *q = p;
-            while (q < end && *q != ',') {
-                q++;
-            }
-            if (q > p) {
-                ts_av *item = parse_default(L, p, (size_t)(q - p));
-                if (item == NULL || ts_list_append(L, l, item) != NULL) {
-                    return NULL;
-                }
-            }
-            p = q;
+            l->u.seq.items[i] = item;
         }
         return l;
     }
-    char buf[64];
-    if (n < sizeof buf && n > 0 && (isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '.')) {
-        memcpy(buf, s, n);
-        buf[n] = '\0';
-        char *e = NULL;
-        long long i = strtoll(buf, &e, 10);
-        if (*e == '\0') {
-            return ts_int(L, i);
-        }
-        return ts_float(L, strtod(buf, NULL));
-    }
-    if (n == 3 && memcmp(s, "inf", 3) == 0) {
-        return ts_float(L, 1.0 / 0.0);
-    }
-    /* Enum-like names (contiguous_format, Mean, long): kept as strings. */
-    return ts_str(L, s, n);
+    return NULL;
 }
 
 /* Tries one schema; true and *c filled when the call binds. */
-static ember_status *try_bind(ts_lower *L, const char *schema, ts_av **args, size_t n_args,
+static ember_status *try_bind(ts_lower *L, const em_ts_schema *sc, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw, bool loose,
                               ts_call *c, bool *ok)
 {
-    sarg a[MAX_ARGS];
-    size_t n = 0;
+    size_t n = sc->n_args, n_pos = 0;
     *ok = false;
-    if (!parse_args(schema, a, &n)) {
-        return NULL;
-    }
-    size_t n_pos = 0;
-    while (n_pos < n && !a[n_pos].kw_only) {
+    while (n_pos < n && !sc->args[n_pos].kwarg_only) {
         n_pos++;
     }
-    if (n_args > n_pos) {
+    if (n_args > n_pos || sc->is_vararg) {
         return NULL;
     }
-    ts_av *bound[MAX_ARGS] = {0};
+    ts_av **bound = em_ts_arena_alloc(&L->arena, (n + 1) * sizeof(ts_av *));
+    if (bound == NULL) {
+        return em_status_oom();
+    }
+    memset(bound, 0, (n + 1) * sizeof(ts_av *));
     for (size_t i = 0; i < n_args; i++) {
-        if (!accepts(&a[i], args[i], loose)) {
+        if (!accepts(&sc->args[i], args[i], loose)) {
             return NULL;
         }
         bound[i] = args[i];
     }
     for (size_t k = 0; k < n_kw; k++) {
-        size_t i = 0;
-        while (i < n && !(a[i].name_n == strlen(kw_names[k]) &&
-                          memcmp(a[i].name, kw_names[k], a[i].name_n) == 0)) {
-            i++;
-        }
-        if (i == n || bound[i] != NULL || !accepts(&a[i], kw_vals[k], loose)) {
+        int i = em_ts_schema_find_arg(sc, kw_names[k]);
+        if (i < 0 || bound[i] != NULL || !accepts(&sc->args[i], kw_vals[k], loose)) {
             return NULL;
         }
         bound[i] = kw_vals[k];
@@ -278,25 +201,18 @@ static ember_status *try_bind(ts_lower *L, const char *schema, ts_av **args, siz
         if (bound[i] != NULL) {
             continue;
         }
-        if (a[i].def == NULL) {
+        if (sc->args[i].def == NULL) {
             return NULL;
         }
-        bound[i] = parse_default(L, a[i].def, a[i].def_n);
-        if (bound[i] == NULL) {
+        if ((bound[i] = default_value(L, sc->args[i].def)) == NULL) {
             return em_status_oom();
         }
     }
-    c->a = em_ts_arena_alloc(&L->arena, (n + 1) * sizeof(ts_av *));
-    if (c->a == NULL) {
-        return em_status_oom();
-    }
-    memcpy(c->a, bound, n * sizeof(ts_av *));
+    c->a = bound;
     c->n = n;
-    const char *dot = strchr(schema, '.'), *paren = strchr(schema, '(');
-    c->overload = dot != NULL && dot < paren
-                      ? em_ts_arena_strndup(&L->arena, dot + 1, (size_t)(paren - dot - 1)) : "";
-    *ok = c->overload != NULL;
-    return *ok ? NULL : em_status_oom();
+    c->overload = sc->overload;
+    *ok = true;
+    return NULL;
 }
 
 ember_status *ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
@@ -308,14 +224,18 @@ ember_status *ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
     out->op = op;
     out->pos = pos;
     for (int loose = 0; loose < 2; loose++) {
-        for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
+        for (size_t i = 0; i < N_SCHEMAS; i++) {
             const char *s = schemas[i];
+            const em_ts_schema *sc = NULL;
             if (strncmp(s, op, len) != 0 || (s[len] != '.' && s[len] != '(')) {
                 continue;
             }
             tried += !loose;
+            TS_TRY(schema_at(L, i, &sc));
             bool ok = false;
-            TS_TRY(try_bind(L, s, args, n_args, kw_names, kw_vals, n_kw, loose, out, &ok));
+            if (sc != NULL) {
+                TS_TRY(try_bind(L, sc, args, n_args, kw_names, kw_vals, n_kw, loose, out, &ok));
+            }
             if (ok) {
                 return NULL;
             }

@@ -126,6 +126,8 @@ typedef struct ts_lower {
     int n_frames;
     const em_tsv *constants;    /* constants.pkl: a tuple */
     ts_code_file *files;        /* parsed code files, by record name */
+    const struct em_ts_schema **schemas; /* ts_bind.c: the built-in schemas parsed on first use
+                                            (NULL until then; one entry per schema) */
     int depth;                  /* call depth */
     int64_t counter;            /* for unique value names */
     const char *path;           /* current module path, for node names */
