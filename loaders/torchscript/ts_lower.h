@@ -67,6 +67,14 @@ typedef enum ts_ak {
 typedef struct ts_av ts_av;
 typedef struct ts_obj ts_obj;
 
+/* A quantized tensor's parameters (torch's affine schemes): scale (F32) and zero point (the
+ * tensor's integer dtype) as values of graph g, 0-d or, per channel, 1-D along `axis`. */
+typedef struct ts_qinfo {
+    int scale, zero_point;
+    int axis; /* -1: per tensor */
+    em_graph *g;
+} ts_qinfo;
+
 struct ts_av {
     ts_ak k;
     union {
@@ -76,7 +84,11 @@ struct ts_av {
         struct { const char *s; size_t n; } str;
         struct { ts_av **items; size_t n, cap; } seq;
         struct { ts_av **keys, **vals; size_t n, cap; } dict;
-        struct { int v; em_graph *g; } t; /* value index in graph g (the root or a subgraph) */
+        struct {
+            int v;                /* value index in graph g (the root or a subgraph) */
+            em_graph *g;
+            const ts_qinfo *q;    /* quantized tensors (integer values): their parameters */
+        } t;
         ts_obj *obj;
         struct { const em_ts_func *fn; ts_av *self; const char *qual; } fn;
         struct { const char *qual; const em_ts_class *cls; } cls;

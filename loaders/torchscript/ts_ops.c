@@ -230,9 +230,46 @@ static ember_status *lower_num_to_tensor(ts_lower *L, const ts_call *c, ts_av **
 }
 
 /* aten::Int / Float / Bool / ScalarImplicit of a tensor: a dynamic scalar. */
+/* The one element of a constant tensor (a module buffer: float(self.scale)) as a double;
+ * false when a is not such a constant. */
+static bool const_element(const ts_av *a, double *v)
+{
+    if (a->k != TA_TENSOR || a->u.t.q != NULL) {
+        return false;
+    }
+    const em_value *x = &a->u.t.g->values[a->u.t.v];
+    int64_t n = 1;
+    for (int d = 0; d < x->rank; d++) {
+        n *= x->dims[d].v;
+    }
+    if (x->kind != EM_VAL_INITIALIZER || x->init.data == NULL || x->rank < 0 || n != 1) {
+        return false;
+    }
+    const void *p = x->init.data;
+    switch (x->dtype) {
+    case EMBER_DTYPE_F32: *v = *(const float *)p; return true;
+    case EMBER_DTYPE_F64: *v = *(const double *)p; return true;
+    case EMBER_DTYPE_I64: *v = (double)*(const int64_t *)p; return true;
+    case EMBER_DTYPE_I32: *v = *(const int32_t *)p; return true;
+    case EMBER_DTYPE_I8: *v = *(const int8_t *)p; return true;
+    case EMBER_DTYPE_U8:
+    case EMBER_DTYPE_BOOL: *v = *(const uint8_t *)p; return true;
+    default: return false;
+    }
+}
+
 static ember_status *lower_to_scalar(ts_lower *L, const ts_call *c, ts_av **out)
 {
     const ts_av *a = c->a[0];
+    double k = 0;
+    if (const_element(a, &k)) { /* folds as the number it holds */
+        ts_av num = {.k = TA_FLOAT};
+        num.u.f = k;
+        ts_call kc = *c;
+        ts_av *args[1] = {&num};
+        kc.a = args;
+        return lower_to_scalar(L, &kc, out);
+    }
     bool want_int = strcmp(c->op, "aten::Int") == 0 || strcmp(c->op, "aten::IntImplicit") == 0;
     bool want_bool = strcmp(c->op, "aten::Bool") == 0;
     if (a->k == TA_INT || a->k == TA_FLOAT || a->k == TA_BOOL) {
@@ -278,7 +315,7 @@ ts_lower_fn ts_op_find(const char *name)
 {
     const ts_op_table *const tables[] = {&shape_table, &ts_nn_table, &ts_elem_table,
                                          &ts_tensor_table, &ts_index_table, &ts_layout_table,
-                                         &ts_rnn_table, &ts_attn_table};
+                                         &ts_rnn_table, &ts_attn_table, &ts_quant_table};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (size_t i = 0; i < tables[t]->n; i++) {
             if (strcmp(tables[t]->ops[i].name, name) == 0) {
@@ -433,6 +470,53 @@ static ember_status *list_compare(ts_lower *L, bool eq, ts_av **args, em_ts_pos 
     return NULL;
 }
 
+static bool in_table(const ts_op_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (strcmp(t->ops[i].name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An aten op on quantized tensors (torch runs pooling, flatten, relu, ... on them): it gets
+ * their float values, and its result is quantized again with the first one's parameters where
+ * torch keeps them (ops that move, select or take the max of values; averages, as torch's
+ * quantized kernels do). Calls without quantized tensors go straight to `fn`. */
+static ember_status *quantized_operands(ts_lower *L, ts_call *c, ts_lower_fn fn, ts_av **out)
+{
+    static const char *const keep[] = {
+        "aten::max_pool2d", "aten::max_pool1d", "aten::avg_pool2d", "aten::adaptive_avg_pool2d",
+        "aten::flatten", "aten::reshape", "aten::view", "aten::relu", "aten::relu_",
+        "aten::contiguous", "aten::dropout", "aten::squeeze", "aten::unsqueeze",
+        "aten::permute", "aten::transpose", "aten::upsample_nearest2d", "aten::hardtanh",
+        "aten::hardtanh_", "aten::clamp", "aten::mean", "aten::__getitem__", "aten::select",
+        "aten::slice"};
+    const ts_av *like = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        ts_av *a = c->a[i];
+        if (a->k == TA_TENSOR && a->u.t.q != NULL) {
+            int v = -1;
+            TS_TRY(ts_dequantize(L, c, a, &v));
+            like = like != NULL ? like : a;
+            TS_TRY(ts_ret_tensor(L, v, &c->a[i]));
+        }
+    }
+    TS_TRY(fn(L, c, out));
+    if (like == NULL || like->u.t.q->axis >= 0 || *out == NULL || (*out)->k != TA_TENSOR) {
+        return NULL;
+    }
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
+        if (strcmp(c->op, keep[k]) == 0) {
+            int x = -1;
+            TS_TRY(ts_use(L, *out, &x));
+            return ts_requantize_like(L, c, x, like, out);
+        }
+    }
+    return NULL;
+}
+
 ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw,
                               em_ts_pos pos, ts_av **out)
@@ -481,6 +565,9 @@ ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_
     c.node = L->path[0] != '\0' ? ts_printf(L, "%s/%s", L->path, bare) : bare;
     if (c.node == NULL) {
         return em_status_oom();
+    }
+    if (strncmp(op, "aten::", 6) == 0 && !in_table(&ts_quant_table, op)) {
+        return quantized_operands(L, &c, fn, out);
     }
     return fn(L, &c, out);
 }

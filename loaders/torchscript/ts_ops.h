@@ -29,9 +29,16 @@ extern const ts_op_table ts_elem_table;   /* ts_ops_elem.c: elementwise math, co
 extern const ts_op_table ts_tensor_table; /* ts_ops_tensor.c: tensor creation, dtype casts */
 extern const ts_op_table ts_rnn_table;    /* ts_ops_rnn.c: RNN/LSTM/GRU layers and cells */
 extern const ts_op_table ts_attn_table;   /* ts_ops_attn.c: attention */
+extern const ts_op_table ts_quant_table;  /* ts_ops_quant.c: quantized tensors and ops */
 extern const ts_op_table ts_index_table;  /* ts_ops_index.c: indexing, split, gather/scatter */
 extern const ts_op_table ts_layout_table; /* ts_ops_layout.c: expand, repeat, stack, pad,
                                              upsample, pixel/channel shuffle, tril */
+
+/* Quantized values (ts_ops_quant.c): a as a float value (DequantizeLinear when quantized), and
+ * float x quantized with the per-tensor parameters of quantized `like`. */
+ember_status *ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, int *out);
+ember_status *ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_av *like,
+                                 ts_av **out);
 
 /* The lowering of operator `name`, or NULL. */
 ts_lower_fn ts_op_find(const char *name);

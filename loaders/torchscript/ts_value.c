@@ -69,6 +69,7 @@ ts_av *ts_tensor(ts_lower *L, int v)
     if (a != NULL) {
         a->u.t.v = v;
         a->u.t.g = L->g;
+        a->u.t.q = NULL;
     }
     return a;
 }
@@ -552,9 +553,11 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
     if (name == NULL) {
         return em_status_oom();
     }
-    if (t->qscheme != EM_TS_QSCHEME_NONE) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: quantized tensor '%s': quantized "
-                             "TorchScript models are not supported yet", L->what, path);
+    if (t->qscheme != EM_TS_QSCHEME_NONE && t->qscheme != EM_TS_PER_TENSOR_AFFINE &&
+        t->qscheme != EM_TS_PER_CHANNEL_AFFINE) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: quantized tensor '%s': only torch's "
+                             "per-tensor and per-channel affine schemes are supported", L->what,
+                             path);
     }
     size_t off = (size_t)t->offset * es;
     if (numel == 0 || t->storage == NULL) {
@@ -593,6 +596,88 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
         st = em_graph_add_initializer_copy(L->root, name, t->dtype, t->rank, t->sizes, dense, out);
     }
     em_free(L->al, dense);
+    return st;
+}
+
+/* Element i of a 1-D tensor record of a float or integer dtype, as a double (NaN otherwise or
+ * out of its storage). */
+static double tsv_elem(const em_tsv_tensor *t, int64_t i)
+{
+    int64_t at = t->offset + i * t->strides[0];
+    size_t es = em_dtype_size(t->dtype);
+    if (t->storage == NULL || at < 0 || (uint64_t)(at + 1) * es > em_storage_size(t->storage)) {
+        return NAN;
+    }
+    const unsigned char *p = (const unsigned char *)em_storage_data(t->storage) + (size_t)at * es;
+    switch (t->dtype) {
+    case EMBER_DTYPE_F64: { double v; memcpy(&v, p, 8); return v; }
+    case EMBER_DTYPE_F32: { float v; memcpy(&v, p, 4); return v; }
+    case EMBER_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case EMBER_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    default: return NAN;
+    }
+}
+
+/* The scale and zero point of a pickled quantized tensor as root-graph constants: F32 scales,
+ * zero points in the tensor's integer dtype. */
+static ember_status *qparams_init(ts_lower *L, const em_tsv_tensor *t, const char *path,
+                                  const ts_qinfo **out)
+{
+    ts_qinfo *q = em_ts_arena_alloc(&L->arena, sizeof *q);
+    if (q == NULL) {
+        return em_status_oom();
+    }
+    q->g = L->root;
+    q->axis = t->qscheme == EM_TS_PER_CHANNEL_AFFINE ? (int)t->axis : -1;
+    int64_t n = 1;
+    if (q->axis >= 0) {
+        n = t->sizes[q->axis];
+        if (t->scales == NULL || t->zero_points == NULL ||
+            t->scales->kind != EM_TSV_TENSOR || t->zero_points->kind != EM_TSV_TENSOR ||
+            t->scales->u.t.rank != 1 || t->zero_points->u.t.rank != 1 ||
+            t->scales->u.t.sizes[0] != n || t->zero_points->u.t.sizes[0] != n ||
+            t->scales->u.t.storage == NULL || t->zero_points->u.t.storage == NULL) {
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: quantized tensor '%s': "
+                                 "per-channel scales or zero points do not match axis %lld",
+                                 L->what, path, (long long)t->axis);
+        }
+    }
+    float *sc = em_ts_arena_alloc(&L->arena, sizeof *sc * (size_t)n);
+    unsigned char *zp = em_ts_arena_alloc(&L->arena, (size_t)n);
+    if (sc == NULL || zp == NULL) {
+        return em_status_oom();
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double s = t->scale, z = (double)t->zero_point;
+        if (q->axis >= 0) {
+            s = tsv_elem(&t->scales->u.t, i);
+            z = tsv_elem(&t->zero_points->u.t, i);
+        }
+        double lo = t->dtype == EMBER_DTYPE_I8 ? -128 : 0, hi = t->dtype == EMBER_DTYPE_I8 ? 127 : 255;
+        if (!(s > 0) || !isfinite(s) || z < lo || z > hi || z != floor(z)) {
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: quantized tensor '%s': scale "
+                                 "%g / zero point %g out of range", L->what, path, s, z);
+        }
+        sc[i] = (float)s;
+        if (t->dtype == EMBER_DTYPE_I8) {
+            ((int8_t *)zp)[i] = (int8_t)z;
+        } else {
+            zp[i] = (unsigned char)z;
+        }
+    }
+    if (t->dtype != EMBER_DTYPE_I8 && t->dtype != EMBER_DTYPE_U8) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: quantized tensor '%s' of %s (qint8 and "
+                             "quint8 are supported)", L->what, path, ember_dtype_name(t->dtype));
+    }
+    em_graph *g = L->g;
+    L->g = L->root;
+    int64_t dims[1] = {n};
+    ember_status *st = ts_const(L, EMBER_DTYPE_F32, q->axis >= 0 ? 1 : 0, dims, sc, &q->scale);
+    if (st == NULL) {
+        st = ts_const(L, t->dtype, q->axis >= 0 ? 1 : 0, dims, zp, &q->zero_point);
+    }
+    L->g = g;
+    *out = q;
     return st;
 }
 
@@ -676,6 +761,9 @@ ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av 
         if (a != NULL) {
             a->u.t.g = L->root;
         }
+        if (a != NULL && v->u.t.qscheme != EM_TS_QSCHEME_NONE) {
+            EMBER_TRY(qparams_init(L, &v->u.t, path, &a->u.t.q));
+        }
         break;
     }
     case EM_TSV_OBJECT: {
@@ -691,16 +779,47 @@ ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av 
             return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: pickled object of '%s', which is "
                                  "not a class", L->what, v->u.obj.cls);
         }
-        if (v->u.obj.state != NULL && v->u.obj.state->kind != EM_TSV_DICT) {
+        bool setstate = v->u.obj.state != NULL && v->u.obj.state->kind != EM_TSV_DICT;
+        const em_ts_func *set = setstate && cls->u.cls.cls != NULL
+                                    ? em_ts_class_method(cls->u.cls.cls, "__setstate__") : NULL;
+        if (setstate && cls->u.cls.cls == NULL &&
+            strcmp(v->u.obj.cls, "__torch__.torch.classes.quantized.LinearPackedParamsBase") ==
+                0) {
+            /* fbgemm/qnnpack linear weights: the state is (weight, bias), which is what the
+             * quantized lowering takes as packed weights (ts_ops_quant.c) */
+            EMBER_TRY(ts_from_tsv(L, v->u.obj.state, path, &a));
+            if (a->k != TA_TUPLE || a->u.seq.n != 2) {
+                return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': packed linear weights "
+                                     "are not a (weight, bias) pair", L->what, path);
+            }
+            break;
+        }
+        if (setstate && set == NULL) {
             return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: object '%s' of class %s is saved "
-                                 "with __getstate__, which ember does not run yet", L->what,
-                                 path, v->u.obj.cls);
+                                 "with __getstate__ and its class has no __setstate__ code",
+                                 L->what, path, v->u.obj.cls);
         }
         o->qual = cls->u.cls.qual;
         o->cls = cls->u.cls.cls;
-        o->state = v->u.obj.state;
+        o->state = setstate ? NULL : v->u.obj.state;
         o->path = path;
         a->u.obj = o;
+        if (setstate) {
+            /* Rebuilt as torch does: the class's own __setstate__ runs on the saved state (the
+             * quantized modules pack their weights there). */
+            ts_av *state = NULL, *f = NULL, *none = NULL;
+            EMBER_TRY(memo_put(L, v, a));
+            EMBER_TRY(ts_from_tsv(L, v->u.obj.state, path, &state));
+            if ((f = ts_new(L, TA_FUNC)) == NULL) {
+                return em_status_oom();
+            }
+            f->u.fn.fn = set;
+            f->u.fn.self = a;
+            f->u.fn.qual = ts_printf(L, "%s.__setstate__", o->qual);
+            EMBER_TRY(ts_call_func(L, f, &state, 1, NULL, NULL, 0, nopos, &none));
+            *out = a;
+            return NULL;
+        }
         break;
     }
     default:
