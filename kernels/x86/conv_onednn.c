@@ -56,6 +56,7 @@ typedef struct conv_geom {
     int64_t group;
     int64_t stride[2], dil[2], pad_b[2], pad_e[2];
     int64_t block; /* 0: plain NCHW; 8 or 16: X, Z, Y channel-blocked */
+    bool plain_x;  /* blocked, but X plain NCHW (FusedConv plain_input) */
     bool has_bias, has_z;
     em_conv_epilogue epi;
 } conv_geom;
@@ -130,6 +131,7 @@ static ember_status *parse_kind(const em_kinfo *ki, conv_geom *g)
     g->has_bias = ki->n_in > 2 && ki->in[2].dtype != EMBER_DTYPE_UNDEFINED;
     g->has_z = fused && ki->n_in > 3 && ki->in[3].dtype != EMBER_DTYPE_UNDEFINED;
     g->block = fused ? em_node_attr_int(ki->node, "blocked", 0) : 0;
+    g->plain_x = g->block > 0 && em_node_attr_int(ki->node, "plain_input", 0) != 0;
     if (ki->n_out != 1 || x->dtype != EMBER_DTYPE_F32 || w->dtype != EMBER_DTYPE_F32 ||
         y->dtype != EMBER_DTYPE_F32 || (g->has_bias && ki->in[2].dtype != EMBER_DTYPE_F32) ||
         (g->has_z && ki->in[3].dtype != EMBER_DTYPE_F32)) {
@@ -138,14 +140,14 @@ static ember_status *parse_kind(const em_kinfo *ki, conv_geom *g)
     if (!em_conv_epilogue_parse(ki->node, &g->epi)) {
         return decline(ki, "activation");
     }
-    int xr = g->block > 0 ? 5 : 4;
-    if (x->rank != xr || w->rank != 4 || y->rank != xr || (g->has_z && ki->in[3].rank != xr)) {
+    int yr = g->block > 0 ? 5 : 4, xr = g->plain_x ? 4 : yr;
+    if (x->rank != xr || w->rank != 4 || y->rank != yr || (g->has_z && ki->in[3].rank != yr)) {
         return decline(ki, "only 2-D convolution");
     }
     if (g->block != 0 && g->block != 8 && g->block != 16) {
         return decline(ki, "channel block other than 8 or 16");
     }
-    if (g->block > 0 && (x->dims[4] != g->block || y->dims[4] != g->block)) {
+    if (g->block > 0 && ((!g->plain_x && x->dims[4] != g->block) || y->dims[4] != g->block)) {
         return decline(ki, "blocked shapes");
     }
     return NULL;
@@ -170,7 +172,7 @@ static ember_status *parse_geom(const em_kinfo *ki, conv_geom *g)
         !read_ints(ki->node, "pads", 4, 0, pads)) {
         return decline(ki, "attribute length");
     }
-    int64_t cb = g->block > 0 ? (g->c + g->block - 1) / g->block : g->c;
+    int64_t cb = g->block > 0 && !g->plain_x ? (g->c + g->block - 1) / g->block : g->c;
     int64_t mb = g->block > 0 ? (g->m + g->block - 1) / g->block : g->m;
     bool z_ok = !g->has_z || em_tensor_same_shape(&ki->in[3], y);
     if (em_tensor_numel(x) == 0 || em_tensor_numel(w) == 0 || em_tensor_numel(y) == 0 ||
@@ -343,6 +345,7 @@ static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int6
     sl->bias_off = (size_t)m0;
     dnnl_format_tag_t tag =
         g.block == 16 ? dnnl_nChw16c : (g.block == 8 ? dnnl_nChw8c : dnnl_nchw);
+    dnnl_format_tag_t src_tag = g.plain_x ? dnnl_nchw : tag;
     dnnl_dims_t src_d = {g.n, g.c, g.h, g.w}, dst_d = {g.n, g.m, g.oh, g.ow};
     dnnl_dims_t bias_d = {g.m}, wd, strides = {g.stride[0], g.stride[1]};
     dnnl_dims_t dil = {g.dil[0] - 1, g.dil[1] - 1}; /* oneDNN counts dilation from 0 */
@@ -350,7 +353,7 @@ static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int6
     int wr = weight_dims(&g, wd);
     bool const_w = ki->in[1].data != NULL;
     dnnl_status_t r;
-    if ((r = dnnl_memory_desc_init_by_tag(&sl->src_md, 4, src_d, dnnl_f32, tag)) ||
+    if ((r = dnnl_memory_desc_init_by_tag(&sl->src_md, 4, src_d, dnnl_f32, src_tag)) ||
         (r = dnnl_memory_desc_init_by_tag(&sl->dst_md, 4, dst_d, dnnl_f32, tag)) ||
         (r = dnnl_memory_desc_init_by_tag(&sl->bias_md, 1, bias_d, dnnl_f32, dnnl_x)) ||
         (r = dnnl_memory_desc_init_by_tag(&user_wmd, wr, wd, dnnl_f32,

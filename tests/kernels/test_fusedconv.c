@@ -32,6 +32,7 @@ static const fc_case cases[] = {
     {"depthwise",   1, 24, 10, 9,  24, 3, 3, 24, {1, 1}, {1, 1}, {1, 1, 1, 1}},
     {"depthwise_s2",1, 40, 15, 15, 40, 5, 5, 40, {2, 2}, {1, 1}, {2, 2, 2, 2}},
     {"wide",        1, 64, 8,  8,  96, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"first_conv",  1, 3,  23, 21, 32, 7, 7, 1,  {2, 2}, {1, 1}, {3, 3, 3, 3}},
 };
 
 static const struct {
@@ -151,13 +152,14 @@ typedef struct fc_run {
     int taken; /* cases the kernel accepted */
 } fc_run;
 
-static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, uint64_t seed,
-                     fc_run *r)
+/* b: the channel block of Y and Z (0: plain), and of X unless px (plain_input). */
+static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, bool px,
+                     uint64_t seed, fc_run *r)
 {
     char name[128];
-    snprintf(name, sizeof name, "%s/%s/%s%s/b%lld", c->name,
+    snprintf(name, sizeof name, "%s/%s/%s%s/b%lld%s", c->name,
              acts[ai].act ? em_conv_act_name(acts[ai].act) : "none", bias ? "B" : "",
-             zres ? "Z" : "", (long long)b);
+             zres ? "Z" : "", (long long)b, px ? "/plain_x" : "");
     t_node node;
     t_node_init(&node, EM_OP_FUSEDCONV, name);
     int64_t ks[2] = {c->kh, c->kw};
@@ -175,17 +177,20 @@ static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, 
     if (b > 0) {
         t_set_int(&node, "blocked", b);
     }
+    if (px) {
+        t_set_int(&node, "plain_input", 1);
+    }
     int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, c->c / c->group, c->kh, c->kw};
     int64_t yd[4] = {c->n, c->m, out_size(c, 0, c->h, c->kh), out_size(c, 1, c->w, c->kw)};
     int64_t bd[1] = {c->m}, ny = t_numel(yd, 4), xl[5], yl[5];
     int xr, yr;
-    layout_dims(xd, b, xl, &xr);
+    layout_dims(xd, px ? 0 : b, xl, &xr);
     layout_dims(yd, b, yl, &yr);
     float *x = t_random_f32(t_numel(xd, 4), seed, -1, 1), *w = t_random_f32(t_numel(wd, 4), seed + 1, -1, 1);
     float *bv = t_random_f32(c->m, seed + 2, -1, 1), *z = t_random_f32(ny, seed + 3, -1, 1);
     float *want = t_f32(ny), *got = t_f32(ny);
     naive(c, x, w, bias ? bv : NULL, zres ? z : NULL, ai, yd, want);
-    float *xb = to_blk(x, c->n, c->c, c->h * c->w, b), *zb = to_blk(z, c->n, c->m, yd[2] * yd[3], b);
+    float *xb = to_blk(x, c->n, c->c, c->h * c->w, px ? 0 : b), *zb = to_blk(z, c->n, c->m, yd[2] * yd[3], b);
     float *yb = t_f32(t_numel(yl, yr));
     em_tensor in[4], out[1];
     t_tensor(&in[0], EMBER_DTYPE_F32, xr, xl, xb);
@@ -242,11 +247,15 @@ static void test_fusedconv_sweep(void **state)
                 static const int64_t blocks[3] = {0, 16, 8};
                 int64_t b = blocks[(ci + (size_t)ai) % 3];
                 /* every activation with and without Z; bias alternates */
-                run_case(&cases[ci], ai, ai % 2 == 0, false, b, seed++, &r);
-                run_case(&cases[ci], ai, ai % 2 == 1, true, b, seed++, &r);
+                run_case(&cases[ci], ai, ai % 2 == 0, false, b, false, seed++, &r);
+                run_case(&cases[ci], ai, ai % 2 == 1, true, b, false, seed++, &r);
             }
             for (int64_t b = 0; b <= 16; b += 8) { /* every layout with the residual + ReLU */
-                run_case(&cases[ci], 1, true, true, b, seed++, &r);
+                run_case(&cases[ci], 1, true, true, b, false, seed++, &r);
+                if (b > 0 && cases[ci].group == 1) { /* X plain, Y and Z blocked */
+                    run_case(&cases[ci], 1, true, true, b, true, seed++, &r);
+                    run_case(&cases[ci], 3, ci % 2 == 0, false, b, true, seed++, &r);
+                }
             }
         }
         print_message("%s: %d runs\n", ks[ki]->name, r.taken);
