@@ -3,8 +3,9 @@
  * Every FusedConv f32 kernel in the registry (the reference and oneDNN) against a naive
  * double-precision convolution computed here: Y = act(float(Conv(X, W, B)) + Z), for odd
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
- * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, W constant
- * and at run time, serial and on a 2-thread pool. A kernel other than the reference may
+ * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, X plain
+ * with Y blocked (plain_input), W constant and at run time, serial and on a 2-thread pool;
+ * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd. A kernel other than the reference may
  * decline a case (UNSUPPORTED), but oneDNN must take the plain ungrouped ones. Also the
  * reorders (ReorderToBlocked / FromBlocked) and the errors of the reference kernel.
  */
@@ -33,6 +34,7 @@ static const fc_case cases[] = {
     {"depthwise_s2",1, 40, 15, 15, 40, 5, 5, 40, {2, 2}, {1, 1}, {2, 2, 2, 2}},
     {"wide",        1, 64, 8,  8,  96, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
     {"first_conv",  1, 3,  23, 21, 32, 7, 7, 1,  {2, 2}, {1, 1}, {3, 3, 3, 3}},
+    {"winograd",    1, 64, 20, 21, 64, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
 };
 
 static const struct {
