@@ -5,6 +5,8 @@
  *  1. constant folding: a node whose inputs are all initializers (deterministic, tensors of
  *     known shape, not quantized) runs once through the reference kernels; its outputs become
  *     initializers (at most 1 MiB more than its inputs);
+ *  1b. no-op nodes (Identity, Pad with constant all-zero pads) are bypassed: their readers
+ *     read the input (a graph output is kept);
  *  2. Conv + BatchNormalization (inference form, constant statistics) folding: W and B
  *     rescaled into new initializers;
  *  3. Conv + Add of a per-channel constant folded into the bias;

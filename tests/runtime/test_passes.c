@@ -2,8 +2,8 @@
 /*
  * The graph passes (runtime/passes.h) on a small conv net built here: Conv+BN+Relu,
  * Conv + per-channel constant Add + residual Add + Relu, Conv + x*Sigmoid(x), Conv + Clip with
- * constant bounds, a conv whose output is a graph output (kept), a dead node, and a constant
- * subexpression. The optimized graph must compute what the original computes (both run by
+ * constant bounds, a conv whose output is a graph output (kept), a dead node, a Pad of zero
+ * pads (dropped), and a constant subexpression. The optimized graph must compute what the original computes (both run by
  * sessions), keep its inputs and outputs (names, dtypes), and hold the expected ops; with the
  * layout pass (blocks 16 and 8) and without.
  */
@@ -78,7 +78,12 @@ static ember_model *build(void)
     const int res_in[2] = {r1, a2};
     int res = op(g, EM_OP_ADD, res_in, 2, "res");
     int r2 = op(g, EM_OP_RELU, &res, 1, "r2");
-    int c3 = conv(g, r2, init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
+    const int64_t zeros[8] = {0}, pd[1] = {8};
+    int pads;
+    OK(em_graph_add_initializer_copy(g, "pads0", EMBER_DTYPE_I64, 1, pd, zeros, &pads));
+    const int pad_in[2] = {r2, pads};
+    int p2 = op(g, EM_OP_PAD, pad_in, 2, "pad0"); /* a no-op: dropped */
+    int c3 = conv(g, p2, init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
     int sg = op(g, EM_OP_SIGMOID, &c3, 1, "sg");
     const int mul_in[2] = {sg, c3};
     int silu = op(g, EM_OP_MUL, mul_in, 2, "silu");
@@ -142,6 +147,7 @@ static void check_case(bool layout, int block)
     assert_int_equal(count_op(g, EM_OP_BATCHNORM), 0);
     assert_int_equal(count_op(g, EM_OP_SIGMOID), 0);
     assert_int_equal(count_op(g, EM_OP_NEG), 0);
+    assert_int_equal(count_op(g, EM_OP_PAD), 0);
     assert_int_equal(count_op(g, EM_OP_CLIP), 0);
     assert_int_equal(count_op(g, EM_OP_MUL), 0); /* SiLU fused, the constant square folded */
     /* y2's conv is a graph output: no epilogue (still blocked when the layout pass runs) */
