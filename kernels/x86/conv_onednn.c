@@ -21,7 +21,11 @@
  * each region: measured here (2 cores, default model, --threads 2) p90 latency went from
  * 0.15 ms to 24 ms. So run limits OpenMP to the calling thread for the duration of the call
  * (omp_set_num_threads is a per-thread setting, restored afterwards): --threads stays the one
- * bound on compute threads. Nothing global is set.
+ * bound on compute threads. Nothing global is set. prepare does the same around primitive
+ * creation, the weights reorder and the warm-up: oneDNN sizes a primitive's work split for the
+ * OpenMP thread count at creation, and a team of OMP_NUM_THREADS (or one per core when unset)
+ * that spins after the reorder made loading 4-7x slower at 2 threads (efficientnet_b0 690 ms
+ * -> 100-180 ms, densenet121 5.1 s in a busy bench).
  * First use: oneDNN generates code when a primitive first executes (60-100 ms here), so
  * prepare executes it once on zeroed buffers; that cost lands in planning, not in a run.
  * The entry requires SSE4.2 (oneDNN needs SSE4.1; the bit lets EMBER_ISA_MAX=scalar exclude
@@ -519,10 +523,15 @@ ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size
     s->has_bias = g.has_bias;
     s->has_z = g.has_z;
     s->out_elems = em_tensor_numel(&ki->out[0]);
+    /* oneDNN sizes its kernels for omp_get_max_threads() at creation and runs the weights
+     * reorder on an OpenMP team: both held to this thread, as in run (see the header). */
+    int omp_prev = omp_get_max_threads();
+    omp_set_num_threads(1);
     st = build(ki, &g, s);
     if (st == NULL) {
         st = warm_up(ki, s);
     }
+    omp_set_num_threads(omp_prev);
     if (st != NULL) {
         em_conv_f32_release__onednn(ki->al, s);
         return st;
