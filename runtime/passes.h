@@ -49,6 +49,15 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt);
 
 /* ---- internal, shared by passes*.c ---- */
 
+/* Evaluates `expr` and returns its status from the calling function when it fails. */
+#define EM_PASS_TRY(expr)               \
+    do {                                \
+        ember_status *st_ = (expr);     \
+        if (st_ != NULL) {              \
+            return st_;                 \
+        }                               \
+    } while (0)
+
 typedef struct em_pctx {
     em_graph *g;
     bool *dead;   /* per node */
