@@ -626,12 +626,24 @@ void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
     }
 }
 
+/* layout_onednn.c */
+ember_status *em_reorder_f32_prepare__onednn(const em_kinfo *ki, void **state,
+                                             size_t *scratch_bytes);
+void em_reorder_f32_release__onednn(const ember_allocator *al, void *state);
+void em_reorder_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
+                            const em_kctx *ctx);
+
 /* clang-format off */
 static const em_kernel onednn_kernels[] = {
     {"em_conv_f32__onednn", EM_OP_CONV, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 25,
      em_conv_f32_prepare__onednn, em_conv_f32_release__onednn, em_conv_f32__onednn},
     {"em_fusedconv_f32__onednn", EM_OP_FUSEDCONV, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 25,
      em_conv_f32_prepare__onednn, em_conv_f32_release__onednn, em_conv_f32__onednn},
+    {"em_toblocked_f32__onednn", EM_OP_REORDERTOBLOCKED, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42,
+     25, em_reorder_f32_prepare__onednn, em_reorder_f32_release__onednn, em_reorder_f32__onednn},
+    {"em_fromblocked_f32__onednn", EM_OP_REORDERFROMBLOCKED, EMBER_DTYPE_F32, EM_DEV_CPU,
+     EM_ISA_SSE42, 25, em_reorder_f32_prepare__onednn, em_reorder_f32_release__onednn,
+     em_reorder_f32__onednn},
 };
 /* clang-format on */
 

@@ -7,7 +7,8 @@
  * with Y blocked (plain_input), W constant and at run time, serial and on a 2-thread pool;
  * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd. A kernel other than the reference may
  * decline a case (UNSUPPORTED), but oneDNN must take the plain ungrouped ones. Also the
- * reorders (ReorderToBlocked / FromBlocked) and the errors of the reference kernel.
+ * reorders (ReorderToBlocked / FromBlocked; every kernel on whole blocks) and the errors of
+ * the reference kernel.
  */
 #include "test_x86_harness.h"
 
@@ -305,6 +306,46 @@ static void test_reorders(void **state)
     test_free(want);
 }
 
+/* Every reorder kernel (oneDNN's takes whole blocks) both ways, exactly, blocks 16 and 8. */
+static void test_reorders_all_kernels(void **state)
+{
+    (void)state;
+    for (int64_t b = 8; b <= 16; b += 8) {
+        const int64_t c = 3 * b, plain[4] = {2, c, 3, 5}, blk[5] = {2, 3, 3, 5, b};
+        int64_t n = t_numel(plain, 4);
+        float *x = t_random_f32(n, 78, -1, 1), *got = t_f32(n), *back = t_f32(n);
+        float *want = to_blk(x, 2, c, 15, b);
+        const em_kernel *ks[KT_MAX_KERNELS];
+        for (int dir = 0; dir < 2; dir++) {
+            em_op op = dir == 0 ? EM_OP_REORDERTOBLOCKED : EM_OP_REORDERFROMBLOCKED;
+            size_t nk = kt_find(op, "", ks, KT_MAX_KERNELS);
+            assert_true(nk >= 1);
+            for (size_t ki = 0; ki < nk; ki++) {
+                if (!kt_isa_ok(ks[ki])) {
+                    continue;
+                }
+                t_node node;
+                t_node_init(&node, op, ks[ki]->name);
+                t_set_int(&node, dir == 0 ? "block" : "channels", dir == 0 ? b : c);
+                em_tensor in[1], out[1];
+                t_tensor(&in[0], EMBER_DTYPE_F32, dir == 0 ? 4 : 5, dir == 0 ? plain : blk,
+                         dir == 0 ? x : want);
+                t_tensor(&out[0], EMBER_DTYPE_F32, dir == 0 ? 5 : 4, dir == 0 ? blk : plain,
+                         dir == 0 ? got : back);
+                kt_fill_nan(dir == 0 ? got : back, n);
+                t_expect_ok(kt_run(ks[ki], &node.n, in, 1, out, 1, 0u, NULL), ks[ki]->name);
+                for (int64_t i = 0; i < n; i++) {
+                    assert_true(dir == 0 ? got[i] == want[i] : back[i] == x[i]);
+                }
+            }
+        }
+        test_free(x);
+        test_free(got);
+        test_free(back);
+        test_free(want);
+    }
+}
+
 static void test_ref_errors(void **state)
 {
     (void)state;
@@ -336,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fusedconv_sweep),
         cmocka_unit_test(test_reorders),
+        cmocka_unit_test(test_reorders_all_kernels),
         cmocka_unit_test(test_ref_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
