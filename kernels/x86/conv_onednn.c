@@ -332,12 +332,16 @@ static dnnl_status_t post_ops(const conv_geom *g, bool sum, const dnnl_memory_de
  * thread): 1.7-2.5x faster than the direct kernel on every such conv of resnet18/50,
  * densenet121 and squeezenet1_1 (resnet18's 3x3 convs 2.0 ms -> 0.9-1.2 ms); oneDNN's own
  * `auto` choice keeps direct at batch 1. Its outputs agree with the direct ones to ~1e-6
- * relative on those nets. Creation falls back to direct where oneDNN declines. */
+ * relative on those nets. Creation falls back to direct where oneDNN declines.
+ * Load cost: oneDNN's Winograd weights reorder is slow, ~20 ns a weight, while the gain per
+ * run grows with the output plane: on 7x7 outputs (resnet's layer4, 2.4 M weights each) it
+ * saved 0.6 ms a run for 53 ms of load per conv, so outputs under 14x14 stay direct (resnet18
+ * load 290 -> ~130 ms for ~1.8 ms of run time). */
 static bool winograd_fits(const conv_geom *g, bool const_w)
 {
     return const_w && g->block == 16 && !g->plain_x && g->group == 1 && g->kh == 3 &&
            g->kw == 3 && g->stride[0] == 1 && g->stride[1] == 1 && g->dil[0] == 1 &&
-           g->dil[1] == 1;
+           g->dil[1] == 1 && g->oh * g->ow >= 14 * 14;
 }
 
 /* The primitive descriptor of slice geometry g with algorithm alg (Z as binary add or, when
