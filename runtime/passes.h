@@ -16,6 +16,8 @@
  *  5. layout (passes_layout.c, when oneDNN is built in): chains of 2-D f32 FusedConvs run on
  *     channel-blocked values (16 channels with AVX-512, 8 with AVX2), with ReorderToBlocked /
  *     ReorderFromBlocked only where a plain-layout reader or a graph output needs the value;
+ *     the few-channel first conv reads X plain and writes Y blocked, and channel Concats of
+ *     whole blocks join the blocked values;
  *  6. dead-code elimination, then unreferenced values are dropped and the graph is
  *     renumbered, verified and its shapes inferred again.
  *
