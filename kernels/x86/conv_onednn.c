@@ -23,12 +23,15 @@
  * 0.15 ms to 24 ms. So run limits OpenMP to the calling thread for the duration of the call
  * (omp_set_num_threads is a per-thread setting, restored afterwards): --threads stays the one
  * bound on compute threads. Nothing global is set. prepare does the same around primitive
- * creation, the weights reorder and the warm-up: oneDNN sizes a primitive's work split for the
+ * creation and the weights reorder: oneDNN sizes a primitive's work split for the
  * OpenMP thread count at creation, and a team of OMP_NUM_THREADS (or one per core when unset)
  * that spins after the reorder made loading 4-7x slower at 2 threads (efficientnet_b0 690 ms
  * -> 100-180 ms, densenet121 5.1 s in a busy bench).
- * First use: oneDNN generates code when a primitive first executes (60-100 ms here), so
- * prepare executes it once on zeroed buffers; that cost lands in planning, not in a run.
+ * First use: oneDNN 2.6 generates its JIT code when the primitive is created (in prepare).
+ * Executing every primitive once in prepare on zeroed buffers (as round 1 did) left the first
+ * run's time unchanged on the quiet VM (resnet50 first run 71-85 ms either way, median 66)
+ * and cost a whole inference of load (resnet50 +70-185 ms, densenet121 +45, squeezenet +10),
+ * so it was dropped.
  * The entry requires SSE4.2 (oneDNN needs SSE4.1; the bit lets EMBER_ISA_MAX=scalar exclude
  * it). oneDNN does its own ISA dispatch above that.
  */
@@ -510,46 +513,6 @@ void em_conv_f32_release__onednn(const ember_allocator *al, void *state)
     em_free(al, s);
 }
 
-/* Runs the primitives once on zeroed buffers of the planned shapes, so that oneDNN's code
- * generation happens here. Constant inputs keep their data. */
-static ember_status *warm_up(const em_kinfo *ki, const onednn_conv *s)
-{
-    em_tensor in[4], out[1] = {ki->out[0]};
-    void *bufs[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    ember_status *st = NULL;
-    int nb = 0;
-    for (int i = 0; i < ki->n_in && i < 4; i++) {
-        in[i] = ki->in[i];
-        if (in[i].data == NULL && in[i].dtype != EMBER_DTYPE_UNDEFINED) {
-            in[i].data = bufs[nb++] = em_aligned_alloc(ki->al, em_tensor_nbytes(&in[i]));
-            if (in[i].data == NULL) {
-                st = em_status_oom();
-                goto done;
-            }
-            memset(in[i].data, 0, em_tensor_nbytes(&in[i]));
-        }
-    }
-    out[0].data = bufs[nb++] = em_aligned_alloc(ki->al, em_tensor_nbytes(&out[0]));
-    em_kctx ctx = {NULL, NULL};
-    if (s->scratch_bytes > 0) {
-        ctx.scratch = bufs[nb++] = em_aligned_alloc(ki->al, s->scratch_bytes);
-    }
-    if (out[0].data == NULL || (s->scratch_bytes > 0 && ctx.scratch == NULL)) {
-        st = em_status_oom();
-        goto done;
-    }
-    em_conv_f32__onednn(s, in, out, &ctx);
-    if (s->out_elems > 0 && isnan(((const float *)out[0].data)[0])) {
-        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s '%s': oneDNN could not execute",
-                           em_op_name(ki->node->op), ki->node->name);
-    }
-done:
-    for (int i = 0; i < nb; i++) {
-        em_aligned_free(ki->al, bufs[i]);
-    }
-    return st;
-}
-
 ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size_t *scratch_bytes)
 {
     conv_geom g = {0};
@@ -569,9 +532,6 @@ ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size
     int omp_prev = omp_get_max_threads();
     omp_set_num_threads(1);
     st = build(ki, &g, s);
-    if (st == NULL) {
-        st = warm_up(ki, s);
-    }
     omp_set_num_threads(omp_prev);
     if (st != NULL) {
         em_conv_f32_release__onednn(ki->al, s);
