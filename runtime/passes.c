@@ -321,6 +321,53 @@ static ember_status *fold_constants(em_pctx *c)
     return NULL;
 }
 
+/* ---- no-op nodes ---- */
+
+/* Node ni copies its input 0 to its output unchanged: Identity, or Pad with constant all-zero
+ * pads (torch.onnx writes one before each of densenet's AveragePools). */
+static bool is_noop(const em_graph *g, const em_node *n)
+{
+    if (n->op == EM_OP_IDENTITY) {
+        return n->n_in == 1 && n->n_out == 1;
+    }
+    if (n->op != EM_OP_PAD || n->n_out != 1 || n->n_in < 2 || n->in[1] < 0) {
+        return false;
+    }
+    const em_value *p = &g->values[n->in[1]];
+    if (p->kind != EM_VAL_INITIALIZER || p->dtype != EMBER_DTYPE_I64 || p->init.data == NULL) {
+        return false;
+    }
+    const int64_t *pads = p->init.data;
+    for (int64_t i = 0; i < em_tensor_numel(&p->init); i++) {
+        if (pads[i] != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Readers of a no-op's output read its input instead (outputs of the graph are kept). */
+static void drop_noops(em_pctx *c)
+{
+    em_graph *g = c->g;
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        const em_node *n = &g->nodes[ni];
+        if (c->dead[ni] || !is_noop(g, n) || n->in[0] < 0 || g->values[n->out[0]].is_output ||
+            g->values[n->in[0]].dtype != g->values[n->out[0]].dtype) {
+            continue;
+        }
+        int x = n->in[0], y = n->out[0];
+        for (int r = ni + 1; r < g->n_nodes; r++) {
+            for (int i = 0; !c->dead[r] && i < g->nodes[r].n_in; i++) {
+                if (g->nodes[r].in[i] == y) {
+                    em_pass_set_input(c, r, i, x);
+                }
+            }
+        }
+        em_pass_kill(c, ni);
+    }
+}
+
 /* ---- dead code and compaction ---- */
 
 static void eliminate_dead(em_pctx *c)
@@ -446,6 +493,7 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
         forward_identities(&c);
     }
     if (st == NULL && opt->fuse) {
+        drop_noops(&c);
         st = em_pass_fuse_conv(&c);
     }
     if (st == NULL && opt->fuse && opt->layout) {

@@ -5,6 +5,8 @@
  *  1. constant folding: a node whose inputs are all initializers (deterministic, tensors of
  *     known shape, not quantized) runs once through the reference kernels; its outputs become
  *     initializers (at most 1 MiB more than its inputs);
+ *  1b. no-op nodes (Identity, Pad with constant all-zero pads) are bypassed: their readers
+ *     read the input (a graph output is kept);
  *  2. Conv + BatchNormalization (inference form, constant statistics) folding: W and B
  *     rescaled into new initializers;
  *  3. Conv + Add of a per-channel constant folded into the bias;
@@ -14,6 +16,8 @@
  *  5. layout (passes_layout.c, when oneDNN is built in): chains of 2-D f32 FusedConvs run on
  *     channel-blocked values (16 channels with AVX-512, 8 with AVX2), with ReorderToBlocked /
  *     ReorderFromBlocked only where a plain-layout reader or a graph output needs the value;
+ *     the few-channel first conv reads X plain and writes Y blocked, and channel Concats of
+ *     whole blocks join the blocked values;
  *  6. dead-code elimination, then unreferenced values are dropped and the graph is
  *     renumbered, verified and its shapes inferred again.
  *
@@ -48,6 +52,15 @@ em_passes_options em_passes_level(ember_graph_opt level);
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt);
 
 /* ---- internal, shared by passes*.c ---- */
+
+/* Evaluates `expr` and returns its status from the calling function when it fails. */
+#define EM_PASS_TRY(expr)               \
+    do {                                \
+        ember_status *st_ = (expr);     \
+        if (st_ != NULL) {              \
+            return st_;                 \
+        }                               \
+    } while (0)
 
 typedef struct em_pctx {
     em_graph *g;

@@ -13,14 +13,6 @@
 #include <math.h>
 #include <string.h>
 
-#define TRY_RETURN(expr)                       \
-    do {                                       \
-        ember_status *st_ = (expr);            \
-        if (st_ != NULL) {                     \
-            return st_;                        \
-        }                                      \
-    } while (0)
-
 /* Node ni is a live f32 Conv (or, when `fused`, a plain-layout FusedConv) whose output is
  * private and whose epilogue is still empty (no activation, and no Z when `no_z`). */
 static bool conv_head(const em_pctx *c, int ni, bool fused, bool no_z)
@@ -368,7 +360,7 @@ static ember_status *fuse_activation(em_pctx *c, int j, bool *done)
     if (ni < 0) {
         return NULL;
     }
-    TRY_RETURN(set_epilogue(c, ni, &e));
+    EM_PASS_TRY(set_epilogue(c, ni, &e));
     c->g->nodes[ni].out[0] = c->g->nodes[last].out[0];
     if (last != j) {
         em_pass_kill(c, j);
@@ -389,14 +381,14 @@ ember_status *em_pass_fuse_conv(em_pctx *c)
         for (int j = 0; j < c->g->n_nodes; j++) {
             bool done;
             if (!c->dead[j] && c->g->nodes[j].op == steps[s].op) {
-                TRY_RETURN(steps[s].fn(c, j, &done));
+                EM_PASS_TRY(steps[s].fn(c, j, &done));
             }
         }
     }
     for (int j = 0; j < c->g->n_nodes; j++) {
         bool done;
         if (!c->dead[j]) {
-            TRY_RETURN(fuse_activation(c, j, &done));
+            EM_PASS_TRY(fuse_activation(c, j, &done));
         }
     }
     return NULL;

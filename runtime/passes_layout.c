@@ -18,30 +18,39 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Node ni is a conv the pass can block. */
-static bool blockable(const em_pctx *c, int ni, int64_t b)
+enum { NOT_BLOCKED = 0, BLOCKED, BLOCKED_OUT }; /* BLOCKED_OUT: X stays plain */
+
+/* Whether and how node ni, a conv, can be blocked. */
+static int blockable(const em_pctx *c, int ni, int64_t b)
 {
     const em_graph *g = c->g;
     const em_node *n = &g->nodes[ni];
     if (c->dead[ni] || (n->op != EM_OP_CONV && n->op != EM_OP_FUSEDCONV) ||
         em_node_attr_int(n, "blocked", 0) != 0) {
-        return false;
+        return NOT_BLOCKED;
     }
     const em_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
     const em_value *y = &g->values[n->out[0]];
     if (x->dtype != EMBER_DTYPE_F32 || x->rank != 4 || y->dtype != EMBER_DTYPE_F32 ||
         y->rank != 4 || em_pass_const_f32(g, n->in[1]) == NULL || w->rank != 4) {
-        return false;
+        return NOT_BLOCKED;
     }
     if (n->n_in > 3 && n->in[3] >= 0 && g->values[n->in[3]].rank != 4) {
-        return false;
+        return NOT_BLOCKED;
     }
     int64_t group = em_node_attr_int(n, "group", 1), cg = w->dims[1].v;
     int64_t mg = group > 0 ? w->dims[0].v / group : 0;
-    if (group < 1 || cg * group < 8 || w->dims[0].v < 1) {
-        return false; /* the first conv of an image net (3 channels) stays plain */
+    if (group < 1 || w->dims[0].v < 1) {
+        return NOT_BLOCKED;
     }
-    return group == 1 || (cg == 1 && mg == 1) || (cg % b == 0 && mg % b == 0);
+    if (cg * group < 8) { /* the first conv of an image net (3 channels) reads X plain */
+        int xp = x->producer;
+        bool after_conv = xp >= 0 && (g->nodes[xp].op == EM_OP_CONV ||
+                                      g->nodes[xp].op == EM_OP_FUSEDCONV);
+        return group == 1 && w->dims[0].v >= b && !after_conv ? BLOCKED_OUT : NOT_BLOCKED;
+    }
+    return group == 1 || (cg == 1 && mg == 1) || (cg % b == 0 && mg % b == 0) ? BLOCKED
+                                                                              : NOT_BLOCKED;
 }
 
 /* Adds value "<name>/blocked" of the blocked form of plain value v; its index. */
@@ -118,10 +127,57 @@ static ember_status *place_new_nodes(em_pctx *c, int n_old, const int *after)
     return NULL;
 }
 
+/* Concat ni joins 4-D f32 values along channels, each a whole number of blocks with a blocked
+ * twin already: it can join the twins instead (blocked [N, C/b, H, W, b] along axis 1). */
+static bool concat_blockable(const em_pctx *c, int ni, int64_t b, const layout_ctx *l)
+{
+    const em_graph *g = c->g;
+    const em_node *n = &g->nodes[ni];
+    if (c->dead[ni] || n->op != EM_OP_CONCAT || n->n_out != 1 || n->n_in < 1) {
+        return false;
+    }
+    const em_value *y = &g->values[n->out[0]];
+    int64_t axis = em_node_attr_int(n, "axis", 0);
+    if (y->dtype != EMBER_DTYPE_F32 || y->rank != 4 || (axis != 1 && axis != -3)) {
+        return false;
+    }
+    for (int i = 0; i < n->n_in; i++) {
+        int v = n->in[i];
+        if (v < 0 || l->blk[v] < 0 || g->values[v].rank != 4 || g->values[v].dims[1].v < 0 ||
+            g->values[v].dims[1].v % b != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Concat ni reads the blocked twins and writes one; a reorder after it makes the plain value. */
+static ember_status *block_concat(em_pctx *c, int ni, int64_t b, int n_old, layout_ctx *l)
+{
+    em_graph *g = c->g;
+    int y = g->nodes[ni].out[0], yb, r;
+    EM_PASS_TRY(blocked_value(g, y, b, &yb));
+    EM_PASS_TRY(reorder_node(c, EM_OP_REORDERFROMBLOCKED, yb, y, g->values[y].dims[1].v, &r));
+    l->after[r - n_old] = ni;
+    for (int i = 0; i < g->nodes[ni].n_in; i++) {
+        em_pass_set_input(c, ni, i, l->blk[g->nodes[ni].in[i]]);
+    }
+    g->nodes[ni].out[0] = yb;
+    g->values[yb].producer = ni;
+    for (int a = 0; a < g->nodes[ni].n_attrs; a++) { /* axis 1 or -3 -> 1 of the 5-D twins */
+        em_attr *at = &g->nodes[ni].attrs[a];
+        if (at->type == EM_ATTR_INT && strcmp(at->name, "axis") == 0) {
+            at->i = 1;
+        }
+    }
+    l->blk[y] = yb;
+    return em_pass_sync(c);
+}
+
 static ember_status *block_convs(em_pctx *c, int64_t b, int n_old, layout_ctx *l)
 {
     em_graph *g = c->g;
-    bool *is_blk = em_calloc(g->al, (size_t)n_old + 1, sizeof *is_blk);
+    int *is_blk = em_calloc(g->al, (size_t)n_old + 1, sizeof *is_blk);
     if (is_blk == NULL) {
         return em_status_oom();
     }
@@ -142,12 +198,21 @@ static ember_status *block_convs(em_pctx *c, int64_t b, int n_old, layout_ctx *l
         g->nodes[ni].op = EM_OP_FUSEDCONV;
         g->nodes[ni].out[0] = yb;
         EMBER_TRY(em_node_set_int(g, ni, "blocked", b));
+        if (is_blk[ni] == BLOCKED_OUT) {
+            EMBER_TRY(em_node_set_int(g, ni, "plain_input", 1));
+        }
         EMBER_TRY(em_pass_sync(c));
         l->blk[y] = yb;
     }
+    /* Channel Concats of blocked values (whole blocks each) concatenate the blocked twins. */
+    for (int ni = 0; ni < n_old && st == NULL; ni++) {
+        if (concat_blockable(c, ni, b, l)) {
+            EMBER_TRY(block_concat(c, ni, b, n_old, l));
+        }
+    }
     /* Inputs X and Z: the blocked twin, made by a ReorderToBlocked when the value has none. */
     for (int ni = 0; ni < n_old && st == NULL; ni++) {
-        for (int slot = 0; is_blk[ni] && slot < 4; slot += 3) {
+        for (int slot = is_blk[ni] == BLOCKED_OUT ? 3 : 0; is_blk[ni] && slot < 4; slot += 3) {
             if (slot >= g->nodes[ni].n_in || g->nodes[ni].in[slot] < 0) {
                 continue;
             }

@@ -109,14 +109,18 @@ ember_status *em_shape_fusedconv(const em_node *n, const em_shape *in, em_shape 
         return em_shape_bad(n, "blocked FusedConv takes a 2-D convolution weight [M, C/g, kH, kW]");
     }
     int64_t c = w->rank == 4 && KNOWN(w->dims[1]) ? w->dims[1].v * group : -1;
-    ember_status *st = check_blocked(n, &in[0], 0, b, c);
-    if (st != NULL || (in[0].rank >= 0 && in[0].rank != 5)) {
+    bool plain_x = em_node_attr_int(n, "plain_input", 0) != 0;
+    ember_status *st = plain_x ? NULL : check_blocked(n, &in[0], 0, b, c);
+    if (plain_x && in[0].rank >= 0 && in[0].rank != 4) {
+        return em_shape_bad(n, "FusedConv with plain_input takes X [N, C, H, W]");
+    }
+    if (st != NULL || (!plain_x && in[0].rank >= 0 && in[0].rank != 5)) {
         return st != NULL ? st : em_shape_bad(n, "blocked FusedConv takes X [N, C/b, H, W, b]");
     }
     em_shape plain[2] = {in[0], in[1]};
     em_shape y = {0};
     y.rank = -1;
-    if (in[0].rank == 5) {
+    if (!plain_x && in[0].rank == 5) {
         from_blocked(&in[0], c, &plain[0]);
         if (c < 0) {
             plain[0].dims[1] = em_dim_unknown();

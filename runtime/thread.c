@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The compute pool. A parallel_for publishes one job (fn, arg, n, chunk) under the pool
- * mutex and bumps a generation counter; sleeping workers wake, claim chunks with an atomic
- * counter, and the last one to finish signals the caller, who also claims chunks. A caller
- * that finds the pool busy (trylock on `submit`) runs its loop serially instead of queueing.
+ * mutex and bumps a generation counter; workers claim chunks with an atomic counter, and the
+ * last one to finish signals the caller, who also claims chunks. A caller that finds the pool
+ * busy (trylock on `submit`) runs its loop serially instead of queueing.
+ * Waiting: a worker polls the generation for SPIN_NS after its last job before it sleeps on
+ * the condition variable, and the caller polls for the workers' end as long before it
+ * sleeps. On this 2-core KVM guest, quiet, a 2-chunk loop of 2 x 100 us took 150 us with
+ * sleeping workers (the futex wake-up of an idle vCPU) and 100.5 us with polling ones;
+ * mobilenet_v2 at 2 threads went 6.6-7.2 -> 3.9-4.0 ms, resnet18 13.7-15.3 -> 12.2-12.5 ms.
+ * With another busy process on the machine polling costs a little (225 -> 250 us on that
+ * loop; yielding in the poll was worse, 410-680 us). Idle pools sleep after SPIN_NS.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "thread.h"
@@ -26,9 +33,9 @@ struct em_threadpool {
     pthread_mutex_t mu;
     pthread_cond_t wake;
     pthread_cond_t done;
-    uint64_t generation;
-    bool stop;
-    int active;
+    atomic_uint_fast64_t generation; /* bumped under mu; polled without it */
+    atomic_bool stop;
+    atomic_int active;
     em_task_fn fn;
     void *arg;
     int64_t n, chunk;
@@ -50,27 +57,59 @@ static void run_chunks(em_threadpool *p)
     }
 }
 
+/* How long a waiting thread polls before it sleeps (see the header). */
+#define SPIN_NS 200000
+
+/* A compiler barrier only: PAUSE made no difference on the quiet VM and invites the
+ * hypervisor's pause-loop exits. */
+static inline void cpu_relax(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Polls until the generation differs from `seen` or the pool stops; false after SPIN_NS. */
+static bool spin_for_job(em_threadpool *p, uint64_t seen)
+{
+    int64_t t0 = 0;
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(&p->generation, memory_order_acquire) != seen ||
+            atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+            return true;
+        }
+        if ((i & 63) == 0) {
+            int64_t t = em_now_ns();
+            t0 = t0 == 0 ? t : t0;
+            if (t - t0 > SPIN_NS) {
+                return false;
+            }
+        }
+        cpu_relax();
+    }
+}
+
 static void *worker_main(void *arg)
 {
     em_threadpool *p = arg;
     uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->generation == seen && !p->stop) {
-            pthread_cond_wait(&p->wake, &p->mu);
+        if (!spin_for_job(p, seen)) {
+            pthread_mutex_lock(&p->mu);
+            while (atomic_load(&p->generation) == seen && !atomic_load(&p->stop)) {
+                pthread_cond_wait(&p->wake, &p->mu);
+            }
+            pthread_mutex_unlock(&p->mu);
         }
-        if (p->stop) {
+        if (atomic_load(&p->stop)) {
             break;
         }
-        seen = p->generation;
-        pthread_mutex_unlock(&p->mu);
+        seen = atomic_load_explicit(&p->generation, memory_order_acquire);
         run_chunks(p);
-        pthread_mutex_lock(&p->mu);
-        if (--p->active == 0) {
+        if (atomic_fetch_sub(&p->active, 1) == 1) {
+            pthread_mutex_lock(&p->mu); /* the caller may be asleep on `done` */
             pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
         }
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
@@ -115,7 +154,7 @@ void em_threadpool_destroy(em_threadpool *p)
         return;
     }
     pthread_mutex_lock(&p->mu);
-    p->stop = true;
+    atomic_store(&p->stop, true);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->n_workers; i++) {
@@ -155,18 +194,29 @@ void em_parallel_for(em_threadpool *p, int64_t n, int64_t grain, em_task_fn fn, 
     p->n = n;
     p->chunk = chunk;
     atomic_store(&p->next, 0);
-    p->active = p->n_workers;
-    p->generation++;
+    atomic_store(&p->active, p->n_workers);
+    atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
 
     run_chunks(p);
 
-    pthread_mutex_lock(&p->mu);
-    while (p->active > 0) {
-        pthread_cond_wait(&p->done, &p->mu);
+    int64_t t0 = 0;
+    for (unsigned i = 1; atomic_load_explicit(&p->active, memory_order_acquire) > 0; i++) {
+        if ((i & 63) == 0) {
+            int64_t t = em_now_ns();
+            t0 = t0 == 0 ? t : t0;
+            if (t - t0 > SPIN_NS) {
+                pthread_mutex_lock(&p->mu);
+                while (atomic_load(&p->active) > 0) {
+                    pthread_cond_wait(&p->done, &p->mu);
+                }
+                pthread_mutex_unlock(&p->mu);
+                break;
+            }
+        }
+        cpu_relax();
     }
-    pthread_mutex_unlock(&p->mu);
     pthread_mutex_unlock(&p->submit);
 }
 

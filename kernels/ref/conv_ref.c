@@ -225,6 +225,7 @@ typedef struct fused_state {
     em_conv_attrs a;
     int64_t x_plain[EM_MAX_RANK], y_plain[EM_MAX_RANK];
     size_t x_off, z_off, y_off; /* scratch offsets of the plain copies (blocked only) */
+    bool plain_x;               /* plain_input: X stays [N, C, H, W] */
 } fused_state;
 
 static size_t align_up(size_t v)
@@ -252,20 +253,24 @@ ember_status *em_fusedconv_prepare__ref(const em_kinfo *ki, void **state, size_t
         return em_ref_state_new(ki, &s, sizeof s, state);
     }
     const em_tensor *w = &ki->in[1];
-    int64_t group;
+    int64_t group, plain_x;
     EMBER_TRY(em_ref_attr_int(ki, "group", 1, &group));
-    if (ki->n_in < 2 || ki->in[0].rank != 5 || w->rank != 4 || ki->out[0].rank != 5 ||
-        ki->in[0].dims[4] != s.a.block || ki->out[0].dims[4] != s.a.block) {
+    EMBER_TRY(em_ref_attr_int(ki, "plain_input", 0, &plain_x));
+    int64_t xr = plain_x != 0 ? 4 : 5;
+    if (ki->n_in < 2 || ki->in[0].rank != xr || w->rank != 4 || ki->out[0].rank != 5 ||
+        (xr == 5 && ki->in[0].dims[4] != s.a.block) || ki->out[0].dims[4] != s.a.block) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
-                            "blocked FusedConv takes X, Z, Y [N, C/%lld, H, W, %lld] and W "
-                            "[M, C/group, kH, kW]",
+                            "blocked FusedConv takes X (unless plain_input), Z, Y [N, C/%lld, "
+                            "H, W, %lld] and W [M, C/group, kH, kW]",
                             (long long)s.a.block, (long long)s.a.block);
     }
     em_tensor in[4], out;
     for (int i = 0; i < ki->n_in; i++) {
         in[i] = ki->in[i];
     }
-    plain_view(&ki->in[0], w->dims[1] * group, &in[0]);
+    if (plain_x == 0) {
+        plain_view(&ki->in[0], w->dims[1] * group, &in[0]);
+    }
     plain_view(&ki->out[0], w->dims[0], &out);
     bool z = em_ref_has_input(ki, 3);
     if (z) {
@@ -275,12 +280,14 @@ ember_status *em_fusedconv_prepare__ref(const em_kinfo *ki, void **state, size_t
     pk.in = in;
     pk.out = &out;
     EMBER_TRY(conv_parse(&pk, &s.a));
-    s.a.block = ki->in[0].dims[4];
+    s.a.block = ki->out[0].dims[4];
+    s.plain_x = plain_x != 0;
     for (int d = 0; d < 4; d++) {
         s.x_plain[d] = in[0].dims[d];
         s.y_plain[d] = out.dims[d];
     }
-    size_t xb = align_up(em_tensor_nbytes(&in[0])), yb = align_up(em_tensor_nbytes(&out));
+    size_t xb = s.plain_x ? 0 : align_up(em_tensor_nbytes(&in[0]));
+    size_t yb = align_up(em_tensor_nbytes(&out));
     s.x_off = 0;
     s.z_off = xb;
     s.y_off = xb + (z ? yb : 0);
@@ -304,7 +311,11 @@ void em_fusedconv_f32__ref(const void *state, const em_tensor *in, em_tensor *ou
     int64_t b = a->block;
     if (b > 0) {
         float *x = (float *)(scratch + s->x_off), *y = (float *)(scratch + s->y_off);
-        em_ref_unblock(in[0].data, x, a->batch, a->c_in, a->in_plane, b);
+        if (s->plain_x) {
+            x = in[0].data;
+        } else {
+            em_ref_unblock(in[0].data, x, a->batch, a->c_in, a->in_plane, b);
+        }
         if (a->has_z) {
             float *z = (float *)(scratch + s->z_off);
             em_ref_unblock(in[3].data, z, a->batch, a->c_out, a->out_plane, b);

@@ -8,11 +8,12 @@
  * scratchpad is ember's planned scratch (user scratchpad mode), so its size is reported in
  * prepare and no scratchpad is allocated per run.
  *
- * Thread-safety: the engine and primitive are shared, read-only, by concurrent runs; the
- * stream and the memory objects that wrap the run's pointers are per run (created and
- * destroyed in run), because dnnl_memory_set_data_handle on shared memory objects would race
- * between concurrent runs. Those objects are small oneDNN-internal allocations: run makes no
- * ember allocation but does call oneDNN's allocator (TODO(#1): cache per-thread objects).
+ * Thread-safety: the engine and primitive are shared, read-only, by concurrent runs. Each
+ * slice keeps one stream and one set of buffer-less memory objects made in prepare; a run
+ * takes them with an atomic flag and points them at its buffers (dnnl_memory_set_data_handle),
+ * so the usual run allocates nothing. A concurrent run that finds them taken makes its own
+ * for the call (small oneDNN-internal allocations). Creating them per call cost ~5% of
+ * efficientnet_b0's run time.
  * If oneDNN fails at run time (it should not once the primitive exists), run cannot report
  * it and fills the output with NaN so the failure is visible.
  *
@@ -21,9 +22,16 @@
  * each region: measured here (2 cores, default model, --threads 2) p90 latency went from
  * 0.15 ms to 24 ms. So run limits OpenMP to the calling thread for the duration of the call
  * (omp_set_num_threads is a per-thread setting, restored afterwards): --threads stays the one
- * bound on compute threads. Nothing global is set.
- * First use: oneDNN generates code when a primitive first executes (60-100 ms here), so
- * prepare executes it once on zeroed buffers; that cost lands in planning, not in a run.
+ * bound on compute threads. Nothing global is set. prepare does the same around primitive
+ * creation and the weights reorder: oneDNN sizes a primitive's work split for the
+ * OpenMP thread count at creation, and a team of OMP_NUM_THREADS (or one per core when unset)
+ * that spins after the reorder made loading 4-7x slower at 2 threads (efficientnet_b0 690 ms
+ * -> 100-180 ms, densenet121 5.1 s in a busy bench).
+ * First use: oneDNN 2.6 generates its JIT code when the primitive is created (in prepare).
+ * Executing every primitive once in prepare on zeroed buffers (as round 1 did) left the first
+ * run's time unchanged on the quiet VM (resnet50 first run 71-85 ms either way, median 66)
+ * and cost a whole inference of load (resnet50 +70-185 ms, densenet121 +45, squeezenet +10),
+ * so it was dropped.
  * The entry requires SSE4.2 (oneDNN needs SSE4.1; the bit lets EMBER_ISA_MAX=scalar exclude
  * it). oneDNN does its own ISA dispatch above that.
  */
@@ -36,6 +44,7 @@
 #include <float.h>
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <string.h>
@@ -48,6 +57,7 @@ void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
                          const em_kctx *ctx);
 
 #define MAX_SLICES 8
+#define N_BINDS 6 /* src, weights, dst, bias, Z (binary post-op), scratchpad */
 
 typedef struct conv_geom {
     int64_t n, c, h, w; /* input (c: real channels, also when blocked) */
@@ -56,6 +66,7 @@ typedef struct conv_geom {
     int64_t group;
     int64_t stride[2], dil[2], pad_b[2], pad_e[2];
     int64_t block; /* 0: plain NCHW; 8 or 16: X, Z, Y channel-blocked */
+    bool plain_x;  /* blocked, but X plain NCHW (FusedConv plain_input) */
     bool has_bias, has_z;
     em_conv_epilogue epi;
 } conv_geom;
@@ -67,6 +78,11 @@ typedef struct conv_slice {
     size_t src_off, wei_off, dst_off, bias_off; /* in floats from the tensors' starts */
     size_t scratch_off, scratch_bytes, dst_bytes;
     void *packed_w; /* weights in the primitive's layout (constant W), else NULL */
+    /* A stream and memory objects (one per bind slot, no buffer until run) for one run at a
+     * time, taken with `busy`; a concurrent run of the same node makes its own. */
+    atomic_bool busy;
+    dnnl_stream_t stream;
+    dnnl_memory_t mem[N_BINDS];
 } conv_slice;
 
 typedef struct onednn_conv {
@@ -130,6 +146,7 @@ static ember_status *parse_kind(const em_kinfo *ki, conv_geom *g)
     g->has_bias = ki->n_in > 2 && ki->in[2].dtype != EMBER_DTYPE_UNDEFINED;
     g->has_z = fused && ki->n_in > 3 && ki->in[3].dtype != EMBER_DTYPE_UNDEFINED;
     g->block = fused ? em_node_attr_int(ki->node, "blocked", 0) : 0;
+    g->plain_x = g->block > 0 && em_node_attr_int(ki->node, "plain_input", 0) != 0;
     if (ki->n_out != 1 || x->dtype != EMBER_DTYPE_F32 || w->dtype != EMBER_DTYPE_F32 ||
         y->dtype != EMBER_DTYPE_F32 || (g->has_bias && ki->in[2].dtype != EMBER_DTYPE_F32) ||
         (g->has_z && ki->in[3].dtype != EMBER_DTYPE_F32)) {
@@ -138,14 +155,14 @@ static ember_status *parse_kind(const em_kinfo *ki, conv_geom *g)
     if (!em_conv_epilogue_parse(ki->node, &g->epi)) {
         return decline(ki, "activation");
     }
-    int xr = g->block > 0 ? 5 : 4;
-    if (x->rank != xr || w->rank != 4 || y->rank != xr || (g->has_z && ki->in[3].rank != xr)) {
+    int yr = g->block > 0 ? 5 : 4, xr = g->plain_x ? 4 : yr;
+    if (x->rank != xr || w->rank != 4 || y->rank != yr || (g->has_z && ki->in[3].rank != yr)) {
         return decline(ki, "only 2-D convolution");
     }
     if (g->block != 0 && g->block != 8 && g->block != 16) {
         return decline(ki, "channel block other than 8 or 16");
     }
-    if (g->block > 0 && (x->dims[4] != g->block || y->dims[4] != g->block)) {
+    if (g->block > 0 && ((!g->plain_x && x->dims[4] != g->block) || y->dims[4] != g->block)) {
         return decline(ki, "blocked shapes");
     }
     return NULL;
@@ -170,7 +187,7 @@ static ember_status *parse_geom(const em_kinfo *ki, conv_geom *g)
         !read_ints(ki->node, "pads", 4, 0, pads)) {
         return decline(ki, "attribute length");
     }
-    int64_t cb = g->block > 0 ? (g->c + g->block - 1) / g->block : g->c;
+    int64_t cb = g->block > 0 && !g->plain_x ? (g->c + g->block - 1) / g->block : g->c;
     int64_t mb = g->block > 0 ? (g->m + g->block - 1) / g->block : g->m;
     bool z_ok = !g->has_z || em_tensor_same_shape(&ki->in[3], y);
     if (em_tensor_numel(x) == 0 || em_tensor_numel(w) == 0 || em_tensor_numel(y) == 0 ||
@@ -321,15 +338,62 @@ static dnnl_status_t post_ops(const conv_geom *g, bool sum, const dnnl_memory_de
     return r;
 }
 
+/* Winograd (oneDNN's F(4x4,3x3) / F(2x2,3x3) AVX-512 kernels, f32): for 3x3 stride-1
+ * undilated ungrouped convs with constant weights on nChw16c. Measured here at batch 1 (one
+ * thread): 1.7-2.5x faster than the direct kernel on every such conv of resnet18/50,
+ * densenet121 and squeezenet1_1 (resnet18's 3x3 convs 2.0 ms -> 0.9-1.2 ms); oneDNN's own
+ * `auto` choice keeps direct at batch 1. Its outputs agree with the direct ones to ~1e-6
+ * relative on those nets. Creation falls back to direct where oneDNN declines.
+ * Load cost: oneDNN's Winograd weights reorder is slow, ~20 ns a weight, while the gain per
+ * run grows with the output plane: on 7x7 outputs (resnet's layer4, 2.4 M weights each) it
+ * saved 0.6 ms a run for 53 ms of load per conv, so outputs under 14x14 stay direct (resnet18
+ * load 290 -> ~130 ms for ~1.8 ms of run time). */
+static bool winograd_fits(const conv_geom *g, bool const_w)
+{
+    return const_w && g->block == 16 && !g->plain_x && g->group == 1 && g->kh == 3 &&
+           g->kw == 3 && g->stride[0] == 1 && g->stride[1] == 1 && g->dil[0] == 1 &&
+           g->dil[1] == 1 && g->oh * g->ow >= 14 * 14;
+}
+
+/* The primitive descriptor of slice geometry g with algorithm alg (Z as binary add or, when
+ * oneDNN has no binary post-op for it, as a sum post-op: s->z_sum is then set). */
+static dnnl_status_t make_pd(const conv_geom *g, dnnl_alg_kind_t alg, onednn_conv *s,
+                             conv_slice *sl, const dnnl_memory_desc_t *wmd,
+                             dnnl_primitive_desc_t *pd)
+{
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_dims_t strides = {g->stride[0], g->stride[1]};
+    dnnl_dims_t dil = {g->dil[0] - 1, g->dil[1] - 1}; /* oneDNN counts dilation from 0 */
+    dnnl_dims_t pl = {g->pad_b[0], g->pad_b[1]}, pr = {g->pad_e[0], g->pad_e[1]};
+    dnnl_status_t r;
+    if ((r = dnnl_dilated_convolution_forward_desc_init(
+             &cd, dnnl_forward_inference, alg, &sl->src_md, wmd,
+             g->has_bias ? &sl->bias_md : NULL, &sl->dst_md, strides, dil, pl, pr)) ||
+        (r = dnnl_primitive_attr_create(&attr)) ||
+        (r = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user)) ||
+        (r = post_ops(g, s->z_sum, &sl->dst_md, attr))) {
+        dnnl_primitive_attr_destroy(attr);
+        return r;
+    }
+    r = dnnl_primitive_desc_create(pd, &cd, attr, s->engine, NULL);
+    if (r == dnnl_unimplemented && g->has_z && !s->z_sum) {
+        if ((r = post_ops(g, true, &sl->dst_md, attr)) == dnnl_success) {
+            r = dnnl_primitive_desc_create(pd, &cd, attr, s->engine, NULL);
+            s->z_sum = r == dnnl_success; /* Z goes through Y and a sum post-op */
+        }
+    }
+    dnnl_primitive_attr_destroy(attr);
+    return r;
+}
+
 /* Creates slice sl's primitive for output channels [m0, m1) (and packs constant weights). */
 static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int64_t m0,
                                  int64_t m1, onednn_conv *s, conv_slice *sl)
 {
     ember_status *st = NULL;
-    dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_memory_desc_t user_wmd, any_wmd;
-    dnnl_convolution_desc_t cd;
     conv_geom g = *full;
     int64_t mg = full->m / full->group, cg = full->c / full->group;
     if (full->group > 1) {
@@ -343,35 +407,27 @@ static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int6
     sl->bias_off = (size_t)m0;
     dnnl_format_tag_t tag =
         g.block == 16 ? dnnl_nChw16c : (g.block == 8 ? dnnl_nChw8c : dnnl_nchw);
+    dnnl_format_tag_t src_tag = g.plain_x ? dnnl_nchw : tag;
     dnnl_dims_t src_d = {g.n, g.c, g.h, g.w}, dst_d = {g.n, g.m, g.oh, g.ow};
-    dnnl_dims_t bias_d = {g.m}, wd, strides = {g.stride[0], g.stride[1]};
-    dnnl_dims_t dil = {g.dil[0] - 1, g.dil[1] - 1}; /* oneDNN counts dilation from 0 */
-    dnnl_dims_t pl = {g.pad_b[0], g.pad_b[1]}, pr = {g.pad_e[0], g.pad_e[1]};
+    dnnl_dims_t bias_d = {g.m}, wd;
     int wr = weight_dims(&g, wd);
     bool const_w = ki->in[1].data != NULL;
     dnnl_status_t r;
-    if ((r = dnnl_memory_desc_init_by_tag(&sl->src_md, 4, src_d, dnnl_f32, tag)) ||
+    if ((r = dnnl_memory_desc_init_by_tag(&sl->src_md, 4, src_d, dnnl_f32, src_tag)) ||
         (r = dnnl_memory_desc_init_by_tag(&sl->dst_md, 4, dst_d, dnnl_f32, tag)) ||
         (r = dnnl_memory_desc_init_by_tag(&sl->bias_md, 1, bias_d, dnnl_f32, dnnl_x)) ||
         (r = dnnl_memory_desc_init_by_tag(&user_wmd, wr, wd, dnnl_f32,
                                           wr == 4 ? dnnl_oihw : dnnl_goihw)) ||
-        (r = dnnl_memory_desc_init_by_tag(&any_wmd, wr, wd, dnnl_f32, dnnl_format_tag_any)) ||
-        (r = dnnl_dilated_convolution_forward_desc_init(
-             &cd, dnnl_forward_inference, dnnl_convolution_direct, &sl->src_md,
-             const_w ? &any_wmd : &user_wmd, g.has_bias ? &sl->bias_md : NULL, &sl->dst_md,
-             strides, dil, pl, pr)) ||
-        (r = dnnl_primitive_attr_create(&attr)) ||
-        (r = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user)) ||
-        (r = post_ops(&g, s->z_sum, &sl->dst_md, attr))) {
-        st = dnnl_fail(ki, "convolution setup", r);
-        goto done;
+        (r = dnnl_memory_desc_init_by_tag(&any_wmd, wr, wd, dnnl_f32, dnnl_format_tag_any))) {
+        return dnnl_fail(ki, "convolution setup", r);
     }
-    r = dnnl_primitive_desc_create(&pd, &cd, attr, s->engine, NULL);
-    if (r == dnnl_unimplemented && g.has_z && !s->z_sum) {
-        s->z_sum = true; /* no binary post-op here: Z goes through Y and a sum post-op */
-        if ((r = post_ops(&g, true, &sl->dst_md, attr)) == dnnl_success) {
-            r = dnnl_primitive_desc_create(&pd, &cd, attr, s->engine, NULL);
-        }
+    const dnnl_memory_desc_t *wmd = const_w ? &any_wmd : &user_wmd;
+    r = dnnl_unimplemented;
+    if (winograd_fits(&g, const_w)) {
+        r = make_pd(&g, dnnl_convolution_winograd, s, sl, wmd, &pd);
+    }
+    if (r != dnnl_success) {
+        r = make_pd(&g, dnnl_convolution_direct, s, sl, wmd, &pd);
     }
     if (r != dnnl_success || (r = dnnl_primitive_create(&sl->prim, pd)) != dnnl_success) {
         st = dnnl_fail(ki, "convolution setup", r);
@@ -386,8 +442,29 @@ static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int6
     }
 done:
     dnnl_primitive_desc_destroy(pd);
-    dnnl_primitive_attr_destroy(attr);
     return st;
+}
+
+/* The memory descriptors of slice sl's bind slots, in the order of N_BINDS. */
+static void bind_mds(const conv_slice *sl, const dnnl_memory_desc_t *md[N_BINDS])
+{
+    md[0] = &sl->src_md, md[1] = &sl->wei_md, md[2] = &sl->dst_md, md[3] = &sl->bias_md;
+    md[4] = &sl->dst_md, md[5] = &sl->scratch_md;
+}
+
+/* Creates slice k's cached stream and buffer-less memory objects (prepare). */
+static ember_status *make_cache(const em_kinfo *ki, onednn_conv *s, int k)
+{
+    conv_slice *sl = &s->sl[k];
+    const dnnl_memory_desc_t *md[N_BINDS];
+    bind_mds(sl, md);
+    dnnl_status_t r = dnnl_stream_create(&sl->stream, s->engine, dnnl_stream_default_flags);
+    for (int i = 0; i < N_BINDS && r == dnnl_success; i++) {
+        if (dnnl_memory_desc_get_size(md[i]) > 0) { /* no scratchpad: an empty descriptor */
+            r = dnnl_memory_create(&sl->mem[i], md[i], s->engine, DNNL_MEMORY_NONE);
+        }
+    }
+    return r == dnnl_success ? NULL : dnnl_fail(ki, "stream and memory objects", r);
 }
 
 static ember_status *build(const em_kinfo *ki, const conv_geom *g, onednn_conv *s)
@@ -408,6 +485,9 @@ static ember_status *build(const em_kinfo *ki, const conv_geom *g, onednn_conv *
         if (s->z_sum != sum_before && k > 0) {
             return decline(ki, "residual post-op differs between slices");
         }
+        if ((st = make_cache(ki, s, k)) != NULL) {
+            return st;
+        }
         s->sl[k].scratch_off = off;
         off += (s->sl[k].scratch_bytes + EM_ALIGN - 1) / EM_ALIGN * EM_ALIGN;
     }
@@ -422,51 +502,15 @@ void em_conv_f32_release__onednn(const ember_allocator *al, void *state)
         return;
     }
     for (int k = 0; k < MAX_SLICES; k++) {
+        for (int i = 0; i < N_BINDS; i++) {
+            dnnl_memory_destroy(s->sl[k].mem[i]);
+        }
+        dnnl_stream_destroy(s->sl[k].stream);
         dnnl_primitive_destroy(s->sl[k].prim);
         em_aligned_free(al, s->sl[k].packed_w);
     }
     dnnl_engine_destroy(s->engine);
     em_free(al, s);
-}
-
-/* Runs the primitives once on zeroed buffers of the planned shapes, so that oneDNN's code
- * generation happens here. Constant inputs keep their data. */
-static ember_status *warm_up(const em_kinfo *ki, const onednn_conv *s)
-{
-    em_tensor in[4], out[1] = {ki->out[0]};
-    void *bufs[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    ember_status *st = NULL;
-    int nb = 0;
-    for (int i = 0; i < ki->n_in && i < 4; i++) {
-        in[i] = ki->in[i];
-        if (in[i].data == NULL && in[i].dtype != EMBER_DTYPE_UNDEFINED) {
-            in[i].data = bufs[nb++] = em_aligned_alloc(ki->al, em_tensor_nbytes(&in[i]));
-            if (in[i].data == NULL) {
-                st = em_status_oom();
-                goto done;
-            }
-            memset(in[i].data, 0, em_tensor_nbytes(&in[i]));
-        }
-    }
-    out[0].data = bufs[nb++] = em_aligned_alloc(ki->al, em_tensor_nbytes(&out[0]));
-    em_kctx ctx = {NULL, NULL};
-    if (s->scratch_bytes > 0) {
-        ctx.scratch = bufs[nb++] = em_aligned_alloc(ki->al, s->scratch_bytes);
-    }
-    if (out[0].data == NULL || (s->scratch_bytes > 0 && ctx.scratch == NULL)) {
-        st = em_status_oom();
-        goto done;
-    }
-    em_conv_f32__onednn(s, in, out, &ctx);
-    if (s->out_elems > 0 && isnan(((const float *)out[0].data)[0])) {
-        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s '%s': oneDNN could not execute",
-                           em_op_name(ki->node->op), ki->node->name);
-    }
-done:
-    for (int i = 0; i < nb; i++) {
-        em_aligned_free(ki->al, bufs[i]);
-    }
-    return st;
 }
 
 ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size_t *scratch_bytes)
@@ -483,10 +527,12 @@ ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size
     s->has_bias = g.has_bias;
     s->has_z = g.has_z;
     s->out_elems = em_tensor_numel(&ki->out[0]);
+    /* oneDNN sizes its kernels for omp_get_max_threads() at creation and runs the weights
+     * reorder on an OpenMP team: both held to this thread, as in run (see the header). */
+    int omp_prev = omp_get_max_threads();
+    omp_set_num_threads(1);
     st = build(ki, &g, s);
-    if (st == NULL) {
-        st = warm_up(ki, s);
-    }
+    omp_set_num_threads(omp_prev);
     if (st != NULL) {
         em_conv_f32_release__onednn(ki->al, s);
         return st;
@@ -510,45 +556,53 @@ static bool run_slice(const conv_run *j, int k)
     const onednn_conv *s = j->s;
     const conv_slice *sl = &s->sl[k];
     float *y = (float *)j->out[0].data + sl->dst_off;
-    dnnl_stream_t stream = NULL;
-    dnnl_memory_t mem[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    dnnl_exec_arg_t args[6];
-    int n = 0;
     if (s->has_z && s->z_sum) {
         memcpy(y, (const float *)j->in[3].data + sl->dst_off, sl->dst_bytes);
     }
+    /* The source, weights and Z handles are only read by a forward convolution. */
+    static const int arg[N_BINDS] = {DNNL_ARG_SRC,  DNNL_ARG_WEIGHTS,
+                                     DNNL_ARG_DST,  DNNL_ARG_BIAS,
+                                     DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                                     DNNL_ARG_SCRATCHPAD};
+    void *data[N_BINDS] = {
+        (float *)j->in[0].data + sl->src_off,
+        sl->packed_w != NULL ? sl->packed_w : (float *)j->in[1].data + sl->wei_off,
+        y,
+        s->has_bias ? (float *)j->in[2].data + sl->bias_off : NULL,
+        s->has_z && !s->z_sum ? (float *)j->in[3].data + sl->dst_off : NULL,
+        sl->scratch_bytes > 0 ? j->scratch + sl->scratch_off : NULL};
+    const dnnl_memory_desc_t *md[N_BINDS];
+    bind_mds(sl, md);
+    /* The cache is the one mutable part of the shared state: `busy` hands it to one run. */
+    conv_slice *cache = (conv_slice *)sl;
+    bool cached = cache->stream != NULL && !atomic_exchange(&cache->busy, true);
+    dnnl_stream_t stream = cached ? sl->stream : NULL;
+    dnnl_memory_t own[N_BINDS] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    dnnl_exec_arg_t args[N_BINDS];
+    int n = 0;
     int omp_prev = omp_get_max_threads();
     omp_set_num_threads(1);
-    bool ok = dnnl_stream_create(&stream, s->engine, dnnl_stream_default_flags) == dnnl_success;
-    /* The source, weights and Z handles are only read by a forward convolution. */
-    struct {
-        int arg;
-        const dnnl_memory_desc_t *md;
-        void *data;
-    } bind[6] = {
-        {DNNL_ARG_SRC, &sl->src_md, (float *)j->in[0].data + sl->src_off},
-        {DNNL_ARG_WEIGHTS, &sl->wei_md,
-         sl->packed_w != NULL ? sl->packed_w : (float *)j->in[1].data + sl->wei_off},
-        {DNNL_ARG_DST, &sl->dst_md, y},
-        {DNNL_ARG_BIAS, &sl->bias_md, s->has_bias ? (float *)j->in[2].data + sl->bias_off : NULL},
-        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, &sl->dst_md,
-         s->has_z && !s->z_sum ? (float *)j->in[3].data + sl->dst_off : NULL},
-        {DNNL_ARG_SCRATCHPAD, &sl->scratch_md,
-         sl->scratch_bytes > 0 ? j->scratch + sl->scratch_off : NULL}};
-    for (int i = 0; i < 6 && ok; i++) {
-        if (bind[i].data == NULL) {
+    bool ok = cached || dnnl_stream_create(&stream, s->engine, dnnl_stream_default_flags) ==
+                            dnnl_success;
+    for (int i = 0; i < N_BINDS && ok; i++) {
+        if (data[i] == NULL) {
             continue;
         }
-        ok = dnnl_memory_create(&mem[n], bind[i].md, s->engine, bind[i].data) == dnnl_success;
-        args[n] = (dnnl_exec_arg_t){bind[i].arg, mem[n]};
-        n += ok;
+        dnnl_memory_t m = sl->mem[i];
+        ok = cached ? dnnl_memory_set_data_handle(m, data[i]) == dnnl_success
+                    : dnnl_memory_create(&own[i], md[i], s->engine, data[i]) == dnnl_success;
+        args[n++] = (dnnl_exec_arg_t){arg[i], cached ? m : own[i]};
     }
     ok = ok && dnnl_primitive_execute(sl->prim, stream, n, args) == dnnl_success &&
          dnnl_stream_wait(stream) == dnnl_success;
-    for (int i = 0; i < n; i++) {
-        dnnl_memory_destroy(mem[i]);
+    for (int i = 0; i < N_BINDS; i++) {
+        dnnl_memory_destroy(own[i]);
     }
-    dnnl_stream_destroy(stream);
+    if (cached) {
+        atomic_store(&cache->busy, false);
+    } else {
+        dnnl_stream_destroy(stream);
+    }
     omp_set_num_threads(omp_prev);
     return ok;
 }
@@ -581,12 +635,24 @@ void em_conv_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
     }
 }
 
+/* layout_onednn.c */
+ember_status *em_reorder_f32_prepare__onednn(const em_kinfo *ki, void **state,
+                                             size_t *scratch_bytes);
+void em_reorder_f32_release__onednn(const ember_allocator *al, void *state);
+void em_reorder_f32__onednn(const void *state, const em_tensor *in, em_tensor *out,
+                            const em_kctx *ctx);
+
 /* clang-format off */
 static const em_kernel onednn_kernels[] = {
     {"em_conv_f32__onednn", EM_OP_CONV, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 25,
      em_conv_f32_prepare__onednn, em_conv_f32_release__onednn, em_conv_f32__onednn},
     {"em_fusedconv_f32__onednn", EM_OP_FUSEDCONV, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 25,
      em_conv_f32_prepare__onednn, em_conv_f32_release__onednn, em_conv_f32__onednn},
+    {"em_toblocked_f32__onednn", EM_OP_REORDERTOBLOCKED, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42,
+     25, em_reorder_f32_prepare__onednn, em_reorder_f32_release__onednn, em_reorder_f32__onednn},
+    {"em_fromblocked_f32__onednn", EM_OP_REORDERFROMBLOCKED, EMBER_DTYPE_F32, EM_DEV_CPU,
+     EM_ISA_SSE42, 25, em_reorder_f32_prepare__onednn, em_reorder_f32_release__onednn,
+     em_reorder_f32__onednn},
 };
 /* clang-format on */
 

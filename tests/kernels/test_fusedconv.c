@@ -3,10 +3,12 @@
  * Every FusedConv f32 kernel in the registry (the reference and oneDNN) against a naive
  * double-precision convolution computed here: Y = act(float(Conv(X, W, B)) + Z), for odd
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
- * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, W constant
- * and at run time, serial and on a 2-thread pool. A kernel other than the reference may
+ * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, X plain
+ * with Y blocked (plain_input), W constant and at run time, serial and on a 2-thread pool;
+ * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd. A kernel other than the reference may
  * decline a case (UNSUPPORTED), but oneDNN must take the plain ungrouped ones. Also the
- * reorders (ReorderToBlocked / FromBlocked) and the errors of the reference kernel.
+ * reorders (ReorderToBlocked / FromBlocked; every kernel on whole blocks) and the errors of
+ * the reference kernel.
  */
 #include "test_x86_harness.h"
 
@@ -32,6 +34,8 @@ static const fc_case cases[] = {
     {"depthwise",   1, 24, 10, 9,  24, 3, 3, 24, {1, 1}, {1, 1}, {1, 1, 1, 1}},
     {"depthwise_s2",1, 40, 15, 15, 40, 5, 5, 40, {2, 2}, {1, 1}, {2, 2, 2, 2}},
     {"wide",        1, 64, 8,  8,  96, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"first_conv",  1, 3,  23, 21, 32, 7, 7, 1,  {2, 2}, {1, 1}, {3, 3, 3, 3}},
+    {"winograd",    1, 64, 20, 21, 64, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
 };
 
 static const struct {
@@ -151,13 +155,14 @@ typedef struct fc_run {
     int taken; /* cases the kernel accepted */
 } fc_run;
 
-static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, uint64_t seed,
-                     fc_run *r)
+/* b: the channel block of Y and Z (0: plain), and of X unless px (plain_input). */
+static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, bool px,
+                     uint64_t seed, fc_run *r)
 {
     char name[128];
-    snprintf(name, sizeof name, "%s/%s/%s%s/b%lld", c->name,
+    snprintf(name, sizeof name, "%s/%s/%s%s/b%lld%s", c->name,
              acts[ai].act ? em_conv_act_name(acts[ai].act) : "none", bias ? "B" : "",
-             zres ? "Z" : "", (long long)b);
+             zres ? "Z" : "", (long long)b, px ? "/plain_x" : "");
     t_node node;
     t_node_init(&node, EM_OP_FUSEDCONV, name);
     int64_t ks[2] = {c->kh, c->kw};
@@ -175,17 +180,20 @@ static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, 
     if (b > 0) {
         t_set_int(&node, "blocked", b);
     }
+    if (px) {
+        t_set_int(&node, "plain_input", 1);
+    }
     int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, c->c / c->group, c->kh, c->kw};
     int64_t yd[4] = {c->n, c->m, out_size(c, 0, c->h, c->kh), out_size(c, 1, c->w, c->kw)};
     int64_t bd[1] = {c->m}, ny = t_numel(yd, 4), xl[5], yl[5];
     int xr, yr;
-    layout_dims(xd, b, xl, &xr);
+    layout_dims(xd, px ? 0 : b, xl, &xr);
     layout_dims(yd, b, yl, &yr);
     float *x = t_random_f32(t_numel(xd, 4), seed, -1, 1), *w = t_random_f32(t_numel(wd, 4), seed + 1, -1, 1);
     float *bv = t_random_f32(c->m, seed + 2, -1, 1), *z = t_random_f32(ny, seed + 3, -1, 1);
     float *want = t_f32(ny), *got = t_f32(ny);
     naive(c, x, w, bias ? bv : NULL, zres ? z : NULL, ai, yd, want);
-    float *xb = to_blk(x, c->n, c->c, c->h * c->w, b), *zb = to_blk(z, c->n, c->m, yd[2] * yd[3], b);
+    float *xb = to_blk(x, c->n, c->c, c->h * c->w, px ? 0 : b), *zb = to_blk(z, c->n, c->m, yd[2] * yd[3], b);
     float *yb = t_f32(t_numel(yl, yr));
     em_tensor in[4], out[1];
     t_tensor(&in[0], EMBER_DTYPE_F32, xr, xl, xb);
@@ -242,11 +250,15 @@ static void test_fusedconv_sweep(void **state)
                 static const int64_t blocks[3] = {0, 16, 8};
                 int64_t b = blocks[(ci + (size_t)ai) % 3];
                 /* every activation with and without Z; bias alternates */
-                run_case(&cases[ci], ai, ai % 2 == 0, false, b, seed++, &r);
-                run_case(&cases[ci], ai, ai % 2 == 1, true, b, seed++, &r);
+                run_case(&cases[ci], ai, ai % 2 == 0, false, b, false, seed++, &r);
+                run_case(&cases[ci], ai, ai % 2 == 1, true, b, false, seed++, &r);
             }
             for (int64_t b = 0; b <= 16; b += 8) { /* every layout with the residual + ReLU */
-                run_case(&cases[ci], 1, true, true, b, seed++, &r);
+                run_case(&cases[ci], 1, true, true, b, false, seed++, &r);
+                if (b > 0 && cases[ci].group == 1) { /* X plain, Y and Z blocked */
+                    run_case(&cases[ci], 1, true, true, b, true, seed++, &r);
+                    run_case(&cases[ci], 3, ci % 2 == 0, false, b, true, seed++, &r);
+                }
             }
         }
         print_message("%s: %d runs\n", ks[ki]->name, r.taken);
@@ -294,6 +306,46 @@ static void test_reorders(void **state)
     test_free(want);
 }
 
+/* Every reorder kernel (oneDNN's takes whole blocks) both ways, exactly, blocks 16 and 8. */
+static void test_reorders_all_kernels(void **state)
+{
+    (void)state;
+    for (int64_t b = 8; b <= 16; b += 8) {
+        const int64_t c = 3 * b, plain[4] = {2, c, 3, 5}, blk[5] = {2, 3, 3, 5, b};
+        int64_t n = t_numel(plain, 4);
+        float *x = t_random_f32(n, 78, -1, 1), *got = t_f32(n), *back = t_f32(n);
+        float *want = to_blk(x, 2, c, 15, b);
+        const em_kernel *ks[KT_MAX_KERNELS];
+        for (int dir = 0; dir < 2; dir++) {
+            em_op op = dir == 0 ? EM_OP_REORDERTOBLOCKED : EM_OP_REORDERFROMBLOCKED;
+            size_t nk = kt_find(op, "", ks, KT_MAX_KERNELS);
+            assert_true(nk >= 1);
+            for (size_t ki = 0; ki < nk; ki++) {
+                if (!kt_isa_ok(ks[ki])) {
+                    continue;
+                }
+                t_node node;
+                t_node_init(&node, op, ks[ki]->name);
+                t_set_int(&node, dir == 0 ? "block" : "channels", dir == 0 ? b : c);
+                em_tensor in[1], out[1];
+                t_tensor(&in[0], EMBER_DTYPE_F32, dir == 0 ? 4 : 5, dir == 0 ? plain : blk,
+                         dir == 0 ? x : want);
+                t_tensor(&out[0], EMBER_DTYPE_F32, dir == 0 ? 5 : 4, dir == 0 ? blk : plain,
+                         dir == 0 ? got : back);
+                kt_fill_nan(dir == 0 ? got : back, n);
+                t_expect_ok(kt_run(ks[ki], &node.n, in, 1, out, 1, 0u, NULL), ks[ki]->name);
+                for (int64_t i = 0; i < n; i++) {
+                    assert_true(dir == 0 ? got[i] == want[i] : back[i] == x[i]);
+                }
+            }
+        }
+        test_free(x);
+        test_free(got);
+        test_free(back);
+        test_free(want);
+    }
+}
+
 static void test_ref_errors(void **state)
 {
     (void)state;
@@ -325,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fusedconv_sweep),
         cmocka_unit_test(test_reorders),
+        cmocka_unit_test(test_reorders_all_kernels),
         cmocka_unit_test(test_ref_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,9 @@
 /*
  * The graph passes (runtime/passes.h) on a small conv net built here: Conv+BN+Relu,
  * Conv + per-channel constant Add + residual Add + Relu, Conv + x*Sigmoid(x), Conv + Clip with
- * constant bounds, a conv whose output is a graph output (kept), a dead node, and a constant
- * subexpression. The optimized graph must compute what the original computes (both run by
+ * constant bounds, a conv whose output is a graph output (kept), a dead node, a Pad of zero
+ * pads (dropped), a channel Concat of two conv outputs (blocked with the layout pass), and a
+ * constant subexpression. The optimized graph must compute what the original computes (both run by
  * sessions), keep its inputs and outputs (names, dtypes), and hold the expected ops; with the
  * layout pass (blocks 16 and 8) and without.
  */
@@ -78,11 +79,22 @@ static ember_model *build(void)
     const int res_in[2] = {r1, a2};
     int res = op(g, EM_OP_ADD, res_in, 2, "res");
     int r2 = op(g, EM_OP_RELU, &res, 1, "r2");
-    int c3 = conv(g, r2, init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
+    const int64_t zeros[8] = {0}, pd[1] = {8};
+    int pads;
+    OK(em_graph_add_initializer_copy(g, "pads0", EMBER_DTYPE_I64, 1, pd, zeros, &pads));
+    const int pad_in[2] = {r2, pads};
+    int p2 = op(g, EM_OP_PAD, pad_in, 2, "pad0"); /* a no-op: dropped */
+    int c3 = conv(g, p2, init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
     int sg = op(g, EM_OP_SIGMOID, &c3, 1, "sg");
     const int mul_in[2] = {sg, c3};
     int silu = op(g, EM_OP_MUL, mul_in, 2, "silu");
-    int c4 = conv(g, silu, init_f32(g, "w4", 4, wd, 10, -0.3f, 0.3f), -1, "c4");
+    const int cat_in[2] = {silu, r2}; /* channel Concat of two blocked values */
+    int ci;
+    const char *cat_out[1] = {"cat"};
+    OK(em_graph_add_node(g, EM_OP_CONCAT, "cat", cat_in, 2, cat_out, 1, &ci));
+    OK(em_node_set_int(g, ci, "axis", -3));
+    const int64_t wd2[4] = {16, 32, 3, 3};
+    int c4 = conv(g, g->nodes[ci].out[0], init_f32(g, "w4", 4, wd2, 10, -0.2f, 0.2f), -1, "c4");
     const int clip_in[3] = {c4, init_f32(g, "lo", 0, sd, 11, -0.6f, -0.5f),
                             init_f32(g, "hi", 0, sd, 12, 0.5f, 0.6f)};
     int y1 = op(g, EM_OP_CLIP, clip_in, 3, "y1");
@@ -142,6 +154,16 @@ static void check_case(bool layout, int block)
     assert_int_equal(count_op(g, EM_OP_BATCHNORM), 0);
     assert_int_equal(count_op(g, EM_OP_SIGMOID), 0);
     assert_int_equal(count_op(g, EM_OP_NEG), 0);
+    assert_int_equal(count_op(g, EM_OP_PAD), 0);
+    assert_int_equal(count_op(g, EM_OP_CONCAT), 1);
+    if (layout) { /* the Concat joins the blocked values: nothing reorders its inputs */
+        for (int ni = 0; ni < g->n_nodes; ni++) {
+            if (g->nodes[ni].op == EM_OP_CONCAT) {
+                assert_int_equal(g->values[g->nodes[ni].out[0]].rank, 5);
+                assert_int_equal(em_node_attr_int(&g->nodes[ni], "axis", 0), 1);
+            }
+        }
+    }
     assert_int_equal(count_op(g, EM_OP_CLIP), 0);
     assert_int_equal(count_op(g, EM_OP_MUL), 0); /* SiLU fused, the constant square folded */
     /* y2's conv is a graph output: no epilogue (still blocked when the layout pass runs) */
