@@ -284,6 +284,9 @@ static bool activation_of(const em_pctx *c, int j, em_conv_epilogue *e)
     case EM_OP_HARDSWISH:
         e->act = EM_ACT_HARDSWISH;
         return true;
+    case EM_OP_SWISH: /* x * sigmoid(alpha * x): SiLU for alpha 1 (TorchScript's silu) */
+        e->act = EM_ACT_SILU;
+        return em_node_attr_float(n, "alpha", 1.0f) == 1.0f;
     case EM_OP_LEAKYRELU:
         e->act = EM_ACT_LEAKYRELU;
         e->p[0] = em_node_attr_float(n, "alpha", 0.01f);

@@ -72,7 +72,7 @@ static ember_model *build(void)
     const int bn_in[5] = {c1, init_f32(g, "s", 1, cd, 3, 0.5f, 2), init_f32(g, "beta", 1, cd, 4, -1, 1),
                           init_f32(g, "mean", 1, cd, 5, -1, 1), init_f32(g, "var", 1, cd, 6, 0.2f, 2)};
     int bn = op(g, EM_OP_BATCHNORM, bn_in, 5, "bn");
-    int r1 = op(g, EM_OP_RELU, &bn, 1, "r1");
+    int r1 = op(g, EM_OP_SWISH, &bn, 1, "r1"); /* alpha 1: SiLU, as TorchScript's silu */
     int c2 = conv(g, r1, init_f32(g, "w2", 4, wd, 7, -0.3f, 0.3f), -1, "c2");
     const int add_k[2] = {c2, init_f32(g, "k", 3, kd, 8, -1, 1)};
     int a2 = op(g, EM_OP_ADD, add_k, 2, "a2");
@@ -153,6 +153,7 @@ static void check_case(bool layout, int block)
     }
     assert_int_equal(count_op(g, EM_OP_BATCHNORM), 0);
     assert_int_equal(count_op(g, EM_OP_SIGMOID), 0);
+    assert_int_equal(count_op(g, EM_OP_SWISH), 0);
     assert_int_equal(count_op(g, EM_OP_NEG), 0);
     assert_int_equal(count_op(g, EM_OP_PAD), 0);
     assert_int_equal(count_op(g, EM_OP_CONCAT), 1);
