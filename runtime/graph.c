@@ -38,6 +38,30 @@ static void attr_free(const ember_allocator *al, em_attr *a)
     em_graph_destroy(a->g);
 }
 
+void em_value_clear(const ember_allocator *al, em_value *v)
+{
+    em_free(al, v->name);
+    em_storage_release(v->storage);
+    if (v->q != NULL) {
+        em_free(al, (void *)v->q->scale);
+        em_free(al, (void *)v->q->zero_point);
+        em_free(al, v->q);
+    }
+    memset(v, 0, sizeof *v);
+}
+
+void em_node_clear(const ember_allocator *al, em_node *n)
+{
+    em_free(al, n->name);
+    em_free(al, n->in);
+    em_free(al, n->out);
+    for (int k = 0; k < n->n_attrs; k++) {
+        attr_free(al, &n->attrs[k]);
+    }
+    em_free(al, n->attrs);
+    memset(n, 0, sizeof *n);
+}
+
 void em_graph_destroy(em_graph *g)
 {
     if (g == NULL) {
@@ -45,24 +69,10 @@ void em_graph_destroy(em_graph *g)
     }
     const ember_allocator *al = g->al;
     for (int i = 0; i < g->n_values; i++) {
-        em_value *v = &g->values[i];
-        em_free(al, v->name);
-        em_storage_release(v->storage);
-        if (v->q != NULL) {
-            em_free(al, (void *)v->q->scale);
-            em_free(al, (void *)v->q->zero_point);
-            em_free(al, v->q);
-        }
+        em_value_clear(al, &g->values[i]);
     }
     for (int i = 0; i < g->n_nodes; i++) {
-        em_node *n = &g->nodes[i];
-        em_free(al, n->name);
-        em_free(al, n->in);
-        em_free(al, n->out);
-        for (int k = 0; k < n->n_attrs; k++) {
-            attr_free(al, &n->attrs[k]);
-        }
-        em_free(al, n->attrs);
+        em_node_clear(al, &g->nodes[i]);
     }
     for (int i = 0; i < g->n_syms; i++) {
         em_free(al, g->sym_names[i]);

@@ -110,6 +110,10 @@ typedef struct em_graph {
 
 ember_status *em_graph_new(const ember_allocator *al, em_graph **out);
 void em_graph_destroy(em_graph *g);
+/* Frees what one value / one node owns (name, storage, qparams / inputs, outputs, attributes)
+ * and zeroes it; the graph's arrays stay (graph passes drop nodes and values in place). */
+void em_value_clear(const ember_allocator *al, em_value *v);
+void em_node_clear(const ember_allocator *al, em_node *n);
 
 /* Builders. Every name is copied. Functions return NULL status on success. */
 ember_status *em_graph_add_value(em_graph *g, const char *name, ember_dtype dt, int rank,

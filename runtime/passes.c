@@ -42,32 +42,6 @@ int em_pass_reader(const em_pctx *c, int v, int after)
     return -1;
 }
 
-static void attr_free(const ember_allocator *al, em_attr *a)
-{
-    em_free(al, a->name);
-    em_free(al, a->s);
-    em_free(al, a->ints);
-    em_free(al, a->floats);
-    for (int64_t i = 0; a->strings != NULL && i < a->n; i++) {
-        em_free(al, a->strings[i]);
-    }
-    em_free(al, a->strings);
-    em_storage_release(a->storage);
-    em_graph_destroy(a->g);
-}
-
-static void node_free(const ember_allocator *al, em_node *n)
-{
-    em_free(al, n->name);
-    em_free(al, n->in);
-    em_free(al, n->out);
-    for (int k = 0; k < n->n_attrs; k++) {
-        attr_free(al, &n->attrs[k]);
-    }
-    em_free(al, n->attrs);
-    memset(n, 0, sizeof *n);
-}
-
 void em_pass_kill(em_pctx *c, int ni)
 {
     em_node *n = &c->g->nodes[ni];
@@ -79,7 +53,7 @@ void em_pass_kill(em_pctx *c, int ni)
             c->nread[n->in[i]]--;
         }
     }
-    node_free(c->g->al, n);
+    em_node_clear(c->g->al, n);
     c->dead[ni] = true;
 }
 
@@ -385,17 +359,6 @@ static void eliminate_dead(em_pctx *c)
     }
 }
 
-static void value_free(const ember_allocator *al, em_value *v)
-{
-    em_free(al, v->name);
-    em_storage_release(v->storage);
-    if (v->q != NULL) {
-        em_free(al, (void *)v->q->scale);
-        em_free(al, (void *)v->q->zero_point);
-        em_free(al, v->q);
-    }
-}
-
 /* Drops dead nodes and unreferenced values, renumbers, sets producers. */
 static ember_status *compact(em_pctx *c)
 {
@@ -427,7 +390,7 @@ static ember_status *compact(em_pctx *c)
             g->values[nv] = g->values[v];
             map[v] = nv++;
         } else {
-            value_free(g->al, &g->values[v]);
+            em_value_clear(g->al, &g->values[v]);
             map[v] = -1;
         }
     }
