@@ -22,6 +22,7 @@
 #include "cuda_ops.h"
 
 #include "alloc.h"
+#include "dl_util.h"
 #include "status.h"
 
 #include <cublas_v2.h>
@@ -54,12 +55,8 @@ static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static void api_load(void)
 {
     static const char *const names[] = {"libcublas.so." STR(CUBLAS_VER_MAJOR), "libcublas.so"};
-    void *h = NULL;
-    for (size_t i = 0; h == NULL && i < sizeof names / sizeof names[0]; i++) {
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    }
+    void *h = em_dlopen_first(names, sizeof names / sizeof names[0], api.error, sizeof api.error);
     if (h == NULL) {
-        snprintf(api.error, sizeof api.error, "cannot load %s: %s", names[0], dlerror());
         return;
     }
     /* POSIX: a function pointer may be converted from dlsym's void *. */

@@ -26,6 +26,7 @@
 #include "kernel.h"
 
 #include "alloc.h"
+#include "dl_util.h"
 #include "gemm_shape.h"
 #include "status.h"
 #include "thread.h"
@@ -59,12 +60,8 @@ static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static void api_load(void)
 {
     static const char *const names[] = {"libopenblas.so.0", "libopenblas.so"};
-    void *h = NULL;
-    for (size_t i = 0; h == NULL && i < sizeof names / sizeof names[0]; i++) {
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    }
+    void *h = em_dlopen_first(names, sizeof names / sizeof names[0], api.error, sizeof api.error);
     if (h == NULL) {
-        snprintf(api.error, sizeof api.error, "cannot load %s: %s", names[0], dlerror());
         return;
     }
     void (*set_threads)(int) = NULL;
