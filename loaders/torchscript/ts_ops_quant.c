@@ -55,8 +55,8 @@ static ember_status *q_value(ts_lower *L, const ts_qinfo *q, int v, int *out)
     return ts_use(L, &a, out);
 }
 
-/* DequantizeLinear of quantized argument i (a float tensor is returned as it is). */
-static ember_status *dequant_arg(ts_lower *L, const ts_call *c, const ts_av *a, int *out)
+/* DequantizeLinear of a quantized value (a float one is returned as it is). */
+ember_status *ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, int *out)
 {
     int x = -1, in[3] = {-1, -1, -1}, node = -1;
     TS_TRY(ts_use(L, a, &x));
@@ -75,39 +75,10 @@ static ember_status *dequant_arg(ts_lower *L, const ts_call *c, const ts_av *a, 
     return ts_infer(L, c, node);
 }
 
-ember_status *ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, int *out)
-{
-    return dequant_arg(L, c, a, out);
-}
-
-/* QuantizeLinear of float x to (scale, zero point) of dtype dt (U8 or I8); the result is a
- * quantized ts_av. */
-static ember_status *quantize(ts_lower *L, const ts_call *c, int x, double scale, int64_t zp,
-                              ember_dtype dt, ts_av **out)
-{
-    int in[3] = {x, -1, -1}, y = -1, node = -1;
-    const ts_qinfo *q = NULL;
-    int64_t lo = dt == EMBER_DTYPE_I8 ? -128 : 0, hi = dt == EMBER_DTYPE_I8 ? 127 : 255;
-    if (!(scale > 0) || zp < lo || zp > hi) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: scale %g / zero point %lld out "
-                      "of range for %s", c->op, scale, (long long)zp, ember_dtype_name(dt));
-    }
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_F32, scale, &in[1]));
-    TS_TRY(ts_const_scalar(L, dt, (double)zp, &in[2]));
-    TS_TRY(ts_emit(L, c, EM_OP_QUANTIZELINEAR, in, 3, &y, 1, &node));
-    TS_TRY(ts_infer(L, c, node));
-    TS_TRY(new_q(L, in[1], in[2], -1, &q));
-    TS_TRY(ts_ret_tensor(L, y, out));
-    (*out)->u.t.q = q;
-    return NULL;
-}
-
-/* x requantized with the per-tensor parameters of `like` (ops torch runs on quantized values
- * keep their input's scale and zero point). */
-ember_status *ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_av *like,
+/* QuantizeLinear of float x with the parameters q; the result is a quantized ts_av. */
+static ember_status *quantize_as(ts_lower *L, const ts_call *c, int x, const ts_qinfo *q,
                                  ts_av **out)
 {
-    const ts_qinfo *q = like->u.t.q;
     int in[3] = {x, -1, -1}, y = -1, node = -1;
     TS_TRY(q_value(L, q, q->scale, &in[1]));
     TS_TRY(q_value(L, q, q->zero_point, &in[2]));
@@ -116,6 +87,31 @@ ember_status *ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_
     TS_TRY(ts_ret_tensor(L, y, out));
     (*out)->u.t.q = q;
     return NULL;
+}
+
+/* QuantizeLinear of float x to (scale, zero point) of dtype dt (U8 or I8). */
+static ember_status *quantize(ts_lower *L, const ts_call *c, int x, double scale, int64_t zp,
+                              ember_dtype dt, ts_av **out)
+{
+    int s = -1, z = -1;
+    const ts_qinfo *q = NULL;
+    int64_t lo = dt == EMBER_DTYPE_I8 ? -128 : 0, hi = dt == EMBER_DTYPE_I8 ? 127 : 255;
+    if (!(scale > 0) || zp < lo || zp > hi) {
+        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: scale %g / zero point %lld out "
+                      "of range for %s", c->op, scale, (long long)zp, ember_dtype_name(dt));
+    }
+    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_F32, scale, &s));
+    TS_TRY(ts_const_scalar(L, dt, (double)zp, &z));
+    TS_TRY(new_q(L, s, z, -1, &q));
+    return quantize_as(L, c, x, q, out);
+}
+
+/* x requantized with the per-tensor parameters of `like` (ops torch runs on quantized values
+ * keep their input's scale and zero point). */
+ember_status *ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_av *like,
+                                 ts_av **out)
+{
+    return quantize_as(L, c, x, like->u.t.q, out);
 }
 
 static ember_status *qdtype(ts_lower *L, const ts_call *c, int64_t st, ember_dtype *dt)
@@ -148,7 +144,7 @@ static ember_status *lower_quantize_per_tensor(ts_lower *L, const ts_call *c, ts
 static ember_status *lower_dequantize(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int y = -1;
-    TS_TRY(dequant_arg(L, c, c->a[0], &y));
+    TS_TRY(ts_dequantize(L, c, c->a[0], &y));
     return ts_ret_tensor(L, y, out);
 }
 
@@ -231,10 +227,10 @@ static ember_status *lower_qconv(ts_lower *L, const ts_call *c, ts_av **out)
         return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: 2-d stride/padding/dilation "
                       "expected", c->op);
     }
-    TS_TRY(dequant_arg(L, c, c->a[0], &in[0]));
-    TS_TRY(dequant_arg(L, c, p[0], &in[1]));
+    TS_TRY(ts_dequantize(L, c, c->a[0], &in[0]));
+    TS_TRY(ts_dequantize(L, c, p[0], &in[1]));
     if (p[1]->k != TA_NONE) {
-        TS_TRY(dequant_arg(L, c, p[1], &in[2]));
+        TS_TRY(ts_dequantize(L, c, p[1], &in[2]));
     }
     TS_TRY(ts_emit(L, c, EM_OP_CONV, in, in[2] >= 0 ? 3 : 2, &y, 1, &node));
     for (int d = 0; d < 2; d++) {
@@ -259,15 +255,15 @@ static ember_status *lower_qlinear(ts_lower *L, const ts_call *c, ts_av **out)
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
     TS_TRY(packed_arg(L, c, 2, &p));
     TS_TRY(out_qparams(L, c, 2, &scale, &zp, &dt));
-    TS_TRY(dequant_arg(L, c, c->a[0], &x));
-    TS_TRY(dequant_arg(L, c, p[0], &w));
+    TS_TRY(ts_dequantize(L, c, c->a[0], &x));
+    TS_TRY(ts_dequantize(L, c, p[0], &w));
     int node = -1;
     TS_TRY(ts_emit(L, c, EM_OP_TRANSPOSE, &w, 1, &wt, 1, &node));
     TS_TRY(em_node_set_ints(L->g, node, "perm", perm, 2));
     TS_TRY(ts_infer(L, c, node));
     TS_TRY(ts_node2(L, c, EM_OP_MATMUL, x, wt, &y));
     if (p[1]->k != TA_NONE) {
-        TS_TRY(dequant_arg(L, c, p[1], &b));
+        TS_TRY(ts_dequantize(L, c, p[1], &b));
         TS_TRY(ts_node2(L, c, EM_OP_ADD, y, b, &y));
     }
     TS_TRY(maybe_relu(L, c, &y));
@@ -282,8 +278,8 @@ static ember_status *lower_qbinary(ts_lower *L, const ts_call *c, ts_av **out)
     double scale = 0;
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
     TS_TRY(out_qparams(L, c, 2, &scale, &zp, &dt));
-    TS_TRY(dequant_arg(L, c, c->a[0], &a));
-    TS_TRY(dequant_arg(L, c, c->a[1], &b));
+    TS_TRY(ts_dequantize(L, c, c->a[0], &a));
+    TS_TRY(ts_dequantize(L, c, c->a[1], &b));
     bool mul = strstr(c->op, "::mul") != NULL;
     TS_TRY(ts_node2(L, c, mul ? EM_OP_MUL : EM_OP_ADD, a, b, &y));
     TS_TRY(maybe_relu(L, c, &y));
@@ -306,7 +302,7 @@ static ember_status *lower_qcat(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(out_qparams(L, c, 2, &scale, &zp, &dt));
     int in[64], y = -1, rank = 0;
     for (size_t i = 0; i < l->u.seq.n; i++) {
-        TS_TRY(dequant_arg(L, c, l->u.seq.items[i], &in[i]));
+        TS_TRY(ts_dequantize(L, c, l->u.seq.items[i], &in[i]));
     }
     TS_TRY(ts_rank(L, c, in[0], &rank));
     TS_TRY(ts_node_int(L, c, EM_OP_CONCAT, in, (int)l->u.seq.n, "axis",
