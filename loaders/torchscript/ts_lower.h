@@ -198,6 +198,9 @@ ember_status *ts_const(ts_lower *L, ember_dtype dt, int rank, const int64_t *dim
                        const void *data, int *out);
 ember_status *ts_const_i64s(ts_lower *L, const int64_t *v, int64_t n, int *out);
 ember_status *ts_const_scalar(ts_lower *L, ember_dtype dt, double v, int *out);
+/* The number of dtype dt at p (floats, integers, bools) as a double; false for other dtypes
+ * (ts_value.c). */
+bool ts_number_at(ember_dtype dt, const void *p, double *v);
 /* The value of tensor or dynamic scalar `a` in the current graph: a value of an enclosing
  * graph is captured as an extra input of each subgraph in between, bound by name. */
 ember_status *ts_use(ts_lower *L, const ts_av *a, int *out);

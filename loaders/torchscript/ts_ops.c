@@ -245,17 +245,7 @@ static bool const_element(const ts_av *a, double *v)
     if (x->kind != EM_VAL_INITIALIZER || x->init.data == NULL || x->rank < 0 || n != 1) {
         return false;
     }
-    const void *p = x->init.data;
-    switch (x->dtype) {
-    case EMBER_DTYPE_F32: *v = *(const float *)p; return true;
-    case EMBER_DTYPE_F64: *v = *(const double *)p; return true;
-    case EMBER_DTYPE_I64: *v = (double)*(const int64_t *)p; return true;
-    case EMBER_DTYPE_I32: *v = *(const int32_t *)p; return true;
-    case EMBER_DTYPE_I8: *v = *(const int8_t *)p; return true;
-    case EMBER_DTYPE_U8:
-    case EMBER_DTYPE_BOOL: *v = *(const uint8_t *)p; return true;
-    default: return false;
-    }
+    return ts_number_at(x->dtype, x->init.data, v);
 }
 
 static ember_status *lower_to_scalar(ts_lower *L, const ts_call *c, ts_av **out)

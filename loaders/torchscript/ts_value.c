@@ -599,23 +599,31 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
     return st;
 }
 
-/* Element i of a 1-D tensor record of a float or integer dtype, as a double (NaN otherwise or
- * out of its storage). */
+bool ts_number_at(ember_dtype dt, const void *p, double *v)
+{
+    switch (dt) {
+    case EMBER_DTYPE_F64: { double x; memcpy(&x, p, 8); *v = x; return true; }
+    case EMBER_DTYPE_F32: { float x; memcpy(&x, p, 4); *v = x; return true; }
+    case EMBER_DTYPE_I64: { int64_t x; memcpy(&x, p, 8); *v = (double)x; return true; }
+    case EMBER_DTYPE_I32: { int32_t x; memcpy(&x, p, 4); *v = x; return true; }
+    case EMBER_DTYPE_I8: *v = *(const int8_t *)p; return true;
+    case EMBER_DTYPE_U8:
+    case EMBER_DTYPE_BOOL: *v = *(const uint8_t *)p; return true;
+    default: return false;
+    }
+}
+
+/* Element i of a 1-D tensor record as a double (NaN for other dtypes or out of its storage). */
 static double tsv_elem(const em_tsv_tensor *t, int64_t i)
 {
     int64_t at = t->offset + i * t->strides[0];
     size_t es = em_dtype_size(t->dtype);
+    double v = NAN;
     if (t->storage == NULL || at < 0 || (uint64_t)(at + 1) * es > em_storage_size(t->storage)) {
         return NAN;
     }
     const unsigned char *p = (const unsigned char *)em_storage_data(t->storage) + (size_t)at * es;
-    switch (t->dtype) {
-    case EMBER_DTYPE_F64: { double v; memcpy(&v, p, 8); return v; }
-    case EMBER_DTYPE_F32: { float v; memcpy(&v, p, 4); return v; }
-    case EMBER_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case EMBER_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: return NAN;
-    }
+    return ts_number_at(t->dtype, p, &v) ? v : NAN;
 }
 
 /* The scale and zero point of a pickled quantized tensor as root-graph constants: F32 scales,
