@@ -207,6 +207,9 @@ static ember_status *model_finish(ember_model *m)
         em_passes_options po = em_passes_level(m->graph_opt);
         st = em_passes_run(m->g, &po);
     }
+    if (st == NULL) { /* e.g. the weights that Conv+BatchNorm folding replaced */
+        st = em_graph_drop_unused_image(m->g, m->bytes);
+    }
     return st;
 }
 

@@ -10,6 +10,7 @@
 #include "strtensor.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 ember_status *em_graph_new(const ember_allocator *al, em_graph **out)
@@ -730,4 +731,90 @@ int64_t em_graph_param_count(const em_graph *g)
         }
     }
     return n;
+}
+
+/* ---- pages of the model image nothing points into ---- */
+
+typedef struct byte_span {
+    size_t lo, hi;
+} byte_span;
+
+typedef struct span_list {
+    const ember_allocator *al;
+    const uint8_t *base;
+    size_t size;
+    byte_span *v;
+    size_t n, cap;
+    bool oom;
+} span_list;
+
+static void span_add(span_list *l, const em_storage *s, const em_tensor *t, em_storage *image)
+{
+    const uint8_t *d = t->data;
+    if (s != image || d == NULL || d < l->base || d > l->base + l->size || l->oom) {
+        return;
+    }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? 2 * l->cap : 64;
+        byte_span *v = em_realloc(l->al, l->v, sizeof *v * nc);
+        if (v == NULL) {
+            l->oom = true;
+            return;
+        }
+        l->v = v;
+        l->cap = nc;
+    }
+    size_t lo = (size_t)(d - l->base), nb = em_tensor_nbytes(t);
+    l->v[l->n++] = (byte_span){lo, nb < l->size - lo ? lo + nb : l->size};
+}
+
+static void spans_of(const em_graph *g, span_list *l, em_storage *image)
+{
+    for (int v = 0; v < g->n_values; v++) {
+        span_add(l, g->values[v].storage, &g->values[v].init, image);
+    }
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        for (int a = 0; a < g->nodes[ni].n_attrs; a++) {
+            const em_attr *at = &g->nodes[ni].attrs[a];
+            if (at->type == EM_ATTR_TENSOR) {
+                span_add(l, at->storage, &at->t, image);
+            } else if (at->type == EM_ATTR_GRAPH && at->g != NULL) {
+                spans_of(at->g, l, image);
+            }
+        }
+    }
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const byte_span *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+ember_status *em_graph_drop_unused_image(const em_graph *g, em_storage *image)
+{
+    if (image == NULL || em_storage_kind_of(image) != EM_STORAGE_MMAP) {
+        return NULL;
+    }
+    span_list l = {g->al, em_storage_data(image), em_storage_size(image), NULL, 0, 0, false};
+    spans_of(g, &l, image);
+    if (l.oom) {
+        em_free(g->al, l.v);
+        return em_status_oom();
+    }
+    if (l.n > 1) {
+        qsort(l.v, l.n, sizeof *l.v, span_cmp);
+    }
+    size_t at = 0; /* everything below `at` is either in use or dropped */
+    for (size_t i = 0; i < l.n; i++) {
+        if (l.v[i].lo > at) {
+            em_storage_drop_pages(image, at, l.v[i].lo - at);
+        }
+        at = l.v[i].hi > at ? l.v[i].hi : at;
+    }
+    if (l.size > at) {
+        em_storage_drop_pages(image, at, l.size - at);
+    }
+    em_free(g->al, l.v);
+    return NULL;
 }

@@ -110,6 +110,10 @@ typedef struct em_graph {
 
 ember_status *em_graph_new(const ember_allocator *al, em_graph **out);
 void em_graph_destroy(em_graph *g);
+/* Drops the resident pages of mapped `image` that no initializer or tensor attribute of g (or
+ * of its subgraphs) points into any more, such as the weights Conv+BatchNorm folding
+ * replaced; see em_storage_drop_pages. */
+ember_status *em_graph_drop_unused_image(const em_graph *g, em_storage *image);
 /* Frees what one value / one node owns (name, storage, qparams / inputs, outputs, attributes)
  * and zeroes it; the graph's arrays stay (graph passes drop nodes and values in place). */
 void em_value_clear(const ember_allocator *al, em_value *v);

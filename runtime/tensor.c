@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dtype facts, tensor shape helpers and reference-counted storage (owned, borrowed, mmap). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
 #include "tensor.h"
 
 #include "alloc.h"
@@ -263,6 +264,22 @@ ember_status *em_storage_new_mmap(const ember_allocator *al, const char *path, e
 void *em_storage_data(const em_storage *s) { return s->data; }
 size_t em_storage_size(const em_storage *s) { return s->size; }
 em_storage_kind em_storage_kind_of(const em_storage *s) { return s->kind; }
+
+void em_storage_drop_pages(em_storage *s, size_t off, size_t len)
+{
+    if (s == NULL || s->kind != EM_STORAGE_MMAP || s->data == NULL || off >= s->size) {
+        return;
+    }
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    uintptr_t lo = (uintptr_t)s->data + off;
+    uintptr_t hi = (uintptr_t)s->data + (len < s->size - off ? off + len : s->size);
+    lo = (lo + page - 1) / page * page;
+    hi = hi / page * page;
+    if (hi > lo) { /* a read-only private mapping: pages come back from the file when read */
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    }
+}
 
 em_storage *em_storage_retain(em_storage *s)
 {

@@ -68,6 +68,10 @@ ember_status *em_storage_new_mmap(const ember_allocator *al, const char *path,
 void *em_storage_data(const em_storage *s);
 size_t em_storage_size(const em_storage *s);
 em_storage_kind em_storage_kind_of(const em_storage *s);
+/* Lets the OS drop the resident pages of bytes [off, off + len) of a mapped file (the whole
+ * pages inside the range); a later read maps them in again from the file, so the bytes stay
+ * valid. A no-op for other kinds. */
+void em_storage_drop_pages(em_storage *s, size_t off, size_t len);
 em_storage *em_storage_retain(em_storage *s);
 void em_storage_release(em_storage *s);
 /* Makes `s` hold a reference to `dep` (retained; once per dep) until `s` is freed: string

@@ -112,6 +112,33 @@ def mlp():
     save_case("mlp", m, [x], [y])
 
 
+def big_weights():
+    """Initializers of more than 64 KB in raw_data: the loader unpacks a skeleton of the file
+    and reads them in place (loaders/onnx/onnx_wire.c); the BatchNorm after the conv folds into
+    it at load, so the conv's original weights are left unused in the mapped file."""
+    w, b = rand(96, 24, 3, 3), rand(96)
+    scale, bias = rand(96) + 1.5, rand(96)
+    mean, var = rand(96), np.abs(rand(96)) + 0.5
+    fc, fb = rand(10, 96 * 4 * 4, scale=0.05), rand(10)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "scale", "bias", "mean", "var"], ["n"],
+                         name="bn", epsilon=1e-5),
+        helper.make_node("Relu", ["n"], ["r"], name="relu"),
+        helper.make_node("Reshape", ["r", "shape"], ["f"], name="flat"),
+        helper.make_node("Gemm", ["f", "fc", "fb"], ["y"], name="fc", transB=1),
+    ]
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             [(w, "w"), (b, "b"), (scale, "scale"), (bias, "bias"), (mean, "mean"),
+              (var, "var"), (fc, "fc"), (fb, "fb")]]
+    inits.append(helper.make_tensor("shape", TensorProto.INT64, [2], [1, -1]))  # typed field
+    m = model(nodes, [vi("x", [1, 24, 4, 4])], [vi("y", [1, 10])], inits, 13)
+    x = rand(1, 24, 4, 4, scale=1.0)
+    n = batchnorm(conv2d(x, w, b, 1), scale, bias, mean, var)
+    y = gemm(np.maximum(n, 0).reshape(1, -1), fc, fb, True)
+    save_case("big_weights", m, [x], [y])
+
+
 def cnn_weights():
     return dict(cw=rand(4, 3, 3, 3), cb=rand(4), s=rand(4) + 1.0, b=rand(4),
                 mean=rand(4), var=np.abs(rand(4)) + 0.5, fw=rand(5, 4), fb=rand(5))
@@ -214,6 +241,9 @@ def external():
     inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
     m = model(nodes, [vi("x", [2, 8])], [vi("y", [2, 4])], inits, 13)
     x = rand(2, 8)
+    ext = os.path.join(OUT, "external.bin")
+    if os.path.exists(ext):  # onnx appends to an existing data file
+        os.remove(ext)
     save_case("external", m, [x], [x @ w + b], save_as_external_data=True,
               all_tensors_to_one_file=True, location="external.bin", size_threshold=0)
 
@@ -393,6 +423,7 @@ def main():
     seq_split()
     loop()
     groupnorm_v18()
+    big_weights()
     total = sum(os.path.getsize(os.path.join(d, f)) for d in (OUT, BAD) for f in os.listdir(d))
     print("gen_onnx_fixtures: %d bytes in %s and %s" % (total, OUT, BAD), file=sys.stderr)
 

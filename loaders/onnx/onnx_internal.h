@@ -38,6 +38,7 @@ typedef struct onnx_ctx {
     int n_ext;
     onnx_span *raw; /* raw_data spans of the main graph's initializers, in order */
     size_t n_raw;
+    bool stripped; /* the main graph was unpacked without those raw_data (onnx_wire_strip) */
     unsigned serial; /* for names of values the loader makes up */
 } onnx_ctx;
 
@@ -137,6 +138,11 @@ ember_status *onnx_const_strings(onnx_ctx *c, em_graph *g, const Onnx__Attribute
 /* Checks nesting limits on the raw protobuf (before protobuf-c recurses into it) and records
  * the raw_data spans of the main graph's initializers into c->raw / c->n_raw. */
 ember_status *onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size);
+/* After onnx_wire_scan: *out (em_malloc'ed, or NULL when the main graph's initializers have
+ * no raw_data) is the image without those raw_data fields, for protobuf-c to unpack without
+ * copying the weights. */
+ember_status *onnx_wire_strip(onnx_ctx *c, const uint8_t *data, size_t size, uint8_t **out,
+                              size_t *out_size);
 
 /* ---- onnx_gradient.c ---- */
 /* Expands a Gradient node (ai.onnx.preview.training) by autodiff where it stands. */

@@ -729,6 +729,18 @@ static ember_status *graph_initializers(onnx_ctx *c, onnx_scope *sc, const Onnx_
             return onnx_err(c, EMBER_ERR_INVALID_MODEL, "initializer %zu has no name", i);
         }
         const uint8_t *raw = hints && c->raw[i].present ? image + c->raw[i].off : NULL;
+        Onnx__TensorProto in_place;
+        if (c->stripped) { /* the skeleton has no raw_data: it is read from the image */
+            if (!hints) {
+                return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+                                "initializer '%s': its raw_data could not be located", name);
+            }
+            in_place = *tp;
+            in_place.has_raw_data = c->raw[i].present;
+            in_place.raw_data.data = (uint8_t *)raw;
+            in_place.raw_data.len = raw != NULL ? c->raw[i].len : 0;
+            tp = &in_place;
+        }
         em_tensor t;
         em_storage *s = NULL;
         size_t off;
@@ -1017,6 +1029,8 @@ ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_
 {
     onnx_pb_alloc pa;
     Onnx__ModelProto *mp = NULL;
+    uint8_t *skel = NULL;
+    size_t skel_size = 0;
     onnx_ctx c = {.al = g->al, .what = path != NULL ? path : "<memory>", .image = image};
     ember_status *st = NULL;
     const uint8_t *data = em_storage_data(image);
@@ -1024,7 +1038,12 @@ ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_
     memset(opsets, 0, sizeof *opsets);
     onnx_pb_allocator(g->al, &pa);
     EMBER_TRY(onnx_wire_scan(&c, data, size));
-    mp = onnx__model_proto__unpack(&pa.pa, size, data);
+    EMBER_TRY(onnx_wire_strip(&c, data, size, &skel, &skel_size));
+    c.stripped = skel != NULL;
+    mp = skel != NULL ? onnx__model_proto__unpack(&pa.pa, skel_size, skel)
+                      : onnx__model_proto__unpack(&pa.pa, size, data);
+    em_free(g->al, skel); /* protobuf-c copied what it keeps */
+    skel = NULL;
     if (mp == NULL) {
         st = pa.failed ? em_status_oom()
                        : onnx_err(&c, EMBER_ERR_INVALID_MODEL,
@@ -1047,6 +1066,7 @@ ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_
 fail:
     em_onnx_opsets_free(g->al, opsets);
 done:
+    em_free(g->al, skel);
     if (mp != NULL) {
         onnx__model_proto__free_unpacked(mp, &pa.pa);
     }

@@ -395,7 +395,7 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
     }
     size_t align = em_dtype_size(shape->dtype);
     if (in_image != NULL && c->image != NULL && nbytes > 0 && ((uintptr_t)in_image % align) == 0 &&
-        memcmp(in_image, tp->raw_data.data, nbytes) == 0) {
+        (in_image == tp->raw_data.data || memcmp(in_image, tp->raw_data.data, nbytes) == 0)) {
         *out = em_storage_retain(c->image);
         *offset = (size_t)(in_image - (const uint8_t *)em_storage_data(c->image));
         return NULL;

@@ -360,6 +360,65 @@ static void test_storage_mmap(void **state)
     unlink(path);
 }
 
+/* Resident kB of the mapping holding `addr`, from /proc/self/smaps; -1 if not found. */
+static long mapping_rss_kb(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (f == NULL) {
+        return -1;
+    }
+    char line[512];
+    bool in = false;
+    long kb = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ':') != NULL &&
+            line[0] != 'R') {
+            in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+        } else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+    return kb;
+}
+
+/* em_storage_drop_pages gives back the whole pages inside a range of a mapped file; the bytes
+ * read the same afterwards (they come back from the file), and other kinds are left alone. */
+static void test_storage_drop_pages(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20 };
+    unsigned char *bytes = test_malloc(N);
+    for (size_t i = 0; i < N; i++) {
+        bytes[i] = (unsigned char)((i * 131u) ^ (i >> 9));
+    }
+    char path[512];
+    write_temp(path, sizeof path, bytes, N);
+    em_storage *s = NULL;
+    assert_null(em_storage_new_mmap(test_allocator(), path, &s));
+    assert_memory_equal(em_storage_data(s), bytes, N); /* every page resident */
+    long before = mapping_rss_kb(em_storage_data(s));
+    assert_true(before >= N / 1024);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    em_storage_drop_pages(s, page / 2, N / 2); /* the pages wholly inside [page/2, N/2 + page/2) */
+    long after = mapping_rss_kb(em_storage_data(s));
+    assert_true(after >= 0 && after <= before - (long)((N / 2 - page) / 1024));
+    em_storage_drop_pages(s, N, 100);     /* past the end: nothing */
+    em_storage_drop_pages(s, N - 10, 100); /* clipped to the end, no whole page: nothing */
+    assert_int_equal(mapping_rss_kb(em_storage_data(s)), after);
+    assert_memory_equal(em_storage_data(s), bytes, N);
+    em_storage_release(s);
+    unlink(path);
+
+    assert_null(em_storage_new_owned(test_allocator(), N, &s));
+    memcpy(em_storage_data(s), bytes, N);
+    em_storage_drop_pages(s, 0, N);
+    assert_memory_equal(em_storage_data(s), bytes, N);
+    em_storage_release(s);
+    test_free(bytes);
+}
+
 static void test_storage_mmap_errors(void **state)
 {
     (void)state;
@@ -406,7 +465,7 @@ int main(void)
         cmocka_unit_test(test_shape_str),           cmocka_unit_test(test_storage_owned),
         cmocka_unit_test(test_storage_borrowed),    cmocka_unit_test(test_storage_refcount),
         cmocka_unit_test(test_storage_oom),         cmocka_unit_test(test_storage_mmap),
-        cmocka_unit_test(test_storage_mmap_errors),
+        cmocka_unit_test(test_storage_mmap_errors), cmocka_unit_test(test_storage_drop_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
