@@ -8,7 +8,10 @@
 #ifndef EMBER_KERNELS_X86_X86_H
 #define EMBER_KERNELS_X86_X86_H
 
+#include "fusedconv.h"
 #include "kernel.h"
+
+#include <stddef.h>
 
 extern const em_kernel_table em_x86_table;
 
@@ -21,5 +24,11 @@ void em_x86_release_none(const ember_allocator *al, void *state);
     void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 #include "kernels.def"
 #undef EM_X86_KERNEL
+
+/* FusedConv's activation `act` (EM_ACT_SIGMOID, EM_ACT_TANH or EM_ACT_SILU) in place over n
+ * floats: conv_onednn.c runs these after the convolution instead of as oneDNN post-ops, whose
+ * exp-based eltwise costs ~0.57 ns an element here (unary_driver.inc). */
+void em_conv_act_f32__avx2(em_conv_act act, float *y, size_t n);
+void em_conv_act_f32__avx512(em_conv_act act, float *y, size_t n);
 
 #endif /* EMBER_KERNELS_X86_X86_H */
