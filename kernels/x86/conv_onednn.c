@@ -97,7 +97,9 @@ typedef struct onednn_conv {
     /* Sigmoid, Tanh and SiLU run after the primitive, on each slice's output, with ember's
      * vector math: oneDNN 2.6's eltwise post-ops for them cost ~0.57 ns an element here, more
      * than the whole depthwise convolution (32 x 112 x 112, 3x3: 94 us, 320 us with swish),
-     * while a separate pass over the output costs ~0.3 ns an element (x86.h). */
+     * while a separate pass over the output costs ~0.3 ns an element (x86.h). More slices, so
+     * that each slice's output would still be in L2 for that pass, measured no faster: the
+     * pass is bound by its arithmetic, not by memory. */
     em_conv_act own_act;
     void (*act_fn)(em_conv_act act, float *y, size_t n);
     size_t scratch_bytes;
