@@ -240,12 +240,112 @@ static void test_shared_value_not_fused(void **state)
     ember_model_destroy(m);
 }
 
+/* Input channels that are not whole blocks (block 16): a 3x3 conv of fewer channels than a
+ * block reads X plain (oneDNN's direct blocked kernels would fall back to reference loops),
+ * one of more channels stays plain, a 1x1 conv is blocked all the same; the results agree. */
+static void test_partial_block_convs(void **state)
+{
+    (void)state;
+    ember_model *m[2];
+    for (int k = 0; k < 2; k++) {
+        m[k] = ag_model();
+        em_graph *g = m[k]->g;
+        const int64_t xd[4] = {1, 8, 9, 7}, x2d[4] = {1, 24, 9, 7};
+        const int64_t w1d[4] = {16, 8, 3, 3}, w2d[4] = {16, 24, 3, 3}, w3d[4] = {16, 24, 1, 1};
+        const int64_t w4d[4] = {16, 16, 3, 3};
+        const int64_t s2[2] = {2, 2};
+        int x, x2, ni;
+        OK(em_graph_add_input(g, "x", F32, 4, xd, NULL, &x));
+        OK(em_graph_add_input(g, "x2", F32, 4, x2d, NULL, &x2));
+        int c1 = conv(g, x, init_f32(g, "w1", 4, w1d, 1, -0.3f, 0.3f), -1, "c1");
+        ni = g->values[c1].producer;
+        OK(em_node_set_ints(g, ni, "strides", s2, 2));
+        int y1 = op(g, EM_OP_RELU, &c1, 1, "y1");
+        int c2 = conv(g, x2, init_f32(g, "w2", 4, w2d, 2, -0.3f, 0.3f), -1, "c2");
+        int y2 = op(g, EM_OP_RELU, &c2, 1, "y2");
+        int c3i;
+        const int c3in[2] = {x2, init_f32(g, "w3", 4, w3d, 3, -0.3f, 0.3f)};
+        const char *c3o[1] = {"c3"};
+        OK(em_graph_add_node(g, EM_OP_CONV, "c3", c3in, 2, c3o, 1, &c3i));
+        int c3 = g->nodes[c3i].out[0];
+        int y3 = conv(g, c3, init_f32(g, "w4", 4, w4d, 4, -0.3f, 0.3f), -1, "y3");
+        OK(em_graph_mark_output(g, y1));
+        OK(em_graph_mark_output(g, y2));
+        OK(em_graph_mark_output(g, y3));
+        OK(em_graph_infer_shapes(g));
+    }
+    em_passes_options o = {true, true, true, 16};
+    OK(em_passes_run(m[1]->g, &o));
+    const em_graph *g = m[1]->g;
+    int seen = 0;
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        const em_node *n = &g->nodes[ni];
+        if (n->op != EM_OP_FUSEDCONV && n->op != EM_OP_CONV) {
+            continue;
+        }
+        int64_t cin = g->values[n->in[1]].dims[1].v, kh = g->values[n->in[1]].dims[2].v;
+        int64_t blocked = em_node_attr_int(n, "blocked", 0);
+        int64_t plain_in = em_node_attr_int(n, "plain_input", 0);
+        if (cin == 8) { /* c1 */
+            assert_int_equal(blocked, 16);
+            assert_int_equal(plain_in, 1);
+            seen |= 1;
+        } else if (cin == 24 && kh == 3) { /* c2 */
+            assert_int_equal(blocked, 0);
+            seen |= 2;
+        } else if (cin == 24) { /* c3, 1x1 */
+            assert_int_equal(blocked, 16);
+            assert_int_equal(plain_in, 0);
+            seen |= 4;
+        }
+    }
+    assert_int_equal(seen, 7);
+    float x[504], x2[1512];
+    for (int i = 0; i < 1512; i++) {
+        x2[i] = (float)((i * 29) % 97) / 48.0f - 1.0f;
+        if (i < 504) {
+            x[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+        }
+    }
+    ember_tensor *out[2][3];
+    const int64_t xd[4] = {1, 8, 9, 7}, x2d[4] = {1, 24, 9, 7};
+    for (int k = 0; k < 2; k++) {
+        ember_session *s = NULL;
+        ember_tensor *in[2] = {NULL, NULL};
+        OK(ember_session_create(m[k], NULL, &s));
+        OK(ember_tensor_wrap(F32, xd, 4, x, sizeof x, &in[0]));
+        OK(ember_tensor_wrap(F32, x2d, 4, x2, sizeof x2, &in[1]));
+        for (int i = 0; i < 3; i++) {
+            out[k][i] = NULL;
+        }
+        OK(ember_session_run(s, in, 2, out[k], 3));
+        ember_tensor_destroy(in[0]);
+        ember_tensor_destroy(in[1]);
+        ember_session_destroy(s);
+    }
+    for (int i = 0; i < 3; i++) {
+        const float *pa = ember_tensor_data(out[0][i]), *pb = ember_tensor_data(out[1][i]);
+        assert_int_equal(ember_tensor_elem_count(out[0][i]), ember_tensor_elem_count(out[1][i]));
+        for (int64_t k = 0; k < ember_tensor_elem_count(out[0][i]); k++) {
+            if (fabs((double)pa[k] - (double)pb[k]) > 1e-4 + 1e-4 * fabs((double)pa[k])) {
+                fail_msg("output %d [%lld]: %g vs %g", i, (long long)k, (double)pb[k],
+                         (double)pa[k]);
+            }
+        }
+    }
+    ag_free_outs(out[0], 3);
+    ag_free_outs(out[1], 3);
+    ember_model_destroy(m[0]);
+    ember_model_destroy(m[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_passes_plain),
         cmocka_unit_test(test_passes_blocked),
         cmocka_unit_test(test_shared_value_not_fused),
+        cmocka_unit_test(test_partial_block_convs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
