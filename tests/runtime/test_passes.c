@@ -170,8 +170,11 @@ static void check_case(bool layout, int block)
     /* y2's conv is a graph output: no epilogue (still blocked when the layout pass runs) */
     assert_int_equal(count_op(g, EM_OP_FUSEDCONV), layout ? 5 : 4);
     assert_int_equal(count_op(g, EM_OP_CONV), layout ? 0 : 1);
-    assert_int_equal(count_op(g, EM_OP_RELU), 1); /* after y2, a graph output: not fused */
-    assert_int_equal(count_op(g, EM_OP_ADD), 1);  /* y4 */
+    /* after y2, a graph output: not fused; it runs on y2's blocked twin with the layout pass */
+    assert_int_equal(count_op(g, EM_OP_RELU), layout ? 0 : 1);
+    /* y4 adds a per-channel constant: on y1's blocked twin with the layout pass */
+    assert_int_equal(count_op(g, EM_OP_ADD), layout ? 0 : 1);
+    assert_int_equal(count_op(g, EM_OP_BLOCKEDAFFINE), layout ? 2 : 0);
     assert_int_equal(count_op(g, EM_OP_REORDERTOBLOCKED), layout ? 1 : 0);
     assert_int_equal(g->n_outputs, 4);
     const char *names[4] = {"y1", "y2", "y3", "y4"};
