@@ -10,7 +10,4 @@
 
 #include "vmath_avx512.inc"
 
-/* max(a, b), a NaN of either operand kept (vrangeps, imm 1: max, sign from the comparison) */
-#define BK_MAX_NAN(a, b) _mm512_range_ps((a), (b), 1)
-
 #include "blocked_driver.inc"
