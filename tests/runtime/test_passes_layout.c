@@ -18,11 +18,11 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include "test_autograd_util.h"
+#include "test_passes_util.h"
 
 #include "passes.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 #define F32 EMBER_DTYPE_F32
 
@@ -129,53 +129,26 @@ static ember_model *build(int which)
     return m;
 }
 
-static int count_op(const em_graph *g, em_op o)
-{
-    int n = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        n += g->nodes[i].op == o;
-    }
-    return n;
-}
-
-static ember_tensor *run(ember_model *m, const float *x)
-{
-    const int64_t xd[4] = {2, 16, 13, 11};
-    ember_session *s = NULL;
-    ember_tensor *in = NULL, *out = NULL;
-    OK(ember_session_create(m, NULL, &s));
-    OK(ember_tensor_wrap(F32, xd, 4, (void *)x, sizeof(float) * 2 * 16 * 13 * 11, &in));
-    OK(ember_session_run(s, &in, 1, &out, 1));
-    ember_tensor_destroy(in);
-    ember_session_destroy(s);
-    return out;
-}
-
 static void check(int which, int block)
 {
     ember_model *plain = build(which), *opt = build(which);
     em_passes_options o = {true, true, true, block};
     OK(em_passes_run(opt->g, &o));
     const em_graph *g = opt->g;
-    if (getenv("PASSES_DEBUG") != NULL) {
-        char *t = NULL;
-        OK(em_graph_to_text(g, &t));
-        print_message("%s\n", t);
-        ember_string_free(t);
-    }
+    tp_debug_print(g);
     static const em_op gone[] = {EM_OP_MAXPOOL, EM_OP_AVERAGEPOOL, EM_OP_GLOBALAVERAGEPOOL,
                                  EM_OP_GLOBALMAXPOOL, EM_OP_BATCHNORM, EM_OP_RELU,
                                  EM_OP_SIGMOID, EM_OP_MUL, EM_OP_ADD, EM_OP_CONV};
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
-        if (count_op(g, gone[i]) != 0) {
+        if (tp_count_op(g, gone[i]) != 0) {
             fail_msg("net %d block %d: %s left", which, block, em_op_name(gone[i]));
         }
     }
-    assert_int_equal(count_op(g, EM_OP_REORDERTOBLOCKED), 1);   /* the input */
-    assert_int_equal(count_op(g, EM_OP_REORDERFROMBLOCKED), 1); /* the output */
+    assert_int_equal(tp_count_op(g, EM_OP_REORDERTOBLOCKED), 1);   /* the input */
+    assert_int_equal(tp_count_op(g, EM_OP_REORDERFROMBLOCKED), 1); /* the output */
     assert_int_equal(g->nodes[g->n_nodes - 1].op, EM_OP_REORDERFROMBLOCKED);
-    assert_int_equal(count_op(g, EM_OP_BLOCKEDPOOL), which == 1 ? 3 : 2);
-    assert_int_equal(count_op(g, EM_OP_BLOCKEDAFFINE), which == 0 ? 0 : which == 1 ? 4 : 2);
+    assert_int_equal(tp_count_op(g, EM_OP_BLOCKEDPOOL), which == 1 ? 3 : 2);
+    assert_int_equal(tp_count_op(g, EM_OP_BLOCKEDAFFINE), which == 0 ? 0 : which == 1 ? 4 : 2);
     for (int ni = 0; ni < g->n_nodes; ni++) {
         if (g->nodes[ni].op == EM_OP_CONCAT) {
             assert_int_equal(g->values[g->nodes[ni].out[0]].rank, 5);
@@ -184,7 +157,10 @@ static void check(int which, int block)
     float x[2 * 16 * 13 * 11];
     test_rng r = {which * 100 + (uint64_t)block};
     test_rng_fill(&r, x, sizeof x / sizeof x[0], -1.0f, 1.0f);
-    ember_tensor *a = run(plain, x), *b = run(opt, x);
+    const int64_t xd[4] = {2, 16, 13, 11};
+    ember_tensor *a, *b;
+    tp_run(plain, 4, xd, x, &a, 1);
+    tp_run(opt, 4, xd, x, &b, 1);
     const float *pa = ember_tensor_data(a), *pb = ember_tensor_data(b);
     assert_int_equal(ember_tensor_elem_count(a), ember_tensor_elem_count(b));
     for (int64_t k = 0; k < ember_tensor_elem_count(a); k++) {
@@ -252,11 +228,11 @@ static void test_not_blocked(void **state)
     OK(em_graph_infer_shapes(g));
     em_passes_options o = {true, true, true, 16};
     OK(em_passes_run(g, &o));
-    assert_int_equal(count_op(g, EM_OP_FUSEDCONV), 2);
-    assert_int_equal(count_op(g, EM_OP_BATCHNORM), 1);
-    assert_int_equal(count_op(g, EM_OP_MAXPOOL), 1);
-    assert_int_equal(count_op(g, EM_OP_MUL), 1);
-    assert_int_equal(count_op(g, EM_OP_BLOCKEDPOOL) + count_op(g, EM_OP_BLOCKEDAFFINE), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_FUSEDCONV), 2);
+    assert_int_equal(tp_count_op(g, EM_OP_BATCHNORM), 1);
+    assert_int_equal(tp_count_op(g, EM_OP_MAXPOOL), 1);
+    assert_int_equal(tp_count_op(g, EM_OP_MUL), 1);
+    assert_int_equal(tp_count_op(g, EM_OP_BLOCKEDPOOL) + tp_count_op(g, EM_OP_BLOCKEDAFFINE), 0);
     for (int k = 0; k < g->n_nodes; k++) {
         if (g->nodes[k].op == EM_OP_CONCAT) {
             assert_int_equal(g->values[g->nodes[k].out[0]].rank, 4);
