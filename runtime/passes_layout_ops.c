@@ -233,8 +233,8 @@ static ember_status *block_bn(em_pctx *c, em_layout *l, int ni)
     int iv[2];
     ember_status *err = NULL;
     for (int i = 0; i < 2 && err == NULL; i++) {
-        err = em_graph_add_initializer_copy(g, name[i], EMBER_DTYPE_F32, 1, &ch, st + i * ch,
-                                            &iv[i]);
+        err =
+            em_graph_add_initializer_copy(g, name[i], EMBER_DTYPE_F32, 1, &ch, st + i * ch, &iv[i]);
     }
     em_free(g->al, st);
     EM_PASS_TRY(err);
@@ -257,7 +257,7 @@ static int chan_operand(const em_pctx *c, const em_layout *l, int ni, int side)
     bool ok = pv->dtype == EMBER_DTYPE_F32;
     if (pv->rank == 4) { /* [1 or N, C, 1, 1] */
         ok = ok && (d[0].v == 1 || (d[0].v >= 0 ? d[0].v == xv->dims[0].v
-                                                 : d[0].sym > 0 && d[0].sym == xv->dims[0].sym));
+                                                : d[0].sym > 0 && d[0].sym == xv->dims[0].sym));
         d++;
     } else {
         ok = ok && pv->rank == 3; /* [C, 1, 1] */
@@ -286,8 +286,8 @@ ember_status *em_layout_ops(em_pctx *c, em_layout *l)
                 int p = chan_operand(c, l, ni, side);
                 if (p >= 0) {
                     bool mul = g->nodes[ni].op == EM_OP_MUL;
-                    EM_PASS_TRY(to_affine(c, l, ni, g->nodes[ni].in[side], mul ? p : -1,
-                                          mul ? -1 : p));
+                    EM_PASS_TRY(
+                        to_affine(c, l, ni, g->nodes[ni].in[side], mul ? p : -1, mul ? -1 : p));
                     break;
                 }
             }

@@ -29,8 +29,8 @@ static ember_status *check_x(const em_node *n, const em_shape *x, int64_t *c)
     if (x->rank != 5 || (KNOWN(x->dims[4]) && b < 1) ||
         (b > 0 && KNOWN(x->dims[1]) && x->dims[1].v != (*c + b - 1) / b)) {
         return em_status_new(EMBER_ERR_INVALID_MODEL,
-                             "node '%s' (%s): input 0 must be [N, ceil(%lld/b), H, W, b]",
-                             n->name, em_op_name(n->op), (long long)*c);
+                             "node '%s' (%s): input 0 must be [N, ceil(%lld/b), H, W, b]", n->name,
+                             em_op_name(n->op), (long long)*c);
     }
     return NULL;
 }

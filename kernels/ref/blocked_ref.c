@@ -58,8 +58,8 @@ typedef struct bpool_state {
     blk_dims d;
     em_op op;
     em_ref_window win;
-    bool cip;        /* count_include_pad */
-    int64_t oh, ow;  /* output plane */
+    bool cip;       /* count_include_pad */
+    int64_t oh, ow; /* output plane */
 } bpool_state;
 
 ember_status *em_blockedpool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
@@ -212,12 +212,11 @@ void em_blockedpool_f32__ref(const void *state, const em_tensor *in, em_tensor *
 typedef struct baff_state {
     blk_dims d;
     em_conv_epilogue e;
-    bool has[2];            /* S, T given */
-    em_chan_operand op[2];  /* their layouts */
+    bool has[2];           /* S, T given */
+    em_chan_operand op[2]; /* their layouts */
 } baff_state;
 
-ember_status *em_blockedaffine_prepare__ref(const em_kinfo *ki, void **state,
-                                            size_t *scratch_bytes)
+ember_status *em_blockedaffine_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
 {
     ember_status *st = NULL;
     baff_state s = {0};
@@ -236,8 +235,8 @@ ember_status *em_blockedaffine_prepare__ref(const em_kinfo *ki, void **state,
         if (!s.has[i]) {
             continue;
         }
-        EMBER_TRY(em_ref_check_tensor(ki, p, EMBER_DTYPE_F32, i == 0 ? "input 1 (S)"
-                                                                     : "input 2 (T)"));
+        EMBER_TRY(
+            em_ref_check_tensor(ki, p, EMBER_DTYPE_F32, i == 0 ? "input 1 (S)" : "input 2 (T)"));
         if (!em_chan_operand_parse(p->rank, p->dims, s.d.n, s.d.c, s.d.b, &s.op[i])) {
             return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
                                 "input %d must be per-channel: [C], [C, 1, 1], [N or 1, C, 1, "
@@ -263,9 +262,9 @@ static void baff_task(void *arg, int64_t begin, int64_t end)
             double sc = s->has[0] && l < lanes ? j->sc[n * s->op[0].batch_stride + c0 + l] : 1.0;
             double sh = s->has[1] && l < lanes ? j->sh[n * s->op[1].batch_stride + c0 + l] : 0.0;
             for (int64_t p = 0; p < plane; p++) {
-                y[p * b + l] =
-                    l < lanes ? (float)em_conv_act_apply(&s->e, (double)x[p * b + l] * sc + sh)
-                              : 0.0f;
+                y[p * b + l] = l < lanes
+                                   ? (float)em_conv_act_apply(&s->e, (double)x[p * b + l] * sc + sh)
+                                   : 0.0f;
             }
         }
     }

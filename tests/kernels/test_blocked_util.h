@@ -158,7 +158,6 @@ static inline void bk_pool_out(const bk_pcase *c, int64_t *oh, int64_t *ow)
     bk_pool_axis(c, 1, &pb, &pe, ow);
 }
 
-
 /*
  * Runs kernel k on case c over plain x; returns the plain output. With st != NULL a prepare
  * error is returned there (and NULL); without, prepare must succeed.
@@ -230,7 +229,7 @@ static inline void bk_operand(const bk_acase *c, int form, int batch, const floa
 
 static inline void bk_affine_node(t_node *tn, const bk_acase *c)
 {
-    static const char *const names[] = {"",        "Relu",    "LeakyRelu", "Clip", "HardSigmoid",
+    static const char *const names[] = {"",          "Relu",    "LeakyRelu", "Clip", "HardSigmoid",
                                         "HardSwish", "Sigmoid", "Tanh",      "SiLU"};
     static const int n_params[] = {0, 0, 1, 2, 2, 0, 0, 0, 0};
     t_node_init(tn, EM_OP_BLOCKEDAFFINE, "baffine");

@@ -163,8 +163,8 @@ static void test_affine_vs_naive(void **state)
         double *want = t_f64(nx);
         naive_affine(c, x, c->s_form ? s : NULL, c->t_form ? t : NULL, want);
         for (int pass = 0; pass < 3; pass++) { /* serial, on the pool, in place */
-            float *got = bk_run_affine(t_kernel(EM_OP_BLOCKEDAFFINE, EMBER_DTYPE_F32), c, x, s,
-                                       t, pass == 1 ? pool : NULL, pass == 2, 0, NULL);
+            float *got = bk_run_affine(t_kernel(EM_OP_BLOCKEDAFFINE, EMBER_DTYPE_F32), c, x, s, t,
+                                       pass == 1 ? pool : NULL, pass == 2, 0, NULL);
             t_check_f32(name, got, want, nx, 1e-6, 1e-6);
             test_free(got);
         }

@@ -29,14 +29,15 @@ static const em_kernel *find(em_op op, const char *suffix)
 static void pool_case(const em_kernel *k, const bk_pcase *c, uint64_t seed, em_threadpool *pool)
 {
     char name[160];
-    snprintf(name, sizeof name,
-             "%s_n%lld_c%lld_%lldx%lld_b%lld_k%lldx%lld_s%lldx%lld_d%lldx%lld_p%lld%lld%lld%lld_c%d_%s_"
-             "cip%d",
-             em_op_name(c->op), (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w,
-             (long long)c->b, (long long)c->kh, (long long)c->kw, (long long)c->sh,
-             (long long)c->sw, (long long)c->dh, (long long)c->dw, (long long)c->pads[0],
-             (long long)c->pads[1], (long long)c->pads[2], (long long)c->pads[3], c->ceil,
-             c->auto_pad != NULL ? c->auto_pad : "", c->cip);
+    snprintf(
+        name, sizeof name,
+        "%s_n%lld_c%lld_%lldx%lld_b%lld_k%lldx%lld_s%lldx%lld_d%lldx%lld_p%lld%lld%lld%lld_c%d_%s_"
+        "cip%d",
+        em_op_name(c->op), (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w,
+        (long long)c->b, (long long)c->kh, (long long)c->kw, (long long)c->sh, (long long)c->sw,
+        (long long)c->dh, (long long)c->dw, (long long)c->pads[0], (long long)c->pads[1],
+        (long long)c->pads[2], (long long)c->pads[3], c->ceil,
+        c->auto_pad != NULL ? c->auto_pad : "", c->cip);
     int64_t nx = c->n * c->c * c->h * c->w, oh, ow;
     bk_pool_out(c, &oh, &ow);
     int64_t ny = c->n * c->c * oh * ow;
@@ -91,12 +92,21 @@ static void test_pool(void **state)
         static const em_op ops[4] = {EM_OP_MAXPOOL, EM_OP_AVERAGEPOOL, EM_OP_GLOBALMAXPOOL,
                                      EM_OP_GLOBALAVERAGEPOOL};
         static const char *const aps[4] = {NULL, "SAME_UPPER", "SAME_LOWER", "VALID"};
-        bk_pcase c = {ops[ci % 4 == 3 ? (q >> 20) % 4 : ci % 2], 1 + (int64_t)((q >> 2) % 2),
-                      1 + (int64_t)(q % 37), 1 + (int64_t)(ci % 13), 1 + (int64_t)((ci * 7) % 19),
-                      (q >> 4) % 2 ? 16 : 8, 1 + (int64_t)((q >> 5) % 4), 1 + (int64_t)((q >> 7) % 4),
-                      1 + (int64_t)((q >> 9) % 3), 1 + (int64_t)((q >> 11) % 3),
-                      1 + (int64_t)((q >> 13) % 2), 1 + (int64_t)((q >> 14) % 2), {0, 0, 0, 0},
-                      (int)((q >> 15) & 1), aps[(q >> 16) % 8 < 4 ? 0 : (q >> 16) % 4],
+        bk_pcase c = {ops[ci % 4 == 3 ? (q >> 20) % 4 : ci % 2],
+                      1 + (int64_t)((q >> 2) % 2),
+                      1 + (int64_t)(q % 37),
+                      1 + (int64_t)(ci % 13),
+                      1 + (int64_t)((ci * 7) % 19),
+                      (q >> 4) % 2 ? 16 : 8,
+                      1 + (int64_t)((q >> 5) % 4),
+                      1 + (int64_t)((q >> 7) % 4),
+                      1 + (int64_t)((q >> 9) % 3),
+                      1 + (int64_t)((q >> 11) % 3),
+                      1 + (int64_t)((q >> 13) % 2),
+                      1 + (int64_t)((q >> 14) % 2),
+                      {0, 0, 0, 0},
+                      (int)((q >> 15) & 1),
+                      aps[(q >> 16) % 8 < 4 ? 0 : (q >> 16) % 4],
                       (int)((q >> 19) & 1)};
         if (c.auto_pad == NULL) {
             c.pads[0] = (int64_t)((q >> 21) % (uint64_t)c.kh);
@@ -165,9 +175,17 @@ static void test_affine(void **state)
     }
     for (uint64_t ci = 0; ci < 90; ci++) { /* every activation x operand form, odd sizes */
         uint64_t q = ci * 2654435761u;
-        bk_acase c = {1 + (int64_t)(q % 2), 1 + (int64_t)((q >> 3) % 40), 1 + (int64_t)(ci % 9),
-                      1 + (int64_t)((ci * 5) % 11), (q >> 9) % 2 ? 16 : 8, (int)(ci % 9),
-                      {-0.3f, 0.8f}, (int)((q >> 10) % 5), (int)((q >> 13) % 5), 0, 0};
+        bk_acase c = {1 + (int64_t)(q % 2),
+                      1 + (int64_t)((q >> 3) % 40),
+                      1 + (int64_t)(ci % 9),
+                      1 + (int64_t)((ci * 5) % 11),
+                      (q >> 9) % 2 ? 16 : 8,
+                      (int)(ci % 9),
+                      {-0.3f, 0.8f},
+                      (int)((q >> 10) % 5),
+                      (int)((q >> 13) % 5),
+                      0,
+                      0};
         c.s_batch = c.s_form >= 3 && ((q >> 16) & 1);
         c.t_batch = c.t_form >= 3 && ((q >> 17) & 1);
         affine_case(k, &c, 700 + ci, pool);
@@ -196,9 +214,9 @@ static void test_declines(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        KT_TEST(test_pool, "__avx2"),       KT_TEST(test_pool, "__avx512"),
-        KT_TEST(test_affine, "__avx2"),     KT_TEST(test_affine, "__avx512"),
-        KT_TEST(test_declines, "__avx2"),   KT_TEST(test_declines, "__avx512"),
+        KT_TEST(test_pool, "__avx2"),     KT_TEST(test_pool, "__avx512"),
+        KT_TEST(test_affine, "__avx2"),   KT_TEST(test_affine, "__avx512"),
+        KT_TEST(test_declines, "__avx2"), KT_TEST(test_declines, "__avx512"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,9 +136,10 @@ static void check(int which, int block)
     OK(em_passes_run(opt->g, &o));
     const em_graph *g = opt->g;
     tp_debug_print(g);
-    static const em_op gone[] = {EM_OP_MAXPOOL, EM_OP_AVERAGEPOOL, EM_OP_GLOBALAVERAGEPOOL,
-                                 EM_OP_GLOBALMAXPOOL, EM_OP_BATCHNORM, EM_OP_RELU,
-                                 EM_OP_SIGMOID, EM_OP_MUL, EM_OP_ADD, EM_OP_CONV};
+    static const em_op gone[] = {EM_OP_MAXPOOL,       EM_OP_AVERAGEPOOL, EM_OP_GLOBALAVERAGEPOOL,
+                                 EM_OP_GLOBALMAXPOOL, EM_OP_BATCHNORM,   EM_OP_RELU,
+                                 EM_OP_SIGMOID,       EM_OP_MUL,         EM_OP_ADD,
+                                 EM_OP_CONV};
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
         if (tp_count_op(g, gone[i]) != 0) {
             fail_msg("net %d block %d: %s left", which, block, em_op_name(gone[i]));
@@ -165,8 +166,8 @@ static void check(int which, int block)
     assert_int_equal(ember_tensor_elem_count(a), ember_tensor_elem_count(b));
     for (int64_t k = 0; k < ember_tensor_elem_count(a); k++) {
         if (fabs((double)pa[k] - (double)pb[k]) > 1e-5 + 1e-4 * fabs((double)pa[k])) {
-            fail_msg("net %d block %d: [%lld]: %g vs %g", which, block, (long long)k,
-                     (double)pb[k], (double)pa[k]);
+            fail_msg("net %d block %d: [%lld]: %g vs %g", which, block, (long long)k, (double)pb[k],
+                     (double)pa[k]);
         }
     }
     ember_tensor_destroy(a);

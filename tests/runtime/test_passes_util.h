@@ -39,8 +39,7 @@ static inline void tp_run(ember_model *m, int rank, const int64_t *xd, const flo
         n *= xd[d];
     }
     OK(ember_session_create(m, NULL, &s));
-    OK(ember_tensor_wrap(EMBER_DTYPE_F32, xd, rank, (void *)x, sizeof(float) * (size_t)n,
-                         &in));
+    OK(ember_tensor_wrap(EMBER_DTYPE_F32, xd, rank, (void *)x, sizeof(float) * (size_t)n, &in));
     for (int i = 0; i < n_out; i++) {
         outs[i] = NULL;
     }

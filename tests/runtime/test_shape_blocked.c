@@ -111,9 +111,10 @@ static void test_blockedaffine(void **state)
     (void)state;
     sn s;
     em_shape out[1];
-    const em_shape ops[] = {SHP(F32, 19),          SHP(F32, 19, 1, 1),    SHP(F32, 1, 19, 1, 1),
-                            SHP(F32, -2, 19, 1, 1), SHP(F32, 1, 3, 1, 1, 8), SHP(F32, -2, 3, 1, 1, 8),
-                            SHP(F32, UNK)};
+    const em_shape ops[] = {
+        SHP(F32, 19),           SHP(F32, 19, 1, 1),      SHP(F32, 1, 19, 1, 1),
+        SHP(F32, -2, 19, 1, 1), SHP(F32, 1, 3, 1, 1, 8), SHP(F32, -2, 3, 1, 1, 8),
+        SHP(F32, UNK)};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         em_shape in[3] = {SHP(F32, -2, 3, 5, 7, 8), ops[i], ops[(i + 1) % 6]};
         affine_node(&s, "st", 3, 19);
@@ -140,9 +141,15 @@ static void test_blockedaffine_errors(void **state)
 {
     (void)state;
     sn s;
-    const em_shape bad[] = {SHP(F32, 18),           SHP(F32, 1, 19),          SHP(F32, 19, 1),
-                            SHP(F32, 3, 19, 1, 1),  SHP(F32, 1, 19, 2, 1),    SHP(F32, 1, 2, 1, 1, 8),
-                            SHP(F32, 1, 3, 1, 1, 16), SHP(EMBER_DTYPE_F64, 19), SHP(F32, 1, 19, 1, 1, 1, 1)};
+    const em_shape bad[] = {SHP(F32, 18),
+                            SHP(F32, 1, 19),
+                            SHP(F32, 19, 1),
+                            SHP(F32, 3, 19, 1, 1),
+                            SHP(F32, 1, 19, 2, 1),
+                            SHP(F32, 1, 2, 1, 1, 8),
+                            SHP(F32, 1, 3, 1, 1, 16),
+                            SHP(EMBER_DTYPE_F64, 19),
+                            SHP(F32, 1, 19, 1, 1, 1, 1)};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         em_shape in[3] = {SHP(F32, 2, 3, 5, 7, 8), bad[i], absent()};
         affine_node(&s, "bad_s", 3, 19);
