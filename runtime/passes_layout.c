@@ -4,11 +4,15 @@
  * least 8 input channels becomes a FusedConv with `blocked` = b: it reads X (and Z) and
  * writes Y channel-blocked, [N, ceil(C/b), H, W, b]. Its output value keeps its name, shape
  * and readers but is now made by a ReorderFromBlocked placed right after the conv; blocked
- * convs read the blocked value directly, so that reorder is dead code (and dropped) unless a
- * plain-layout reader or a graph output needs the value. A blocked conv reading a plain value
- * gets a ReorderToBlocked, one per value, right after the value's producer.
+ * readers read the blocked twin directly, so that reorder is dead code (and dropped) unless a
+ * plain-layout reader or a graph output needs the value. Then, in graph order, the ops between
+ * blocked values become blocked twins the same way (passes_layout_ops.c: channel Concats,
+ * pools, BatchNormalization + activation, activations, per-channel Mul / Add), so chains such
+ * as conv -> MaxPool -> conv or Concat -> BN -> Relu -> conv stay blocked. A blocked conv
+ * reading a plain value gets a ReorderToBlocked, one per value, right after the value's
+ * producer.
  */
-#include "passes.h"
+#include "passes_layout.h"
 
 #include "alloc.h"
 #include "kernel.h"
@@ -98,11 +102,6 @@ static ember_status *reorder_node(em_pctx *c, em_op op, int from, int to, int64_
     return st;
 }
 
-typedef struct layout_ctx {
-    int *blk;   /* per value: its blocked twin, or -1 */
-    int *after; /* per new node: the node (old index) it goes after; -1: first */
-} layout_ctx;
-
 /* Puts the nodes added since `n_old` right after the nodes named in `after`. */
 static ember_status *place_new_nodes(em_pctx *c, int n_old, const int *after)
 {
@@ -135,56 +134,24 @@ static ember_status *place_new_nodes(em_pctx *c, int n_old, const int *after)
     return NULL;
 }
 
-/* Concat ni joins 4-D f32 values along channels, each a whole number of blocks with a blocked
- * twin already: it can join the twins instead (blocked [N, C/b, H, W, b] along axis 1). */
-static bool concat_blockable(const em_pctx *c, int ni, int64_t b, const layout_ctx *l)
-{
-    const em_graph *g = c->g;
-    const em_node *n = &g->nodes[ni];
-    if (c->dead[ni] || n->op != EM_OP_CONCAT || n->n_out != 1 || n->n_in < 1) {
-        return false;
-    }
-    const em_value *y = &g->values[n->out[0]];
-    int64_t axis = em_node_attr_int(n, "axis", 0);
-    if (y->dtype != EMBER_DTYPE_F32 || y->rank != 4 || (axis != 1 && axis != -3)) {
-        return false;
-    }
-    for (int i = 0; i < n->n_in; i++) {
-        int v = n->in[i];
-        if (v < 0 || l->blk[v] < 0 || g->values[v].rank != 4 || g->values[v].dims[1].v < 0 ||
-            g->values[v].dims[1].v % b != 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Concat ni reads the blocked twins and writes one; a reorder after it makes the plain value. */
-static ember_status *block_concat(em_pctx *c, int ni, int64_t b, int n_old, layout_ctx *l)
+ember_status *em_layout_twin_output(em_pctx *c, em_layout *l, int ni, int64_t channels)
 {
     em_graph *g = c->g;
     int y = g->nodes[ni].out[0], yb, r;
-    EM_PASS_TRY(blocked_value(g, y, b, &yb));
-    EM_PASS_TRY(reorder_node(c, EM_OP_REORDERFROMBLOCKED, yb, y, g->values[y].dims[1].v, &r));
-    l->after[r - n_old] = ni;
-    for (int i = 0; i < g->nodes[ni].n_in; i++) {
-        em_pass_set_input(c, ni, i, l->blk[g->nodes[ni].in[i]]);
-    }
+    EM_PASS_TRY(blocked_value(g, y, l->b, &yb));
+    EM_PASS_TRY(reorder_node(c, EM_OP_REORDERFROMBLOCKED, yb, y, channels, &r));
+    l->after[r - l->n_old] = ni;
     g->nodes[ni].out[0] = yb;
     g->values[yb].producer = ni;
-    for (int a = 0; a < g->nodes[ni].n_attrs; a++) { /* axis 1 or -3 -> 1 of the 5-D twins */
-        em_attr *at = &g->nodes[ni].attrs[a];
-        if (at->type == EM_ATTR_INT && strcmp(at->name, "axis") == 0) {
-            at->i = 1;
-        }
-    }
     l->blk[y] = yb;
-    return em_pass_sync(c);
+    return NULL;
 }
 
-static ember_status *block_convs(em_pctx *c, int64_t b, int n_old, layout_ctx *l)
+static ember_status *block_convs(em_pctx *c, em_layout *l)
 {
     em_graph *g = c->g;
+    const int n_old = l->n_old;
+    const int64_t b = l->b;
     int *is_blk = em_calloc(g->al, (size_t)n_old + 1, sizeof *is_blk);
     if (is_blk == NULL) {
         return em_status_oom();
@@ -198,25 +165,16 @@ static ember_status *block_convs(em_pctx *c, int64_t b, int n_old, layout_ctx *l
         if (!is_blk[ni]) {
             continue;
         }
-        int y = g->nodes[ni].out[0], yb, r;
-        int64_t m = g->values[g->nodes[ni].in[1]].dims[0].v;
-        EMBER_TRY(blocked_value(g, y, b, &yb));
-        EMBER_TRY(reorder_node(c, EM_OP_REORDERFROMBLOCKED, yb, y, m, &r));
-        l->after[r - n_old] = ni;
+        EMBER_TRY(em_layout_twin_output(c, l, ni, g->values[g->nodes[ni].in[1]].dims[0].v));
         g->nodes[ni].op = EM_OP_FUSEDCONV;
-        g->nodes[ni].out[0] = yb;
         EMBER_TRY(em_node_set_int(g, ni, "blocked", b));
         if (is_blk[ni] == BLOCKED_OUT) {
             EMBER_TRY(em_node_set_int(g, ni, "plain_input", 1));
         }
-        EMBER_TRY(em_pass_sync(c));
-        l->blk[y] = yb;
     }
-    /* Channel Concats of blocked values (whole blocks each) concatenate the blocked twins. */
-    for (int ni = 0; ni < n_old && st == NULL; ni++) {
-        if (concat_blockable(c, ni, b, l)) {
-            EMBER_TRY(block_concat(c, ni, b, n_old, l));
-        }
+    /* The ops between blocked values (Concat, pools, BN, activations, SE scale) follow. */
+    if (st == NULL) {
+        st = em_layout_ops(c, l);
     }
     /* Inputs X and Z: the blocked twin, made by a ReorderToBlocked when the value has none. */
     for (int ni = 0; ni < n_old && st == NULL; ni++) {
@@ -252,15 +210,18 @@ ember_status *em_pass_layout(em_pctx *c, int block)
         return NULL;
     }
     int n_old = g->n_nodes, nv_old = g->n_values;
-    /* At most two reorders per conv. */
-    layout_ctx l = {em_malloc(g->al, sizeof(int) * (size_t)(2 * nv_old + 1)),
-                    em_malloc(g->al, sizeof(int) * (size_t)(2 * n_old + 1))};
+    /* New nodes: a ReorderFromBlocked per converted node, a ReorderToBlocked per value. New
+     * values: per converted node its twin, the reorder's temporary and two initializers (BN's
+     * scale and shift); per ReorderToBlocked a twin and a temporary. */
+    size_t n_blk = (size_t)nv_old * 3 + (size_t)n_old * 4 + 1;
+    em_layout l = {b, n_old, em_malloc(g->al, sizeof(int) * n_blk),
+                   em_malloc(g->al, sizeof(int) * ((size_t)n_old + (size_t)nv_old + 1))};
     ember_status *st = NULL;
     if (l.blk == NULL || l.after == NULL) {
         st = em_status_oom();
         goto done;
     }
-    for (int v = 0; v < 2 * nv_old + 1; v++) {
+    for (size_t v = 0; v < n_blk; v++) {
         l.blk[v] = -1;
     }
     /* producers are stale after the fusions: refresh them from the live nodes */
@@ -269,7 +230,7 @@ ember_status *em_pass_layout(em_pctx *c, int block)
             g->values[g->nodes[ni].out[o]].producer = ni;
         }
     }
-    st = block_convs(c, b, n_old, &l);
+    st = block_convs(c, &l);
     if (st == NULL) {
         st = place_new_nodes(c, n_old, l.after);
     }

@@ -22,6 +22,7 @@
 
 /* The op families, each with its own kernels_<family>.def and header. */
 #include "attn_ref.h"
+#include "blocked_ref.h"
 #include "dyn_ref.h"
 #include "loss_ref.h"
 #include "math_ref.h"

@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include "test_autograd_util.h"
+#include "test_passes_util.h"
 
 #include "passes.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 #define F32 EMBER_DTYPE_F32
 
@@ -115,28 +115,10 @@ static ember_model *build(void)
     return m;
 }
 
-static int count_op(const em_graph *g, em_op o)
-{
-    int n = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        n += g->nodes[i].op == o;
-    }
-    return n;
-}
-
 static void run(ember_model *m, const float *x, ember_tensor **outs)
 {
     const int64_t xd[4] = {1, 16, 6, 5};
-    ember_session *s = NULL;
-    ember_tensor *in = NULL;
-    OK(ember_session_create(m, NULL, &s));
-    OK(ember_tensor_wrap(F32, xd, 4, (void *)x, sizeof(float) * 480, &in));
-    for (int i = 0; i < 4; i++) {
-        outs[i] = NULL;
-    }
-    OK(ember_session_run(s, &in, 1, outs, 4));
-    ember_tensor_destroy(in);
-    ember_session_destroy(s);
+    tp_run(m, 4, xd, x, outs, 4);
 }
 
 static void check_case(bool layout, int block)
@@ -145,18 +127,13 @@ static void check_case(bool layout, int block)
     em_passes_options o = {true, true, layout, block};
     OK(em_passes_run(opt->g, &o));
     const em_graph *g = opt->g;
-    if (getenv("PASSES_DEBUG") != NULL) {
-        char *t = NULL;
-        OK(em_graph_to_text(g, &t));
-        print_message("%s\n", t);
-        ember_string_free(t);
-    }
-    assert_int_equal(count_op(g, EM_OP_BATCHNORM), 0);
-    assert_int_equal(count_op(g, EM_OP_SIGMOID), 0);
-    assert_int_equal(count_op(g, EM_OP_SWISH), 0);
-    assert_int_equal(count_op(g, EM_OP_NEG), 0);
-    assert_int_equal(count_op(g, EM_OP_PAD), 0);
-    assert_int_equal(count_op(g, EM_OP_CONCAT), 1);
+    tp_debug_print(g);
+    assert_int_equal(tp_count_op(g, EM_OP_BATCHNORM), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_SIGMOID), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_SWISH), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_NEG), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_PAD), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_CONCAT), 1);
     if (layout) { /* the Concat joins the blocked values: nothing reorders its inputs */
         for (int ni = 0; ni < g->n_nodes; ni++) {
             if (g->nodes[ni].op == EM_OP_CONCAT) {
@@ -165,14 +142,17 @@ static void check_case(bool layout, int block)
             }
         }
     }
-    assert_int_equal(count_op(g, EM_OP_CLIP), 0);
-    assert_int_equal(count_op(g, EM_OP_MUL), 0); /* SiLU fused, the constant square folded */
+    assert_int_equal(tp_count_op(g, EM_OP_CLIP), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_MUL), 0); /* SiLU fused, the constant square folded */
     /* y2's conv is a graph output: no epilogue (still blocked when the layout pass runs) */
-    assert_int_equal(count_op(g, EM_OP_FUSEDCONV), layout ? 5 : 4);
-    assert_int_equal(count_op(g, EM_OP_CONV), layout ? 0 : 1);
-    assert_int_equal(count_op(g, EM_OP_RELU), 1); /* after y2, a graph output: not fused */
-    assert_int_equal(count_op(g, EM_OP_ADD), 1);  /* y4 */
-    assert_int_equal(count_op(g, EM_OP_REORDERTOBLOCKED), layout ? 1 : 0);
+    assert_int_equal(tp_count_op(g, EM_OP_FUSEDCONV), layout ? 5 : 4);
+    assert_int_equal(tp_count_op(g, EM_OP_CONV), layout ? 0 : 1);
+    /* after y2, a graph output: not fused; it runs on y2's blocked twin with the layout pass */
+    assert_int_equal(tp_count_op(g, EM_OP_RELU), layout ? 0 : 1);
+    /* y4 adds a per-channel constant: on y1's blocked twin with the layout pass */
+    assert_int_equal(tp_count_op(g, EM_OP_ADD), layout ? 0 : 1);
+    assert_int_equal(tp_count_op(g, EM_OP_BLOCKEDAFFINE), layout ? 2 : 0);
+    assert_int_equal(tp_count_op(g, EM_OP_REORDERTOBLOCKED), layout ? 1 : 0);
     assert_int_equal(g->n_outputs, 4);
     const char *names[4] = {"y1", "y2", "y3", "y4"};
     for (int i = 0; i < 4; i++) {
@@ -234,9 +214,9 @@ static void test_shared_value_not_fused(void **state)
     OK(em_graph_infer_shapes(g));
     em_passes_options o = {true, true, false, 0};
     OK(em_passes_run(g, &o));
-    assert_int_equal(count_op(g, EM_OP_CONV), 1);
-    assert_int_equal(count_op(g, EM_OP_RELU), 1);
-    assert_int_equal(count_op(g, EM_OP_FUSEDCONV), 0);
+    assert_int_equal(tp_count_op(g, EM_OP_CONV), 1);
+    assert_int_equal(tp_count_op(g, EM_OP_RELU), 1);
+    assert_int_equal(tp_count_op(g, EM_OP_FUSEDCONV), 0);
     ember_model_destroy(m);
 }
 
