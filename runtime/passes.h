@@ -34,6 +34,7 @@
 #ifndef EMBER_RUNTIME_PASSES_H
 #define EMBER_RUNTIME_PASSES_H
 
+#include "fusedconv.h"
 #include "graph.h"
 
 #include <stdbool.h>
@@ -88,6 +89,12 @@ void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix
                          size_t cap);
 /* An f32 initializer value's data, or NULL when v is not one. */
 const float *em_pass_const_f32(const em_graph *g, int v);
+
+/* The activation node j applies (a FusedConv epilogue), its parameters from its attributes
+ * and constant Clip bounds; false for another op (passes_conv.c). */
+bool em_pass_activation_of(const em_pctx *c, int j, em_conv_epilogue *e);
+/* Sets node ni's `activation` and `activation_params` attributes (FusedConv's) to e. */
+ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e);
 
 ember_status *em_pass_fuse_conv(em_pctx *c);
 ember_status *em_pass_layout(em_pctx *c, int block);

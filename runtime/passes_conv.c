@@ -267,10 +267,13 @@ static bool scalar_input(const em_pctx *c, const em_node *n, int i, float dflt, 
 }
 
 /* The epilogue activation node j applies, or false when it is not one FusedConv takes. */
-static bool activation_of(const em_pctx *c, int j, em_conv_epilogue *e)
+bool em_pass_activation_of(const em_pctx *c, int j, em_conv_epilogue *e)
 {
     const em_node *n = &c->g->nodes[j];
     e->p[0] = e->p[1] = 0.0f;
+    if (n->n_out != 1 || n->n_in < 1) {
+        return false;
+    }
     switch (n->op) {
     case EM_OP_RELU:
         e->act = EM_ACT_RELU;
@@ -305,17 +308,22 @@ static bool activation_of(const em_pctx *c, int j, em_conv_epilogue *e)
     }
 }
 
-static ember_status *set_epilogue(em_pctx *c, int ni, const em_conv_epilogue *e)
+ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e)
 {
     static const int n_params[] = {
         [EM_ACT_LEAKYRELU] = 1, [EM_ACT_CLIP] = 2, [EM_ACT_HARDSIGMOID] = 2, [EM_ACT_SILU] = 0};
-    to_fused(c, ni);
     ember_status *st = em_node_set_string(c->g, ni, "activation", em_conv_act_name(e->act));
     int np = (unsigned)e->act < sizeof n_params / sizeof n_params[0] ? n_params[e->act] : 0;
     if (st == NULL && np > 0) {
         st = em_node_set_floats(c->g, ni, "activation_params", e->p, np);
     }
     return st;
+}
+
+static ember_status *set_epilogue(em_pctx *c, int ni, const em_conv_epilogue *e)
+{
+    to_fused(c, ni);
+    return em_pass_set_activation(c, ni, e);
 }
 
 /* x * Sigmoid(x) with x a conv output read by exactly these two nodes: the Mul's index. */
@@ -341,7 +349,7 @@ static ember_status *fuse_activation(em_pctx *c, int j, bool *done)
     const em_node *a = &c->g->nodes[j];
     em_conv_epilogue e;
     *done = false;
-    if (a->n_in < 1 || a->in[0] < 0 || !activation_of(c, j, &e)) {
+    if (a->n_in < 1 || a->in[0] < 0 || !em_pass_activation_of(c, j, &e)) {
         return NULL;
     }
     int last = j, ni = -1;

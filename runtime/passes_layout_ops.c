@@ -119,36 +119,6 @@ static ember_status *block_pool(em_pctx *c, em_layout *l, int ni)
 
 /* ---- BlockedAffine ---- */
 
-/* The activation node n applies, its parameters from its attributes; false for another op. */
-static bool act_of(const em_node *n, em_conv_epilogue *e)
-{
-    static const struct {
-        em_op op;
-        em_conv_act act;
-    } acts[] = {{EM_OP_RELU, EM_ACT_RELU},       {EM_OP_LEAKYRELU, EM_ACT_LEAKYRELU},
-                {EM_OP_SIGMOID, EM_ACT_SIGMOID}, {EM_OP_HARDSIGMOID, EM_ACT_HARDSIGMOID},
-                {EM_OP_TANH, EM_ACT_TANH},       {EM_OP_HARDSWISH, EM_ACT_HARDSWISH},
-                {EM_OP_SWISH, EM_ACT_SILU}};
-    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
-        if (n->op == acts[i].op && n->n_in == 1 && n->n_out == 1) {
-            e->act = acts[i].act;
-            float alpha = n->op == EM_OP_LEAKYRELU ? 0.01f : n->op == EM_OP_SWISH ? 1.0f : 0.2f;
-            e->p[0] = em_node_attr_float(n, "alpha", alpha);
-            e->p[1] = em_node_attr_float(n, "beta", 0.5f);
-            return n->op != EM_OP_SWISH || e->p[0] == 1.0f; /* Swish: x * sigmoid(alpha x) */
-        }
-    }
-    return false;
-}
-
-/* BlockedAffine ni takes activation e. */
-static ember_status *set_act(em_pctx *c, int ni, const em_conv_epilogue *e)
-{
-    int np = e->act == EM_ACT_LEAKYRELU ? 1 : e->act == EM_ACT_HARDSIGMOID ? 2 : 0;
-    EM_PASS_TRY(em_node_set_string(c->g, ni, "activation", em_conv_act_name(e->act)));
-    return np > 0 ? em_node_set_floats(c->g, ni, "activation_params", e->p, np) : NULL;
-}
-
 /* Node ni's inputs become in[0..n) (-1: absent). */
 static ember_status *set_inputs(em_pctx *c, int ni, const int *in, int n)
 {
@@ -173,13 +143,14 @@ static ember_status *to_affine(em_pctx *c, em_layout *l, int ni, int x, int s, i
     int64_t ch = g->values[x].dims[1].v;
     const int in[3] = {l->blk[x], s, t};
     em_conv_epilogue e;
+    bool standalone = em_pass_activation_of(c, ni, &e); /* read before the inputs change */
     EM_PASS_TRY(set_inputs(c, ni, in, t >= 0 ? 3 : s >= 0 ? 2 : 1));
-    if (act_of(&g->nodes[ni], &e)) { /* a standalone activation */
-        EM_PASS_TRY(set_act(c, ni, &e));
+    if (standalone) {
+        EM_PASS_TRY(em_pass_set_activation(c, ni, &e));
     } else {
         int y = g->nodes[ni].out[0], r = em_pass_private(c, y) ? em_pass_reader(c, y, ni) : -1;
-        if (r >= 0 && g->nodes[r].in[0] == y && act_of(&g->nodes[r], &e)) {
-            EM_PASS_TRY(set_act(c, ni, &e));
+        if (r >= 0 && g->nodes[r].in[0] == y && em_pass_activation_of(c, r, &e)) {
+            EM_PASS_TRY(em_pass_set_activation(c, ni, &e));
             g->nodes[ni].out[0] = g->nodes[r].out[0];
             g->values[g->nodes[ni].out[0]].producer = ni;
             em_pass_kill(c, r);
@@ -291,7 +262,7 @@ ember_status *em_layout_ops(em_pctx *c, em_layout *l)
                     break;
                 }
             }
-        } else if (act_of(n, &e) && has_twin(g, l, n->in[0]) &&
+        } else if (em_pass_activation_of(c, ni, &e) && has_twin(g, l, n->in[0]) &&
                    same_dims(&g->values[n->in[0]], &g->values[n->out[0]])) {
             EM_PASS_TRY(to_affine(c, l, ni, n->in[0], -1, -1));
         }

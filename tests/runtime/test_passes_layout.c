@@ -74,7 +74,7 @@ static int bn(em_graph *g, int x, int64_t c, uint64_t seed)
     return ag_node(g, EM_OP_BATCHNORM, in, 5);
 }
 
-/* conv -> MaxPool -> conv -> AveragePool */
+/* conv -> MaxPool -> conv -> AveragePool -> Clip (its constant bounds kept by BlockedAffine) */
 static int net_pools(em_graph *g, int x)
 {
     int c1 = ag_op1(g, EM_OP_RELU, conv(g, x, 16, 24, 3, 1));
@@ -82,7 +82,9 @@ static int net_pools(em_graph *g, int x)
     int c2 = conv(g, p1, 24, 20, 1, 3);
     int y = pool(g, EM_OP_AVERAGEPOOL, c2, 2, 2, 1, 0);
     ag_int(g, y, "count_include_pad", 1);
-    return y;
+    const int clip_in[3] = {y, rand_init(g, 0, NULL, 4, -0.2f, -0.1f),
+                            rand_init(g, 0, NULL, 5, 0.1f, 0.2f)};
+    return ag_node(g, EM_OP_CLIP, clip_in, 3);
 }
 
 /* densenet: Concat -> BN -> Relu -> conv */
@@ -139,7 +141,7 @@ static void check(int which, int block)
     static const em_op gone[] = {EM_OP_MAXPOOL,       EM_OP_AVERAGEPOOL, EM_OP_GLOBALAVERAGEPOOL,
                                  EM_OP_GLOBALMAXPOOL, EM_OP_BATCHNORM,   EM_OP_RELU,
                                  EM_OP_SIGMOID,       EM_OP_MUL,         EM_OP_ADD,
-                                 EM_OP_CONV};
+                                 EM_OP_CONV,          EM_OP_CLIP};
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
         if (tp_count_op(g, gone[i]) != 0) {
             fail_msg("net %d block %d: %s left", which, block, em_op_name(gone[i]));
@@ -149,7 +151,7 @@ static void check(int which, int block)
     assert_int_equal(tp_count_op(g, EM_OP_REORDERFROMBLOCKED), 1); /* the output */
     assert_int_equal(g->nodes[g->n_nodes - 1].op, EM_OP_REORDERFROMBLOCKED);
     assert_int_equal(tp_count_op(g, EM_OP_BLOCKEDPOOL), which == 1 ? 3 : 2);
-    assert_int_equal(tp_count_op(g, EM_OP_BLOCKEDAFFINE), which == 0 ? 0 : which == 1 ? 4 : 2);
+    assert_int_equal(tp_count_op(g, EM_OP_BLOCKEDAFFINE), which == 0 ? 1 : which == 1 ? 4 : 2);
     for (int ni = 0; ni < g->n_nodes; ni++) {
         if (g->nodes[ni].op == EM_OP_CONCAT) {
             assert_int_equal(g->values[g->nodes[ni].out[0]].rank, 5);
