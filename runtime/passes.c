@@ -301,7 +301,7 @@ static ember_status *fold_constants(em_pctx *c)
  * pads (torch.onnx writes one before each of densenet's AveragePools). */
 static bool is_noop(const em_graph *g, const em_node *n)
 {
-    if (n->op == EM_OP_IDENTITY) {
+    if (n->op == EM_OP_IDENTITY || n->op == EM_OP_CONCAT) { /* Concat of one value: a copy */
         return n->n_in == 1 && n->n_out == 1;
     }
     if (n->op != EM_OP_PAD || n->n_out != 1 || n->n_in < 2 || n->in[1] < 0) {

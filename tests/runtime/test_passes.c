@@ -2,8 +2,8 @@
 /*
  * The graph passes (runtime/passes.h) on a small conv net built here: Conv+BN+Relu,
  * Conv + per-channel constant Add + residual Add + Relu, Conv + x*Sigmoid(x), Conv + Clip with
- * constant bounds, a conv whose output is a graph output (kept), a dead node, a Pad of zero
- * pads (dropped), a channel Concat of two conv outputs (blocked with the layout pass), and a
+ * constant bounds, a conv whose output is a graph output (kept), a dead node, a Concat of one
+ * value and a Pad of zero pads (both dropped), a channel Concat of two conv outputs (blocked with the layout pass), and a
  * constant subexpression. The optimized graph must compute what the original computes (both run by
  * sessions), keep its inputs and outputs (names, dtypes), and hold the expected ops; with the
  * layout pass (blocks 16 and 8) and without.
@@ -82,7 +82,11 @@ static ember_model *build(void)
     const int64_t zeros[8] = {0}, pd[1] = {8};
     int pads;
     OK(em_graph_add_initializer_copy(g, "pads0", EMBER_DTYPE_I64, 1, pd, zeros, &pads));
-    const int pad_in[2] = {r2, pads};
+    int c1i;
+    const char *c1o[1] = {"cat1"}; /* a Concat of one value (densenet's first layers): dropped */
+    OK(em_graph_add_node(g, EM_OP_CONCAT, "cat1", &r2, 1, c1o, 1, &c1i));
+    OK(em_node_set_int(g, c1i, "axis", 1));
+    const int pad_in[2] = {g->nodes[c1i].out[0], pads};
     int p2 = op(g, EM_OP_PAD, pad_in, 2, "pad0"); /* a no-op: dropped */
     int c3 = conv(g, p2, init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
     int sg = op(g, EM_OP_SIGMOID, &c3, 1, "sg");
