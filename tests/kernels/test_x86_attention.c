@@ -6,9 +6,10 @@
  * is_causal with Sq below and above Skv, bool and f32 masks of ranks 1-4 broadcast and with a
  * short last dim, rows that see no key, scale, softcap, past and present key / value,
  * nonpad_kv_seqlen (negative offsets) and windows; serial and on a 2-thread pool (bitwise
- * equal). Then the declines (qk_matmul_output, f16, softmax_precision, an i64 mask, malformed
- * nodes) and the planner's choice: the first candidate whose prepare accepts is the x86
- * kernel for a plain node and the reference for a declined one.
+ * equal); qk_matmul_output in mode 3 (the probabilities). Then the declines (qk_matmul_output
+ * modes 0 and 2, f16, softmax_precision, an i64 mask, malformed nodes) and the planner's
+ * choice: the first candidate whose prepare accepts is the x86 kernel for a plain node (and for
+ * mode 3) and the reference for a declined one.
  */
 #include "test_x86_harness.h"
 
@@ -25,6 +26,7 @@ typedef struct at_case {
     bool causal, nonpad, present;
     int64_t left, right; /* -1: no window (the default) */
     float scale, softcap; /* scale 0: the default */
+    bool probs;           /* qk_matmul_output, mode 3 (with present: the reference wants it) */
 } at_case;
 
 #define NOWIN .left = -1, .right = -1
@@ -64,6 +66,13 @@ static const at_case cases[] = {
      .right = 2},
     {"window_left_causal", 4, 1, 3, 3, 65, 65, 0, 64, 64, 2, {65, 65}, F32, true, false, false,
      .left = 20, .right = -1},
+    {"probs", 4, 2, 3, 3, 33, 65, 0, 17, 17, 0, {0}, 0, false, false, true, NOWIN, .probs = true},
+    {"probs_3d_mask_causal", 3, 1, 4, 2, 33, 20, 0, 8, 8, 4, {1, 1, 33, 20}, BOOL, true, false,
+     true, NOWIN, .probs = true},
+    {"probs_nonpad_causal", 4, 2, 3, 3, 33, 7, 0, 8, 8, 0, {0}, 0, true, true, true, NOWIN,
+     .probs = true},
+    {"probs_past_softcap", 4, 1, 3, 3, 7, 7, 33, 64, 64, 2, {7, 40}, F32, false, false, true,
+     NOWIN, 0.0f, 2.0f, .probs = true},
 };
 /* clang-format on */
 
@@ -156,6 +165,9 @@ static int build(const at_case *c, at_data *d, t_node *tn, em_tensor *in, em_ten
     if (c->softcap != 0.0f) {
         t_set_float(tn, "softcap", c->softcap);
     }
+    if (c->probs) {
+        t_set_int(tn, "qk_matmul_output_mode", 3);
+    }
     if (c->left >= 0) {
         t_set_int(tn, "left_window_size", c->left);
     }
@@ -193,6 +205,10 @@ static int build(const at_case *c, at_data *d, t_node *tn, em_tensor *in, em_ten
         t_tensor(&out[1], F32, 4, pk, y[1]);
         t_tensor(&out[2], F32, 4, pv, y[2]);
     }
+    if (c->probs) {
+        const int64_t pd[4] = {c->b, c->hq, c->sq, total};
+        t_tensor(&out[3], F32, 4, pd, y[3]);
+    }
     return n_in;
 }
 
@@ -210,10 +226,11 @@ static void run_case(const em_kernel *k, const at_case *c, uint64_t seed, em_thr
 {
     const int64_t total = c->past + c->skv;
     const int64_t ny = c->b * c->hq * c->sq * c->dv;
-    const int64_t np[3] = {ny, c->b * c->hkv * total * c->dk, c->b * c->hkv * total * c->dv};
-    const int n_out = c->present ? 3 : 1;
-    float *ref[3], *got[3], *par[3];
-    for (int o = 0; o < 3; o++) {
+    const int64_t np[4] = {ny, c->b * c->hkv * total * c->dk, c->b * c->hkv * total * c->dv,
+                           c->b * c->hq * c->sq * total};
+    const int n_out = c->probs ? 4 : c->present ? 3 : 1;
+    float *ref[4], *got[4], *par[4];
+    for (int o = 0; o < 4; o++) {
         ref[o] = t_f32(np[o]);
         got[o] = t_f32(np[o]);
         par[o] = t_f32(np[o]);
@@ -223,7 +240,7 @@ static void run_case(const em_kernel *k, const at_case *c, uint64_t seed, em_thr
     at_data d;
     make_inputs(c, seed, &d);
     t_node tn;
-    em_tensor in[7], out[3];
+    em_tensor in[7], out[4];
     int64_t dims[8][4];
     int n_in = build(c, &d, &tn, in, out, dims, ref);
     const em_kernel *rk = t_kernel(EM_OP_ATTENTION, EMBER_DTYPE_UNDEFINED);
@@ -235,8 +252,11 @@ static void run_case(const em_kernel *k, const at_case *c, uint64_t seed, em_thr
     /* f32 sums of Dk products and of T probabilities times V against the reference's double
      * sums (with its own f32 roundings of scaled q, k and of the probabilities) */
     kt_check(c->name, k->name, seed, got[0], ref[0], ny, 5e-6, 5e-5);
-    for (int o = 1; o < n_out; o++) {
+    for (int o = 1; o < n_out && o < 3; o++) {
         kt_check(c->name, k->name, seed, got[o], ref[o], np[o], 0.0, 0.0);
+    }
+    if (n_out > 3) { /* probabilities: the reference rounds each to f32 */
+        kt_check(c->name, k->name, seed, got[3], ref[3], np[3], 1e-6, 1e-5);
     }
     for (int o = 0; o < n_out; o++) {
         out[o].data = par[o];
@@ -246,7 +266,7 @@ static void run_case(const em_kernel *k, const at_case *c, uint64_t seed, em_thr
         kt_check_same(c->name, k->name, "2-thread result", got[o], par[o], np[o]);
     }
     free_inputs(&d);
-    for (int o = 0; o < 3; o++) {
+    for (int o = 0; o < 4; o++) {
         test_free(ref[o]);
         test_free(got[o]);
         test_free(par[o]);
@@ -308,7 +328,7 @@ static void test_declines(void **state)
     t_tensor(&out[2], F32, 4, d4, pv); /* when qk_matmul_output is asked for */
     t_tensor(&out[3], F32, 4, dqk, qk);
 
-    t_node_init(&tn, EM_OP_ATTENTION, "qk_out");
+    t_node_init(&tn, EM_OP_ATTENTION, "qk_out"); /* qk_matmul_output_mode 0: raw scores */
     t_expect_error(kt_run(k, &tn.n, in, 3, out, 4, 0, NULL), EMBER_ERR_UNSUPPORTED, "qk_out",
                    "qk_matmul_output");
     const em_kernel *pick = planner_pick(&tn, in, 3, out, 4);
@@ -317,6 +337,14 @@ static void test_declines(void **state)
     pick = planner_pick(&tn, in, 3, out, 1); /* the same node without the extra output */
     assert_non_null(pick);
     assert_false(ends_with(pick->name, "__ref"));
+
+    t_node_init(&tn, EM_OP_ATTENTION, "qk_mode2");
+    t_set_int(&tn, "qk_matmul_output_mode", 2);
+    t_expect_error(kt_run(k, &tn.n, in, 3, out, 4, 0, NULL), EMBER_ERR_UNSUPPORTED, "qk_mode2",
+                   "qk_matmul_output mode 2");
+    t_node_init(&tn, EM_OP_ATTENTION, "qk_mode3");
+    t_set_int(&tn, "qk_matmul_output_mode", 3);
+    assert_false(ends_with(planner_pick(&tn, in, 3, out, 4)->name, "__ref"));
 
     t_node_init(&tn, EM_OP_ATTENTION, "sp");
     t_set_int(&tn, "softmax_precision", EMBER_DTYPE_F64);
