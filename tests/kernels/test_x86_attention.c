@@ -24,7 +24,7 @@ typedef struct at_case {
     int64_t mask_dims[4];
     ember_dtype mask_dt;
     bool causal, nonpad, present;
-    int64_t left, right; /* -1: no window (the default) */
+    int64_t left, right;  /* -1: no window (the default) */
     float scale, softcap; /* scale 0: the default */
     bool probs;           /* qk_matmul_output, mode 3 (with present: the reference wants it) */
 } at_case;
@@ -187,7 +187,8 @@ static int build(const at_case *c, at_data *d, t_node *tn, em_tensor *in, em_ten
         n_in = 4;
     }
     if (c->past > 0) {
-        const int64_t pk[4] = {c->b, c->hkv, c->past, c->dk}, pv[4] = {c->b, c->hkv, c->past, c->dv};
+        const int64_t pk[4] = {c->b, c->hkv, c->past, c->dk},
+                      pv[4] = {c->b, c->hkv, c->past, c->dv};
         memcpy(dims[4], pk, sizeof pk);
         memcpy(dims[5], pv, sizeof pv);
         t_tensor(&in[4], F32, 4, dims[4], d->pk);
@@ -369,8 +370,8 @@ static void test_declines(void **state)
     const em_kernel *cands[32];
     size_t n = em_registry_find(EM_OP_ATTENTION, F32, EM_DEV_CPU, kt_features(), cands, 32);
     assert_true(n >= 2 && ends_with(cands[n - 1]->name, "__ref"));
-    t_expect_error(kt_run(cands[n - 1], &tn.n, in, 3, out, 1, 0, NULL),
-                   EMBER_ERR_INVALID_MODEL, "rank2", "rank 2 (ref)");
+    t_expect_error(kt_run(cands[n - 1], &tn.n, in, 3, out, 1, 0, NULL), EMBER_ERR_INVALID_MODEL,
+                   "rank2", "rank 2 (ref)");
 
     t_node_init(&tn, EM_OP_ATTENTION, "heads");
     t_tensor(&in[0], F32, 4, d4, q);
