@@ -154,7 +154,8 @@ static inline bool dw_pack(const em_kinfo *ki, dw_state *s)
     memset(s->w, 0, wn);
     memset(s->bias, 0, bn);
     const float *w = ki->in[1].data;
-    const float *bias = ki->n_in > 2 ? ki->in[2].data : NULL;
+    const bool has_b = ki->n_in > 2 && ki->in[2].dtype != EMBER_DTYPE_UNDEFINED;
+    const float *bias = has_b ? ki->in[2].data : NULL;
     for (int64_t ch = 0; ch < s->c; ch++) {
         float *to = s->w + ch / b * taps * b + ch % b;
         for (int64_t t = 0; t < taps; t++) {
