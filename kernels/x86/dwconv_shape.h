@@ -28,17 +28,17 @@
 #include <string.h>
 
 typedef struct dw_state {
-    int64_t n, cb, c;          /* batch, channel blocks, real channels */
-    int64_t ih, iw, oh, ow;    /* input and output planes */
+    int64_t n, cb, c;       /* batch, channel blocks, real channels */
+    int64_t ih, iw, oh, ow; /* input and output planes */
     int64_t kh, kw, sh, sw, dh, dw, pt, pl;
-    int64_t ox_lo, ox_hi;      /* output columns whose taps all fall inside the input row */
-    int r;                     /* output pixels per strip (DW_R or DW_R - 1) */
+    int64_t ox_lo, ox_hi; /* output columns whose taps all fall inside the input row */
+    int r;                /* output pixels per strip (DW_R or DW_R - 1) */
     em_conv_epilogue epi;
     bool has_z;
-    bool masked;               /* C % b != 0: the last block's lanes past C are zeroed */
-    float *w;                  /* [cb][kh][kw][b] */
-    float *bias;               /* [cb][b] (zeros without B) */
-    float lane_on[VF_LANES];   /* 1 for the lanes of the last block below C, else 0 */
+    bool masked;             /* C % b != 0: the last block's lanes past C are zeroed */
+    float *w;                /* [cb][kh][kw][b] */
+    float *bias;             /* [cb][b] (zeros without B) */
+    float lane_on[VF_LANES]; /* 1 for the lanes of the last block below C, else 0 */
 } dw_state;
 
 static inline ember_status *dw_decline(const em_kinfo *ki, const char *why)
@@ -55,6 +55,12 @@ static inline void dw_free(const ember_allocator *al, void *state)
         em_aligned_free(al, s->bias);
         em_free(al, s);
     }
+}
+
+/* Sigmoid, Tanh and SiLU: the activations whose exp dominates the epilogue. */
+static inline bool dw_exp_epilogue(em_conv_act act)
+{
+    return act == EM_ACT_SIGMOID || act == EM_ACT_TANH || act == EM_ACT_SILU;
 }
 
 /* Layout, dtypes and channel counts of the node; NULL when this kernel can take it. */
@@ -186,7 +192,12 @@ static inline ember_status *dw_prepare(const em_kinfo *ki, void **state, size_t 
         dw_free(ki->al, s);
         return dw_decline(ki, "activation");
     }
-    if (!dw_window(ki, s) || em_tensor_numel(&ki->out[0]) == 0 || em_tensor_numel(&ki->in[0]) == 0) {
+    if (!DW_CHEAP_EPILOGUES && !dw_exp_epilogue(s->epi.act)) {
+        dw_free(ki->al, s);
+        return dw_decline(ki, "oneDNN is faster without an exp-based activation on this ISA");
+    }
+    if (!dw_window(ki, s) || em_tensor_numel(&ki->out[0]) == 0 ||
+        em_tensor_numel(&ki->in[0]) == 0) {
         dw_free(ki->al, s);
         return dw_decline(ki, "window attributes or shapes");
     }

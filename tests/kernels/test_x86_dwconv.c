@@ -5,8 +5,9 @@
  * Y = act(float(Conv(X, W, B)) + Z). Channel counts below, at and across the block (padded
  * lanes: X and Z hold NaN there, Y must come out 0), planes 1x1 up to 9x112, kernels 1x1, 2x2,
  * 3x3, 5x5 and 3x5, strides 1, 2 and 3, asymmetric pads, auto_pad, dilation 2, batch 2, with and
- * without B and Z, every activation; each case serially and on a 2-thread pool (bitwise
- * equal), outputs starting as NaN. Then every decline: plain layout, the other block size,
+ * without B and Z, every activation (the AVX2 kernel must decline all but Sigmoid, Tanh and
+ * SiLU, which oneDNN runs faster); each case serially and on a 2-thread pool (bitwise equal),
+ * outputs starting as NaN. Then every decline: plain layout, the other block size,
  * plain_input, grouped but not depthwise, channel multiplier 2, W or B computed at run time,
  * f64, an unknown activation, an output size that does not fit the attributes.
  */
@@ -85,15 +86,24 @@ static double act_of(int ai, double v)
 {
     const float *p = acts[ai].p;
     switch (acts[ai].act) {
-    case EM_ACT_RELU: return v > 0 ? v : 0;
-    case EM_ACT_LEAKYRELU: return v < 0 ? p[0] * v : v;
-    case EM_ACT_CLIP: return v < p[0] ? p[0] : (v > p[1] ? p[1] : v);
-    case EM_ACT_HARDSIGMOID: return fmax(0, fmin(1, p[0] * v + p[1]));
-    case EM_ACT_HARDSWISH: return v * fmax(0, fmin(1, (v + 3) / 6));
-    case EM_ACT_SIGMOID: return 1 / (1 + exp(-v));
-    case EM_ACT_TANH: return tanh(v);
-    case EM_ACT_SILU: return v / (1 + exp(-v));
-    default: return v;
+    case EM_ACT_RELU:
+        return v > 0 ? v : 0;
+    case EM_ACT_LEAKYRELU:
+        return v < 0 ? p[0] * v : v;
+    case EM_ACT_CLIP:
+        return v < p[0] ? p[0] : (v > p[1] ? p[1] : v);
+    case EM_ACT_HARDSIGMOID:
+        return fmax(0, fmin(1, p[0] * v + p[1]));
+    case EM_ACT_HARDSWISH:
+        return v * fmax(0, fmin(1, (v + 3) / 6));
+    case EM_ACT_SIGMOID:
+        return 1 / (1 + exp(-v));
+    case EM_ACT_TANH:
+        return tanh(v);
+    case EM_ACT_SILU:
+        return v / (1 + exp(-v));
+    default:
+        return v;
     }
 }
 
@@ -166,6 +176,18 @@ static void set_window(t_node *node, const dc_case *c, int64_t group, int64_t b)
     }
 }
 
+/* One decline: prepare must answer UNSUPPORTED naming the node and giving `why`. */
+static void expect_decline(const em_kernel *k, const t_node *node, em_tensor *in, int n_in,
+                           em_tensor *out, unsigned const_mask, const char *why)
+{
+    ember_status *st = kt_run(k, &node->n, in, n_in, out, 1, const_mask, NULL);
+    if (st == NULL || strstr(ember_status_message(st), why) == NULL) {
+        fail_msg("case %s: expected a decline for '%s', got %s", node->n.name, why,
+                 st != NULL ? ember_status_message(st) : "success");
+    }
+    t_expect_error(st, EMBER_ERR_UNSUPPORTED, node->n.name, node->n.name);
+}
+
 static void run_case(const em_kernel *k, int64_t b, const dc_case *c, int ai, bool bias, bool zres,
                      uint64_t seed, em_threadpool *pool)
 {
@@ -202,6 +224,12 @@ static void run_case(const em_kernel *k, int64_t b, const dc_case *c, int ai, bo
         t_absent(&in[2]);
     }
     int n_in = zres ? 4 : (bias ? 3 : 2);
+    if (b == 8 && acts[ai].act != EM_ACT_SIGMOID && acts[ai].act != EM_ACT_TANH &&
+        acts[ai].act != EM_ACT_SILU) { /* the AVX2 kernel leaves these to oneDNN */
+        t_tensor(&out[0], EMBER_DTYPE_F32, 5, yd, got);
+        expect_decline(k, &node, in, n_in, out, 0x6u, "exp-based activation");
+        goto done;
+    }
     double atol = 1e-5 * (1.0 + (double)(c->kh * c->kw) / 16.0);
     kt_fill_nan(got, ny);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, yd, got);
@@ -217,6 +245,7 @@ static void run_case(const em_kernel *k, int64_t b, const dc_case *c, int ai, bo
     out[0].data = par;
     t_expect_ok(kt_run(k, &node.n, in, n_in, out, 1, 0x6u, pool), name);
     kt_check_same(name, k->name, "2-thread result", got, par, ny);
+done:
     test_free(x);
     test_free(z);
     test_free(w);
@@ -257,16 +286,12 @@ static void test_dwconv_cases(void **state)
     em_threadpool_destroy(pool);
 }
 
-/* One decline: prepare must answer UNSUPPORTED naming the node and giving `why`. */
-static void expect_decline(const em_kernel *k, const t_node *node, em_tensor *in, int n_in,
-                           em_tensor *out, unsigned const_mask, const char *why)
+/* A node of the decline tests: SiLU, which both kernels take when nothing else is wrong. */
+static void decline_node(t_node *node, const char *name, const dc_case *c, int64_t group, int64_t b)
 {
-    ember_status *st = kt_run(k, &node->n, in, n_in, out, 1, const_mask, NULL);
-    if (st == NULL || strstr(ember_status_message(st), why) == NULL) {
-        fail_msg("case %s: expected a decline for '%s', got %s", node->n.name, why,
-                 st != NULL ? ember_status_message(st) : "success");
-    }
-    t_expect_error(st, EMBER_ERR_UNSUPPORTED, node->n.name, node->n.name);
+    t_node_init(node, EM_OP_FUSEDCONV, name);
+    set_window(node, c, group, b);
+    t_set_string(node, "activation", "SiLU");
 }
 
 static void test_dwconv_declines(void **state)
@@ -284,25 +309,21 @@ static void test_dwconv_declines(void **state)
     t_tensor(&in[2], EMBER_DTYPE_F32, 1, bd, buf);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, xd, ybuf);
 
-    t_node_init(&node, EM_OP_FUSEDCONV, "accepted");
-    set_window(&node, &c, 2 * b, b);
+    decline_node(&node, "accepted", &c, 2 * b, b);
     t_expect_ok(kt_run(k, &node.n, in, 3, out, 1, 0x6u, NULL), "accepted");
 
-    t_node_init(&node, EM_OP_FUSEDCONV, "plain_layout");
-    set_window(&node, &c, 2 * b, 0);
+    decline_node(&node, "plain_layout", &c, 2 * b, 0);
     t_tensor(&in[0], EMBER_DTYPE_F32, 4, plain, buf);
     t_tensor(&out[0], EMBER_DTYPE_F32, 4, plain, ybuf);
     expect_decline(k, &node, in, 3, out, 0x6u, "blocked by the vector width");
 
-    t_node_init(&node, EM_OP_FUSEDCONV, "plain_input");
-    set_window(&node, &c, 2 * b, b);
+    decline_node(&node, "plain_input", &c, 2 * b, b);
     t_set_int(&node, "plain_input", 1);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, xd, ybuf);
     expect_decline(k, &node, in, 3, out, 0x6u, "blocked by the vector width");
 
     int64_t other = 24 - b, xo[5] = {1, 2 * b / other, 6, 6, other};
-    t_node_init(&node, EM_OP_FUSEDCONV, "other_block");
-    set_window(&node, &c, 2 * b, other);
+    decline_node(&node, "other_block", &c, 2 * b, other);
     t_tensor(&in[0], EMBER_DTYPE_F32, 5, xo, buf);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, xo, ybuf);
     expect_decline(k, &node, in, 3, out, 0x6u, "blocked by the vector width");
@@ -310,14 +331,12 @@ static void test_dwconv_declines(void **state)
     t_tensor(&in[0], EMBER_DTYPE_F32, 5, xd, buf);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, xd, ybuf);
     int64_t w2[4] = {2 * b, 2, 3, 3};
-    t_node_init(&node, EM_OP_FUSEDCONV, "two_per_group");
-    set_window(&node, &c, b, b);
+    decline_node(&node, "two_per_group", &c, b, b);
     t_tensor(&in[1], EMBER_DTYPE_F32, 4, w2, buf);
     expect_decline(k, &node, in, 2, out, 0x2u, "not depthwise");
 
     int64_t wm[4] = {4 * b, 1, 3, 3}, ym[5] = {1, 4, 6, 6, b}, bm[1] = {4 * b};
-    t_node_init(&node, EM_OP_FUSEDCONV, "multiplier_2");
-    set_window(&node, &c, 2 * b, b);
+    decline_node(&node, "multiplier_2", &c, 2 * b, b);
     t_tensor(&in[1], EMBER_DTYPE_F32, 4, wm, buf);
     t_tensor(&in[2], EMBER_DTYPE_F32, 1, bm, buf);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, ym, ybuf);
@@ -326,15 +345,12 @@ static void test_dwconv_declines(void **state)
     t_tensor(&in[1], EMBER_DTYPE_F32, 4, wd, buf);
     t_tensor(&in[2], EMBER_DTYPE_F32, 1, bd, buf);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, xd, ybuf);
-    t_node_init(&node, EM_OP_FUSEDCONV, "runtime_w");
-    set_window(&node, &c, 2 * b, b);
+    decline_node(&node, "runtime_w", &c, 2 * b, b);
     expect_decline(k, &node, in, 3, out, 0x4u, "constant");
-    t_node_init(&node, EM_OP_FUSEDCONV, "runtime_b");
-    set_window(&node, &c, 2 * b, b);
+    decline_node(&node, "runtime_b", &c, 2 * b, b);
     expect_decline(k, &node, in, 3, out, 0x2u, "constant");
 
-    t_node_init(&node, EM_OP_FUSEDCONV, "f64");
-    set_window(&node, &c, 2 * b, b);
+    decline_node(&node, "f64", &c, 2 * b, b);
     t_tensor(&in[0], EMBER_DTYPE_F64, 5, xd, buf);
     expect_decline(k, &node, in, 3, out, 0x6u, "only f32");
     t_tensor(&in[0], EMBER_DTYPE_F32, 5, xd, buf);
@@ -345,8 +361,7 @@ static void test_dwconv_declines(void **state)
     expect_decline(k, &node, in, 3, out, 0x6u, "activation");
 
     int64_t yw[5] = {1, 2, 5, 6, b};
-    t_node_init(&node, EM_OP_FUSEDCONV, "output_size");
-    set_window(&node, &c, 2 * b, b);
+    decline_node(&node, "output_size", &c, 2 * b, b);
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, yw, ybuf);
     expect_decline(k, &node, in, 3, out, 0x6u, "window");
 }
