@@ -44,16 +44,17 @@ static const dc_case cases[] = {
     {1, 8,  6,  9,   5, 5, 1, 2, 1, 1, {4, 0, 0, 4}, NULL},  /* pads wider than the input */
 };
 
+/* The activations by name, with parameters (the expected values use em_conv_act_apply). */
 static const struct {
-    em_conv_act act;
+    const char *name;
     int np;
     float p[2];
 } acts[] = {
-    {EM_ACT_NONE, 0, {0, 0}},         {EM_ACT_RELU, 0, {0, 0}},
-    {EM_ACT_LEAKYRELU, 1, {0.1f, 0}}, {EM_ACT_CLIP, 2, {-0.5f, 0.7f}},
-    {EM_ACT_HARDSIGMOID, 2, {0.3f, 0.4f}}, {EM_ACT_HARDSWISH, 0, {0, 0}},
-    {EM_ACT_SIGMOID, 0, {0, 0}},      {EM_ACT_TANH, 0, {0, 0}},
-    {EM_ACT_SILU, 0, {0, 0}},
+    {"",          0, {0, 0}},         {"Relu",      0, {0, 0}},
+    {"LeakyRelu", 1, {0.2f, 0}},      {"Clip",      2, {-0.5f, 0.7f}},
+    {"HardSigmoid", 2, {0.25f, 0.45f}}, {"HardSwish", 0, {0, 0}},
+    {"Sigmoid",   0, {0, 0}},         {"Tanh",      0, {0, 0}},
+    {"SiLU",      0, {0, 0}},
 };
 /* clang-format on */
 
@@ -82,34 +83,9 @@ static int64_t out_size(const dc_case *c, int d)
     return (in + pb + pe - (k - 1) * dl - 1) / s + 1;
 }
 
-static double act_of(int ai, double v)
-{
-    const float *p = acts[ai].p;
-    switch (acts[ai].act) {
-    case EM_ACT_RELU:
-        return v > 0 ? v : 0;
-    case EM_ACT_LEAKYRELU:
-        return v < 0 ? p[0] * v : v;
-    case EM_ACT_CLIP:
-        return v < p[0] ? p[0] : (v > p[1] ? p[1] : v);
-    case EM_ACT_HARDSIGMOID:
-        return fmax(0, fmin(1, p[0] * v + p[1]));
-    case EM_ACT_HARDSWISH:
-        return v * fmax(0, fmin(1, (v + 3) / 6));
-    case EM_ACT_SIGMOID:
-        return 1 / (1 + exp(-v));
-    case EM_ACT_TANH:
-        return tanh(v);
-    case EM_ACT_SILU:
-        return v / (1 + exp(-v));
-    default:
-        return v;
-    }
-}
-
 /* The expected Y over the blocked layout [n, ceil(c/b), oh, ow, b]: lanes past c are 0. */
 static void naive(const dc_case *c, int64_t b, const float *x, const float *w, const float *bias,
-                  const float *z, int ai, int64_t oh, int64_t ow, float *y)
+                  const float *z, const em_conv_epilogue *epi, int64_t oh, int64_t ow, float *y)
 {
     int64_t cb = (c->c + b - 1) / b, pt, pl, pe;
     axis_pads(c, 0, &pt, &pe);
@@ -138,7 +114,7 @@ static void naive(const dc_case *c, int64_t b, const float *x, const float *w, c
                     if (z != NULL) {
                         v = (double)(float)(v + z[o]);
                     }
-                    y[o] = (float)act_of(ai, v);
+                    y[o] = (float)em_conv_act_apply(epi, v);
                 }
             }
         }
@@ -195,17 +171,19 @@ static void run_case(const em_kernel *k, int64_t b, const dc_case *c, int ai, bo
     snprintf(name, sizeof name, "n%lld_c%lld_%lldx%lld_k%lldx%lld_s%lldx%lld_d%lldx%lld_%s%s%s",
              (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->kh,
              (long long)c->kw, (long long)c->sh, (long long)c->sw, (long long)c->dh,
-             (long long)c->dw, acts[ai].act ? em_conv_act_name(acts[ai].act) : "none",
-             bias ? "_B" : "", zres ? "_Z" : "");
+             (long long)c->dw, acts[ai].name[0] != '\0' ? acts[ai].name : "none", bias ? "_B" : "",
+             zres ? "_Z" : "");
     t_node node;
     t_node_init(&node, EM_OP_FUSEDCONV, name);
     set_window(&node, c, c->c, b);
-    if (acts[ai].act != EM_ACT_NONE) {
-        t_set_string(&node, "activation", em_conv_act_name(acts[ai].act));
+    if (acts[ai].name[0] != '\0') {
+        t_set_string(&node, "activation", acts[ai].name);
     }
     if (acts[ai].np > 0) {
         t_set_floats(&node, "activation_params", acts[ai].p, acts[ai].np);
     }
+    em_conv_epilogue epi;
+    assert_true(em_conv_epilogue_parse(&node.n, &epi));
     int64_t oh = out_size(c, 0), ow = out_size(c, 1), cb = (c->c + b - 1) / b;
     int64_t xd[5] = {c->n, cb, c->h, c->w, b}, yd[5] = {c->n, cb, oh, ow, b};
     int64_t wd[4] = {c->c, 1, c->kh, c->kw}, bd[1] = {c->c}, ny = t_numel(yd, 5);
@@ -214,7 +192,7 @@ static void run_case(const em_kernel *k, int64_t b, const dc_case *c, int ai, bo
     float *w = t_random_f32(t_numel(wd, 4), seed + 2, -1.0f, 1.0f);
     float *bv = t_random_f32(c->c, seed + 3, -1.0f, 1.0f);
     float *want = t_f32(ny), *got = t_f32(ny), *par = t_f32(ny);
-    naive(c, b, x, w, bias ? bv : NULL, zres ? z : NULL, ai, oh, ow, want);
+    naive(c, b, x, w, bias ? bv : NULL, zres ? z : NULL, &epi, oh, ow, want);
     em_tensor in[4], out[1];
     t_tensor(&in[0], EMBER_DTYPE_F32, 5, xd, x);
     t_tensor(&in[1], EMBER_DTYPE_F32, 4, wd, w);
@@ -224,8 +202,8 @@ static void run_case(const em_kernel *k, int64_t b, const dc_case *c, int ai, bo
         t_absent(&in[2]);
     }
     int n_in = zres ? 4 : (bias ? 3 : 2);
-    if (b == 8 && acts[ai].act != EM_ACT_SIGMOID && acts[ai].act != EM_ACT_TANH &&
-        acts[ai].act != EM_ACT_SILU) { /* the AVX2 kernel leaves these to oneDNN */
+    if (b == 8 && epi.act != EM_ACT_SIGMOID && epi.act != EM_ACT_TANH &&
+        epi.act != EM_ACT_SILU) { /* the AVX2 kernel leaves these to oneDNN */
         t_tensor(&out[0], EMBER_DTYPE_F32, 5, yd, got);
         expect_decline(k, &node, in, n_in, out, 0x6u, "exp-based activation");
         goto done;
