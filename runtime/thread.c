@@ -4,6 +4,8 @@
  * mutex and bumps a generation counter; workers claim chunks with an atomic counter, and the
  * last one to finish signals the caller, who also claims chunks. A caller that finds the pool
  * busy (trylock on `submit`) runs its loop serially instead of queueing.
+ * A worker takes part in a job only if it joins while the job is open; the caller closes it
+ * when no chunk is left and waits for the workers that joined, not for the others.
  * Waiting: a worker polls the generation for SPIN_NS after its last job before it sleeps on
  * the condition variable, and the caller polls for the workers' end as long before it
  * sleeps. On this 2-core KVM guest, quiet, a 2-chunk loop of 2 x 100 us took 150 us with
@@ -35,7 +37,10 @@ struct em_threadpool {
     pthread_cond_t done;
     atomic_uint_fast64_t generation; /* bumped under mu; polled without it */
     atomic_bool stop;
-    atomic_int active;
+    /* JOB_CLOSED | the number of workers inside the current job. A worker joins by adding 1
+     * and runs chunks only if the job was open; the caller closes the job once it runs out of
+     * chunks and waits for the workers inside only, never for one that has not woken yet. */
+    atomic_int_fast64_t joined;
     em_task_fn fn;
     void *arg;
     int64_t n, chunk;
@@ -56,6 +61,8 @@ static void run_chunks(em_threadpool *p)
         p->fn(p->arg, b, e);
     }
 }
+
+#define JOB_CLOSED ((int_fast64_t)1 << 62)
 
 /* How long a waiting thread polls before it sleeps (see the header). */
 #define SPIN_NS 200000
@@ -103,8 +110,10 @@ static void *worker_main(void *arg)
             break;
         }
         seen = atomic_load_explicit(&p->generation, memory_order_acquire);
-        run_chunks(p);
-        if (atomic_fetch_sub(&p->active, 1) == 1) {
+        if ((atomic_fetch_add(&p->joined, 1) & JOB_CLOSED) == 0) {
+            run_chunks(p); /* the job's fields were written before it opened */
+        }
+        if (atomic_fetch_sub(&p->joined, 1) == (JOB_CLOSED | 1)) {
             pthread_mutex_lock(&p->mu); /* the caller may be asleep on `done` */
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mu);
@@ -125,6 +134,7 @@ ember_status *em_threadpool_create(const ember_allocator *al, int n_threads, em_
     }
     p->al = al;
     p->n_threads = n_threads;
+    atomic_init(&p->joined, JOB_CLOSED);
     pthread_mutex_init(&p->submit, NULL);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
@@ -189,26 +199,33 @@ void em_parallel_for(em_threadpool *p, int64_t n, int64_t grain, em_task_fn fn, 
         chunk = grain;
     }
     pthread_mutex_lock(&p->mu);
+    /* Closed since the last job (and while the fields change): a late worker of an earlier
+     * job joins this one only once it is open, and then finds it whole. */
     p->fn = fn;
     p->arg = arg;
     p->n = n;
     p->chunk = chunk;
     atomic_store(&p->next, 0);
-    atomic_store(&p->active, p->n_workers);
+    atomic_fetch_and_explicit(&p->joined, ~JOB_CLOSED, memory_order_release);
     atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
 
     run_chunks(p);
-
+    /* Every chunk is claimed: wait only for the workers that joined. One that a busy machine
+     * has not scheduled yet joins a closed job and leaves; waiting for it cost a scheduler
+     * time slice per loop (mobilenet_v2 at 2 threads with a busy loop on the other core:
+     * 23 ms, against 6.5 ms on one thread). */
+    atomic_fetch_or_explicit(&p->joined, JOB_CLOSED, memory_order_acq_rel);
     int64_t t0 = 0;
-    for (unsigned i = 1; atomic_load_explicit(&p->active, memory_order_acquire) > 0; i++) {
+    for (unsigned i = 1;
+         atomic_load_explicit(&p->joined, memory_order_acquire) != JOB_CLOSED; i++) {
         if ((i & 63) == 0) {
             int64_t t = em_now_ns();
             t0 = t0 == 0 ? t : t0;
             if (t - t0 > SPIN_NS) {
                 pthread_mutex_lock(&p->mu);
-                while (atomic_load(&p->active) > 0) {
+                while (atomic_load(&p->joined) != JOB_CLOSED) {
                     pthread_cond_wait(&p->done, &p->mu);
                 }
                 pthread_mutex_unlock(&p->mu);

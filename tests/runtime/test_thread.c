@@ -134,6 +134,44 @@ static void test_parallel_for_large_n(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* Many short loops back to back, each with its counters on the caller's stack: a worker that
+ * wakes late for one loop must either join a loop that is still open or stay out, so every
+ * item of every loop runs exactly once and nothing touches a finished loop's frame. With 4
+ * threads on this 2-core machine some workers are always late. */
+typedef struct short_loop {
+    atomic_int hits[8];
+} short_loop;
+
+static void short_task(void *arg, int64_t b, int64_t e)
+{
+    short_loop *l = arg;
+    for (int64_t i = b; i < e; i++) {
+        atomic_fetch_add(&l->hits[i], 1);
+    }
+}
+
+static void test_many_short_loops(void **state)
+{
+    (void)state;
+    em_threadpool *pool = NULL;
+    assert_null(em_threadpool_create(test_allocator(), 4, &pool));
+    for (int rep = 0; rep < 20000; rep++) {
+        short_loop l;
+        int64_t n = 2 + rep % 7;
+        for (int i = 0; i < 8; i++) {
+            atomic_init(&l.hits[i], 0);
+        }
+        em_parallel_for(pool, n, 1, short_task, &l);
+        for (int64_t i = 0; i < 8; i++) {
+            if (atomic_load(&l.hits[i]) != (i < n ? 1 : 0)) {
+                fail_msg("loop %d: item %lld ran %d times", rep, (long long)i,
+                         atomic_load(&l.hits[i]));
+            }
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
 static void test_negative_n(void **state)
 {
     (void)state;
@@ -577,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_thread_ids),
         cmocka_unit_test(test_parallel_for_coverage),
         cmocka_unit_test(test_parallel_for_large_n),
+        cmocka_unit_test(test_many_short_loops),
         cmocka_unit_test(test_negative_n),
         cmocka_unit_test(test_null_pool_is_serial),
         cmocka_unit_test(test_busy_pool_falls_back_to_serial),
