@@ -139,6 +139,26 @@ def big_weights():
     save_case("big_weights", m, [x], [y])
 
 
+def subgraph_init():
+    """Initializers in raw_data both in the main graph (read in place from the file) and in an
+    If branch (kept by protobuf-c: only the main graph's are left out of the skeleton)."""
+    kt, w = rand(4), rand(4)
+    then_g = helper.make_graph([helper.make_node("Add", ["x", "kt"], ["yt"], name="add")],
+                               "then", [], [vi("yt", [4])], [numpy_helper.from_array(kt, "kt")])
+    else_g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["ye"], name="mul")],
+                               "else", [], [vi("ye", [4])])
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+        helper.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
+        helper.make_node("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g),
+    ]
+    inits = [numpy_helper.from_array(w, "w"),
+             numpy_helper.from_array(np.zeros((), np.float32), "zero")]
+    m = model(nodes, [vi("x", [4])], [vi("y", [4])], inits, 13)
+    x = np.abs(rand(4, scale=1.0)) + 0.1
+    save_case("subgraph_init", m, [x], [x + kt if x.sum() > 0 else x * w])
+
+
 def cnn_weights():
     return dict(cw=rand(4, 3, 3, 3), cb=rand(4), s=rand(4) + 1.0, b=rand(4),
                 mean=rand(4), var=np.abs(rand(4)) + 0.5, fw=rand(5, 4), fb=rand(5))
@@ -424,6 +444,7 @@ def main():
     loop()
     groupnorm_v18()
     big_weights()
+    subgraph_init()
     total = sum(os.path.getsize(os.path.join(d, f)) for d in (OUT, BAD) for f in os.listdir(d))
     print("gen_onnx_fixtures: %d bytes in %s and %s" % (total, OUT, BAD), file=sys.stderr)
 

@@ -593,7 +593,7 @@ static ember_status *inl_prepare(flex_inl *r, int k, const Onnx__GraphProto *gp,
         }
         st = inl_fresh(r, k, from);
         if (st == NULL) {
-            st = onnx_tensor_convert(f->c, tp, from, NULL, &t, &s, &off);
+            st = onnx_tensor_convert(f->c, tp, from, &t, &s, &off);
         }
         if (st == NULL) {
             st = em_graph_add_initializer(f->sc->g, r->map[r->n_map - 1].to, t.dtype, t.rank,

@@ -118,12 +118,12 @@ void onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a);
 ember_dtype onnx_dtype(int32_t onnx_type, bool *known);
 /*
  * Converts `tp` to shape + bytes: `*out` is a new reference to the storage holding them at
- * `*offset`. `raw_in_image`, when not NULL, points at the copy of tp's raw_data inside the
- * model image, which is then borrowed when aligned. `c` gives messages, allocator and folder.
+ * `*offset`. raw_data that lies inside the model image (the main graph's initializers, read
+ * in place: onnx_wire_strip) is borrowed when aligned. `c` gives messages, allocator and
+ * folder.
  */
 ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
-                                  const uint8_t *raw_in_image, em_tensor *shape, em_storage **out,
-                                  size_t *offset);
+                                  em_tensor *shape, em_storage **out, size_t *offset);
 void onnx_ext_free(onnx_ctx *c);
 
 /* ---- onnx_string.c ---- */

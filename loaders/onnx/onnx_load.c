@@ -364,7 +364,7 @@ static ember_status *attr_tensor(onnx_ctx *c, onnx_scope *sc, const onnx_pending
     em_attr *a;
     char what[300];
     snprintf(what, sizeof what, "%s.%s", p->name, ap->name);
-    ember_status *st = onnx_tensor_convert(c, ap->t, what, NULL, &t, &s, &off);
+    ember_status *st = onnx_tensor_convert(c, ap->t, what, &t, &s, &off);
     if (st == NULL) {
         st = em_node_add_attr(sc->g, node, ap->name, EM_ATTR_TENSOR, &a);
     }
@@ -494,7 +494,7 @@ static ember_status *constant_convert(onnx_ctx *c, onnx_scope *sc, const onnx_pe
         em_tensor t;
         em_storage *s = NULL;
         size_t off;
-        st = onnx_tensor_convert(c, ap->t, out, NULL, &t, &s, &off);
+        st = onnx_tensor_convert(c, ap->t, out, &t, &s, &off);
         if (st == NULL) {
             st = em_graph_add_initializer(g, out, t.dtype, t.rank, t.dims, s, off, &idx);
             st = st != NULL ? wrap(c, st) : NULL;
@@ -728,24 +728,23 @@ static ember_status *graph_initializers(onnx_ctx *c, onnx_scope *sc, const Onnx_
         if (name[0] == '\0') {
             return onnx_err(c, EMBER_ERR_INVALID_MODEL, "initializer %zu has no name", i);
         }
-        const uint8_t *raw = hints && c->raw[i].present ? image + c->raw[i].off : NULL;
         Onnx__TensorProto in_place;
-        if (c->stripped) { /* the skeleton has no raw_data: it is read from the image */
+        if (c->stripped && sc->depth == 0) { /* the skeleton lacks raw_data: read it in place */
             if (!hints) {
                 return onnx_err(c, EMBER_ERR_INVALID_MODEL,
                                 "initializer '%s': its raw_data could not be located", name);
             }
             in_place = *tp;
             in_place.has_raw_data = c->raw[i].present;
-            in_place.raw_data.data = (uint8_t *)raw;
-            in_place.raw_data.len = raw != NULL ? c->raw[i].len : 0;
+            in_place.raw_data.data = c->raw[i].present ? (uint8_t *)image + c->raw[i].off : NULL;
+            in_place.raw_data.len = c->raw[i].present ? c->raw[i].len : 0;
             tp = &in_place;
         }
         em_tensor t;
         em_storage *s = NULL;
         size_t off;
         int idx;
-        ember_status *st = onnx_tensor_convert(c, tp, name, raw, &t, &s, &off);
+        ember_status *st = onnx_tensor_convert(c, tp, name, &t, &s, &off);
         if (st == NULL) {
             st = wrap(c,
                       em_graph_add_initializer(sc->g, name, t.dtype, t.rank, t.dims, s, off, &idx));

@@ -372,8 +372,8 @@ static ember_status *from_external(onnx_ctx *c, const Onnx__TensorProto *tp, con
 /* ---- raw_data ---- */
 
 static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
-                              const em_tensor *shape, size_t nbytes, const uint8_t *in_image,
-                              em_storage **out, size_t *offset)
+                              const em_tensor *shape, size_t nbytes, em_storage **out,
+                              size_t *offset)
 {
     if (ONNX_BIG_ENDIAN && em_dtype_size(shape->dtype) > 1) {
         return onnx_err(c, EMBER_ERR_UNSUPPORTED,
@@ -394,10 +394,12 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
         return unpacked(c, shape->dtype, nbytes, tp->raw_data.data, out);
     }
     size_t align = em_dtype_size(shape->dtype);
-    if (in_image != NULL && c->image != NULL && nbytes > 0 && ((uintptr_t)in_image % align) == 0 &&
-        (in_image == tp->raw_data.data || memcmp(in_image, tp->raw_data.data, nbytes) == 0)) {
-        *out = em_storage_retain(c->image);
-        *offset = (size_t)(in_image - (const uint8_t *)em_storage_data(c->image));
+    const uint8_t *raw = tp->raw_data.data;
+    const uint8_t *base = c->image != NULL ? em_storage_data(c->image) : NULL;
+    if (base != NULL && nbytes > 0 && raw >= base && (size_t)(raw - base) < em_storage_size(c->image) &&
+        nbytes <= em_storage_size(c->image) - (size_t)(raw - base) && (uintptr_t)raw % align == 0) {
+        *out = em_storage_retain(c->image); /* read in place from the model image */
+        *offset = (size_t)(raw - base);
         return NULL;
     }
     ember_status *st = em_storage_new_owned(c->al, nbytes, out);
@@ -408,8 +410,7 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
 }
 
 ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
-                                  const uint8_t *raw_in_image, em_tensor *shape, em_storage **out,
-                                  size_t *offset)
+                                  em_tensor *shape, em_storage **out, size_t *offset)
 {
     size_t nbytes;
     *out = NULL;
@@ -437,7 +438,7 @@ ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, cons
         return st;
     }
     if (tp->has_raw_data) {
-        return from_raw(c, tp, name, shape, nbytes, raw_in_image, out, offset);
+        return from_raw(c, tp, name, shape, nbytes, out, offset);
     }
     return from_typed(c, tp, name, shape, nbytes, out);
 }
@@ -469,7 +470,7 @@ ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *wha
         free(real);
     }
     const char *name = tp->name != NULL && tp->name[0] ? tp->name : "<unnamed>";
-    st = onnx_tensor_convert(&c, tp, name, NULL, shape, &s, &off);
+    st = onnx_tensor_convert(&c, tp, name, shape, &s, &off);
     if (st == NULL && shape->dtype == EMBER_DTYPE_STRING) {
         *out = em_storage_retain(s); /* packed and owned already: the bytes follow the pointers */
     } else if (st == NULL) {

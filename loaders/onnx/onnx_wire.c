@@ -7,13 +7,13 @@
  * format (tags, varints, lengths within their message) and refuses subgraphs nested deeper
  * than EM_ONNX_MAX_DEPTH or types deeper than ONNX_MAX_TYPE_DEPTH, before any recursion
  * deeper than those limits happens. It also notes where the raw_data of each initializer of
- * the main graph lies in the image, so the loader can borrow those bytes instead of keeping
- * protobuf-c's copy (the loader checks the bytes match before relying on it).
+ * the main graph lies in the image.
  *
  * protobuf-c copies every bytes field it unpacks, so unpacking the image as it is would hold
  * the weights twice at once (a 100 MB resnet50 peaked at 290 MB resident before any pass).
  * onnx_wire_strip therefore writes a skeleton of the image without the raw_data fields of the
- * main graph's initializers; the loader unpacks the skeleton and reads those bytes in place.
+ * main graph's initializers; the loader unpacks the skeleton and reads those bytes in place,
+ * where the scan found them (the last raw_data of a tensor, as protobuf keeps the last).
  */
 #include "onnx_internal.h"
 
@@ -238,12 +238,10 @@ static size_t strip(const uint8_t *p, const uint8_t *end, wmsg t, uint8_t *o)
         if ((tag & 7) == 2 && t == W_TENSOR && field == 9) {
             continue; /* raw_data: read in place from the image */
         }
-        wmsg ct = (tag & 7) != 2                  ? W_LEAF
-                  : t == W_MODEL && field == 7  ? W_GRAPH
-                  : t == W_GRAPH && field == 5  ? W_TENSOR
-                                                : W_LEAF;
-        if (ct == W_LEAF) {
-            memmove(o + n, at, (size_t)(p - at));
+        /* Only the path to the main graph's initializers is rewritten. */
+        wmsg ct = (tag & 7) == 2 ? child_of(t, field) : W_LEAF;
+        if (!(t == W_MODEL && ct == W_GRAPH) && !(t == W_GRAPH && ct == W_TENSOR)) {
+            memcpy(o + n, at, (size_t)(p - at));
             n += (size_t)(p - at);
             continue;
         }

@@ -113,7 +113,7 @@ static void *read_all(const char *path, size_t *size);
 static const char *const fixtures[] = {
     "mlp",      "cnn_v7",   "cnn_v13",       "softmax_v11", "softmax_v11_sym",
     "softmax_v13", "reshape_v4", "reshape_v13", "typed",     "constant",
-    "external", "groupnorm_v18", "big_weights",
+    "external", "groupnorm_v18", "big_weights", "subgraph_init",
 };
 
 /* big_weights keeps 90 KB of its initializers in raw_data, which the loader reads in place from
