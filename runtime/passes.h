@@ -93,6 +93,11 @@ const float *em_pass_const_f32(const em_graph *g, int v);
 /* The activation node j applies (a FusedConv epilogue), its parameters from its attributes
  * and constant Clip bounds; false for another op (passes_conv.c). */
 bool em_pass_activation_of(const em_pctx *c, int j, em_conv_epilogue *e);
+/* Values a and b have the same dtype and dims (known and equal, or the same symbol). */
+bool em_pass_same_shape(const em_value *a, const em_value *b);
+/* Inference BatchNormalization bn of m channels, whose four parameters are constant f32 of m
+ * values: ss[0, m) = gamma / sqrt(var + eps), ss[m, 2m) = beta - mean * that scale. */
+void em_pass_bn_scale_shift(const em_graph *g, const em_node *bn, int64_t m, double *ss);
 /* Sets node ni's `activation` and `activation_params` attributes (FusedConv's) to e. */
 ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e);
 

@@ -123,6 +123,17 @@ static void take_output(em_pctx *c, int ni, int j)
     em_pass_kill(c, j);
 }
 
+void em_pass_bn_scale_shift(const em_graph *g, const em_node *bn, int64_t m, double *ss)
+{
+    const float *gamma = em_pass_const_f32(g, bn->in[1]), *beta = em_pass_const_f32(g, bn->in[2]);
+    const float *mean = em_pass_const_f32(g, bn->in[3]), *var = em_pass_const_f32(g, bn->in[4]);
+    double eps = em_node_attr_float(bn, "epsilon", 1e-5f);
+    for (int64_t k = 0; k < m; k++) {
+        ss[k] = (double)gamma[k] / sqrt((double)var[k] + eps);
+        ss[m + k] = (double)beta[k] - (double)mean[k] * ss[k];
+    }
+}
+
 /* BatchNormalization j (inference, one output, constant f32 parameters) after a Conv. */
 static ember_status *fold_bn(em_pctx *c, int j, bool *done)
 {
@@ -140,15 +151,11 @@ static ember_status *fold_bn(em_pctx *c, int j, bool *done)
             return NULL;
         }
     }
-    double eps = em_node_attr_float(bn, "epsilon", 1e-5f);
     double *s = em_malloc(c->g->al, sizeof *s * (size_t)(2 * m + 1));
     if (s == NULL) {
         return em_status_oom();
     }
-    for (int64_t k = 0; k < m; k++) {
-        s[k] = (double)p[0][k] / sqrt((double)p[3][k] + eps);
-        s[m + k] = (double)p[1][k] - (double)p[2][k] * s[k];
-    }
+    em_pass_bn_scale_shift(c->g, bn, m, s);
     ember_status *st = rewrite_wb(c, ni, s, s + m);
     em_free(c->g->al, s);
     if (st == NULL) {
@@ -158,7 +165,7 @@ static ember_status *fold_bn(em_pctx *c, int j, bool *done)
     return st;
 }
 
-static bool same_shape(const em_value *a, const em_value *b)
+bool em_pass_same_shape(const em_value *a, const em_value *b)
 {
     if (a->rank < 0 || a->rank != b->rank || a->dtype != b->dtype) {
         return false;
@@ -193,7 +200,7 @@ static ember_status *fold_bias(em_pctx *c, int j, bool *done)
             int yd = y->rank - kv->rank + d; /* the output axis this dim broadcasts against */
             ok = kv->dims[d].v == 1 || (yd == 1 && kv->dims[d].v == m);
         }
-        if (!ok || !same_shape(&c->g->values[add->out[0]], y)) {
+        if (!ok || !em_pass_same_shape(&c->g->values[add->out[0]], y)) {
             continue;
         }
         double *shift = em_malloc(c->g->al, sizeof *shift * (size_t)(m + 1));
@@ -229,8 +236,8 @@ static ember_status *fuse_residual(em_pctx *c, int j, bool *done)
         int ni = conv_of(c, j, side, true, true);
         int z = add->in[1 - side];
         const em_value *y = &c->g->values[add->in[side]];
-        if (ni < 0 || z == add->in[side] || !same_shape(y, &c->g->values[z]) ||
-            !same_shape(y, &c->g->values[add->out[0]])) {
+        if (ni < 0 || z == add->in[side] || !em_pass_same_shape(y, &c->g->values[z]) ||
+            !em_pass_same_shape(y, &c->g->values[add->out[0]])) {
             continue;
         }
         to_fused(c, ni);
@@ -340,7 +347,7 @@ static int silu_mul(const em_pctx *c, int sig)
     }
     const em_node *mul = &c->g->nodes[k];
     bool pair = (mul->in[0] == x && mul->in[1] == sv) || (mul->in[0] == sv && mul->in[1] == x);
-    return pair && same_shape(&c->g->values[x], &c->g->values[mul->out[0]]) ? k : -1;
+    return pair && em_pass_same_shape(&c->g->values[x], &c->g->values[mul->out[0]]) ? k : -1;
 }
 
 /* Activation node j after a conv (or SiLU's Sigmoid + Mul): FusedConv at the last node. */

@@ -27,7 +27,6 @@
 #include "fusedconv.h"
 #include "status.h"
 
-#include <math.h>
 #include <string.h>
 
 /* Value v is 4-D f32 with known channels and has a blocked twin. */
@@ -35,21 +34,6 @@ static bool has_twin(const em_graph *g, const em_layout *l, int v)
 {
     return v >= 0 && l->blk[v] >= 0 && g->values[v].rank == 4 &&
            g->values[v].dtype == EMBER_DTYPE_F32 && g->values[v].dims[1].v >= 1;
-}
-
-/* Values a and b have the same dims (known and equal, or the same symbol) and dtype. */
-static bool same_dims(const em_value *a, const em_value *b)
-{
-    if (a->rank != b->rank || a->dtype != b->dtype) {
-        return false;
-    }
-    for (int d = 0; d < a->rank; d++) {
-        em_dim x = a->dims[d], y = b->dims[d];
-        if (!(x.v >= 0 ? x.v == y.v : x.sym > 0 && x.sym == y.sym)) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /* ---- Concat ---- */
@@ -185,18 +169,18 @@ static ember_status *block_bn(em_pctx *c, em_layout *l, int ni)
     em_graph *g = c->g;
     const em_node *n = &g->nodes[ni];
     int64_t ch = g->values[n->in[0]].dims[1].v;
-    const float *gamma = em_pass_const_f32(g, n->in[1]), *beta = em_pass_const_f32(g, n->in[2]);
-    const float *mean = em_pass_const_f32(g, n->in[3]), *var = em_pass_const_f32(g, n->in[4]);
-    double eps = em_node_attr_float(n, "epsilon", 1e-5f);
+    double *ss = em_malloc(g->al, sizeof *ss * (size_t)(2 * ch));
     float *st = em_malloc(g->al, sizeof *st * (size_t)(2 * ch));
-    if (st == NULL) {
+    if (ss == NULL || st == NULL) {
+        em_free(g->al, ss);
+        em_free(g->al, st);
         return em_status_oom();
     }
-    for (int64_t k = 0; k < ch; k++) {
-        double s = (double)gamma[k] / sqrt((double)var[k] + eps);
-        st[k] = (float)s;
-        st[ch + k] = (float)((double)beta[k] - (double)mean[k] * s);
+    em_pass_bn_scale_shift(g, n, ch, ss);
+    for (int64_t k = 0; k < 2 * ch; k++) {
+        st[k] = (float)ss[k];
     }
+    em_free(g->al, ss);
     char name[2][512];
     const char *base = n->name[0] ? n->name : g->values[n->out[0]].name;
     em_pass_unique_name(g, base, "/scale", name[0], sizeof name[0]);
@@ -220,7 +204,7 @@ static int chan_operand(const em_pctx *c, const em_layout *l, int ni, int side)
     const em_graph *g = c->g;
     const em_node *n = &g->nodes[ni];
     int x = n->in[side], p = n->in[1 - side];
-    if (!has_twin(g, l, x) || p < 0 || p == x || !same_dims(&g->values[x], &g->values[n->out[0]])) {
+    if (!has_twin(g, l, x) || p < 0 || p == x || !em_pass_same_shape(&g->values[x], &g->values[n->out[0]])) {
         return -1;
     }
     const em_value *xv = &g->values[x], *pv = &g->values[p];
@@ -263,7 +247,7 @@ ember_status *em_layout_ops(em_pctx *c, em_layout *l)
                 }
             }
         } else if (em_pass_activation_of(c, ni, &e) && has_twin(g, l, n->in[0]) &&
-                   same_dims(&g->values[n->in[0]], &g->values[n->out[0]])) {
+                   em_pass_same_shape(&g->values[n->in[0]], &g->values[n->out[0]])) {
             EM_PASS_TRY(to_affine(c, l, ni, n->in[0], -1, -1));
         }
     }
