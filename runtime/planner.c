@@ -172,8 +172,113 @@ static int new_buf(em_plan *p, size_t bytes, int first, int last)
     return p->n_bufs++;
 }
 
-/* Lifetimes, then buffers: aliasing views and in-place elementwise ops share buffers. */
-static void assign_buffers(em_plan *p, const size_t *scratch)
+/* ---- Concat in place (planner.h, step 2) ---- */
+
+/* Byte offset of each input of Concat node ni in its output, when the node can be done in
+ * place (off[i] for input i); false otherwise. */
+static bool concat_offsets(const em_plan *p, int ni, size_t *off)
+{
+    const em_node *n = &p->g->nodes[ni];
+    if (n->op != EM_OP_CONCAT || n->n_out != 1 || n->n_in < 1 || p->nodes[ni].folded) {
+        return false;
+    }
+    const em_plan_value *y = &p->vals[n->out[0]];
+    if (y->loc != EM_LOC_ARENA || y->bytes == 0 || y->t.dtype == EMBER_DTYPE_STRING) {
+        return false;
+    }
+    int64_t axis = em_node_attr_int(n, "axis", 0);
+    if (axis < 0) {
+        axis += y->t.rank;
+    }
+    if (axis < 0 || axis >= y->t.rank) {
+        return false;
+    }
+    for (int d = 0; d < axis; d++) {
+        if (y->t.dims[d] != 1) {
+            return false; /* the inputs interleave in the output */
+        }
+    }
+    size_t at = 0;
+    for (int i = 0; i < n->n_in; i++) {
+        int v = n->in[i];
+        if (v < 0 || p->vals[v].loc != EM_LOC_ARENA || p->vals[v].bytes == 0 ||
+            at % EM_ALIGN != 0) {
+            return false;
+        }
+        int prod = p->g->values[v].producer;
+        if (prod < 0 || (em_op_info_of(p->g->nodes[prod].op)->flags & EM_OPF_ALIAS)) {
+            return false; /* a view of another value: it cannot move */
+        }
+        for (int j = 0; j < i; j++) {
+            if (n->in[j] == v) {
+                return false;
+            }
+        }
+        off[i] = at;
+        at += p->vals[v].bytes;
+    }
+    return at == y->bytes;
+}
+
+/* The value v lies in, at byte *off: follows parent links to the value owning the buffer. */
+static int concat_root(const int *parent, const size_t *poff, int v, size_t *off)
+{
+    *off = 0;
+    while (parent[v] >= 0) {
+        *off += poff[v];
+        v = parent[v];
+    }
+    return v;
+}
+
+/* Decides which Concats run in place, last first; parent[v] / poff[v] place value v inside
+ * another (-1: not placed). */
+static void plan_concats(em_plan *p, int *parent, size_t *poff, size_t *off)
+{
+    for (int ni = p->n_nodes - 1; ni >= 0; ni--) {
+        const em_node *n = &p->g->nodes[ni];
+        if (!concat_offsets(p, ni, off)) {
+            continue;
+        }
+        int y = n->out[0], placed = 0;
+        for (int i = 0; i < n->n_in; i++) {
+            placed += parent[n->in[i]] >= 0;
+        }
+        if (placed == 0) { /* the inputs go into the output */
+            for (int i = 0; i < n->n_in; i++) {
+                parent[n->in[i]] = y;
+                poff[n->in[i]] = off[i];
+            }
+            p->nodes[ni].in_place = true;
+            continue;
+        }
+        if (placed < n->n_in) {
+            continue;
+        }
+        /* Every input already lies in a later Concat's output: the output is a view of them
+         * when they lie there in this order, back to back. */
+        size_t base, at;
+        int root = concat_root(parent, poff, n->in[0], &base);
+        bool ok = root != y;
+        for (int i = 1; ok && i < n->n_in; i++) {
+            ok = concat_root(parent, poff, n->in[i], &at) == root && at == base + off[i];
+        }
+        if (!ok) {
+            continue;
+        }
+        if (parent[y] < 0) {
+            parent[y] = root;
+            poff[y] = base;
+            p->nodes[ni].in_place = true;
+        } else if (concat_root(parent, poff, y, &at) == root && at == base) {
+            p->nodes[ni].in_place = true;
+        }
+    }
+}
+
+/* Lifetimes, then buffers: aliasing views and in-place elementwise ops share buffers, inputs
+ * of in-place Concats go into the Concat's buffer. */
+static ember_status *assign_buffers(em_plan *p, const size_t *scratch)
 {
     const em_graph *g = p->g;
     for (int ni = 0; ni < g->n_nodes; ni++) {
@@ -187,12 +292,50 @@ static void assign_buffers(em_plan *p, const size_t *scratch)
             }
         }
     }
+    size_t nv = (size_t)g->n_values + 1;
+    int *parent = em_malloc(p->al, sizeof(int) * nv), *root_buf = em_malloc(p->al, sizeof(int) * nv);
+    int *root_last = em_malloc(p->al, sizeof(int) * nv);
+    size_t *poff = em_calloc(p->al, nv, sizeof(size_t));
+    size_t *off = em_malloc(p->al, sizeof(size_t) * nv);
+    if (parent == NULL || root_buf == NULL || root_last == NULL || poff == NULL || off == NULL) {
+        em_free(p->al, parent);
+        em_free(p->al, root_buf);
+        em_free(p->al, root_last);
+        em_free(p->al, poff);
+        em_free(p->al, off);
+        return em_status_oom();
+    }
+    for (int v = 0; v < g->n_values; v++) {
+        parent[v] = -1;
+        root_buf[v] = -1;
+        root_last[v] = -1;
+    }
+    plan_concats(p, parent, poff, off);
+    /* A Concat buffer lives until the last reader of any value in it. */
+    for (int v = 0; v < g->n_values; v++) {
+        if (parent[v] >= 0) {
+            size_t at;
+            int r = concat_root(parent, poff, v, &at);
+            int l = p->vals[v].last > p->vals[r].last ? p->vals[v].last : p->vals[r].last;
+            root_last[r] = l > root_last[r] ? l : root_last[r];
+        }
+    }
     for (int ni = 0; ni < g->n_nodes; ni++) {
         const em_node *n = &g->nodes[ni];
         unsigned flags = em_op_info_of(n->op)->flags;
         for (int o = 0; o < n->n_out; o++) {
-            em_plan_value *pv = &p->vals[n->out[o]];
+            int v = n->out[o];
+            em_plan_value *pv = &p->vals[v];
             if (pv->loc != EM_LOC_ARENA) {
+                continue;
+            }
+            pv->sub = 0;
+            if (parent[v] >= 0 || root_last[v] >= 0) { /* in a Concat's buffer */
+                int r = concat_root(parent, poff, v, &pv->sub);
+                if (root_buf[r] < 0) { /* its first value: producers run in node order */
+                    root_buf[r] = new_buf(p, p->vals[r].bytes, ni, root_last[r]);
+                }
+                pv->buf = root_buf[r];
                 continue;
             }
             const em_plan_value *src = n->n_in > 0 && n->in[0] >= 0 ? &p->vals[n->in[0]] : NULL;
@@ -206,6 +349,7 @@ static void assign_buffers(em_plan *p, const size_t *scratch)
             }
             if (share) {
                 pv->buf = src->buf;
+                pv->sub = src->sub;
                 em_plan_buf *b = &p->bufs[pv->buf];
                 if (pv->last > b->last) {
                     b->last = pv->last;
@@ -216,6 +360,12 @@ static void assign_buffers(em_plan *p, const size_t *scratch)
         }
         p->nodes[ni].scratch_buf = scratch[ni] > 0 ? new_buf(p, scratch[ni], ni, ni) : -1;
     }
+    em_free(p->al, parent);
+    em_free(p->al, root_buf);
+    em_free(p->al, root_last);
+    em_free(p->al, poff);
+    em_free(p->al, off);
+    return NULL;
 }
 
 
@@ -529,7 +679,7 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
             p->naive_bytes += p->vals[i].bytes;
         }
     }
-    assign_buffers(p, scratch);
+    EMBER_TRY(assign_buffers(p, scratch));
     EMBER_TRY(place_buffers(p));
     *out = p;
     p = NULL;
@@ -619,7 +769,7 @@ ember_status *em_plan_to_text(const em_plan *p, char **text)
             em_tensor_shape_str(&pv->t, shp, sizeof shp);
             char where[32];
             if (pv->loc == EM_LOC_ARENA) {
-                snprintf(where, sizeof where, "%zu", p->bufs[pv->buf].offset);
+                snprintf(where, sizeof where, "%zu", p->bufs[pv->buf].offset + pv->sub);
             } else if (pv->loc == EM_LOC_CONST) {
                 snprintf(where, sizeof where, "folded");
             } else {
@@ -627,8 +777,8 @@ ember_status *em_plan_to_text(const em_plan *p, char **text)
             }
             em_strbuf_printf(&sb, "%-5d %-24s %-22s %-28s %10zu %10s [%d,%d] %s\n", ni,
                              o == 0 ? em_op_name(pn->node->op) : "",
-                             o == 0 ? pn->k->name : "", p->g->values[vi].name, pv->bytes, where,
-                             pv->first, pv->last, shp);
+                             o != 0 ? "" : pn->in_place ? "(in place)" : pn->k->name,
+                             p->g->values[vi].name, pv->bytes, where, pv->first, pv->last, shp);
         }
         if (pn->scratch_buf >= 0) {
             const em_plan_buf *b = &p->bufs[pn->scratch_buf];

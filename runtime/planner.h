@@ -8,6 +8,15 @@
  *  2. values join "buffers": a view op (EM_OPF_ALIAS) shares its input's buffer, and an
  *     elementwise op (EM_OPF_EW) writes over input 0's buffer when that buffer dies at the
  *     node (in place); scratch is a buffer that lives for its node only;
+ *     A Concat whose inputs can be written straight into its output is done in place
+ *     (em_plan_node.in_place, the executor skips it): when the output's dims before the axis
+ *     are all 1, each input is one contiguous piece of the output, so its producer writes
+ *     there (the value's buffer is the Concat's, at byte offset `sub`). Concats are visited
+ *     last first, so a chain such as densenet's, where each Concat takes the previous one's
+ *     inputs plus one more, places every feature once in the last Concat's buffer and makes
+ *     the earlier Concats views of its prefixes. Inputs must be arena values written by a
+ *     kernel (no view, no graph input or output), distinct, at EM_ALIGN-aligned offsets;
+ *     such a buffer lives from its first member's producer to the last reader of any member;
  *  3. buffers are placed largest first, each at the lowest EM_ALIGN-aligned offset where it
  *     overlaps no already placed buffer whose lifetime intersects its own (TFLM's greedy
  *     first-fit), with EM_TAIL_PAD bytes of readable slack after each.
@@ -40,6 +49,7 @@ typedef struct em_plan_value {
     em_loc loc;
     int index;        /* input/output position for EM_LOC_INPUT/OUTPUT */
     int buf;          /* buffer id for EM_LOC_ARENA */
+    size_t sub;       /* byte offset in that buffer (an input of an in-place Concat) */
     int first, last;  /* lifetime in node indices */
     size_t bytes;
 } em_plan_value;
@@ -58,6 +68,7 @@ typedef struct em_plan_node {
     const em_kernel *k;
     void *state;
     bool folded;      /* executed while planning: its outputs are plan constants */
+    bool in_place;    /* a Concat whose inputs were written into its output: not run */
     int scratch_buf;  /* -1 when the kernel needs none */
     int in_base;      /* index of the node's first tensor in the run context's arrays */
     int out_base;

@@ -174,7 +174,7 @@ static ember_status *runctx_new(const ember_allocator *al, const em_plan *p, em_
         if (pv->loc == EM_LOC_CONST) {
             c->vdata[i] = pv->t.data;
         } else if (pv->loc == EM_LOC_ARENA) {
-            c->vdata[i] = (char *)c->arena + p->bufs[pv->buf].offset;
+            c->vdata[i] = (char *)c->arena + p->bufs[pv->buf].offset + pv->sub;
         }
     }
     for (int ni = 0; ni < p->n_nodes; ni++) {
@@ -510,8 +510,8 @@ static void execute(const ember_session *s, const em_plan *p, em_runctx *c)
     for (int ni = 0; ni < p->n_nodes; ni++) {
         const em_plan_node *pn = &p->nodes[ni];
         const em_node *n = pn->node;
-        if (pn->folded) {
-            continue; /* computed while planning */
+        if (pn->folded || pn->in_place) {
+            continue; /* computed while planning, or a Concat its producers wrote */
         }
         em_tensor *tin = c->tin + pn->in_base, *tout = c->tout + pn->out_base;
         for (int k = 0; k < n->n_in; k++) {
@@ -565,7 +565,7 @@ static void record_profile(ember_session *s, const em_plan *p, const em_runctx *
     }
     int tid = em_thread_id();
     for (int ni = 0; ni < p->n_nodes; ni++) {
-        if (p->nodes[ni].folded) {
+        if (p->nodes[ni].folded || p->nodes[ni].in_place) {
             continue;
         }
         prof_event *e = &s->events[s->n_events++];

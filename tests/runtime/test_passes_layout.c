@@ -9,6 +9,8 @@
  *  - efficientnet's squeeze-excite: conv -> GlobalAveragePool -> conv (Relu) -> conv
  *    (Sigmoid) -> Mul(x, s) -> conv, and Mul by a plain [1, C, 1, 1] constant, then
  *    GlobalMaxPool.
+ * And at batch 1 a densenet block and a squeezenet fire, whose Concats the planner does in
+ * place, plain and blocked, against a batch-2 run where they copy.
  * After the pass only the input's ReorderToBlocked and the outputs' ReorderFromBlocked are
  * left (nothing reorders in the middle, no plain pool, BN, activation, Mul or Add), and the
  * outputs equal those of the graph without passes (both run by sessions).
@@ -21,8 +23,10 @@
 #include "test_passes_util.h"
 
 #include "passes.h"
+#include "planner.h"
 
 #include <math.h>
+#include <string.h>
 
 #define F32 EMBER_DTYPE_F32
 
@@ -244,6 +248,95 @@ static void test_not_blocked(void **state)
     ember_model_destroy(m);
 }
 
+/* At batch 1, a densenet block (each Concat takes the previous one's inputs plus a new
+ * feature) and a squeezenet fire (Concat of two convs of one input) are done in place: the
+ * producers write into the Concat's buffer (planner.h), both in the plain layout and on the
+ * blocked twins. Both batch-1 runs must equal each half of a batch-2 run of the same input
+ * twice, where the Concats copy. */
+static int net_dense_block(em_graph *g, int x)
+{
+    int f[4];
+    f[0] = ag_op1(g, EM_OP_RELU, conv(g, x, 16, 16, 3, 200));
+    int in = f[0];
+    for (int i = 1; i < 4; i++) {
+        int64_t c = 16 * i;
+        f[i] = conv(g, ag_op1(g, EM_OP_RELU, bn(g, in, c, 210 + 10 * (uint64_t)i)), c, 16,
+                    i == 3 ? 1 : 3, 250 + 10 * (uint64_t)i);
+        in = ag_node(g, EM_OP_CONCAT, f, i + 1);
+        ag_int(g, in, "axis", 1);
+    }
+    int sq = ag_op1(g, EM_OP_RELU, conv(g, in, 64, 16, 1, 300));
+    const int e[2] = {ag_op1(g, EM_OP_RELU, conv(g, sq, 16, 16, 1, 310)),
+                      ag_op1(g, EM_OP_RELU, conv(g, sq, 16, 16, 3, 320))};
+    int fire = ag_node(g, EM_OP_CONCAT, e, 2);
+    ag_int(g, fire, "axis", 1);
+    return ag_op1(g, EM_OP_GLOBALAVERAGEPOOL, fire);
+}
+
+static ember_model *build_dense_block(int64_t batch, bool passes, int block, int *n_in_place)
+{
+    ember_model *m = ag_model();
+    em_graph *g = m->g;
+    const int64_t xd[4] = {batch, 16, 8, 8};
+    int x;
+    OK(em_graph_add_input(g, "x", F32, 4, xd, NULL, &x));
+    OK(em_graph_mark_output(g, net_dense_block(g, x)));
+    OK(em_graph_verify(g));
+    OK(em_graph_infer_shapes(g));
+    if (passes) {
+        em_passes_options o = {true, true, true, block};
+        OK(em_passes_run(g, &o));
+    }
+    em_plan *p = NULL;
+    const int64_t *const shapes[] = {xd};
+    const int rank = 4;
+    OK(em_plan_build(g, test_allocator(), 0, 1, shapes, &rank, NULL, 1, &p));
+    *n_in_place = 0;
+    for (int ni = 0; ni < p->n_nodes; ni++) {
+        *n_in_place += p->nodes[ni].in_place;
+    }
+    em_plan_destroy(p);
+    return m;
+}
+
+static void test_concat_in_place(void **state)
+{
+    (void)state;
+    enum { N = 16 * 8 * 8 };
+    float x[2 * N];
+    test_rng r = {4242};
+    test_rng_fill(&r, x, N, -1.0f, 1.0f);
+    memcpy(x + N, x, sizeof(float) * N);
+    int k;
+    ember_model *ref = build_dense_block(2, false, 0, &k);
+    assert_int_equal(k, 0); /* at batch 2 the inputs interleave in the output */
+    const int64_t d2[4] = {2, 16, 8, 8}, d1[4] = {1, 16, 8, 8};
+    ember_tensor *want;
+    tp_run(ref, 4, d2, x, &want, 1);
+    const float *pw = ember_tensor_data(want);
+    for (int variant = 0; variant < 3; variant++) {
+        int block = variant == 2 ? 8 : 16;
+        ember_model *m = build_dense_block(1, variant > 0, block, &k);
+        assert_int_equal(k, 4); /* three in the block, the fire's */
+        ember_tensor *got;
+        tp_run(m, 4, d1, x, &got, 1);
+        const float *pg = ember_tensor_data(got);
+        assert_int_equal(ember_tensor_elem_count(got), 32);
+        for (int i = 0; i < 32; i++) {
+            for (int h = 0; h < 2; h++) {
+                double a = pw[h * 32 + i], b = pg[i];
+                if (fabs(a - b) > 1e-5 + 1e-4 * fabs(a)) {
+                    fail_msg("variant %d: [%d]: %g vs %g (batch 2, half %d)", variant, i, b, a, h);
+                }
+            }
+        }
+        ember_tensor_destroy(got);
+        ember_model_destroy(m);
+    }
+    ember_tensor_destroy(want);
+    ember_model_destroy(ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_dense),
         cmocka_unit_test(test_se),
         cmocka_unit_test(test_not_blocked),
+        cmocka_unit_test(test_concat_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,9 @@
  * offsets; a data-flow check that no write lands on bytes another value still needs;
  * in-place Relu when its input dies there (and not when the input is used later); Reshape /
  * Flatten aliasing; graph outputs outside the arena; input binding errors naming the input;
- * 50 random chain/diamond graphs; em_plan_matches; em_plan_to_text; an OOM sweep.
+ * Concats written in place by their inputs' producers (squeezenet's fire, densenet's chain)
+ * and the cases that must copy; 200 random chain/diamond graphs with Concats; em_plan_matches;
+ * em_plan_to_text; an OOM sweep.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -172,7 +174,8 @@ static void check_arena(const em_plan *p)
             fail_msg("value '%s' has no buffer", p->g->values[v].name);
         }
         const em_plan_buf *b = &p->bufs[pv->buf];
-        if (pv->bytes > b->bytes || pv->first < b->first || pv->last > b->last) {
+        if (pv->sub + pv->bytes > b->bytes || pv->sub % 64 != 0 || pv->first < b->first ||
+            pv->last > b->last) {
             fail_msg("value '%s' (%zu bytes, life [%d,%d]) does not fit its buffer %d (%zu "
                      "bytes, life [%d,%d])",
                      p->g->values[v].name, pv->bytes, pv->first, pv->last, pv->buf, b->bytes,
@@ -186,8 +189,9 @@ static void check_arena(const em_plan *p)
 }
 
 /* Data flow: when node t writes value v into a buffer, every other value u already in that
- * buffer must be dead after t; if u is read by t itself, t must be elementwise (same-index
- * in-place). Outputs of a view op that share their input's buffer write nothing. */
+ * buffer whose bytes meet v's must be dead after t; if u is read by t itself, t must be
+ * elementwise (same-index in-place). Outputs of a view op that share their input's buffer and
+ * of an in-place Concat write nothing. */
 static void check_no_clobber(const em_plan *p)
 {
     const em_graph *g = p->g;
@@ -203,9 +207,13 @@ static void check_no_clobber(const em_plan *p)
             p->vals[n->in[0]].buf == pv->buf) {
             continue; /* a view: no bytes written */
         }
+        if (p->nodes[t].in_place) {
+            continue; /* a Concat its producers wrote */
+        }
         for (int u = 0; u < p->n_values; u++) {
             const em_plan_value *pu = &p->vals[u];
-            if (u == v || pu->loc != EM_LOC_ARENA || pu->buf != pv->buf || pu->first >= t) {
+            if (u == v || pu->loc != EM_LOC_ARENA || pu->buf != pv->buf || pu->first >= t ||
+                pu->sub >= pv->sub + pv->bytes || pv->sub >= pu->sub + pu->bytes) {
                 continue;
             }
             bool read_here = false;
@@ -244,11 +252,35 @@ static void check_locations(const em_plan *p)
     }
 }
 
+/* An in-place Concat's inputs lie in its output's buffer back to back, in input order. */
+static void check_concats(const em_plan *p)
+{
+    for (int ni = 0; ni < p->n_nodes; ni++) {
+        const em_node *n = &p->g->nodes[ni];
+        if (!p->nodes[ni].in_place) {
+            continue;
+        }
+        assert_int_equal(n->op, EM_OP_CONCAT);
+        const em_plan_value *y = &p->vals[n->out[0]];
+        size_t at = y->sub;
+        for (int i = 0; i < n->n_in; i++) {
+            const em_plan_value *x = &p->vals[n->in[i]];
+            if (x->buf != y->buf || x->sub != at) {
+                fail_msg("Concat '%s': input %d at buffer %d + %zu, expected %d + %zu", n->name,
+                         i, x->buf, x->sub, y->buf, at);
+            }
+            at += x->bytes;
+        }
+        assert_true(at == y->sub + y->bytes);
+    }
+}
+
 static void check_plan(const em_plan *p)
 {
     check_arena(p);
     check_no_clobber(p);
     check_locations(p);
+    check_concats(p);
 }
 
 static void expect_shape(const em_plan *p, int v, int rank, const int64_t *dims)
@@ -609,6 +641,146 @@ static void test_plan_oom_sweep(void **state)
     em_graph_destroy(g);
 }
 
+/* Concat of the values in[0..n) along channels. */
+static int add_concat(em_graph *g, const char *name, const int *in, int n)
+{
+    char oname[64];
+    snprintf(oname, sizeof oname, "%s_out", name);
+    int out = add_node1(g, EM_OP_CONCAT, name, in, n, oname);
+    assert_null(em_node_set_int(g, g->values[out].producer, "axis", 1));
+    return out;
+}
+
+static bool in_place(const em_plan *p, int v)
+{
+    return p->nodes[p->g->values[v].producer].in_place;
+}
+
+/* squeezenet's fire: two convs of one input joined by a Concat, which their producers write
+ * into at batch 1 (and not at batch 2, where the inputs interleave in the output). */
+static void test_concat_in_place(void **state)
+{
+    (void)state;
+    em_graph *g = new_graph();
+    int x = add_image_input(g, "x", 16, 8, 8);
+    int a = add_conv(g, "e3", x, 16, 16, 3, 1);
+    int b = add_conv(g, "e1", x, 16, 8, 1, 0);
+    const int ab[] = {a, b};
+    int cat = add_concat(g, "cat", ab, 2);
+    int y = add_conv(g, "next", cat, 24, 8, 1, 0);
+    assert_null(em_graph_mark_output(g, y));
+    const int64_t s1[] = {1, 16, 8, 8}, s2[] = {2, 16, 8, 8};
+    em_plan *p = plan_one(g, s1, 4);
+    check_plan(p);
+    assert_true(in_place(p, cat));
+    assert_int_equal(p->vals[a].buf, p->vals[cat].buf);
+    assert_int_equal(p->vals[b].buf, p->vals[cat].buf);
+    assert_int_equal(p->vals[a].sub, 0);
+    assert_int_equal(p->vals[b].sub, 16 * 64 * 4);
+    char *text = NULL;
+    assert_null(em_plan_to_text(p, &text));
+    assert_non_null(strstr(text, "(in place)"));
+    ember_string_free(text);
+    em_plan_destroy(p);
+    p = plan_one(g, s2, 4);
+    check_plan(p);
+    assert_false(in_place(p, cat));
+    assert_int_not_equal(p->vals[a].buf, p->vals[cat].buf);
+    em_plan_destroy(p);
+    em_graph_destroy(g);
+}
+
+/* densenet's block: each Concat takes the previous one's inputs plus a new feature. Every
+ * feature is written once into the last Concat's buffer; the earlier Concats are its
+ * prefixes. */
+static void test_concat_chain(void **state)
+{
+    (void)state;
+    em_graph *g = new_graph();
+    int x = add_image_input(g, "x", 8, 6, 6);
+    int f[4], k[3];
+    f[0] = add_conv(g, "c0", x, 8, 16, 1, 0);
+    int in = f[0];
+    for (int i = 1; i < 4; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "f%d", i);
+        f[i] = add_conv(g, nm, add_unary(g, EM_OP_RELU, nm + 1, in), 16 * i, 16, 3, 1);
+        snprintf(nm, sizeof nm, "k%d", i);
+        k[i - 1] = add_concat(g, nm, f, i + 1);
+        in = k[i - 1];
+    }
+    int y = add_conv(g, "tr", in, 64, 8, 1, 0);
+    assert_null(em_graph_mark_output(g, y));
+    const int64_t s1[] = {1, 8, 6, 6};
+    em_plan *p = plan_one(g, s1, 4);
+    check_plan(p);
+    size_t feat = 16 * 36 * 4;
+    for (int i = 0; i < 3; i++) {
+        assert_true(in_place(p, k[i]));
+        assert_int_equal(p->vals[k[i]].buf, p->vals[k[2]].buf);
+        assert_int_equal(p->vals[k[i]].sub, 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(p->vals[f[i]].buf, p->vals[k[2]].buf);
+        assert_true(p->vals[f[i]].sub == (size_t)i * feat);
+    }
+    /* The block's buffer lives from c0 to the last reader of k3. */
+    const em_plan_buf *bb = &p->bufs[p->vals[k[2]].buf];
+    assert_int_equal(bb->first, g->values[f[0]].producer);
+    assert_int_equal(bb->last, g->values[y].producer);
+    em_plan_destroy(p);
+    em_graph_destroy(g);
+}
+
+/* Concats that must copy: a value twice, a graph input, a graph output among the inputs, an
+ * input whose size leaves the next one unaligned, a view, a Concat that is a graph output,
+ * and one whose inputs a later Concat already placed apart. */
+static void test_concat_copies(void **state)
+{
+    (void)state;
+    em_graph *g = new_graph();
+    int x = add_image_input(g, "x", 16, 3, 3); /* 16 channels: 576 bytes */
+    int a = add_conv(g, "a", x, 16, 16, 1, 0);
+    int b = add_conv(g, "b", x, 16, 16, 1, 0);
+    int o = add_conv(g, "o", x, 16, 16, 1, 0);
+    int t = add_conv(g, "t", x, 16, 3, 1, 0); /* [1, 3, 3, 3]: 108 bytes */
+    int u = add_conv(g, "u", x, 16, 16, 1, 0);
+    int r = add_unary(g, EM_OP_IDENTITY, "view", u);
+    const int twice[] = {a, a}, with_input[] = {x, b}, with_output[] = {o, b};
+    const int unaligned[] = {t, b}, with_view[] = {r, b}, out_cat[] = {b, a};
+    int c1 = add_concat(g, "twice", twice, 2);
+    int c2 = add_concat(g, "with_input", with_input, 2);
+    int c3 = add_concat(g, "with_output", with_output, 2);
+    int c4 = add_concat(g, "unaligned", unaligned, 2);
+    int c5 = add_concat(g, "with_view", with_view, 2);
+    int c6 = add_concat(g, "out_cat", out_cat, 2);
+    /* "first" joins a and b; the later "apart" puts a and another conv's output together
+     * first (Concats are planned last first), so "first" finds a placed and b not. */
+    int d = add_conv(g, "d", x, 16, 16, 1, 0);
+    const int ab[] = {a, b}, ad[] = {a, d};
+    int first = add_concat(g, "first", ab, 2);
+    int apart = add_concat(g, "apart", ad, 2);
+    const int all[] = {c1, c2, c3, c4, c5, first, apart};
+    int s = add_concat(g, "sink", all, 7);
+    assert_null(em_graph_mark_output(g, s));
+    assert_null(em_graph_mark_output(g, o));
+    assert_null(em_graph_mark_output(g, c6));
+    const int64_t s1[] = {1, 16, 3, 3};
+    em_plan *p = plan_one(g, s1, 4);
+    check_plan(p);
+    assert_false(in_place(p, c1));
+    assert_false(in_place(p, c2));
+    assert_false(in_place(p, c3));
+    assert_false(in_place(p, c4));
+    assert_false(in_place(p, c5));
+    assert_false(in_place(p, c6));
+    assert_false(in_place(p, first));
+    assert_true(in_place(p, apart));
+    assert_false(in_place(p, s)); /* a graph output */
+    em_plan_destroy(p);
+    em_graph_destroy(g);
+}
+
 /* ---- random graphs
  * -------------------------------------------------------------------------------- */
 
@@ -628,13 +800,17 @@ static int pick(test_rng *rng, int n)
     return (int)(test_rng_next(rng) % (uint64_t)n);
 }
 
-/* Builds one random graph of Relu/Sigmoid/Add/Conv/Identity/Reshape nodes; returns the batch. */
+/* Builds one random graph of Relu/Sigmoid/Add/Conv/Identity/Reshape/Concat nodes; returns the
+ * batch. Spatial sizes of 4 x 4 (half the time) give Concats with aligned inputs. */
 static int64_t random_graph(em_graph *g, test_rng *rng, rval *vals, int *n_vals)
 {
     int n = 0;
     vals[0].c = 1 + (int64_t)(test_rng_next(rng) % 4);
     vals[0].h = 3 + (int64_t)(test_rng_next(rng) % 8);
     vals[0].w = 3 + (int64_t)(test_rng_next(rng) % 8);
+    if (test_rng_next(rng) % 2) {
+        vals[0].h = vals[0].w = 4;
+    }
     vals[0].v = add_image_input(g, "x", vals[0].c, vals[0].h, vals[0].w);
     n = 1;
     int n_nodes = 3 + (int)(test_rng_next(rng) % 14);
@@ -643,7 +819,7 @@ static int64_t random_graph(em_graph *g, test_rng *rng, rval *vals, int *n_vals)
         snprintf(name, sizeof name, "n%d", k);
         rval src = vals[pick(rng, n)];
         rval out = src;
-        unsigned r = (unsigned)(test_rng_next(rng) % 12);
+        unsigned r = (unsigned)(test_rng_next(rng) % 13);
         if (r < 3) {
             out.v = add_unary(g, r == 0 ? EM_OP_SIGMOID : EM_OP_RELU, name, src.v);
         } else if (r < 7) {
@@ -667,6 +843,18 @@ static int64_t random_graph(em_graph *g, test_rng *rng, rval *vals, int *n_vals)
             out.v = add_conv(g, name, src.v, src.c, out.c, k3, pad);
         } else if (r == 10) {
             out.v = add_unary(g, EM_OP_IDENTITY, name, src.v);
+        } else if (r == 12) {
+            /* A Concat with a partner of the same spatial size (possibly src itself). */
+            int cand[MAX_RVALS], nc = 0;
+            for (int i = 0; i < n; i++) {
+                if (vals[i].h == src.h && vals[i].w == src.w) {
+                    cand[nc++] = i;
+                }
+            }
+            rval other = vals[cand[test_rng_next(rng) % (uint64_t)nc]];
+            const int in[] = {src.v, other.v};
+            out.v = add_concat(g, name, in, 2);
+            out.c = src.c + other.c;
         } else {
             /* Reshape to [0, c, h, w]: a view with the same shape. */
             char tname[40];
@@ -691,8 +879,8 @@ static int64_t random_graph(em_graph *g, test_rng *rng, rval *vals, int *n_vals)
 static void test_random_graphs(void **state)
 {
     (void)state;
-    int shared_inplace = 0, shared_alias = 0;
-    for (int iter = 0; iter < 50; iter++) {
+    int shared_inplace = 0, shared_alias = 0, concat_in_place = 0;
+    for (int iter = 0; iter < 200; iter++) {
         test_rng rng = {0xe3be5eedull + (uint64_t)iter * 7919u};
         rval vals[MAX_RVALS];
         int nv = 0;
@@ -708,6 +896,7 @@ static void test_random_graphs(void **state)
         for (int ni = 0; ni < g->n_nodes; ni++) {
             const em_node *n = &g->nodes[ni];
             const em_plan_value *o = &p->vals[n->out[0]], *i0 = &p->vals[n->in[0]];
+            concat_in_place += p->nodes[ni].in_place;
             if (o->loc == EM_LOC_ARENA && i0->loc == EM_LOC_ARENA && o->buf == i0->buf) {
                 if (em_op_info_of(n->op)->flags & EM_OPF_ALIAS) {
                     shared_alias++;
@@ -717,11 +906,23 @@ static void test_random_graphs(void **state)
             }
         }
         em_plan_destroy(p);
+        if (batch != 1) { /* batch 1 too, where channel Concats can be done in place */
+            const int64_t one[] = {1, vals[0].c, vals[0].h, vals[0].w};
+            p = plan_one(g, one, 4);
+            check_plan(p);
+            for (int ni = 0; ni < g->n_nodes; ni++) {
+                concat_in_place += p->nodes[ni].in_place;
+            }
+            em_plan_destroy(p);
+        }
         em_graph_destroy(g);
     }
-    /* The sweep exercised both kinds of sharing. */
+    /* The sweep exercised both kinds of sharing and in-place Concats. */
+    print_message("random graphs: %d in-place shares, %d views, %d in-place Concats\n",
+                  shared_inplace, shared_alias, concat_in_place);
     assert_true(shared_inplace > 10);
     assert_true(shared_alias > 5);
+    assert_true(concat_in_place > 10);
 }
 
 int main(void)
@@ -731,6 +932,9 @@ int main(void)
         cmocka_unit_test(test_relu_of_live_value_not_in_place),
         cmocka_unit_test(test_views_alias),
         cmocka_unit_test(test_outputs_not_in_arena),
+        cmocka_unit_test(test_concat_in_place),
+        cmocka_unit_test(test_concat_chain),
+        cmocka_unit_test(test_concat_copies),
         cmocka_unit_test(test_binding_errors),
         cmocka_unit_test(test_matches_and_text),
         cmocka_unit_test(test_plan_oom_sweep),
