@@ -21,6 +21,7 @@
 #include "status.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
@@ -236,6 +237,8 @@ void em_parallel_for(em_threadpool *p, int64_t n, int64_t grain, em_task_fn fn, 
     }
     pthread_mutex_unlock(&p->submit);
 }
+
+void em_thread_yield(void) { sched_yield(); }
 
 int em_cpu_count(void)
 {

@@ -26,6 +26,8 @@ int em_threadpool_size(const em_threadpool *pool);
 /* Runs fn over [0, n) split into chunks of at least `grain` items; returns when all are done.
  * pool may be NULL (serial). Makes no allocation. */
 void em_parallel_for(em_threadpool *pool, int64_t n, int64_t grain, em_task_fn fn, void *arg);
+/* Gives the core to another thread (sched_yield): for bounded waits that spin first. */
+void em_thread_yield(void);
 /* Number of online cores. */
 int em_cpu_count(void);
 /* Monotonic clock in nanoseconds. */

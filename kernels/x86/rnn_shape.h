@@ -73,10 +73,14 @@ typedef struct rx_state {
     float *zeros;       /* [gcols] */
     /* Scratch, in floats: xw [seq*batch][dirs*gcols] (input projection, rows in X's order),
      * gbuf [dirs][batch][gcols] (gate pre-activations of one step), h, c, tmp
-     * [dirs][batch][hp]. */
-    size_t xw_off, g_off, h_off, c_off, tmp_off;
+     * [dirs][batch][hp]; h2 [hp] and two step counters (one 64-byte line each) for the
+     * split recurrence. */
+    size_t xw_off, g_off, h_off, c_off, tmp_off, h2_off, sync_off;
     int64_t proj_items, proj_rows; /* input projection work split */
     int slots;                     /* threads the run may use */
+    /* LSTM, batch 1, one direction, on 2+ threads: each step's hidden units are split into
+     * `split_parts` blocks of RX_NV vectors run on the pool (rnn_driver.inc); 0: not split. */
+    int64_t split_parts;
 } rx_state;
 
 static inline ember_status *rx_decline(const em_kinfo *ki, const char *why)
@@ -387,7 +391,9 @@ static inline ember_status *rx_build(const em_kinfo *ki, rx_state *s, int vl, in
     s->h_off = xw + gb;
     s->c_off = s->h_off + st;
     s->tmp_off = s->c_off + st;
-    total = s->tmp_off + st + 16;
+    s->h2_off = s->tmp_off + st;
+    s->sync_off = s->h2_off + em_align_up((size_t)hp, 16);
+    total = s->sync_off + 32 + 16;
     if (!em_size_mul(total, sizeof(float), scratch_bytes)) {
         return rx_decline(ki, "the scratch size overflows");
     }
@@ -399,6 +405,11 @@ static inline ember_status *rx_build(const em_kinfo *ki, rx_state *s, int vl, in
     /* Waking the pool costs more than a small product saves (the bench LSTM's 2 M MACs ran
      * slower on 2 threads than on 1). */
     s->slots = macs < 8.0 * 1024.0 * 1024.0 || ki->n_threads < 2 ? 1 : ki->n_threads;
+    const int64_t spw = (int64_t)vl * nv;
+    s->split_parts = s->op == EM_OP_LSTM && D == 1 && s->batch == 1 && !s->has_lens &&
+                             ki->n_threads >= 2 && hp % spw == 0 && hp / spw >= 2
+                         ? hp / spw
+                         : 0;
     return NULL;
 }
 

@@ -4,7 +4,8 @@
  * hidden sizes around the vector widths (1, 7, 15, 16, 17, 37, 70), batches around the
  * micro-tile heights (1, 2, 3, 4, 7, 13), every direction, both layouts, B, initial_h,
  * initial_c, P, sequence_lens (shorter, 0, full), every activation the kernels accept with
- * alpha / beta, clip, GRU linear_before_reset, LSTM input_forget, absent outputs. Outputs
+ * alpha / beta, clip, GRU linear_before_reset, LSTM input_forget, absent outputs, and the
+ * step split of batch-1 LSTMs on the pool (hidden 64 and 128). Outputs
  * start as a sentinel (every element must be written); each case runs serially and on a
  * 2-thread pool (bitwise equal). Declines: Softplus, f64, runtime (non-constant) weights.
  */
@@ -64,6 +65,14 @@ static const xr_case cases[] = {
     /* over 8 M multiply-adds: the input projection runs on the pool */
     {"lstm_bi_big_proj", LSTM, "bidirectional", 0, 64, 5, 130, 33, true, false, false, false, false,
      0, {NULL}, 0, 0, 0, 0x7},
+    /* batch 1, one direction, hidden a multiple of a super-panel: on the 2-thread pool each
+     * step's units are split across threads (rnn_driver.inc, rx_split_task) */
+    {"lstm_split_h128", LSTM, NULL, 0, 9, 1, 20, 128, true, false, false, false, false, 0, {NULL}, 0,
+     0, 0, 0x7},
+    {"lstm_split_h128_rev_state_peep", LSTM, "reverse", 1, 8, 1, 5, 128, true, true, true, true, false,
+     3, {"HardSigmoid", "Tanh", "Softsign"}, 0.8f, 0, 0, 0x7},
+    {"lstm_split_h64_forget_odd_seq", LSTM, "forward", 0, 7, 1, 3, 64, false, true, true, false,
+     false, 0, {NULL}, 0, 0, 1, 0x6},
 };
 /* clang-format on */
 
