@@ -292,23 +292,20 @@ static ember_status *assign_buffers(em_plan *p, const size_t *scratch)
             }
         }
     }
+    /* Per value: parent, root_buf, root_last (ints, -1: none); poff, and off per Concat input
+     * (off needs at most one entry per value). */
     size_t nv = (size_t)g->n_values + 1;
-    int *parent = em_malloc(p->al, sizeof(int) * nv), *root_buf = em_malloc(p->al, sizeof(int) * nv);
-    int *root_last = em_malloc(p->al, sizeof(int) * nv);
-    size_t *poff = em_calloc(p->al, nv, sizeof(size_t));
-    size_t *off = em_malloc(p->al, sizeof(size_t) * nv);
-    if (parent == NULL || root_buf == NULL || root_last == NULL || poff == NULL || off == NULL) {
-        em_free(p->al, parent);
-        em_free(p->al, root_buf);
-        em_free(p->al, root_last);
-        em_free(p->al, poff);
-        em_free(p->al, off);
+    int *ints = em_malloc(p->al, sizeof(int) * 3 * nv);
+    size_t *sizes = em_calloc(p->al, 2 * nv, sizeof(size_t));
+    if (ints == NULL || sizes == NULL) {
+        em_free(p->al, ints);
+        em_free(p->al, sizes);
         return em_status_oom();
     }
-    for (int v = 0; v < g->n_values; v++) {
-        parent[v] = -1;
-        root_buf[v] = -1;
-        root_last[v] = -1;
+    int *parent = ints, *root_buf = ints + nv, *root_last = ints + 2 * nv;
+    size_t *poff = sizes, *off = sizes + nv;
+    for (size_t i = 0; i < 3 * nv; i++) {
+        ints[i] = -1;
     }
     plan_concats(p, parent, poff, off);
     /* A Concat buffer lives until the last reader of any value in it. */
@@ -360,11 +357,8 @@ static ember_status *assign_buffers(em_plan *p, const size_t *scratch)
         }
         p->nodes[ni].scratch_buf = scratch[ni] > 0 ? new_buf(p, scratch[ni], ni, ni) : -1;
     }
-    em_free(p->al, parent);
-    em_free(p->al, root_buf);
-    em_free(p->al, root_last);
-    em_free(p->al, poff);
-    em_free(p->al, off);
+    em_free(p->al, ints);
+    em_free(p->al, sizes);
     return NULL;
 }
 
