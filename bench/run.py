@@ -482,15 +482,14 @@ def main():
         """Reads the model's files once so every runtime finds them in the page cache: this
         machine reclaims cold pages proactively (DAMON pageout), and the first runtime of a
         model's first round otherwise paid for reading its file from disk in its load time."""
-        for pair in pairs_for(model):
-            for jb in pair:
-                for f in (jb["file"], jb["input"]):
-                    try:
-                        with open(f, "rb") as fh:
-                            while fh.read(1 << 22):
-                                pass
-                    except OSError:
+        files = {f for pair in pairs_for(model) for jb in pair for f in (jb["file"], jb["input"])}
+        for f in sorted(files):  # each once: ember and its partner share model.onnx and input
+            try:
+                with open(f, "rb") as fh:
+                    while fh.read(1 << 22):
                         pass
+            except OSError:
+                pass
 
     records = []
     failed = {}      # (model, threads, runtime, form) -> error: not retried in later rounds
