@@ -193,4 +193,26 @@ static inline void em_gemm_init_tile(const em_gemm_shape *s, const float *c, flo
     }
 }
 
+/* y[i0:i0+mb, j0:j0+nb] += beta * C (has_c): the epilogue of a finished micro-tile, while it
+ * is still in L1. */
+static inline void em_gemm_add_c(const em_gemm_shape *s, const float *c, float *y, int64_t ldy,
+                                 int64_t i0, int64_t mb, int64_t j0, int64_t nb)
+{
+    const float beta = s->beta; /* locals: y may alias *s as far as the compiler knows */
+    const int64_t cs = s->c_cs;
+    for (int64_t i = 0; i < mb; i++) {
+        float *yr = y + (i0 + i) * ldy + j0;
+        const float *cr = c + (i0 + i) * s->c_rs + j0 * cs;
+        if (cs == 1) {
+            for (int64_t j = 0; j < nb; j++) {
+                yr[j] += beta * cr[j];
+            }
+            continue;
+        }
+        for (int64_t j = 0; j < nb; j++) {
+            yr[j] += beta * cr[j * cs];
+        }
+    }
+}
+
 #endif /* EMBER_KERNELS_X86_GEMM_SHAPE_H */

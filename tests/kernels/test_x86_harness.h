@@ -287,6 +287,9 @@ static const kt_mm_case kt_mm_cases[] = {
     {"mm_big_batch",  MM, 3, 3, -1, {3, 70, 300},   {3, 300, 90},   {0},        0, 0, 1.0f, 1.0f},
     {"mm_gemv_batch", MM, 3, 3, -1, {3, 1, 300},    {3, 300, 131},  {0},        0, 0, 1.0f, 1.0f},
     {"mm_gemv_bcast", MM, 3, 3, -1, {3, 1, 257},    {1, 257, 70},   {0},        0, 0, 1.0f, 1.0f},
+    /* a transformer's projections: tiles split evenly (768 = 2 x 384), A rows 2^n apart */
+    {"mm_qkv",        MM, 3, 2, -1, {64, 1, 256},   {256, 768},     {0},        0, 0, 1.0f, 1.0f},
+    {"g_long_k",      GE, 2, 2, 1,  {30, 2048},     {2048, 70},     {70},       0, 0, 0.5f, 1.0f},
 };
 #undef MM
 #undef GE
