@@ -126,6 +126,46 @@ void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix
     }
 }
 
+ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after)
+{
+    em_graph *g = c->g;
+    int n = g->n_nodes;
+    em_node *nodes = em_malloc(g->al, sizeof *nodes * (size_t)n);
+    bool *dead = em_malloc(g->al, sizeof *dead * (size_t)n);
+    if (nodes == NULL || dead == NULL) {
+        em_free(g->al, nodes);
+        em_free(g->al, dead);
+        return em_status_oom();
+    }
+    int k = 0;
+    for (int i = -1; i < n_old; i++) {
+        if (i >= 0) {
+            nodes[k] = g->nodes[i];
+            dead[k++] = c->dead[i];
+        }
+        for (int j = n_old; j < n; j++) {
+            if (after[j - n_old] == i) {
+                nodes[k] = g->nodes[j];
+                dead[k++] = c->dead[j];
+            }
+        }
+    }
+    memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
+    memcpy(c->dead, dead, sizeof *dead * (size_t)n);
+    em_free(g->al, nodes);
+    em_free(g->al, dead);
+    return NULL;
+}
+
+void em_pass_refresh_producers(em_pctx *c)
+{
+    for (int ni = 0; ni < c->g->n_nodes; ni++) {
+        for (int o = 0; !c->dead[ni] && o < c->g->nodes[ni].n_out; o++) {
+            c->g->values[c->g->nodes[ni].out[o]].producer = ni;
+        }
+    }
+}
+
 const float *em_pass_const_f32(const em_graph *g, int v)
 {
     if (v < 0 || g->values[v].kind != EM_VAL_INITIALIZER || g->values[v].dtype != EMBER_DTYPE_F32 ||
@@ -458,6 +498,9 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     if (st == NULL && opt->fuse) {
         drop_noops(&c);
         st = em_pass_fuse_conv(&c);
+    }
+    if (st == NULL && opt->fuse) {
+        st = em_pass_fuse_matmul(&c);
     }
     if (st == NULL && opt->fuse && opt->layout) {
         st = em_pass_layout(&c, opt->block);

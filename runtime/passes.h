@@ -13,6 +13,8 @@
  *  4. Conv + residual Add -> FusedConv with Z, then Conv / FusedConv + activation (Relu,
  *     Clip with constant bounds, LeakyRelu, HardSigmoid, HardSwish, Sigmoid, Tanh, and
  *     x * Sigmoid(x) as SiLU) -> FusedConv (ops_nn.def, runtime/fusedconv.h);
+ *  4b. MatMul + Add of a constant bias -> Gemm with C (passes_gemm.c), through Reshapes to
+ *     [rows, K] and back when A has rank > 2;
  *  5. layout (passes_layout.c, when oneDNN is built in): chains of 2-D f32 FusedConvs run on
  *     channel-blocked values (16 channels with AVX-512, 8 with AVX2), with ReorderToBlocked /
  *     ReorderFromBlocked only where a plain-layout reader or a graph output needs the value;
@@ -84,6 +86,11 @@ void em_pass_set_input(em_pctx *c, int ni, int i, int v);
 ember_status *em_pass_push_input(em_pctx *c, int ni, int v);
 /* Makes room after the graph grew (values or nodes added). */
 ember_status *em_pass_sync(em_pctx *c);
+/* Puts the nodes added since `n_old` right after the nodes named in `after` (after[j - n_old]
+ * for node j; -1: first), keeping the order among them. Producers are stale afterwards. */
+ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after);
+/* Sets every live node's outputs' producer (node moves and fusions leave them stale). */
+void em_pass_refresh_producers(em_pctx *c);
 /* A fresh name "<base><suffix>[.k]" not used by any value, in buf. */
 void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix, char *buf,
                          size_t cap);
@@ -102,6 +109,7 @@ void em_pass_bn_scale_shift(const em_graph *g, const em_node *bn, int64_t m, dou
 ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e);
 
 ember_status *em_pass_fuse_conv(em_pctx *c);
+ember_status *em_pass_fuse_matmul(em_pctx *c);
 ember_status *em_pass_layout(em_pctx *c, int block);
 
 #endif /* EMBER_RUNTIME_PASSES_H */

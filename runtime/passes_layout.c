@@ -49,8 +49,8 @@ static int blockable(const em_pctx *c, int ni, int64_t b)
     }
     if (cg * group < 8) { /* the first conv of an image net (3 channels) reads X plain */
         int xp = x->producer;
-        bool after_conv = xp >= 0 && (g->nodes[xp].op == EM_OP_CONV ||
-                                      g->nodes[xp].op == EM_OP_FUSEDCONV);
+        bool after_conv =
+            xp >= 0 && (g->nodes[xp].op == EM_OP_CONV || g->nodes[xp].op == EM_OP_FUSEDCONV);
         return group == 1 && w->dims[0].v >= 8 && !after_conv ? BLOCKED_OUT : NOT_BLOCKED;
     }
     /* oneDNN's direct blocked kernels want whole blocks of input channels (1x1 and Winograd
@@ -81,14 +81,13 @@ static ember_status *blocked_value(em_graph *g, int v, int64_t b, int *out)
 }
 
 /* Adds a reorder node from value `from` (its output value is then set to `to`). */
-static ember_status *reorder_node(em_pctx *c, em_op op, int from, int to, int64_t attr,
-                                  int *out)
+static ember_status *reorder_node(em_pctx *c, em_op op, int from, int to, int64_t attr, int *out)
 {
     em_graph *g = c->g;
     char name[512], tmp[520];
-    em_pass_unique_name(g, g->values[to].name, op == EM_OP_REORDERTOBLOCKED ? "/to_blocked"
-                                                                          : "/from_blocked",
-                        name, sizeof name);
+    em_pass_unique_name(g, g->values[to].name,
+                        op == EM_OP_REORDERTOBLOCKED ? "/to_blocked" : "/from_blocked", name,
+                        sizeof name);
     snprintf(tmp, sizeof tmp, "%s.tmp", name);
     const char *outs[1] = {tmp};
     ember_status *st = em_graph_add_node(g, op, name, &from, 1, outs, 1, out);
@@ -100,38 +99,6 @@ static ember_status *reorder_node(em_pctx *c, em_op op, int from, int to, int64_
         st = em_pass_sync(c);
     }
     return st;
-}
-
-/* Puts the nodes added since `n_old` right after the nodes named in `after`. */
-static ember_status *place_new_nodes(em_pctx *c, int n_old, const int *after)
-{
-    em_graph *g = c->g;
-    int n = g->n_nodes;
-    em_node *nodes = em_malloc(g->al, sizeof *nodes * (size_t)n);
-    bool *dead = em_malloc(g->al, sizeof *dead * (size_t)n);
-    if (nodes == NULL || dead == NULL) {
-        em_free(g->al, nodes);
-        em_free(g->al, dead);
-        return em_status_oom();
-    }
-    int k = 0;
-    for (int i = -1; i < n_old; i++) {
-        if (i >= 0) {
-            nodes[k] = g->nodes[i];
-            dead[k++] = c->dead[i];
-        }
-        for (int j = n_old; j < n; j++) {
-            if (after[j - n_old] == i) {
-                nodes[k] = g->nodes[j];
-                dead[k++] = c->dead[j];
-            }
-        }
-    }
-    memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
-    memcpy(c->dead, dead, sizeof *dead * (size_t)n);
-    em_free(g->al, nodes);
-    em_free(g->al, dead);
-    return NULL;
 }
 
 ember_status *em_layout_twin_output(em_pctx *c, em_layout *l, int ni, int64_t channels)
@@ -224,15 +191,10 @@ ember_status *em_pass_layout(em_pctx *c, int block)
     for (size_t v = 0; v < n_blk; v++) {
         l.blk[v] = -1;
     }
-    /* producers are stale after the fusions: refresh them from the live nodes */
-    for (int ni = 0; ni < n_old; ni++) {
-        for (int o = 0; !c->dead[ni] && o < g->nodes[ni].n_out; o++) {
-            g->values[g->nodes[ni].out[o]].producer = ni;
-        }
-    }
+    em_pass_refresh_producers(c); /* stale after the fusions */
     st = block_convs(c, &l);
     if (st == NULL) {
-        st = place_new_nodes(c, n_old, l.after);
+        st = em_pass_place_new(c, n_old, l.after);
     }
     if (st == NULL) { /* read counts from scratch: reorders were added outside the helpers */
         memset(c->nread, 0, sizeof *c->nread * (size_t)g->n_values);

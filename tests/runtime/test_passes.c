@@ -3,10 +3,10 @@
  * The graph passes (runtime/passes.h) on a small conv net built here: Conv+BN+Relu,
  * Conv + per-channel constant Add + residual Add + Relu, Conv + x*Sigmoid(x), Conv + Clip with
  * constant bounds, a conv whose output is a graph output (kept), a dead node, a Concat of one
- * value and a Pad of zero pads (both dropped), a channel Concat of two conv outputs (blocked with the layout pass), and a
- * constant subexpression. The optimized graph must compute what the original computes (both run by
- * sessions), keep its inputs and outputs (names, dtypes), and hold the expected ops; with the
- * layout pass (blocks 16 and 8) and without.
+ * value and a Pad of zero pads (both dropped), a channel Concat of two conv outputs (blocked with
+ * the layout pass), and a constant subexpression. The optimized graph must compute what the
+ * original computes (both run by sessions), keep its inputs and outputs (names, dtypes), and hold
+ * the expected ops; with the layout pass (blocks 16 and 8) and without.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,25 +20,6 @@
 #include <math.h>
 
 #define F32 EMBER_DTYPE_F32
-
-static int init_f32(em_graph *g, const char *name, int rank, const int64_t *dims, uint64_t seed,
-                    float lo, float hi)
-{
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++) {
-        n *= dims[i];
-    }
-    float *v = test_malloc(sizeof(float) * (size_t)n);
-    uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
-    for (int64_t i = 0; i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        v[i] = lo + (hi - lo) * (float)((s >> 40) & 0xffffff) / (float)0xffffff;
-    }
-    int idx;
-    OK(em_graph_add_initializer_copy(g, name, F32, rank, dims, v, &idx));
-    test_free(v);
-    return idx;
-}
 
 static int conv(em_graph *g, int x, int w, int b, const char *name)
 {
@@ -67,14 +48,15 @@ static ember_model *build(void)
     const int64_t sd[1] = {1};
     int x;
     OK(em_graph_add_input(g, "x", F32, 4, xd, NULL, &x));
-    int c1 = conv(g, x, init_f32(g, "w1", 4, wd, 1, -0.3f, 0.3f), init_f32(g, "b1", 1, cd, 2, -1, 1),
-                  "c1");
-    const int bn_in[5] = {c1, init_f32(g, "s", 1, cd, 3, 0.5f, 2), init_f32(g, "beta", 1, cd, 4, -1, 1),
-                          init_f32(g, "mean", 1, cd, 5, -1, 1), init_f32(g, "var", 1, cd, 6, 0.2f, 2)};
+    int c1 = conv(g, x, tp_init_f32(g, "w1", 4, wd, 1, -0.3f, 0.3f),
+                  tp_init_f32(g, "b1", 1, cd, 2, -1, 1), "c1");
+    const int bn_in[5] = {
+        c1, tp_init_f32(g, "s", 1, cd, 3, 0.5f, 2), tp_init_f32(g, "beta", 1, cd, 4, -1, 1),
+        tp_init_f32(g, "mean", 1, cd, 5, -1, 1), tp_init_f32(g, "var", 1, cd, 6, 0.2f, 2)};
     int bn = op(g, EM_OP_BATCHNORM, bn_in, 5, "bn");
     int r1 = op(g, EM_OP_SWISH, &bn, 1, "r1"); /* alpha 1: SiLU, as TorchScript's silu */
-    int c2 = conv(g, r1, init_f32(g, "w2", 4, wd, 7, -0.3f, 0.3f), -1, "c2");
-    const int add_k[2] = {c2, init_f32(g, "k", 3, kd, 8, -1, 1)};
+    int c2 = conv(g, r1, tp_init_f32(g, "w2", 4, wd, 7, -0.3f, 0.3f), -1, "c2");
+    const int add_k[2] = {c2, tp_init_f32(g, "k", 3, kd, 8, -1, 1)};
     int a2 = op(g, EM_OP_ADD, add_k, 2, "a2");
     const int res_in[2] = {r1, a2};
     int res = op(g, EM_OP_ADD, res_in, 2, "res");
@@ -88,7 +70,7 @@ static ember_model *build(void)
     OK(em_node_set_int(g, c1i, "axis", 1));
     const int pad_in[2] = {g->nodes[c1i].out[0], pads};
     int p2 = op(g, EM_OP_PAD, pad_in, 2, "pad0"); /* a no-op: dropped */
-    int c3 = conv(g, p2, init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
+    int c3 = conv(g, p2, tp_init_f32(g, "w3", 4, wd, 9, -0.3f, 0.3f), -1, "c3");
     int sg = op(g, EM_OP_SIGMOID, &c3, 1, "sg");
     const int mul_in[2] = {sg, c3};
     int silu = op(g, EM_OP_MUL, mul_in, 2, "silu");
@@ -98,14 +80,14 @@ static ember_model *build(void)
     OK(em_graph_add_node(g, EM_OP_CONCAT, "cat", cat_in, 2, cat_out, 1, &ci));
     OK(em_node_set_int(g, ci, "axis", -3));
     const int64_t wd2[4] = {16, 32, 3, 3};
-    int c4 = conv(g, g->nodes[ci].out[0], init_f32(g, "w4", 4, wd2, 10, -0.2f, 0.2f), -1, "c4");
-    const int clip_in[3] = {c4, init_f32(g, "lo", 0, sd, 11, -0.6f, -0.5f),
-                            init_f32(g, "hi", 0, sd, 12, 0.5f, 0.6f)};
+    int c4 = conv(g, g->nodes[ci].out[0], tp_init_f32(g, "w4", 4, wd2, 10, -0.2f, 0.2f), -1, "c4");
+    const int clip_in[3] = {c4, tp_init_f32(g, "lo", 0, sd, 11, -0.6f, -0.5f),
+                            tp_init_f32(g, "hi", 0, sd, 12, 0.5f, 0.6f)};
     int y1 = op(g, EM_OP_CLIP, clip_in, 3, "y1");
-    int c5 = conv(g, silu, init_f32(g, "w5", 4, wd, 13, -0.3f, 0.3f), -1, "y2");
+    int c5 = conv(g, silu, tp_init_f32(g, "w5", 4, wd, 13, -0.3f, 0.3f), -1, "y2");
     int y3 = op(g, EM_OP_RELU, &c5, 1, "y3");
     op(g, EM_OP_NEG, &x, 1, "dead");
-    int kc = init_f32(g, "kc", 3, kd, 14, -1, 1);
+    int kc = tp_init_f32(g, "kc", 3, kd, 14, -1, 1);
     const int sq_in[2] = {kc, kc};
     int sq = op(g, EM_OP_MUL, sq_in, 2, "sq");
     const int y4_in[2] = {y1, sq};
@@ -210,7 +192,7 @@ static void test_shared_value_not_fused(void **state)
     const int64_t xd[4] = {1, 4, 5, 5}, wd[4] = {4, 4, 3, 3};
     int x;
     OK(em_graph_add_input(g, "x", F32, 4, xd, NULL, &x));
-    int c = conv(g, x, init_f32(g, "w", 4, wd, 1, -1, 1), -1, "c");
+    int c = conv(g, x, tp_init_f32(g, "w", 4, wd, 1, -1, 1), -1, "c");
     int r = op(g, EM_OP_RELU, &c, 1, "r");
     const int in[2] = {r, c};
     int y = op(g, EM_OP_ADD, in, 2, "y");
@@ -241,18 +223,18 @@ static void test_partial_block_convs(void **state)
         int x, x2, ni;
         OK(em_graph_add_input(g, "x", F32, 4, xd, NULL, &x));
         OK(em_graph_add_input(g, "x2", F32, 4, x2d, NULL, &x2));
-        int c1 = conv(g, x, init_f32(g, "w1", 4, w1d, 1, -0.3f, 0.3f), -1, "c1");
+        int c1 = conv(g, x, tp_init_f32(g, "w1", 4, w1d, 1, -0.3f, 0.3f), -1, "c1");
         ni = g->values[c1].producer;
         OK(em_node_set_ints(g, ni, "strides", s2, 2));
         int y1 = op(g, EM_OP_RELU, &c1, 1, "y1");
-        int c2 = conv(g, x2, init_f32(g, "w2", 4, w2d, 2, -0.3f, 0.3f), -1, "c2");
+        int c2 = conv(g, x2, tp_init_f32(g, "w2", 4, w2d, 2, -0.3f, 0.3f), -1, "c2");
         int y2 = op(g, EM_OP_RELU, &c2, 1, "y2");
         int c3i;
-        const int c3in[2] = {x2, init_f32(g, "w3", 4, w3d, 3, -0.3f, 0.3f)};
+        const int c3in[2] = {x2, tp_init_f32(g, "w3", 4, w3d, 3, -0.3f, 0.3f)};
         const char *c3o[1] = {"c3"};
         OK(em_graph_add_node(g, EM_OP_CONV, "c3", c3in, 2, c3o, 1, &c3i));
         int c3 = g->nodes[c3i].out[0];
-        int y3 = conv(g, c3, init_f32(g, "w4", 4, w4d, 4, -0.3f, 0.3f), -1, "y3");
+        int y3 = conv(g, c3, tp_init_f32(g, "w4", 4, w4d, 4, -0.3f, 0.3f), -1, "y3");
         OK(em_graph_mark_output(g, y1));
         OK(em_graph_mark_output(g, y2));
         OK(em_graph_mark_output(g, y3));

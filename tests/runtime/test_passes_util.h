@@ -48,4 +48,24 @@ static inline void tp_run(ember_model *m, int rank, const int64_t *xd, const flo
     ember_session_destroy(s);
 }
 
+/* Adds f32 initializer `name` of dims[0..rank), values uniform in [lo, hi) from `seed`. */
+static inline int tp_init_f32(em_graph *g, const char *name, int rank, const int64_t *dims,
+                              uint64_t seed, float lo, float hi)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        n *= dims[i];
+    }
+    float *v = test_malloc(sizeof(float) * (size_t)n);
+    uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = lo + (hi - lo) * (float)((s >> 40) & 0xffffff) / (float)0xffffff;
+    }
+    int idx;
+    OK(em_graph_add_initializer_copy(g, name, EMBER_DTYPE_F32, rank, dims, v, &idx));
+    test_free(v);
+    return idx;
+}
+
 #endif /* EMBER_TESTS_RUNTIME_TEST_PASSES_UTIL_H */
