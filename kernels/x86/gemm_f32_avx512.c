@@ -8,44 +8,13 @@
 #include "x86.h"
 
 #include <immintrin.h>
+#include <math.h>
+
+#include "vmath_avx512.inc"
 
 #define GEMM_KC 256
 #define GEMM_MC 140
 #define GEMM_NC 512
-#define GEMV_NB 64
-
-/* M = 1, constant B (gemm_driver.inc): acc[0:64] = sum over i < k of x[i] * b[i * 64 + 0:64]
- * for one packed panel. Even and odd rows go to separate accumulators (8 chains of FMAs, 4 zmm
- * per row) so the loop streams B instead of waiting on FMA latency. */
-static void gemv_panel(size_t k, const float *restrict x, const float *restrict b,
-                       float *restrict acc)
-{
-    __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
-    __m512 d0 = c0, d1 = c0, d2 = c0, d3 = c0;
-    size_t i = 0;
-    for (; i + 1 < k; i += 2, b += 2 * GEMV_NB) {
-        __m512 xa = _mm512_set1_ps(x[i]), xb = _mm512_set1_ps(x[i + 1]);
-        c0 = _mm512_fmadd_ps(xa, _mm512_load_ps(b), c0);
-        c1 = _mm512_fmadd_ps(xa, _mm512_load_ps(b + 16), c1);
-        c2 = _mm512_fmadd_ps(xa, _mm512_load_ps(b + 32), c2);
-        c3 = _mm512_fmadd_ps(xa, _mm512_load_ps(b + 48), c3);
-        d0 = _mm512_fmadd_ps(xb, _mm512_load_ps(b + 64), d0);
-        d1 = _mm512_fmadd_ps(xb, _mm512_load_ps(b + 80), d1);
-        d2 = _mm512_fmadd_ps(xb, _mm512_load_ps(b + 96), d2);
-        d3 = _mm512_fmadd_ps(xb, _mm512_load_ps(b + 112), d3);
-    }
-    if (i < k) {
-        __m512 xa = _mm512_set1_ps(x[i]);
-        c0 = _mm512_fmadd_ps(xa, _mm512_load_ps(b), c0);
-        c1 = _mm512_fmadd_ps(xa, _mm512_load_ps(b + 16), c1);
-        c2 = _mm512_fmadd_ps(xa, _mm512_load_ps(b + 32), c2);
-        c3 = _mm512_fmadd_ps(xa, _mm512_load_ps(b + 48), c3);
-    }
-    _mm512_store_ps(acc, _mm512_add_ps(c0, d0));
-    _mm512_store_ps(acc + 16, _mm512_add_ps(c1, d1));
-    _mm512_store_ps(acc + 32, _mm512_add_ps(c2, d2));
-    _mm512_store_ps(acc + 48, _mm512_add_ps(c3, d3));
-}
 
 #include "gemm_ukr_avx512.inc"
 
