@@ -126,6 +126,18 @@ void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix
     }
 }
 
+ember_status *em_pass_add_node_into(em_pctx *c, em_op op, const char *name, const int *in, int n_in,
+                                    int to, int *out)
+{
+    em_graph *g = c->g;
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", name);
+    const char *outs[1] = {tmp};
+    EM_PASS_TRY(em_graph_add_node(g, op, name, in, n_in, outs, 1, out));
+    g->nodes[*out].out[0] = to; /* the temporary output value is left unreferenced */
+    return em_pass_sync(c);
+}
+
 ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after)
 {
     em_graph *g = c->g;

@@ -86,6 +86,10 @@ void em_pass_set_input(em_pctx *c, int ni, int i, int v);
 ember_status *em_pass_push_input(em_pctx *c, int ni, int v);
 /* Makes room after the graph grew (values or nodes added). */
 ember_status *em_pass_sync(em_pctx *c);
+/* Adds node `name` of op reading in[0..n_in) whose one output is the existing value `to` (a
+ * temporary output value is made and left unreferenced); read counts are the caller's. */
+ember_status *em_pass_add_node_into(em_pctx *c, em_op op, const char *name, const int *in, int n_in,
+                                    int to, int *out);
 /* Puts the nodes added since `n_old` right after the nodes named in `after` (after[j - n_old]
  * for node j; -1: first), keeping the order among them. Producers are stale afterwards. */
 ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after);

@@ -57,23 +57,19 @@ static int matmul_of(const em_pctx *c, int j, int side)
     return bias_fits(g, add->in[1 - side], b->dims[1].v) ? p : -1;
 }
 
-/* Adds a Reshape node of value `from` to `dims` (an int64 initializer "<base>/shape"); its
- * output value is then set to `to`. */
+/* Adds a Reshape node of value `from` to `dims` (an int64 initializer "<name>/shape") whose
+ * output is the value `to`. */
 static ember_status *reshape_node(em_pctx *c, const char *base, const char *suffix, int from,
                                   int to, int rank, const int64_t *dims, int *out)
 {
     em_graph *g = c->g;
-    char name[512], shape[520], tmp[520];
+    char name[512], shape[520];
     int64_t r = rank;
     int in[2] = {from, -1};
     em_pass_unique_name(g, base, suffix, name, sizeof name);
     snprintf(shape, sizeof shape, "%s/shape", name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", name);
-    const char *outs[1] = {tmp};
     EM_PASS_TRY(em_graph_add_initializer_copy(g, shape, EMBER_DTYPE_I64, 1, &r, dims, &in[1]));
-    EM_PASS_TRY(em_graph_add_node(g, EM_OP_RESHAPE, name, in, 2, outs, 1, out));
-    g->nodes[*out].out[0] = to; /* the temporary output value is left unreferenced */
-    EM_PASS_TRY(em_pass_sync(c));
+    EM_PASS_TRY(em_pass_add_node_into(c, EM_OP_RESHAPE, name, in, 2, to, out));
     c->nread[in[0]]++;
     c->nread[in[1]]++;
     return NULL;
@@ -81,8 +77,7 @@ static ember_status *reshape_node(em_pctx *c, const char *base, const char *suff
 
 /* Turns Add node j (reading MatMul p's output on `side`) into Gemm; a rank > 2 A gets the
  * Reshapes around it, the second one recorded in `after` to follow node j. */
-static ember_status *to_gemm(em_pctx *c, int j, int side, int p, int n_old, int **after,
-                             int *n_after)
+static ember_status *to_gemm(em_pctx *c, int j, int side, int p, int n_old, int **after)
 {
     em_graph *g = c->g;
     int a = g->nodes[p].in[0], b = g->nodes[p].in[1], bias = g->nodes[j].in[1 - side];
@@ -116,17 +111,15 @@ static ember_status *to_gemm(em_pctx *c, int j, int side, int p, int n_old, int 
             return em_status_oom();
         }
         *after = na;
-        na[r1 - n_old] = j - 1 >= 0 ? j - 1 : -1; /* right before the Gemm */
+        na[r1 - n_old] = j - 1; /* right before the Gemm (j > p >= 0) */
         na[r2 - n_old] = j;
-        *n_after = g->n_nodes - n_old;
         g->values[y].producer = r2;
     }
     /* Node j becomes Gemm(A2, B, bias) -> y2; the MatMul goes. */
-    em_node *add = &g->nodes[j];
     em_pass_set_input(c, j, 0, a2);
     em_pass_set_input(c, j, 1, b);
     EM_PASS_TRY(em_pass_push_input(c, j, bias));
-    add = &g->nodes[j];
+    em_node *add = &g->nodes[j];
     add->op = EM_OP_GEMM;
     add->out[0] = y2;
     g->values[y2].producer = j;
@@ -146,7 +139,7 @@ ember_status *em_pass_fuse_matmul(em_pctx *c)
 {
     em_graph *g = c->g;
     const int n_old = g->n_nodes;
-    int *after = NULL, n_after = 0;
+    int *after = NULL;
     ember_status *st = NULL;
     em_pass_refresh_producers(c);
     for (int j = 0; j < n_old && st == NULL; j++) {
@@ -157,12 +150,12 @@ ember_status *em_pass_fuse_matmul(em_pctx *c)
         for (int side = 0; side < 2; side++) {
             int p = matmul_of(c, j, side);
             if (p >= 0) {
-                st = to_gemm(c, j, side, p, n_old, &after, &n_after);
+                st = to_gemm(c, j, side, p, n_old, &after);
                 break;
             }
         }
     }
-    if (st == NULL && n_after > 0) {
+    if (st == NULL && g->n_nodes > n_old) {
         st = em_pass_place_new(c, n_old, after);
     }
     em_free(g->al, after);

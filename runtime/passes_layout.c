@@ -19,7 +19,6 @@
 #include "shape.h"
 #include "status.h"
 
-#include <stdio.h>
 #include <string.h>
 
 enum { NOT_BLOCKED = 0, BLOCKED, BLOCKED_OUT }; /* BLOCKED_OUT: X stays plain */
@@ -84,21 +83,12 @@ static ember_status *blocked_value(em_graph *g, int v, int64_t b, int *out)
 static ember_status *reorder_node(em_pctx *c, em_op op, int from, int to, int64_t attr, int *out)
 {
     em_graph *g = c->g;
-    char name[512], tmp[520];
+    char name[512];
     em_pass_unique_name(g, g->values[to].name,
                         op == EM_OP_REORDERTOBLOCKED ? "/to_blocked" : "/from_blocked", name,
                         sizeof name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", name);
-    const char *outs[1] = {tmp};
-    ember_status *st = em_graph_add_node(g, op, name, &from, 1, outs, 1, out);
-    if (st == NULL) {
-        st = em_node_set_int(g, *out, op == EM_OP_REORDERTOBLOCKED ? "block" : "channels", attr);
-    }
-    if (st == NULL) {
-        g->nodes[*out].out[0] = to; /* the temporary output value is left unreferenced */
-        st = em_pass_sync(c);
-    }
-    return st;
+    EM_PASS_TRY(em_pass_add_node_into(c, op, name, &from, 1, to, out));
+    return em_node_set_int(g, *out, op == EM_OP_REORDERTOBLOCKED ? "block" : "channels", attr);
 }
 
 ember_status *em_layout_twin_output(em_pctx *c, em_layout *l, int ni, int64_t channels)
