@@ -379,10 +379,11 @@ def main():
     ap.add_argument("--ember-no-env", action="store_true",
                     help="do not set OMP/OPENBLAS/MKL_NUM_THREADS for ember (only --threads "
                          "bounds it: checks that --threads is the one bound)")
-    ap.add_argument("--py-ort", default=os.environ.get("BENCH_PY_ORT", "/work/venv/bin/python"),
+    ap.add_argument("--py-ort", default=os.environ.get("BENCH_PY_ORT",
+                    os.path.join(HERE, ".env", "ort", "bin", "python")),
                     help="Python with onnxruntime")
     ap.add_argument("--py-torch2", default=os.environ.get("BENCH_PY_TORCH2",
-                    "/work/venv-torch/bin/python"), help="Python with torch 2.x + torchvision")
+                    os.path.join(HERE, ".env", "torch2", "bin", "python")), help="Python with torch 2.x + torchvision")
     ap.add_argument("--py-torch1", default=os.environ.get("BENCH_PY_TORCH1", "/usr/bin/python3"),
                     help="Python with Debian's torch 1.13 + torchvision + onnx (exports ONNX)")
     ap.add_argument("--cache", default=os.path.join(HERE, ".cache"), help="model cache dir")

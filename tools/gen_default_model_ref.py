@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Rebuilds ember's built-in default model in PyTorch and writes a reference input/output pair.
 
-The weights follow runtime/builtin_model.c exactly: tensor k (in creation order) is drawn from
+The weights follow runtime/api/builtin_model.c exactly: tensor k (in creation order) is drawn from
 splitmix64 seeded with 1000 + k, u = (z >> 40) * 2**-24, value = float32(lo + (hi - lo) * u).
 Run with Debian's PyTorch:  /usr/bin/python3 tools/gen_default_model_ref.py
 Writes tests/data/default_model/{input,expected}.npy (batch 3).

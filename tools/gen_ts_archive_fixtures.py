@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Fixtures for the TorchScript archive layers (loaders/torchscript/ts_zip.c, ts_pickle*.c),
+"""Fixtures for the TorchScript archive layers (loaders/torchscript/archive/ts_zip.c, ts_pickle*.c),
 written to tests/data/torchscript/archive/.
 
 Run it with each PyTorch generation; each run writes its own normal archive:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes loaders/torchscript/ts_schemas.inc: the operator schemas ember's TorchScript loader
+"""Writes loaders/torchscript/lang/ts_schemas.inc: the operator schemas ember's TorchScript loader
 binds calls against (serialized code prints no overload names and drops trailing defaults).
 
 Collects every node kind of the issue #4 models (tools/ts_models.py), traced and scripted
@@ -10,7 +10,7 @@ union over versions is kept; for an overload name both know, the newer text wins
 adds trailing defaulted arguments). Run with each interpreter writing a JSON part, then merge:
   /usr/bin/python3 tools/gen_ts_schemas.py part /tmp/s113.json
   /work/venv-torch/bin/python tools/gen_ts_schemas.py part /tmp/s2.json
-  python3 tools/gen_ts_schemas.py merge loaders/torchscript/ts_schemas.inc /tmp/s113.json /tmp/s2.json
+  python3 tools/gen_ts_schemas.py merge loaders/torchscript/lang/ts_schemas.inc /tmp/s113.json /tmp/s2.json
 """
 import json
 import sys

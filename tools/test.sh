@@ -77,6 +77,7 @@ bad=$(nm -D --defined-only "$(dirname "$libdir")/libember.so" | awk '{print $3}'
 if [ -n "$bad" ]; then echo "symbols exported besides ember_*:"; echo "$bad"; exit 1; fi
 echo "exports: $(nm -D --defined-only "$(dirname "$libdir")/libember.so" | grep -c ' T ember_') ember_ functions, nothing else"
 EMBER_BUILD_DIR="$out/release" tools/check_includes.sh
+tools/check_includes.sh --self-test
 
 step "fuzz smoke (clang, libFuzzer)"
 if command -v clang >/dev/null && [ -f tests/fuzz/CMakeLists.txt ]; then

@@ -12,7 +12,7 @@
  */
 #include "cuda_ops.h"
 
-#include "status.h"
+#include "core/status.h"
 
 #include <cuda_runtime_api.h>
 

@@ -49,7 +49,7 @@ int em_cuda_sync(void);
 
 /* The table and its entries need the kernel interface: C only. */
 #ifndef __cplusplus
-#include "kernel.h"
+#include "plan/kernel.h"
 
 extern const em_kernel_table em_cuda_table;
 

@@ -21,9 +21,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cuda_ops.h"
 
-#include "alloc.h"
-#include "dl_util.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/dl_util.h"
+#include "core/status.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>

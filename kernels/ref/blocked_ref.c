@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * BlockedPool and BlockedAffine f32 (runtime/blocked.h) on X [N, Cb, H, W, b] holding C
+ * BlockedPool and BlockedAffine f32 (runtime/ir/blocked.h) on X [N, Cb, H, W, b] holding C
  * channels, straight on the blocked layout: one (batch, channel block) unit at a time, lane by
  * lane, in double. Lanes past C are written 0.
  *
@@ -12,8 +12,8 @@
  */
 #include "ref.h"
 
-#include "blocked.h"
-#include "fusedconv.h"
+#include "ir/blocked.h"
+#include "ir/fusedconv.h"
 
 #include <float.h>
 #include <math.h>

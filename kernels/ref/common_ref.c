@@ -8,8 +8,8 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
-#include "fusedconv.h"
+#include "core/alloc.h"
+#include "ir/fusedconv.h"
 
 #include <stdbool.h>
 #include <stddef.h>

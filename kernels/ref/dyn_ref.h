@@ -4,7 +4,7 @@
  * shapes depend on input data. Included by ref.h.
  *
  * The planner computes the output shapes from the same data the kernel later reads (shape
- * functions in runtime/shape_dyn.c, with the plan keyed on those values), so a kernel fills
+ * functions in runtime/shape/shape_dyn.c, with the plan keyed on those values), so a kernel fills
  * outputs it never resizes. Should run-time data disagree with the planned shape anyway, the
  * kernel writes what fits and zeroes the rest. Any dtype: elements are compared by value
  * (em_dyn_nonzero, em_dyn_unique_sort) and copied as bytes.
@@ -12,8 +12,8 @@
 #ifndef EMBER_KERNELS_REF_DYN_REF_H
 #define EMBER_KERNELS_REF_DYN_REF_H
 
-#include "dyn.h"
-#include "kernel.h"
+#include "ir/dyn.h"
+#include "plan/kernel.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +40,6 @@ EM_DYN_REF_DECL(unique)
 ember_status *em_dyn_axis_view(const em_kinfo *ki, int *axis, int64_t *outer, int64_t *len,
                                int64_t *inner);
 
-/* The element rules (em_dyn_nonzero, em_dyn_unique_sort) are in runtime/dyn.h. */
+/* The element rules (em_dyn_nonzero, em_dyn_unique_sort) are in runtime/ir/dyn.h. */
 
 #endif /* EMBER_KERNELS_REF_DYN_REF_H */

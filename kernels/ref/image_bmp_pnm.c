@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The BMP and PNM decoders of ImageDecoder (no library), following PIL 9.4 (BmpImagePlugin,
- * PpmImagePlugin, Unpack.c) on the layouts the header parser accepts (runtime/shape_image.c):
+ * PpmImagePlugin, Unpack.c) on the layouts the header parser accepts (runtime/shape/shape_image.c):
  *  - BMP: 1/4/8-bit palettes (B, G, R entries), 16/24/32-bit pixels read through their channel
  *    masks, each channel scaled as PIL does, (v * 255) / max; rows bottom-up unless the height
  *    is negative; every stored row needs its bytes, the padding of the last one excepted.
@@ -9,7 +9,7 @@
  *    round(v / maxval * 255) with Python's rounding (half to even), except raw maxval 255 (as
  *    is); grey with maxval > 255 becomes PIL mode I (scaled to 65535, or raw for 65535), whose
  *    conversion to L or RGB clips at 255. P1/P4 bits are 1 = black.
- * Data too short for the pixels is refused by the probe (runtime/shape_image.c) before anything is
+ * Data too short for the pixels is refused by the probe (runtime/shape/shape_image.c) before anything is
  * allocated; plain tokens that are not numbers, too long, or above maxval are INVALID_ARG here.
  */
 #include "ref.h"

@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ref.h"
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>

@@ -19,8 +19,8 @@
 #ifndef EMBER_KERNELS_REF_IMAGE_REF_H
 #define EMBER_KERNELS_REF_IMAGE_REF_H
 
-#include "image.h"
-#include "kernel.h"
+#include "ir/image.h"
+#include "plan/kernel.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
 #ifndef EMBER_KERNELS_REF_LOSS_REF_H
 #define EMBER_KERNELS_REF_LOSS_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 /* loss_nll_ref.c: NegativeLogLikelihoodLoss-22 and SoftmaxCrossEntropyLoss-13 (one prepare and
  * one run for both), input f32 f64 f16 bf16 of shape [N, C, d1..dk], target int32/int64,

@@ -9,7 +9,7 @@
  */
 #include "ref.h"
 
-#include "lowp.h"
+#include "core/lowp.h"
 
 #include <string.h>
 

@@ -16,14 +16,14 @@
  * gives infinity); a double to an integer type truncates toward zero, saturates out of range
  * and maps NaN to 0 (the spec leaves both undefined); integers to a narrower integer keep the
  * low bits (two's complement); anything to bool is "!= 0" (NaN is true). The low-precision
- * types (runtime/lowp.h) load as doubles (float8/4/6) or integers (int4/2) and store with
+ * types (runtime/core/lowp.h) load as doubles (float8/4/6) or integers (int4/2) and store with
  * lowp.c's conversions: the float formats honour Cast's saturate / round_mode (s->at.mode), a
  * double to int4/int2 truncates and keeps the low bits as ONNX's reference (ml_dtypes) does,
  * with NaN and infinities giving 0.
  */
 #include "ref.h"
 
-#include "lowp.h"
+#include "core/lowp.h"
 
 #include <float.h>
 #include <math.h>

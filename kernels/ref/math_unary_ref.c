@@ -14,7 +14,7 @@
  */
 #include "ref.h"
 
-#include "lowp.h"
+#include "core/lowp.h"
 
 #include <math.h>
 #include <string.h>
@@ -309,7 +309,7 @@ static ember_status *parse_castlike(const em_kinfo *ki, em_math_state *s)
 
 #define FLT EM_MATH_FLOATS
 #define SIGNED (EM_MATH_FLOATS | EM_MATH_SINTS)
-/* Cast's dtypes: every numeric one and bool, and the low-precision ones (runtime/lowp.h). */
+/* Cast's dtypes: every numeric one and bool, and the low-precision ones (runtime/core/lowp.h). */
 #define CASTABLE                                                                                   \
     (EM_MATH_ALL | EM_MATH_BIT(F8E4M3FN) | EM_MATH_BIT(F8E4M3FNUZ) | EM_MATH_BIT(F8E5M2) |         \
      EM_MATH_BIT(F8E5M2FNUZ) | EM_MATH_BIT(U4) | EM_MATH_BIT(I4) | EM_MATH_BIT(F4E2M1) |          \

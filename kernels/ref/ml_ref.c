@@ -4,8 +4,8 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
-#include "strtensor.h"
+#include "core/alloc.h"
+#include "core/strtensor.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #ifndef EMBER_KERNELS_REF_ML_REF_H
 #define EMBER_KERNELS_REF_ML_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 #define EM_ML_REF_DECL(fn)                                                                         \
     ember_status *em_##fn##_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes); \

@@ -7,7 +7,7 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <float.h>
 #include <math.h>

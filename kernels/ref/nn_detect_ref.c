@@ -6,7 +6,7 @@
  * max_output_boxes_per_class (int64, default 0: nothing selected), iou_threshold (default 0) and
  * score_threshold (absent: no filtering) -> selected [num_selected, 3] int64 rows
  * [batch, class, box]. The output's row count comes from the shape function, which runs the
- * same selection (em_nms_select, runtime/shape_nn.c) on the same data; scratch holds its work
+ * same selection (em_nms_select, runtime/shape/shape_nn.c) on the same data; scratch holds its work
  * arrays.
  *
  * RoiAlign-16: X [N, C, H, W], rois [R, 4] (x1, y1, x2, y2), batch_indices [R] ->
@@ -19,7 +19,7 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <math.h>
 #include <stdbool.h>

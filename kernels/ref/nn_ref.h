@@ -8,8 +8,8 @@
 #ifndef EMBER_KERNELS_REF_NN_REF_H
 #define EMBER_KERNELS_REF_NN_REF_H
 
-#include "dyn.h"
-#include "kernel.h"
+#include "ir/dyn.h"
+#include "plan/kernel.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -84,6 +84,6 @@ ember_status *em_nn_attr_enum(const em_kinfo *ki, const char *name, const char *
  * point `t` in [0, 1] past floor, with coefficient a (-0.75: PyTorch, -0.5: TensorFlow). */
 void em_nn_cubic_coeffs(double t, double a, double c[4]);
 
-/* NonMaxSuppression's selection (em_nms_select) is in runtime/dyn.h. */
+/* NonMaxSuppression's selection (em_nms_select) is in runtime/ir/dyn.h. */
 
 #endif /* EMBER_KERNELS_REF_NN_REF_H */

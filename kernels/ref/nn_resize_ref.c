@@ -23,7 +23,7 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <math.h>
 #include <stdbool.h>

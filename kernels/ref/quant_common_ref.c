@@ -3,12 +3,12 @@
  * Helpers of the quant family (also used by the signal family): numeric stores by dtype (loads
  * are the tensor family's em_tref_get), the quantized storage types (one table row each),
  * rounding (half to even via rint in the default rounding mode) with saturation, the float
- * formats through runtime/lowp.h, and the scale / zero-point layout of QuantizeLinear and
+ * formats through runtime/core/lowp.h, and the scale / zero-point layout of QuantizeLinear and
  * DequantizeLinear.
  */
 #include "ref.h"
 
-#include "lowp.h"
+#include "core/lowp.h"
 
 #include <float.h>
 #include <math.h>

@@ -11,7 +11,7 @@
 #ifndef EMBER_KERNELS_REF_QUANT_REF_H
 #define EMBER_KERNELS_REF_QUANT_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 #include <stdbool.h>
 #include <stdint.h>

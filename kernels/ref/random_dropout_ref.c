@@ -8,12 +8,12 @@
  * gives data * 0, so -0 and NaN follow numpy's mask * X * scale). A ratio read at run time
  * outside [0, 1) is clamped into [0, 1] (NaN as 0); a constant one must be in [0, 1).
  * Dropout-22 adds the float8 types for data and ratio (training stores by Cast's saturating
- * rules, runtime/lowp.h).
+ * rules, runtime/core/lowp.h).
  */
 #include "ref.h"
 
-#include "alloc.h"
-#include "lowp.h"
+#include "core/alloc.h"
+#include "core/lowp.h"
 
 #include <math.h>
 #include <string.h>

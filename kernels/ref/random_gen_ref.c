@@ -14,7 +14,7 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <math.h>
 #include <string.h>

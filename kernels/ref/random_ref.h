@@ -18,7 +18,7 @@
 #ifndef EMBER_KERNELS_REF_RANDOM_REF_H
 #define EMBER_KERNELS_REF_RANDOM_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

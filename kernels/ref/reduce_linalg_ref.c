@@ -15,11 +15,11 @@
  * walks the diagonal) and 0 where a "..." dim of size 1 broadcasts. run then visits, for each
  * output element, every combination of the summed labels and adds the product of the inputs (double
  * for floats, rounded once into the output dtype; wrapping uint64 for integers). The equation
- * parser (runtime/einsum.c) is shared with the shape function, so both agree on the labels.
+ * parser (runtime/ir/einsum.c) is shared with the shape function, so both agree on the labels.
  */
 #include "ref.h"
 
-#include "einsum.h"
+#include "ir/einsum.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 #ifndef EMBER_KERNELS_REF_REDUCE_REF_H
 #define EMBER_KERNELS_REF_REDUCE_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 #include <stdbool.h>
 #include <stdint.h>

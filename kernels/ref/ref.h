@@ -12,13 +12,13 @@
  * allocated with em_malloc(ki->al, ...) and freed with em_free (`release` is NULL but where a
  * state holds more: the text family's compiled regex and C locale). Scratch is rare
  * (StringSplit's pieces). `run` makes no allocation, but for the strings that text kernels make
- * in their output's arena (runtime/strtensor.h), and may use ctx->pool.
+ * in their output's arena (runtime/core/strtensor.h), and may use ctx->pool.
  */
 #ifndef EMBER_KERNELS_REF_REF_H
 #define EMBER_KERNELS_REF_REF_H
 
-#include "kernel.h"
-#include "status.h"
+#include "plan/kernel.h"
+#include "core/status.h"
 
 /* The op families, each with its own kernels_<family>.def and header. */
 #include "attn_ref.h"
@@ -50,7 +50,7 @@ extern const em_kernel_table em_ref_table;
 /* conv_ref.c: Conv f32, N-D spatial (NCHW, NCW, NCDHW, ...), groups, optional bias. */
 ember_status *em_conv_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 void em_conv_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-/* conv_ref.c: FusedConv f32 (Conv + bias + residual Z + activation, runtime/fusedconv.h), plain
+/* conv_ref.c: FusedConv f32 (Conv + bias + residual Z + activation, runtime/ir/fusedconv.h), plain
  * or channel-blocked (attribute `blocked`, 2-D). layout_ref.c: ReorderToBlocked /
  * ReorderFromBlocked f32, and the block / unblock loops ([N, C, plane] <-> [N, C/b, plane, b],
  * zero lanes past C). */

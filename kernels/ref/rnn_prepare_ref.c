@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 typedef struct act_def {
     const char *name;

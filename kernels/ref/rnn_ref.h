@@ -3,7 +3,7 @@
 #ifndef EMBER_KERNELS_REF_RNN_REF_H
 #define EMBER_KERNELS_REF_RNN_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 #include <stdbool.h>
 #include <stddef.h>

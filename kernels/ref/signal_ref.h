@@ -9,7 +9,7 @@
 #ifndef EMBER_KERNELS_REF_SIGNAL_REF_H
 #define EMBER_KERNELS_REF_SIGNAL_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 /* The signature every entry below shares (kernel.h em_krun_fn / em_kprepare_fn). */
 #define EM_SIGNAL_REF_DECL(prep, run)                                                              \

@@ -7,7 +7,7 @@
  */
 #include "ref.h"
 
-#include "lowp.h"
+#include "core/lowp.h"
 
 #include <math.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #ifndef EMBER_KERNELS_REF_TENSOR_REF_H
 #define EMBER_KERNELS_REF_TENSOR_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,7 +71,7 @@ uint16_t em_tref_f32_to_bf16(float f);
 
 /* Element i of a numeric tensor as double, and the store back (rounded / converted as C
  * does for floats; integers: truncated toward zero and wrapped, NaN -> 0; bool: != 0; the
- * low-precision types of runtime/lowp.h: decoded, and stored by Cast's rules, saturating). */
+ * low-precision types of runtime/core/lowp.h: decoded, and stored by Cast's rules, saturating). */
 double em_tref_get(ember_dtype dt, const void *p, int64_t i);
 void em_tref_set(ember_dtype dt, void *p, int64_t i, double v);
 

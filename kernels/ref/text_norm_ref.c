@@ -2,15 +2,15 @@
 /*
  * StringNormalizer-10 (text_ref.h). Follows the operator spec and onnxruntime: an element equal
  * to a stopword (exactly, or after lowercasing both when is_case_sensitive is 0) is dropped
- * whole; the rest keep their order and are upper- or lowercased (runtime/text.h, the same
+ * whole; the rest keep their order and are upper- or lowercased (runtime/ir/text.h, the same
  * mapping for every `locale`). onnx's Python reference differs in two ways ember does not copy:
  * it removes stopwords word by word inside an element and strips accents (NFKD). When every
  * element is dropped the output is one "" ([1] or [1, 1]), as the spec says.
  */
 #include "ref.h"
 
-#include "strtensor.h"
-#include "text.h"
+#include "core/strtensor.h"
+#include "ir/text.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Entry points of the text family's reference kernels (kernels_text.def): string tensors
- * (runtime/strtensor.h) and text ops. Included by ref.h.
+ * (runtime/core/strtensor.h) and text ops. Included by ref.h.
  *
  * Strings run only in the interpreter, where prepare sees every input's data: kernels whose
  * output is not a string (Cast from string, RegexFullMatch's bool, TfIdfVectorizer's floats)
@@ -18,7 +18,7 @@
 #ifndef EMBER_KERNELS_REF_TEXT_REF_H
 #define EMBER_KERNELS_REF_TEXT_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 #define EM_TEXT_REF_DECL(fn)                                                                       \
     ember_status *em_##fn##_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes); \

@@ -16,8 +16,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ref.h"
 
-#include "alloc.h"
-#include "strtensor.h"
+#include "core/alloc.h"
+#include "core/strtensor.h"
 
 #include <locale.h>
 #include <regex.h>

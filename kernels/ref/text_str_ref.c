@@ -7,8 +7,8 @@
  */
 #include "ref.h"
 
-#include "strtensor.h"
-#include "text.h"
+#include "core/strtensor.h"
+#include "ir/text.h"
 
 #include <stdio.h>
 #include <string.h>

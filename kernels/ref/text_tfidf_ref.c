@@ -11,8 +11,8 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
-#include "strtensor.h"
+#include "core/alloc.h"
+#include "core/strtensor.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
 #ifndef EMBER_KERNELS_REF_TRAIN_REF_H
 #define EMBER_KERNELS_REF_TRAIN_REF_H
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 /* train_optim_ref.c: Adagrad (decay_factor, epsilon, norm_coefficient), Adam (alpha, beta,
  * epsilon, norm_coefficient, norm_coefficient_post) and Momentum (alpha, beta, mode standard or

@@ -13,7 +13,7 @@
  */
 #include "ref.h"
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <string.h>
 

@@ -35,14 +35,14 @@
  * The entry requires SSE4.2 (oneDNN needs SSE4.1; the bit lets EMBER_ISA_MAX=scalar exclude
  * it). oneDNN does its own ISA dispatch above that.
  */
-#include "kernel.h"
+#include "plan/kernel.h"
 
-#include "alloc.h"
-#include "fusedconv.h"
+#include "core/alloc.h"
+#include "ir/fusedconv.h"
 #ifdef EMBER_HAVE_X86
 #include "x86.h"
 #endif
-#include "status.h"
+#include "core/status.h"
 
 #include <float.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  * Accepted: FusedConv with `blocked` = VF_LANES (16 on AVX-512, 8 on AVX2), X, Z and Y
  * [N, ceil(C/b), H, W, b], W [C, 1, kH, kW] constant, group == C == M (one input and one output
  * channel per group), any kernel size, strides, dilations, pads or auto_pad, optional constant
- * B [C], optional Z, every epilogue activation of runtime/fusedconv.h. Everything else (plain
+ * B [C], optional Z, every epilogue activation of runtime/ir/fusedconv.h. Everything else (plain
  * layout, plain_input, channel multiplier != 1, W or B computed at run time, another block) is
  * declined with EMBER_ERR_UNSUPPORTED so the planner tries the next kernel (oneDNN).
  *
@@ -17,11 +17,11 @@
 #ifndef EMBER_KERNELS_X86_DWCONV_SHAPE_H
 #define EMBER_KERNELS_X86_DWCONV_SHAPE_H
 
-#include "alloc.h"
-#include "fusedconv.h"
-#include "kernel.h"
+#include "core/alloc.h"
+#include "ir/fusedconv.h"
+#include "plan/kernel.h"
 #include "pool_shape.h" /* px_ints, px_auto_pad: the window attributes as the pools read them */
-#include "status.h"
+#include "core/status.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -23,13 +23,13 @@
  * threads at once, which OpenBLAS supports since 0.3.7.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "kernel.h"
+#include "plan/kernel.h"
 
-#include "alloc.h"
-#include "dl_util.h"
+#include "core/alloc.h"
+#include "core/dl_util.h"
 #include "gemm_shape.h"
-#include "status.h"
-#include "thread.h"
+#include "core/status.h"
+#include "core/thread.h"
 
 #include <cblas.h>
 #include <dlfcn.h>

@@ -16,8 +16,8 @@
 #ifndef EMBER_KERNELS_X86_GEMM_SHAPE_H
 #define EMBER_KERNELS_X86_GEMM_SHAPE_H
 
-#include "kernel.h"
-#include "status.h"
+#include "plan/kernel.h"
+#include "core/status.h"
 
 #include <stdbool.h>
 #include <stdint.h>

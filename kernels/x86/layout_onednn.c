@@ -8,10 +8,10 @@
  * As in conv_onednn.c: OpenMP is held to the calling thread around every oneDNN call, the
  * stream and memory objects are per run, and a failed run fills the output with NaN.
  */
-#include "kernel.h"
+#include "plan/kernel.h"
 
-#include "alloc.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <omp.h>

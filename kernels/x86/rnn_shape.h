@@ -20,9 +20,9 @@
 #ifndef EMBER_KERNELS_X86_RNN_SHAPE_H
 #define EMBER_KERNELS_X86_RNN_SHAPE_H
 
-#include "alloc.h"
-#include "kernel.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "plan/kernel.h"
+#include "core/status.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
 #ifndef EMBER_KERNELS_X86_X86_H
 #define EMBER_KERNELS_X86_X86_H
 
-#include "fusedconv.h"
-#include "kernel.h"
+#include "ir/fusedconv.h"
+#include "plan/kernel.h"
 
 #include <stddef.h>
 

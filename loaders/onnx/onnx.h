@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The ONNX loader's interface to runtime/api.c: ModelProto -> em_graph, and TensorProto
+ * The ONNX loader's interface to runtime/api/api.c: ModelProto -> em_graph, and TensorProto
  * files (the conformance suite's input_0.pb) -> tensors. Built only with EMBER_HAVE_ONNX;
  * this header itself needs neither protobuf-c nor the generated code.
  *
@@ -12,8 +12,8 @@
 #define EMBER_LOADERS_ONNX_ONNX_H
 
 #include "ember.h"
-#include "graph.h"
-#include "tensor.h"
+#include "ir/graph.h"
+#include "core/tensor.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,7 +57,7 @@ ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *wha
 
 /*
  * Reads a serialized SequenceProto (vt EM_VT_SEQUENCE) or OptionalProto (the optional kinds)
- * into `*out`, a run-time value (interp.h) whose bytes are allocated with `al`: a sequence of
+ * into `*out`, a run-time value (core/value.h) whose bytes are allocated with `al`: a sequence of
  * tensors, a tensor, or EM_RV_NONE for an empty optional. `what` names the source in messages.
  */
 struct em_rv;

@@ -34,8 +34,8 @@
  */
 #include "onnx_internal.h"
 
-#include "alloc.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <stdarg.h>

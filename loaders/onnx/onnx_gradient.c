@@ -3,7 +3,7 @@
  * The Gradient op of ai.onnx.preview.training (version 1): attributes xs, zs (names of the
  * values y is a function of) and y; inputs the values of xs then zs at which the gradient is
  * taken; output k is dy/d xs[k]. It is expanded where it stands in the file by autodiff
- * (runtime/autograd.h) into ordinary nodes, so y must be computed by earlier nodes (ONNX does
+ * (runtime/autograd/autograd.h) into ordinary nodes, so y must be computed by earlier nodes (ONNX does
  * not require that; the expansion says so when it is not). When the inputs are the tensors xs
  * and zs name, the forward is reused; otherwise the forward from xs / zs to y is first cloned
  * at the given values (em_autograd_rebind) and differentiated against those inputs (so an
@@ -13,9 +13,9 @@
  */
 #include "onnx_internal.h"
 
-#include "alloc.h"
-#include "autograd.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "autograd/autograd.h"
+#include "core/status.h"
 
 #include <string.h>
 

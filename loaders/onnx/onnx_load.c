@@ -12,8 +12,8 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "onnx_internal.h"
 
-#include "alloc.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/status.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -54,7 +54,7 @@ static bool is_training_op(const char *op)
            strcmp(op, "Momentum") == 0 || strcmp(op, "Gradient") == 0;
 }
 
-/* The classical ML ops of ai.onnx.ml that ember runs (runtime/ops_ml.def). */
+/* The classical ML ops of ai.onnx.ml that ember runs (runtime/ir/ops_ml.def). */
 static const char *const ml_domain = "ai.onnx.ml";
 #define EM_ONNX_ML_OPSET_MAX 5
 

@@ -26,8 +26,8 @@
  */
 #include "onnx_internal.h"
 
-#include "alloc.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/status.h"
 
 #include <float.h>
 #include <stdio.h>

@@ -2,14 +2,14 @@
 /*
  * String tensors in ONNX files: TensorProto.string_data (one bytes entry per element) and the
  * Constant attributes value_string / value_strings, each into a packed string storage
- * (runtime/strtensor.h). An element ends at its first NUL byte, as a C string must; string
+ * (runtime/core/strtensor.h). An element ends at its first NUL byte, as a C string must; string
  * tensors cannot use raw_data or external data (the spec keeps them in string_data).
  */
 #include "onnx_internal.h"
 
-#include "alloc.h"
-#include "status.h"
-#include "strtensor.h"
+#include "core/alloc.h"
+#include "core/status.h"
+#include "core/strtensor.h"
 
 #include <string.h>
 

@@ -15,9 +15,9 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "onnx_internal.h"
 
-#include "alloc.h"
-#include "lowp.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/lowp.h"
+#include "core/status.h"
 
 #include <limits.h>
 #include <stdio.h>

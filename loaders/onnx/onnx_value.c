@@ -9,9 +9,9 @@
  */
 #include "onnx.h"
 
-#include "alloc.h"
-#include "interp.h"
-#include "status.h"
+#include "core/alloc.h"
+#include "core/value.h"
+#include "core/status.h"
 
 #include <string.h>
 

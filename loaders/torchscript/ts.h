@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The TorchScript loader's interface to runtime/api.c: a torch.jit.save archive -> em_graph.
+ * The TorchScript loader's interface to runtime/api/api.c: a torch.jit.save archive -> em_graph.
  * Built only with EMBER_HAVE_TORCHSCRIPT (libzip); this header needs neither.
  *
  * Layers (each with its own header and fuzz target):
@@ -14,8 +14,8 @@
 #define EMBER_LOADERS_TORCHSCRIPT_TS_H
 
 #include "ember.h"
-#include "graph.h"
-#include "tensor.h"
+#include "ir/graph.h"
+#include "core/tensor.h"
 
 #include <stddef.h>
 

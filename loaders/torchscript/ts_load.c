@@ -6,9 +6,9 @@
  */
 #include "ts.h"
 
-#include "alloc.h"
-#include "status.h"
-#include "ts_lower.h"
+#include "core/alloc.h"
+#include "core/status.h"
+#include "loaders/torchscript/lower/ts_lower.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for ImageDecoder (runtime/shape_image.c, kernels/ref/image_*.c, and the
+ * libFuzzer target for ImageDecoder (runtime/shape/shape_image.c, kernels/ref/image_*.c, and the
  * codec libraries behind them). The input is the encoded image; its length mod 3 picks the
  * pixel_format. Any input must come back as a status or pixels, without out-of-bounds access,
  * leak, undefined behaviour or hang. The shape function and prepare must agree on the dims, a
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "image.h"
+#include "core/alloc.h"
+#include "ir/image.h"
 #include "kernels/ref/ref.h"
-#include "shape.h"
-#include "status.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for loaders/npy.c. Any input must come back as a status or a tensor,
+ * libFuzzer target for loaders/npy/npy.c. Any input must come back as a status or a tensor,
  * without out-of-bounds access, leak or undefined behaviour. An input that parses must also
  * survive a round trip: writing it and reading the image back gives the same dtype, shape
  * and bytes (for string arrays, the same strings), and writing that again gives the same
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders/npy.h"
-#include "tensor.h"
+#include "loaders/npy/npy.h"
+#include "core/tensor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

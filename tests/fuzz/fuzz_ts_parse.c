@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the serialized TorchScript code parser (loaders/torchscript/ts_lex.c,
+ * libFuzzer target for the serialized TorchScript code parser (loaders/torchscript/lang/ts_lex.c,
  * ts_parse*.c, ts_ast_print.c, ts_type.c). Any input must give a module or INVALID_MODEL,
  * without out-of-bounds access, leak, stack overflow or undefined behaviour. A module must
  * print, the print must parse, and printing that must give the same text (the printer's
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders/torchscript/ts_type.h"
-#include "status.h"
+#include "loaders/torchscript/lang/ts_type.h"
+#include "core/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders/torchscript/ts_pickle.h"
-#include "tensor.h"
+#include "loaders/torchscript/archive/ts_pickle.h"
+#include "core/tensor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

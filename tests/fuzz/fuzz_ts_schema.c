@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the operator schema parser (loaders/torchscript/ts_schema.c) and the
+ * libFuzzer target for the operator schema parser (loaders/torchscript/lang/ts_schema.c) and the
  * type annotation parser (ts_type.c): both read every input. A parsed schema or type must
  * print, the print must parse, and printing that must give the same text.
  */
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders/torchscript/ts_schema.h"
-#include "status.h"
+#include "loaders/torchscript/lang/ts_schema.h"
+#include "core/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for loaders/torchscript/ts_zip.c, and the pickle layer behind it: the
+ * libFuzzer target for loaders/torchscript/archive/ts_zip.c, and the pickle layer behind it: the
  * input is a whole archive. Any input must come back as a status or an open archive
  * without out-of-bounds access, leak or undefined behaviour. An open archive must keep the
  * header's promises: every listed name is found, unique under the root, and its record
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders/torchscript/ts_pickle.h"
-#include "loaders/torchscript/ts_zip.h"
-#include "tensor.h"
+#include "loaders/torchscript/archive/ts_pickle.h"
+#include "loaders/torchscript/archive/ts_zip.h"
+#include "core/tensor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
  */
 #include "test_x86_harness.h"
 
-#include "backends.h"
+#include "plan/backends.h"
 
 #if defined(__GNUC__)
 #define KT_WEAK __attribute__((weak))

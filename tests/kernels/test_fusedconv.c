@@ -12,7 +12,7 @@
  */
 #include "test_x86_harness.h"
 
-#include "fusedconv.h"
+#include "ir/fusedconv.h"
 
 #include <math.h>
 

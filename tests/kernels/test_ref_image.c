@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/image_*.c and runtime/shape_image.c: ImageDecoder-20 against PIL. Every fixture of
+ * kernels/ref/image_*.c and runtime/shape/shape_image.c: ImageDecoder-20 against PIL. Every fixture of
  * tests/data/image (tools/gen_image_fixtures.py: BMP 1/4/8/16/24/32-bit, OS/2, bitfields,
  * palettes with out-of-range indices; PNM P1-P6 with maxval 15, 100, 1000, 65535; PNG 1/2/8/16-bit
  * grey, RGB(A), LA, palettes with tRNS, Adam7; JPEG 4:2:0, 4:4:4, progressive, grey, CMYK,
@@ -13,9 +13,9 @@
  */
 #include "test_ref_util.h"
 
-#include "loaders/npy.h"
-#include "shape.h"
-#include "tensor.h"
+#include "loaders/npy/npy.h"
+#include "shape/shape.h"
+#include "core/tensor.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include "test_ref_util.h"
 
 #include "common/test_ok.h"
-#include "strtensor.h"
+#include "core/strtensor.h"
 
 #include <stdio.h>
 

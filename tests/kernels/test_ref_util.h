@@ -20,12 +20,12 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/rng.h"
 #include "common/test_alloc.h"
 #include "kernels/ref/ref.h"
-#include "status.h"
-#include "thread.h"
+#include "core/status.h"
+#include "core/thread.h"
 
 #define T_MAX_ATTRS 16
 #define T_MAX_INTS 16

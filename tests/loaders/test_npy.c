@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * loaders/npy.c: write/read round trips for every dtype and ranks 0..4, header-dict
+ * loaders/npy/npy.c: write/read round trips for every dtype and ranks 0..4, header-dict
  * variants, every error with its code and message, numpy-written reference files
  * (tests/data/npy, from tools/gen_npy_fixtures.py) and the malformed corpus
  * (tests/data/npy_bad). All allocations go through test_allocator(), so leaks fail.
@@ -18,11 +18,11 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/test_alloc.h"
-#include "loaders/npy.h"
-#include "status.h"
-#include "tensor.h"
+#include "loaders/npy/npy.h"
+#include "core/status.h"
+#include "core/tensor.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * loaders/npy_str.c through em_npy_read / em_npy_write: the string fixtures numpy wrote
+ * loaders/npy/npy_str.c through em_npy_read / em_npy_write: the string fixtures numpy wrote
  * (tools/gen_string_fixtures.py: '<U' 1-D with two- and three-byte UTF-8 and an empty
  * element, 2-D with a four-byte code point, 0-D, empty, and '|S' bytes that are not UTF-8)
  * read into the strings written out here, and written back byte for byte as np.save does; the
@@ -19,10 +19,10 @@
 
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
-#include "loaders/npy.h"
-#include "status.h"
-#include "strtensor.h"
-#include "tensor.h"
+#include "loaders/npy/npy.h"
+#include "core/status.h"
+#include "core/strtensor.h"
+#include "core/tensor.h"
 
 /* Maps tests/data/<dir>/<file>. */
 static em_storage *map_fixture(const char *dir, const char *file)

@@ -39,7 +39,7 @@ static ember_model_options *options_at(ember_graph_opt level)
     return o;
 }
 
-/* These tests check the graph the loader builds: no graph passes (runtime/passes.h). */
+/* These tests check the graph the loader builds: no graph passes (runtime/passes/passes.h). */
 static ember_model_options *test_options(void) { return options_at(EMBER_GRAPH_OPT_NONE); }
 
 static void expect_ok(ember_status *st)

@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/test_alloc.h"
-#include "loaders/torchscript/ts_ast.h"
-#include "status.h"
+#include "loaders/torchscript/lang/ts_ast.h"
+#include "core/status.h"
 
 /* Parses text[0..n) and returns the error message (test_free it); fails on success. */
 static char *parse_error(const char *text, size_t n)

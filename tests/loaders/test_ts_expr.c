@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/test_alloc.h"
-#include "loaders/torchscript/ts_ast.h"
-#include "status.h"
+#include "loaders/torchscript/lang/ts_ast.h"
+#include "core/status.h"
 #include "ts_test_util.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */

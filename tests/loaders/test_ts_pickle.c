@@ -22,10 +22,10 @@
 
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
-#include "loaders/npy.h"
-#include "loaders/torchscript/ts_pickle.h"
-#include "loaders/torchscript/ts_zip.h"
-#include "tensor.h"
+#include "loaders/npy/npy.h"
+#include "loaders/torchscript/archive/ts_pickle.h"
+#include "loaders/torchscript/archive/ts_zip.h"
+#include "core/tensor.h"
 #include "ts_archive_test_util.h"
 
 /* ---- loading an archive's pickles ----------------------------------------------------------- */

@@ -21,10 +21,10 @@
 
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
-#include "loaders/torchscript/ts_arena.h"
-#include "loaders/torchscript/ts_pickle.h"
-#include "status.h"
-#include "tensor.h"
+#include "loaders/torchscript/archive/ts_arena.h"
+#include "loaders/torchscript/archive/ts_pickle.h"
+#include "core/status.h"
+#include "core/tensor.h"
 #include "ts_archive_test_util.h"
 
 /* ---- Python's own pickles ------------------------------------------------------------------ */

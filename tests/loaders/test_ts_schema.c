@@ -20,10 +20,10 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/test_alloc.h"
-#include "loaders/torchscript/ts_schema.h"
-#include "status.h"
+#include "loaders/torchscript/lang/ts_schema.h"
+#include "core/status.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */
 

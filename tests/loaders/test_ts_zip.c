@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * loaders/torchscript/ts_zip.c: the archives torch 1.13 and 2.x write
+ * loaders/torchscript/archive/ts_zip.c: the archives torch 1.13 and 2.x write
  * (tests/data/torchscript/archive, from tools/gen_ts_archive_fixtures.py): root, version,
  * records, stored records as aligned views that keep the image alive, deflated records
  * inflated; odd but valid zips (ZIP64, folder entries, deflated pickles); the hostile
@@ -20,8 +20,8 @@
 
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
-#include "loaders/torchscript/ts_zip.h"
-#include "tensor.h"
+#include "loaders/torchscript/archive/ts_zip.h"
+#include "core/tensor.h"
 #include "ts_archive_test_util.h"
 
 static em_storage *map_file(const char *file, const ember_allocator *al)

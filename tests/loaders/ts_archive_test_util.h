@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ember.h"
-#include "loaders/torchscript/ts_pickle.h"
+#include "loaders/torchscript/archive/ts_pickle.h"
 
 /* tests/data/torchscript/archive/<file> (EMBER_TEST_DATA is set by ctest); a static buffer. */
 static inline const char *ts_data_path(const char *file)

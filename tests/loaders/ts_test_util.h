@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/test_alloc.h"
-#include "loaders/torchscript/ts_ast.h"
+#include "loaders/torchscript/lang/ts_ast.h"
 
 /* Parses `text` into `a`; fails the test with the parser's message on an error. */
 static inline em_ts_module *parse_ok(em_ts_ast_arena *a, const char *text, const char *file)

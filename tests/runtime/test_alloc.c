@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/alloc.c: checked size arithmetic at the overflow edges; aligned allocations are
+ * runtime/core/alloc.c: checked size arithmetic at the overflow edges; aligned allocations are
  * EM_ALIGN-aligned with sizes rounded up to EM_ALIGN (and an impossible size is refused
  * before the allocator is called); every wrapper routes to the user allocator when one is
  * given and to libc when it is NULL; em_strbuf grows across many printf calls and hands its
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/test_alloc.h"
 
 static void test_size_mul(void **state)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/autograd.c, elementwise and linear-algebra rules, against central finite
+ * runtime/autograd/autograd.c, elementwise and linear-algebra rules, against central finite
  * differences (test_autograd_util.h): f64 where the kernels have it (eps 1e-6, rtol 1e-5),
  * f32 otherwise (eps 1e-2, atol 2e-3, rtol 1e-2), on random inputs with odd shapes, numpy
  * broadcasting and symbolic dims. Also: gradients summed over several consumers, the default

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/autograd.c, rules of Conv, the pools, the normalizations, Dropout and the losses,
+ * runtime/autograd/autograd.c, rules of Conv, the pools, the normalizations, Dropout and the losses,
  * against central finite differences (test_autograd_util.h), f32 (the Conv, Softmax and
  * BatchNormalization kernels are f32): Conv 1-D / 2-D / 3-D with groups, depthwise, strides
  * with a remainder, asymmetric pads, dilations, auto_pad and a symbolic batch; MaxPool with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/autograd.c, rules of the shape, indexing and reduction ops, against central finite
+ * runtime/autograd/autograd.c, rules of the shape, indexing and reduction ops, against central finite
  * differences (test_autograd_util.h), f64: views, Transpose, Expand, Concat, Split, Slice
  * (negative and clamped bounds, steps), Gather (repeated and negative indices),
  * GatherElements, TopK, CumSum, the ops that only move elements (GatherND, Tile, Pad in three

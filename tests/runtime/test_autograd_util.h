@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Finite-difference checks of runtime/autograd.c, shared by tests/runtime/test_autograd*.c.
+ * Finite-difference checks of runtime/autograd/autograd.c, shared by tests/runtime/test_autograd*.c.
  *
  * A case declares its graph inputs (declared dims, -1 = a symbolic dim, and the dims they run
  * with), builds a forward with the IR builders, and returns y. The harness runs the forward
@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "api_internal.h"
-#include "autograd.h"
-#include "graph.h"
+#include "core/alloc.h"
+#include "api/api_internal.h"
+#include "autograd/autograd.h"
+#include "ir/graph.h"
 #include "common/rng.h"
 #include "common/test_alloc.h"
 #include "common/test_ok.h"

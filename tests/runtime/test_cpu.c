@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/cpu.c: feature detection is stable across calls and threads, closed downwards
+ * runtime/core/cpu.c: feature detection is stable across calls and threads, closed downwards
  * (AVX-512F implies AVX2, ...), and on x86-64 agrees with the compiler's own detection
  * (__builtin_cpu_supports) and with the kernel's view (/proc/cpuinfo flags), which both
  * include the OS-support (XCR0) checks. Also: ISA cap names and the list formatter.
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 enum { N_THREADS = 8, N_CALLS = 1000 };
 

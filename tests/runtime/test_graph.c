@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/graph.c: building a graph (inputs with symbolic dims, copied and storage-backed
+ * runtime/ir/graph.c: building a graph (inputs with symbolic dims, copied and storage-backed
  * initializers, nodes, outputs, attributes), attribute getters with defaults and wrong types,
  * the verifier's errors (each checked for naming the node and the problem), the text printer,
  * the parameter count, and a failure-injection sweep: failing allocation i = 1..N while
@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/test_alloc.h"
-#include "graph.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "core/status.h"
 
 /* Asserts that `st` has `code` and that its message contains every string in `needles`
  * (NULL-terminated), then destroys it. */

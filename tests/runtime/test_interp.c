@@ -5,9 +5,9 @@
  * directions), the sequence ops, and its errors. Expected values are computed here in plain C.
  * Every allocation goes through the test allocator, so a leak fails the test.
  */
-#include "alloc.h"
-#include "graph.h"
-#include "interp.h"
+#include "core/alloc.h"
+#include "ir/graph.h"
+#include "exec/interp.h"
 
 #include "common/test_alloc.h"
 

@@ -8,10 +8,10 @@
  * an op that cannot take strings and for text that is not a number. Expected strings are
  * written out by hand.
  */
-#include "alloc.h"
-#include "graph.h"
-#include "interp_ops.h"
-#include "strtensor.h"
+#include "core/alloc.h"
+#include "ir/graph.h"
+#include "exec/interp_ops.h"
+#include "core/strtensor.h"
 
 #include "common/test_alloc.h"
 

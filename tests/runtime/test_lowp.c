@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/lowp.c: the float8 / float6 / float4 / float8e8m0 formats and the sub-byte integers.
+ * runtime/core/lowp.c: the float8 / float6 / float4 / float8e8m0 formats and the sub-byte integers.
  * Every expected bit pattern is worked out by hand from the format's definition (sign,
  * exponent with its bias, mantissa; subnormals at exponent 0; the NaN / infinity codes each
  * format has) and ONNX Cast's tables for saturate; rounding ties go to the even mantissa. The
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "lowp.h"
+#include "core/lowp.h"
 
 #define SAT EM_LOWP_SATURATE
 

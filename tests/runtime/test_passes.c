@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The graph passes (runtime/passes.h) on a small conv net built here: Conv+BN+Relu,
+ * The graph passes (runtime/passes/passes.h) on a small conv net built here: Conv+BN+Relu,
  * Conv + per-channel constant Add + residual Add + Relu, Conv + x*Sigmoid(x), Conv + Clip with
  * constant bounds, a conv whose output is a graph output (kept), a dead node, a Concat of one
  * value and a Pad of zero pads (both dropped), a channel Concat of two conv outputs (blocked with
@@ -15,7 +15,8 @@
 #include "test_autograd_util.h"
 #include "test_passes_util.h"
 
-#include "passes.h"
+#include "passes/passes.h"
+#include "plan/fold.h"
 
 #include <math.h>
 
@@ -110,7 +111,7 @@ static void run(ember_model *m, const float *x, ember_tensor **outs)
 static void check_case(bool layout, int block)
 {
     ember_model *plain = build(), *opt = build();
-    em_passes_options o = {true, true, layout, block};
+    em_passes_options o = {true, true, layout, block, em_plan_eval_const};
     OK(em_passes_run(opt->g, &o));
     const em_graph *g = opt->g;
     tp_debug_print(g);
@@ -198,7 +199,7 @@ static void test_shared_value_not_fused(void **state)
     int y = op(g, EM_OP_ADD, in, 2, "y");
     OK(em_graph_mark_output(g, y));
     OK(em_graph_infer_shapes(g));
-    em_passes_options o = {true, true, false, 0};
+    em_passes_options o = {true, true, false, 0, em_plan_eval_const};
     OK(em_passes_run(g, &o));
     assert_int_equal(tp_count_op(g, EM_OP_CONV), 1);
     assert_int_equal(tp_count_op(g, EM_OP_RELU), 1);
@@ -240,7 +241,7 @@ static void test_partial_block_convs(void **state)
         OK(em_graph_mark_output(g, y3));
         OK(em_graph_infer_shapes(g));
     }
-    em_passes_options o = {true, true, true, 16};
+    em_passes_options o = {true, true, true, 16, em_plan_eval_const};
     OK(em_passes_run(m[1]->g, &o));
     const em_graph *g = m[1]->g;
     int seen = 0;

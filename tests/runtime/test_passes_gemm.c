@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * MatMul + bias Add -> Gemm (runtime/passes_gemm.c): a transformer-like block on rank-3
+ * MatMul + bias Add -> Gemm (runtime/passes/passes_gemm.c): a transformer-like block on rank-3
  * activations (bias on the left of its Add, a [1, N] bias, a product that is a graph output), a
  * rank-2 product, and the cases that must stay as they are (a product read twice, a bias that
  * is not a constant row, a non-constant B, two symbolic leading dims). The optimized graph must
@@ -14,7 +14,8 @@
 #include "test_autograd_util.h"
 #include "test_passes_util.h"
 
-#include "passes.h"
+#include "passes/passes.h"
+#include "plan/fold.h"
 
 #include <math.h>
 
@@ -71,7 +72,7 @@ static ember_model *build(int64_t d0, int64_t d1)
 static void check(int64_t d0, int64_t d1, int gemms)
 {
     ember_model *plain = build(d0, d1), *opt = build(d0, d1);
-    em_passes_options o = {true, true, false, 0};
+    em_passes_options o = {true, true, false, 0, em_plan_eval_const};
     OK(em_passes_run(opt->g, &o));
     const em_graph *g = opt->g;
     tp_debug_print(g);

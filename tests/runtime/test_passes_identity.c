@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Identity in the graph passes (runtime/passes.c): an Identity of an initializer (what
+ * Identity in the graph passes (runtime/passes/passes.c): an Identity of an initializer (what
  * torch.onnx.export writes for shared weights) becomes an initializer sharing the bytes (no
  * copy at load, none per run); a graph output that Identity copies from a value only it reads
  * (TorchScript's return) is written by the producer itself. The results are checked by a
@@ -12,7 +12,8 @@
 #include <cmocka.h>
 #include "test_autograd_util.h"
 
-#include "passes.h"
+#include "passes/passes.h"
+#include "plan/fold.h"
 
 #define F32 EMBER_DTYPE_F32
 
@@ -44,6 +45,7 @@ static void test_identity_alias_and_forward(void **state)
     OK(em_graph_infer_shapes(g));
     const void *wdata = g->values[wi].init.data;
     em_passes_options o = em_passes_level(EMBER_GRAPH_OPT_BASIC);
+    o.eval = em_plan_eval_const;
     OK(em_passes_run(g, &o));
     assert_int_equal(g->n_nodes, 2);
     assert_int_equal(g->nodes[0].op, EM_OP_ADD);
@@ -91,6 +93,7 @@ static void test_identity_kept(void **state)
     OK(em_graph_verify(g));
     OK(em_graph_infer_shapes(g));
     em_passes_options o = em_passes_level(EMBER_GRAPH_OPT_ALL);
+    o.eval = em_plan_eval_const;
     OK(em_passes_run(g, &o));
     assert_int_equal(g->n_nodes, 4);
     ember_model_destroy(m);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The layout pass through the ops between convs (runtime/passes_layout_ops.c), on three small
+ * The layout pass through the ops between convs (runtime/passes/passes_layout_ops.c), on three small
  * nets built here, with blocks of 16 and 8 and channel counts that leave partial blocks:
  *  - conv -> MaxPool (ceil_mode) -> conv -> AveragePool (pads, count_include_pad);
  *  - densenet's pattern: conv -> MaxPool -> BN -> Relu -> conv, Concat of the pool and that
@@ -22,8 +22,9 @@
 #include "test_autograd_util.h"
 #include "test_passes_util.h"
 
-#include "passes.h"
-#include "planner.h"
+#include "passes/passes.h"
+#include "plan/fold.h"
+#include "plan/planner.h"
 
 #include <math.h>
 #include <string.h>
@@ -138,7 +139,7 @@ static ember_model *build(int which)
 static void check(int which, int block)
 {
     ember_model *plain = build(which), *opt = build(which);
-    em_passes_options o = {true, true, true, block};
+    em_passes_options o = {true, true, true, block, em_plan_eval_const};
     OK(em_passes_run(opt->g, &o));
     const em_graph *g = opt->g;
     tp_debug_print(g);
@@ -233,7 +234,7 @@ static void test_not_blocked(void **state)
     OK(em_graph_mark_output(g, sq));
     OK(em_graph_verify(g));
     OK(em_graph_infer_shapes(g));
-    em_passes_options o = {true, true, true, 16};
+    em_passes_options o = {true, true, true, 16, em_plan_eval_const};
     OK(em_passes_run(g, &o));
     assert_int_equal(tp_count_op(g, EM_OP_FUSEDCONV), 2);
     assert_int_equal(tp_count_op(g, EM_OP_BATCHNORM), 1);
@@ -284,7 +285,7 @@ static ember_model *build_dense_block(int64_t batch, bool passes, int block, int
     OK(em_graph_verify(g));
     OK(em_graph_infer_shapes(g));
     if (passes) {
-        em_passes_options o = {true, true, true, block};
+        em_passes_options o = {true, true, true, block, em_plan_eval_const};
         OK(em_passes_run(g, &o));
     }
     em_plan *p = NULL;

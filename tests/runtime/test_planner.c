@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/planner.c on small graphs built here (the reference kernels cover every op):
+ * runtime/plan/planner.c on small graphs built here (the reference kernels cover every op):
  * concrete shapes; the arena INVARIANT that no two buffers whose lifetimes [first, last]
  * intersect overlap in [offset, offset + align_up(bytes + EM_TAIL_PAD, 64)), with 64-aligned
  * offsets; a data-flow check that no write lands on bytes another value still needs;
@@ -20,11 +20,11 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/rng.h"
 #include "common/test_alloc.h"
-#include "planner.h"
-#include "status.h"
+#include "plan/planner.h"
+#include "core/status.h"
 
 /* Zero weights, large enough for every Conv/Gemm built here (planning never reads them). */
 static float zeros[64 * 64 * 9];

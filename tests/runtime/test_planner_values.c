@@ -4,10 +4,10 @@
  * input), plans reused only for equal values, constant subgraphs folded once and skipped at
  * run time, and a keyed input's value missing at prepare time.
  */
-#include "api_internal.h"
-#include "alloc.h"
-#include "graph.h"
-#include "planner.h"
+#include "api/api_internal.h"
+#include "core/alloc.h"
+#include "ir/graph.h"
+#include "plan/planner.h"
 
 #include "common/test_alloc.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/registry.c: em_registry_find returns exactly the entries that match (op, device,
+ * runtime/plan/registry.c: em_registry_find returns exactly the entries that match (op, device,
  * ISA subset, dtype or UNDEFINED = any), best priority first, compared with an independent
  * filter over em_registry_at(); isa = 0 gives only portable entries; `cap` truncates to the
  * best ones. The "every op has a reference kernel" rule: each op in ops.def has a portable
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "kernel.h"
+#include "plan/kernel.h"
 
 enum { MAX_K = 4096 };
 

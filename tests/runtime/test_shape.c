@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape.c: em_shape_infer_node per op against sizes computed independently here:
+ * runtime/shape/shape.c: em_shape_infer_node per op against sizes computed independently here:
  * Conv and pools by counting window positions (or the ONNX formula written out, for
  * ceil_mode), Gemm/MatMul/broadcasting by numpy rules, Reshape's 0 / -1 / allowzero, Flatten
  * and Softmax axes, and the errors (each naming the node). em_graph_infer_shapes keeps a
@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "shape.h"
-#include "status.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 /* ---- fixtures ------------------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_attn.c: the attn family's shape functions through em_shape_infer_node.
+ * runtime/shape/shape_attn.c: the attn family's shape functions through em_shape_infer_node.
  * Attention (4-D and 3-D, GQA, V head size of its own, past and present, qk_matmul_output,
  * symbolic batch and sequence kept, unknown dims where a past length is unknown) and its errors
  * (mixed ranks, 3-D without head counts, heads that do not divide, head sizes, past without
@@ -19,9 +19,9 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #include "test_shape_util.h"
 

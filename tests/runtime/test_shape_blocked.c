@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_blocked.c: BlockedPool (each pool kind, ceil_mode, pads, auto_pad, a symbolic
+ * runtime/shape/shape_blocked.c: BlockedPool (each pool kind, ceil_mode, pads, auto_pad, a symbolic
  * batch and unknown spatial dims kept) and BlockedAffine (every per-channel operand form, absent
  * operands, activations), and the errors, each naming the node: missing or wrong `channels`,
  * a plain or wrongly blocked X, an unknown `pool`, operands of another shape or dtype, an
@@ -16,9 +16,9 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #include "test_shape_util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shape inference over graphs with subgraphs (runtime/shape.c, shape_ctrl.c): subgraph inputs
+ * Shape inference over graphs with subgraphs (runtime/shape/shape.c, shape_ctrl.c): subgraph inputs
  * that arrive without a dtype (an outer value captured by name, which the loader adds before
  * the outer graph is inferred; a Loop's loop-carried value with no declared type) take the
  * dtype of what is bound to them, so the body's nodes and the node's outputs are typed at load
@@ -15,7 +15,7 @@
 
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
-#include "graph.h"
+#include "ir/graph.h"
 
 static int value(const em_graph *g, const char *name)
 {

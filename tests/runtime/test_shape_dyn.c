@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_dyn.c: NonZero, Unique and Compress through em_shape_infer_node. Without the
+ * runtime/shape/shape_dyn.c: NonZero, Unique and Compress through em_shape_infer_node. Without the
  * deciding input's value the data-decided dims are unknown (never an error) and the others
  * exact (NonZero's rank row, Unique's inverse_indices length, Compress's other axes); with it
  * they are exact: NonZero over float zeros of both signs and NaN, 0-D inputs; Unique with and
@@ -18,9 +18,9 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #include "test_shape_util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_loss.c: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss shapes through
+ * runtime/shape/shape_loss.c: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss shapes through
  * em_shape_infer_node: reduction none ([N, d1..dk]) / sum / mean / absent (scalars), dims
  * taken from the target where the input's are unknown, unknown ranks, SCE's log_prob, and
  * the errors (each naming the node).
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #include "test_shape_util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_math.c: the math family's shape functions through em_shape_infer_node: Cast
+ * runtime/shape/shape_math.c: the math family's shape functions through em_shape_infer_node: Cast
  * ('to', missing, types ember lacks), CastLike, comparisons (bool, broadcasting), Where
  * (three-way broadcasting, bool condition, X/Y dtypes), variadic Max/Min/Sum/Mean, Pow (mixed
  * dtypes), Clip (absent and scalar bounds), PRelu (unidirectional slope), IsNaN/IsInf, and the
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "shape.h"
-#include "status.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 /* A graph holding one node of `op` with n_in inputs (absent where `absent` has bit i). */
 typedef struct fx {

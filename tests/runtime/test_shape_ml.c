@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_ml.c: ArrayFeatureExtractor (last dim replaced by the index count, 1-D X as
+ * runtime/shape/shape_ml.c: ArrayFeatureExtractor (last dim replaced by the index count, 1-D X as
  * [1, n], symbols kept), LabelEncoder (X's shape, the values' dtype) and TreeEnsemble
  * ([N, n_targets]), with their errors.
  */

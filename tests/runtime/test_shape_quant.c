@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_quant.c: the quant family's shape functions through em_shape_infer_node.
+ * runtime/shape/shape_quant.c: the quant family's shape functions through em_shape_infer_node.
  * QuantizeLinear (output dtype from the zero point, output_dtype or uint8; per-tensor,
  * per-axis and blocked scales checked against x), DequantizeLinear (scale's dtype or
  * output_dtype), DynamicQuantizeLinear's three outputs, MatMulInteger / QLinearMatMul (numpy
@@ -17,9 +17,9 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #include "test_shape_util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_random.c: RandomUniform/RandomNormal (shape and dtype attributes, default
+ * runtime/shape/shape_random.c: RandomUniform/RandomNormal (shape and dtype attributes, default
  * f32), their *Like forms and Bernoulli (the input's shape; dtype from the attribute or the
  * input, symbolic dims kept), Multinomial ([batch, sample_size], int32 default or int64) and
  * Dropout (output like data, bool mask); the errors, each naming the node.

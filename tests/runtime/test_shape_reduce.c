@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_reduce.c: the reduce family's shape functions through em_shape_infer_node.
+ * runtime/shape/shape_reduce.c: the reduce family's shape functions through em_shape_infer_node.
  * Reduce*-18 with constant axes (one, negative, several, keepdims 0/1), absent and empty axes
  * (all axes, or noop), axes whose values are unknown (rank kept or dropped by the axes count,
  * dims unknown, never an error), symbolic dims passed through; ArgMax/ArgMin; TopK with K known
@@ -19,9 +19,9 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #include "test_shape_util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_rnn.c: RNN, GRU and LSTM shapes through em_shape_infer_node: Y, Y_h and Y_c
+ * runtime/shape/shape_rnn.c: RNN, GRU and LSTM shapes through em_shape_infer_node: Y, Y_h and Y_c
  * for layouts 0 and 1, forward / reverse / bidirectional, hidden from the hidden_size
  * attribute or from R, unknown ranks and dims (unknown outputs, never errors), symbolic seq
  * and batch dims kept, fewer outputs, and the errors (each naming the node).

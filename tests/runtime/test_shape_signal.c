@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_signal.c: the signal family's shape functions through em_shape_infer_node.
+ * runtime/shape/shape_signal.c: the signal family's shape functions through em_shape_infer_node.
  * Windows (size known or not, int32/int64, output_datatype), DFT-20 (axis and dft_length
  * absent, known and unknown; onesided; symbolic dims kept), STFT (frame_length from the input,
  * the window or the signal; frames; onesided), MelWeightMatrix, and the errors, each naming

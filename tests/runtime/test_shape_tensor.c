@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_tensor.c: the tensor family's shape functions through em_shape_infer_node,
+ * runtime/shape/shape_tensor.c: the tensor family's shape functions through em_shape_infer_node,
  * against sizes worked out here from the ONNX specs: constant value inputs (axes, starts,
  * shape, repeats, pads, split, Range bounds, depth) give known dims; the same inputs without
  * a value give unknown dims (never an error); symbolic dims pass through where the op keeps
@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "shape.h"
-#include "status.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #define UNK (-1) /* an expected unknown dim */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape_text.c through em_shape_infer_node. StringNormalizer: the input's shape
+ * runtime/shape/shape_text.c through em_shape_infer_node. StringNormalizer: the input's shape
  * without stopwords, an unknown length with stopwords and no value, the exact count with one
  * (at least 1, [1, C] kept 2-D; case-insensitive matching); StringSplit: one more dim, unknown
  * or the most pieces of any element, Z of the input's shape; StringConcat broadcasting;
@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #include "test_shape_util.h"
 

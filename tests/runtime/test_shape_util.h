@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph.h"
-#include "shape.h"
-#include "status.h"
+#include "ir/graph.h"
+#include "shape/shape.h"
+#include "core/status.h"
 
 #define UNK (-1) /* a dim that is (expected) unknown; below -1: the symbol -d - 1 */
 #define SN_MAX_IO 16

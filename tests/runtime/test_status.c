@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/status.c: status objects carry a code and a formatted message; NULL is success
+ * runtime/core/status.c: status objects carry a code and a formatted message; NULL is success
  * ("ok"); em_status_wrap prefixes the message and keeps the code; the out-of-memory status
  * is one static object that destroy ignores (so reporting OOM never allocates); every
  * ember_code has a name.
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "status.h"
+#include "core/status.h"
 
 static void test_null_is_ok(void **state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/strtensor.c: packed string storages (NULL and empty elements, explicit lengths with
+ * runtime/core/strtensor.c: packed string storages (NULL and empty elements, explicit lengths with
  * bytes past them, no elements), keeping bytes alive (a copy outlives its source; keeping is
  * flattened one level deep and never duplicated), kernel output arenas (many small strings
  * and one larger than a chunk, the first recorded error winning, out of memory through a
@@ -19,8 +19,8 @@
 
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
-#include "status.h"
-#include "strtensor.h"
+#include "core/status.h"
+#include "core/strtensor.h"
 
 static void test_pack(void **state)
 {

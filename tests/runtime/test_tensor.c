@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/tensor.c: dtype sizes and names for every ember_dtype; checked element and byte
+ * runtime/core/tensor.c: dtype sizes and names for every ember_dtype; checked element and byte
  * counts (negative dims, int64 and size_t overflow); shape strings; reference-counted
  * storage of the three kinds (owned, borrowed, mmap of a temp file) with leak-checked and
  * failure-injected allocators; a missing file is EMBER_ERR_IO naming the path.
@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "common/test_alloc.h"
-#include "tensor.h"
+#include "core/tensor.h"
 
 static void test_dtype_table(void **state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/text.c: case mapping swept over whole blocks with the rules of the Unicode charts
+ * runtime/ir/text.c: case mapping swept over whole blocks with the rules of the Unicode charts
  * written out here (ASCII, Latin-1 with ÿ <-> Ÿ, µ -> Μ and ß -> SS, Latin Extended-A pairs,
  * Greek with final sigma, Cyrillic), single letters from Latin Extended-B, Greek tonos,
  * Armenian and fullwidth forms, invalid UTF-8 rejected with its offset; case-insensitive
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "strtensor.h"
-#include "text.h"
+#include "core/strtensor.h"
+#include "ir/text.h"
 
 /* The one-code-point mapping of cp, checked through em_text_case_map. */
 static void expect_map(uint32_t cp, bool upper, const char *want)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/thread.c: em_parallel_for covers [0, n) exactly once (hits counted with atomics)
+ * runtime/core/thread.c: em_parallel_for covers [0, n) exactly once (hits counted with atomics)
  * for many (n, grain, pool size) triples, with chunks of at least `grain` items except the
  * last; a NULL pool runs serially on the caller; a second caller on a busy pool runs its loop
  * serially instead of waiting (checked deterministically while the first loop is held); two
@@ -31,7 +31,7 @@
 #include <cmocka.h>
 
 #include "common/test_alloc.h"
-#include "thread.h"
+#include "core/thread.h"
 
 /* ---- coverage ------------------------------------------------------------------------- */
 

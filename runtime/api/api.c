@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ember.h: versions, build info, options, models and tensors. Sessions are in session.c.
+ * Models are told apart by content: a zip archive (TorchScript) starts with "PK\3\4"; an ONNX
+ * ModelProto is a protobuf whose first field is ir_version (tag 0x08).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "api/api_internal.h"
+
+#include "core/alloc.h"
+#include "plan/backends.h"
+#include "build_config.h"
+#include "exec/interp.h"
+#include "plan/kernel.h"
+#include "passes/passes.h"
+#include "plan/fold.h"
+#include "core/status.h"
+
+#include "loaders/npy/npy.h"
+#ifdef EMBER_HAVE_ONNX
+#include "loaders/onnx/onnx.h"
+#include "loaders/torchscript/ts.h"
+#endif
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+const char *ember_version_string(void)
+{
+    return STR(EMBER_VERSION_MAJOR) "." STR(EMBER_VERSION_MINOR) "." STR(EMBER_VERSION_PATCH);
+}
+
+int ember_version_number(void) { return EMBER_VERSION_NUMBER; }
+
+static pthread_once_t info_once = PTHREAD_ONCE_INIT;
+static char build_info[512];
+
+static void build_info_make(void)
+{
+    char isa[256];
+    em_isa_list(em_cpu_features(), isa, sizeof isa);
+    snprintf(build_info, sizeof build_info,
+             "version=%s arch=%s compiler=%s build=%s isa=%s backends=cpu,%s loaders=%s "
+             "cuda=%s cuda_devices=%d",
+             ember_version_string(), EMBER_BUILD_SYSTEM_PROCESSOR, EMBER_BUILD_COMPILER,
+             EMBER_BUILD_TYPE, isa, em_registry_backends(),
+#ifdef EMBER_HAVE_ONNX
+             "npy,onnx",
+#else
+             "npy",
+#endif
+#ifdef EMBER_HAVE_CUDA
+#ifdef EMBER_HAVE_CUDNN
+             "on+cudnn",
+#else
+             "on",
+#endif
+#else
+             "off",
+#endif
+             em_backend_cuda_devices());
+}
+
+const char *ember_build_info(void)
+{
+    pthread_once(&info_once, build_info_make);
+    return build_info;
+}
+
+/* ---- model options ---- */
+
+ember_status *ember_model_options_create(ember_model_options **out)
+{
+    if (out == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_options_create: NULL out");
+    }
+    *out = calloc(1, sizeof **out);
+    return *out == NULL ? em_status_oom() : NULL;
+}
+
+void ember_model_options_destroy(ember_model_options *opts) { free(opts); }
+
+ember_status *ember_model_options_set_input_rank(ember_model_options *opts, size_t index,
+                                                 ember_dtype dtype, int rank)
+{
+    if (opts == NULL || index >= EM_MAX_INPUT_SPECS || rank < -1 || rank > EMBER_MAX_RANK ||
+        (dtype != EMBER_DTYPE_UNDEFINED && !em_dtype_valid(dtype))) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_options_set_input_rank: bad argument "
+                             "(index %zu of at most %d, rank %d of -1..%d)", index,
+                             EM_MAX_INPUT_SPECS - 1, rank, EMBER_MAX_RANK);
+    }
+    opts->input_dtype[index] = dtype;
+    opts->input_rank[index] = rank;
+    opts->input_set[index] = true;
+    if (index >= opts->n_inputs) {
+        opts->n_inputs = index + 1;
+    }
+    return NULL;
+}
+
+ember_status *ember_model_options_set_graph_optimization(ember_model_options *opts,
+                                                         ember_graph_opt level)
+{
+    if (opts == NULL || (level != EMBER_GRAPH_OPT_NONE && level != EMBER_GRAPH_OPT_BASIC &&
+                         level != EMBER_GRAPH_OPT_ALL)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "model_options_set_graph_optimization: %s (levels: NONE 0, BASIC 1, "
+                             "ALL 2)",
+                             opts == NULL ? "NULL options" : "unknown level");
+    }
+    opts->graph_opt = level;
+    opts->has_graph_opt = true;
+    return NULL;
+}
+
+void ember_model_options_set_allocator(ember_model_options *opts, const ember_allocator *alloc)
+{
+    if (opts == NULL) {
+        return;
+    }
+    opts->has_alloc = alloc != NULL;
+    if (alloc != NULL) {
+        opts->alloc = *alloc;
+    }
+}
+
+void ember_model_options_set_log(ember_model_options *opts, ember_log_fn fn, void *ctx,
+                                 ember_log_level max_level)
+{
+    if (opts != NULL) {
+        opts->log = fn;
+        opts->log_ctx = ctx;
+        opts->log_level = max_level;
+    }
+}
+
+void em_model_log(const ember_model *m, ember_log_level level, const char *fmt, ...)
+{
+    if (m->log == NULL || level > m->log_level) {
+        return;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    m->log(m->log_ctx, level, msg);
+}
+
+/* ---- models ---- */
+
+static ember_status *model_new(const ember_model_options *opts, ember_model **out)
+{
+    const ember_allocator *ual = opts != NULL && opts->has_alloc ? &opts->alloc : NULL;
+    ember_model *m = em_calloc(ual, 1, sizeof *m);
+    if (m == NULL) {
+        return em_status_oom();
+    }
+    if (ual != NULL) {
+        m->alloc = *ual;
+        m->al = &m->alloc;
+    }
+    m->graph_opt = opts != NULL && opts->has_graph_opt ? opts->graph_opt : EMBER_GRAPH_OPT_ALL;
+    if (opts != NULL) {
+        m->log = opts->log;
+        m->log_ctx = opts->log_ctx;
+        m->log_level = opts->log_level;
+    }
+    ember_status *st = em_graph_new(m->al, &m->g);
+    if (st != NULL) {
+        em_free(m->al, m);
+        return st;
+    }
+    *out = m;
+    return NULL;
+}
+
+void ember_model_destroy(ember_model *m)
+{
+    if (m == NULL) {
+        return;
+    }
+    em_graph_destroy(m->g);
+    em_storage_release(m->bytes);
+    for (size_t i = 0; m->opset_domains != NULL && i < m->n_opsets; i++) {
+        em_free(m->al, m->opset_domains[i]);
+    }
+    em_free(m->al, m->opset_domains);
+    em_free(m->al, m->opset_versions);
+    ember_allocator al = m->alloc;
+    em_free(m->al != NULL ? &al : NULL, m);
+}
+
+static ember_status *model_finish(ember_model *m)
+{
+    ember_status *st = em_graph_verify(m->g);
+    if (st == NULL) {
+        st = em_graph_infer_shapes(m->g);
+    }
+    if (st == NULL) {
+        em_passes_options po = em_passes_level(m->graph_opt);
+        po.eval = em_plan_eval_const;
+        st = em_passes_run(m->g, &po);
+    }
+    if (st == NULL) { /* e.g. the weights that Conv+BatchNorm folding replaced */
+        st = em_graph_drop_unused_image(m->g, m->bytes);
+    }
+    return st;
+}
+
+ember_status *ember_model_load_builtin(const char *name, const ember_model_options *opts,
+                                       ember_model **out)
+{
+    ember_status *st = NULL;
+    ember_model *m = NULL;
+    if (out == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_load_builtin: NULL out");
+    }
+    *out = NULL;
+    if (name != NULL && strcmp(name, "default") != 0 && strcmp(name, "mnist") != 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "no built-in model named '%s' (there is: default)", name);
+    }
+    EMBER_TRY(model_new(opts, &m));
+    m->format = "builtin";
+    EMBER_TRY(em_builtin_default(m->g));
+    EMBER_TRY(model_finish(m));
+    *out = m;
+    return NULL;
+fail:
+    ember_model_destroy(m);
+    return st;
+}
+
+/* Whether a byte can open a ModelProto: the tag of one of its fields with the right wire type
+ * (ir_version, producer_name/version, domain, model_version, doc_string, graph, opset_import,
+ * metadata_props). */
+static bool onnx_first_tag(unsigned char b)
+{
+    static const unsigned char tags[] = {0x08, 0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42, 0x72};
+    return memchr(tags, b, sizeof tags) != NULL;
+}
+
+#ifdef EMBER_HAVE_ONNX
+static ember_status *load_onnx(ember_model *m, const char *path)
+{
+    em_onnx_opsets os = {0};
+    ember_status *st = em_onnx_load(m->bytes, path, m->g, &os);
+    if (st == NULL) {
+        m->format = "onnx";
+        m->n_opsets = os.n;
+        m->opset_domains = os.domains;
+        m->opset_versions = os.versions;
+    }
+    return st;
+}
+#endif
+
+#ifdef EMBER_HAVE_TORCHSCRIPT
+static ember_status *load_torchscript(ember_model *m, const char *path)
+{
+    em_ts_input_spec spec[EM_MAX_INPUT_SPECS];
+    size_t n = m->opts != NULL ? m->opts->n_inputs : 0;
+    for (size_t i = 0; i < n; i++) {
+        bool set = m->opts->input_set[i];
+        spec[i].dtype = set ? m->opts->input_dtype[i] : EMBER_DTYPE_UNDEFINED;
+        spec[i].rank = set ? m->opts->input_rank[i] : -1;
+    }
+    ember_status *st = em_ts_load(m->bytes, path, spec, n, m->g);
+    if (st == NULL) {
+        m->format = "torchscript";
+    }
+    return st;
+}
+#endif
+
+/* Identifies the format of a model image and hands it to its loader. `path` is NULL for a
+ * model from memory. */
+static ember_status *load_image(ember_model *m, const char *path)
+{
+    const char *what = path != NULL ? path : "<memory>";
+    const unsigned char *d = em_storage_data(m->bytes);
+    size_t n = em_storage_size(m->bytes);
+    if (n >= 4 && memcmp(d, "PK\003\004", 4) == 0) {
+#ifdef EMBER_HAVE_TORCHSCRIPT
+        return load_torchscript(m, path);
+#else
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "%s: a TorchScript archive; this build has no TorchScript loader "
+                             "(configured with EMBER_WITH_TORCHSCRIPT=OFF or without libzip)",
+                             what);
+#endif
+    }
+    if (n >= 2 && d[0] == 0x80 && d[1] == 0x02) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: a pickle written by torch.save(); "
+                             "ember reads TorchScript archives (torch.jit.save)", what);
+    }
+    if (n >= 2 && onnx_first_tag(d[0])) {
+#ifdef EMBER_HAVE_ONNX
+        return load_onnx(m, path);
+#else
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "%s: looks like an ONNX model; this build has no ONNX loader "
+                             "(configured with EMBER_WITH_ONNX=OFF or without protobuf-c)",
+                             what);
+#endif
+    }
+    return em_status_new(EMBER_ERR_INVALID_MODEL,
+                         "%s: not a model ember knows (neither an ONNX protobuf nor a "
+                         "TorchScript zip archive)",
+                         what);
+}
+
+ember_status *ember_model_load_file(const char *path, const ember_model_options *opts,
+                                    ember_model **out)
+{
+    ember_status *st = NULL;
+    ember_model *m = NULL;
+    if (out == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_load_file: NULL argument");
+    }
+    *out = NULL;
+    EMBER_TRY(model_new(opts, &m));
+    EMBER_TRY(em_storage_new_mmap(m->al, path, &m->bytes));
+    m->opts = opts;
+    EMBER_TRY(load_image(m, path));
+    m->opts = NULL;
+    EMBER_TRY(model_finish(m));
+    *out = m;
+    return NULL;
+fail:
+    ember_model_destroy(m);
+    return st;
+}
+
+ember_status *ember_model_load_memory(const void *data, size_t size, unsigned flags,
+                                      const ember_model_options *opts, ember_model **out)
+{
+    ember_status *st = NULL;
+    ember_model *m = NULL;
+    if (out == NULL || (data == NULL && size > 0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_load_memory: NULL argument");
+    }
+    *out = NULL;
+    EMBER_TRY(model_new(opts, &m));
+    if (flags & EMBER_LOAD_BORROW) {
+        EMBER_TRY(em_storage_new_borrowed(m->al, (void *)data, size, &m->bytes));
+    } else {
+        EMBER_TRY(em_storage_new_owned(m->al, size, &m->bytes));
+        if (size > 0) {
+            memcpy(em_storage_data(m->bytes), data, size);
+        }
+    }
+    m->opts = opts;
+    EMBER_TRY(load_image(m, NULL));
+    m->opts = NULL;
+    EMBER_TRY(model_finish(m));
+    *out = m;
+    return NULL;
+fail:
+    ember_model_destroy(m);
+    return st;
+}
+
+const char *ember_model_format(const ember_model *m) { return m->format; }
+size_t ember_model_input_count(const ember_model *m) { return (size_t)m->g->n_inputs; }
+size_t ember_model_output_count(const ember_model *m) { return (size_t)m->g->n_outputs; }
+
+static const em_value *io_value(const ember_model *m, size_t i, bool input)
+{
+    const em_graph *g = m->g;
+    if (input) {
+        return i < (size_t)g->n_inputs ? &g->values[g->inputs[i]] : NULL;
+    }
+    return i < (size_t)g->n_outputs ? &g->values[g->outputs[i]] : NULL;
+}
+
+const char *ember_model_input_name(const ember_model *m, size_t i)
+{
+    const em_value *v = io_value(m, i, true);
+    return v ? v->name : NULL;
+}
+
+const char *ember_model_output_name(const ember_model *m, size_t i)
+{
+    const em_value *v = io_value(m, i, false);
+    return v ? v->name : NULL;
+}
+
+ember_dtype ember_model_input_dtype(const ember_model *m, size_t i)
+{
+    const em_value *v = io_value(m, i, true);
+    return v ? v->dtype : EMBER_DTYPE_UNDEFINED;
+}
+
+ember_dtype ember_model_output_dtype(const ember_model *m, size_t i)
+{
+    const em_value *v = io_value(m, i, false);
+    return v ? v->dtype : EMBER_DTYPE_UNDEFINED;
+}
+
+static int value_shape(const em_value *v, int64_t *dims, int cap)
+{
+    if (v == NULL || v->rank < 0) {
+        return -1;
+    }
+    for (int d = 0; d < v->rank && d < cap; d++) {
+        dims[d] = v->dims[d].v;
+    }
+    return v->rank;
+}
+
+int ember_model_input_shape(const ember_model *m, size_t i, int64_t *dims, int cap)
+{
+    return value_shape(io_value(m, i, true), dims, cap);
+}
+
+int ember_model_output_shape(const ember_model *m, size_t i, int64_t *dims, int cap)
+{
+    return value_shape(io_value(m, i, false), dims, cap);
+}
+
+static const char *dim_name(const ember_model *m, const em_value *v, int d)
+{
+    if (v == NULL || d < 0 || d >= v->rank || v->dims[d].sym <= 0) {
+        return NULL;
+    }
+    return m->g->sym_names[v->dims[d].sym - 1];
+}
+
+const char *ember_model_input_dim_name(const ember_model *m, size_t i, int d)
+{
+    return dim_name(m, io_value(m, i, true), d);
+}
+
+const char *ember_model_output_dim_name(const ember_model *m, size_t i, int d)
+{
+    return dim_name(m, io_value(m, i, false), d);
+}
+
+size_t ember_model_node_count(const ember_model *m) { return (size_t)m->g->n_nodes; }
+
+const char *ember_model_node_op(const ember_model *m, size_t i)
+{
+    return i < (size_t)m->g->n_nodes ? em_op_name(m->g->nodes[i].op) : NULL;
+}
+
+const char *ember_model_node_name(const ember_model *m, size_t i)
+{
+    return i < (size_t)m->g->n_nodes ? m->g->nodes[i].name : NULL;
+}
+
+int64_t ember_model_param_count(const ember_model *m) { return em_graph_param_count(m->g); }
+
+ember_status *ember_model_graph_text(const ember_model *m, char **text)
+{
+    if (m == NULL || text == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_graph_text: NULL argument");
+    }
+    return em_graph_to_text(m->g, text);
+}
+
+/* ---- tensors ---- */
+
+static ember_status *check_shape(ember_dtype dt, const int64_t *dims, int rank, size_t *nbytes)
+{
+    em_tensor t = {0};
+    if (!em_dtype_valid(dt)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor: unknown dtype %d", (int)dt);
+    }
+    if (rank < 0 || rank > EMBER_MAX_RANK || (rank > 0 && dims == NULL)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor: rank %d out of range 0..%d", rank,
+                             EMBER_MAX_RANK);
+    }
+    em_tensor_set_shape(&t, dt, dims, rank);
+    if (!em_tensor_nbytes_checked(&t, nbytes)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor: negative or overflowing dims");
+    }
+    return NULL;
+}
+
+ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, const int64_t *dims,
+                                  int rank, ember_tensor **out)
+{
+    size_t nbytes;
+    ember_status *st = check_shape(dt, dims, rank, &nbytes);
+    if (st != NULL) {
+        return st;
+    }
+    ember_tensor *t = em_calloc(al, 1, sizeof *t);
+    if (t == NULL) {
+        return em_status_oom();
+    }
+    if (al != NULL) {
+        t->alloc = *al;
+        t->al = &t->alloc;
+    }
+    em_tensor_set_shape(&t->t, dt, dims, rank);
+    t->nbytes = nbytes;
+    t->owned = true;
+    t->t.data = em_aligned_alloc(t->al, nbytes);
+    if (t->t.data == NULL) {
+        em_free(al, t);
+        return em_status_oom();
+    }
+    memset(t->t.data, 0, em_align_up(nbytes ? nbytes : 1, 64));
+    *out = t;
+    return NULL;
+}
+
+ember_status *ember_tensor_create(ember_dtype dtype, const int64_t *dims, int rank,
+                                  ember_tensor **out)
+{
+    if (out == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_create: NULL out");
+    }
+    *out = NULL;
+    return em_tensor_new_owned(NULL, dtype, dims, rank, out);
+}
+
+ember_status *ember_tensor_wrap(ember_dtype dtype, const int64_t *dims, int rank, void *data,
+                                size_t nbytes, ember_tensor **out)
+{
+    size_t need;
+    if (out == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_wrap: NULL out");
+    }
+    *out = NULL;
+    ember_status *st = check_shape(dtype, dims, rank, &need);
+    if (st != NULL) {
+        return st;
+    }
+    if (nbytes != need || (data == NULL && need > 0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "tensor_wrap: %zu bytes given, the shape needs %zu", nbytes, need);
+    }
+    ember_tensor *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        return em_status_oom();
+    }
+    em_tensor_set_shape(&t->t, dtype, dims, rank);
+    t->t.data = data;
+    t->nbytes = nbytes;
+    *out = t;
+    return NULL;
+}
+
+void ember_tensor_destroy(ember_tensor *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    ember_allocator al = t->alloc;
+    const ember_allocator *a = t->al != NULL ? &al : NULL;
+    for (size_t i = 0; i < t->n_items; i++) {
+        ember_tensor_destroy(t->items[i]);
+    }
+    em_free(a, t->items);
+    em_storage_release(t->keep);
+    if (t->owned) {
+        em_aligned_free(a, t->t.data);
+        em_free(a, t);
+    } else {
+        free(t);
+    }
+}
+
+ember_dtype ember_tensor_dtype(const ember_tensor *t) { return t->t.dtype; }
+int ember_tensor_rank(const ember_tensor *t) { return t->t.rank; }
+const int64_t *ember_tensor_dims(const ember_tensor *t) { return t->t.dims; }
+int64_t ember_tensor_elem_count(const ember_tensor *t) { return em_tensor_numel(&t->t); }
+size_t ember_tensor_nbytes(const ember_tensor *t) { return t->nbytes; }
+void *ember_tensor_data(ember_tensor *t) { return t->t.data; }
+
+ember_status *ember_tensor_load_npy_memory(const void *data, size_t size, const char *what,
+                                           ember_tensor **out)
+{
+    em_tensor shape = {0};
+    em_storage *s = NULL;
+    ember_tensor *t = NULL;
+    if (out == NULL || (data == NULL && size > 0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load_npy: NULL argument");
+    }
+    *out = NULL;
+    ember_status *st = em_npy_read(data, size, what, NULL, &shape, &s);
+    if (st != NULL) {
+        return st;
+    }
+    st = em_tensor_new_owned(NULL, shape.dtype, shape.dims, shape.rank, &t);
+    if (st == NULL && t->nbytes > 0) {
+        memcpy(t->t.data, em_storage_data(s), t->nbytes);
+    }
+    if (st == NULL && shape.dtype == EMBER_DTYPE_STRING) {
+        t->keep = em_storage_retain(s); /* a packed string storage: the bytes follow */
+    }
+    em_storage_release(s);
+    *out = t;
+    return st;
+}
+
+ember_status *ember_tensor_load_npy(const char *path, ember_tensor **out)
+{
+    em_storage *s = NULL;
+    if (out == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load_npy: NULL argument");
+    }
+    *out = NULL;
+    ember_status *st = em_storage_new_mmap(NULL, path, &s);
+    if (st != NULL) {
+        return st;
+    }
+    st = ember_tensor_load_npy_memory(em_storage_data(s), em_storage_size(s), path, out);
+    em_storage_release(s);
+    return st;
+}
+
+ember_status *ember_tensor_save_npy(const ember_tensor *t, const char *path)
+{
+    void *buf = NULL;
+    size_t n = 0;
+    if (t == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_save_npy: NULL argument");
+    }
+    ember_status *st = em_npy_write(&t->t, &buf, &n);
+    if (st != NULL) {
+        return st;
+    }
+    st = em_api_write_file(path, buf, n);
+    free(buf);
+    return st;
+}
+
+ember_status *em_api_write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) {
+        return em_status_new(EMBER_ERR_IO, "%s: cannot open for writing: %s", path,
+                             strerror(errno));
+    }
+    bool ok = fwrite(data, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    return ok ? NULL : em_status_new(EMBER_ERR_IO, "%s: write failed", path);
+}
+
+/* ---- ONNX tensors and opsets ---- */
+
+#ifdef EMBER_HAVE_ONNX
+/* Moves an em_storage holding exactly a tensor's bytes into a new owned ember_tensor. */
+static ember_status *tensor_from_storage(const em_tensor *shape, em_storage *s,
+                                         ember_tensor **out)
+{
+    ember_tensor *t = NULL;
+    ember_status *st = em_tensor_new_owned(NULL, shape->dtype, shape->dims, shape->rank, &t);
+    if (st == NULL && t->nbytes > 0) {
+        memcpy(t->t.data, em_storage_data(s), t->nbytes);
+    }
+    if (st == NULL && shape->dtype == EMBER_DTYPE_STRING) {
+        t->keep = em_storage_retain(s); /* a packed string storage: the bytes follow */
+    }
+    *out = t;
+    return st;
+}
+#endif
+
+static ember_status *tensor_load_pb(const void *data, size_t size, const char *what,
+                                    const char *path, ember_tensor **out)
+{
+#ifdef EMBER_HAVE_ONNX
+    em_tensor shape = {0};
+    em_storage *s = NULL;
+    ember_status *st = em_onnx_read_tensor(data, size, what, path, NULL, &shape, &s);
+    if (st == NULL) {
+        st = tensor_from_storage(&shape, s, out);
+    }
+    em_storage_release(s);
+    return st;
+#else
+    (void)data;
+    (void)size;
+    (void)path;
+    (void)out;
+    return em_status_new(EMBER_ERR_UNSUPPORTED,
+                         "%s: an ONNX TensorProto; this build has no ONNX loader",
+                         what != NULL ? what : "<memory>");
+#endif
+}
+
+ember_status *ember_tensor_load_pb_memory(const void *data, size_t size, const char *what,
+                                          ember_tensor **out)
+{
+    if (out == NULL || (data == NULL && size > 0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load_pb: NULL argument");
+    }
+    *out = NULL;
+    return tensor_load_pb(data, size, what, NULL, out);
+}
+
+/* Maps `path` and reads it as .npy (npy true), .pb (false) or by content (pick true). */
+static ember_status *tensor_load_file(const char *path, bool pick, bool npy, ember_tensor **out)
+{
+    em_storage *s = NULL;
+    if (out == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load: NULL argument");
+    }
+    *out = NULL;
+    ember_status *st = em_storage_new_mmap(NULL, path, &s);
+    if (st != NULL) {
+        return st;
+    }
+    const void *d = em_storage_data(s);
+    size_t n = em_storage_size(s);
+    if (pick) {
+        npy = n >= 6 && memcmp(d, "\x93NUMPY", 6) == 0;
+    }
+    st = npy ? ember_tensor_load_npy_memory(d, n, path, out)
+             : tensor_load_pb(d, n, path, path, out);
+    em_storage_release(s);
+    return st;
+}
+
+ember_status *ember_tensor_load_pb(const char *path, ember_tensor **out)
+{
+    return tensor_load_file(path, false, false, out);
+}
+
+ember_status *ember_tensor_load(const char *path, ember_tensor **out)
+{
+    return tensor_load_file(path, true, false, out);
+}
+
+size_t ember_model_metadata_count(const ember_model *m)
+{
+    return m != NULL ? (size_t)m->g->n_meta : 0;
+}
+
+bool ember_model_metadata(const ember_model *m, size_t i, const char **key, const char **value)
+{
+    if (m == NULL || i >= (size_t)m->g->n_meta) {
+        return false;
+    }
+    if (key != NULL) {
+        *key = m->g->meta_keys[i];
+    }
+    if (value != NULL) {
+        *value = m->g->meta_vals[i];
+    }
+    return true;
+}
+
+size_t ember_model_opset_count(const ember_model *m) { return m != NULL ? m->n_opsets : 0; }
+
+bool ember_model_opset(const ember_model *m, size_t i, const char **domain, int64_t *version)
+{
+    if (m == NULL || i >= m->n_opsets) {
+        return false;
+    }
+    if (domain != NULL) {
+        *domain = m->opset_domains[i];
+    }
+    if (version != NULL) {
+        *version = m->opset_versions[i];
+    }
+    return true;
+}
+
+/* Sequence and optional files (the rest of the value API is in api_value.c). */
+ember_status *ember_value_load_pb(const char *path, ember_type_kind kind, ember_tensor **out)
+{
+    if (out == NULL || path == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "value_load_pb: NULL argument");
+    }
+    *out = NULL;
+    if (kind == EMBER_TYPE_TENSOR) {
+        return ember_tensor_load_pb(path, out);
+    }
+#ifdef EMBER_HAVE_ONNX
+    em_storage *s = NULL;
+    em_rv v = {0};
+    ember_status *st = em_storage_new_mmap(NULL, path, &s);
+    if (st != NULL) {
+        return st;
+    }
+    em_vtype vt = kind == EMBER_TYPE_SEQUENCE   ? EM_VT_SEQUENCE
+                  : kind == EMBER_TYPE_OPTIONAL ? EM_VT_OPTIONAL
+                                                : EM_VT_OPTIONAL_SEQUENCE;
+    st = em_onnx_read_value(em_storage_data(s), em_storage_size(s), path, vt, NULL, &v);
+    if (st == NULL) {
+        st = em_api_value_from_rv(NULL, &v, out);
+    }
+    em_rv_clear(NULL, &v);
+    em_storage_release(s);
+    return st;
+#else
+    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: an ONNX value; this build has no ONNX "
+                         "loader", path);
+#endif
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The structs behind ember.h's opaque handles, shared by api.c, session.c and loaders' glue. */
+#ifndef EMBER_API_API_INTERNAL_H
+#define EMBER_API_API_INTERNAL_H
+
+#include "ember.h"
+#include "ir/graph.h"
+#include "core/tensor.h"
+
+#include <stdbool.h>
+
+/* Most inputs ember_model_options_set_input_rank describes. */
+#define EM_MAX_INPUT_SPECS 64
+
+struct ember_model_options {
+    ember_allocator alloc;
+    bool has_alloc;
+    ember_log_fn log;
+    void *log_ctx;
+    ember_log_level log_level;
+    size_t n_inputs; /* input specs given: [0, n_inputs); unset ones have rank -1 */
+    ember_dtype input_dtype[EM_MAX_INPUT_SPECS];
+    int input_rank[EM_MAX_INPUT_SPECS];
+    bool input_set[EM_MAX_INPUT_SPECS];
+    bool has_graph_opt;        /* graph_opt set; EMBER_GRAPH_OPT_ALL otherwise */
+    ember_graph_opt graph_opt;
+};
+
+struct ember_model {
+    ember_allocator alloc; /* copy of the user's allocator */
+    const ember_allocator *al; /* &alloc, or NULL for libc */
+    ember_log_fn log;
+    void *log_ctx;
+    ember_log_level log_level;
+    const char *format;
+    ember_graph_opt graph_opt; /* passes run by model_finish (passes.h) */
+    em_graph *g;
+    em_storage *bytes; /* the model image when loaded from memory or a file */
+    size_t n_opsets;   /* ONNX opset imports, in file order; none for other formats */
+    char **opset_domains; /* owned, allocated with `al` */
+    int64_t *opset_versions;
+    const ember_model_options *opts; /* during loading only: the caller's options (or NULL) */
+};
+
+struct ember_tensor {
+    em_tensor t;
+    size_t nbytes;
+    bool owned;
+    ember_allocator alloc;
+    const ember_allocator *al;
+    ember_value_kind kind;  /* sequences and empty optionals: dtype is the element's */
+    size_t n_items;         /* sequences: owned items */
+    ember_tensor **items;
+    em_storage *keep;       /* string tensors: the bytes the elements point into (api_string.c) */
+};
+
+struct ember_session_options {
+    int threads;
+    ember_device device;
+    ember_precision precision;
+    bool profiling;
+    bool isa_set;
+    uint64_t isa_cap;
+    int plan_cache;
+};
+
+/* Builds the built-in default model into `g`. */
+ember_status *em_builtin_default(em_graph *g);
+/* Creates an owned tensor with the model's allocator (outputs of a run). */
+ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, const int64_t *dims,
+                                  int rank, ember_tensor **out);
+/* Logs through the model's callback when `level` is enabled. */
+/* api_value.c: run-time values (core/value.h) to and from handles. from_rv copies the bytes into
+ * a new handle; to_rv borrows the handle's bytes (the em_rv must be cleared before the handle
+ * is destroyed). */
+struct em_rv;
+ember_status *em_api_value_from_rv(const ember_allocator *al, const struct em_rv *v,
+                                   ember_tensor **out);
+ember_status *em_api_value_to_rv(const ember_allocator *al, const ember_tensor *t,
+                                 struct em_rv *out);
+/* Writes n bytes to a new file at `path` (IO naming the file on failure). */
+ember_status *em_api_write_file(const char *path, const void *data, size_t n);
+/* api_string.c: fills string tensor `t` (of src's element count) with copies of src's
+ * strings, which `t` then owns (replacing what it owned before). */
+ember_status *em_api_tensor_set_strings(ember_tensor *t, const em_tensor *src);
+void em_model_log(const ember_model *m, ember_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

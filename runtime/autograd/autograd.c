@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Reverse-mode autodiff driver (the design note is in autograd.h): which values need a
+ * gradient, the rule table, the reverse walk with gradient accumulation, zeros for xs that y
+ * does not depend on, and em_autograd_rebind (the forward cloned at another point, for the
+ * ONNX Gradient op).
+ */
+#include "autograd/autograd.h"
+
+#include "core/alloc.h"
+#include "autograd/grad_internal.h"
+#include "core/status.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const gx_rule rules[EM_OP_COUNT] = {
+    [EM_OP_ADD] = gx_rule_add,
+    [EM_OP_SUB] = gx_rule_sub,
+    [EM_OP_MUL] = gx_rule_mul,
+    [EM_OP_DIV] = gx_rule_div,
+    [EM_OP_NEG] = gx_rule_neg,
+    [EM_OP_POW] = gx_rule_pow,
+    [EM_OP_EXP] = gx_rule_exp,
+    [EM_OP_LOG] = gx_rule_log,
+    [EM_OP_SQRT] = gx_rule_sqrt,
+    [EM_OP_ABS] = gx_rule_abs,
+    [EM_OP_RECIPROCAL] = gx_rule_reciprocal,
+    [EM_OP_ERF] = gx_rule_erf,
+    [EM_OP_SIN] = gx_rule_sin,
+    [EM_OP_COS] = gx_rule_cos,
+    [EM_OP_TAN] = gx_rule_trig,
+    [EM_OP_ATAN] = gx_rule_trig,
+    [EM_OP_SINH] = gx_rule_trig,
+    [EM_OP_COSH] = gx_rule_trig,
+    [EM_OP_ASIN] = gx_rule_trig,
+    [EM_OP_ACOS] = gx_rule_trig,
+    [EM_OP_ASINH] = gx_rule_trig,
+    [EM_OP_ACOSH] = gx_rule_trig,
+    [EM_OP_ATANH] = gx_rule_trig,
+    [EM_OP_RELU] = gx_rule_relu,
+    [EM_OP_LEAKYRELU] = gx_rule_leakyrelu,
+    [EM_OP_PRELU] = gx_rule_prelu,
+    [EM_OP_ELU] = gx_rule_elu,
+    [EM_OP_SELU] = gx_rule_selu,
+    [EM_OP_CELU] = gx_rule_celu,
+    [EM_OP_HARDSIGMOID] = gx_rule_hard,
+    [EM_OP_HARDSWISH] = gx_rule_hard,
+    [EM_OP_SOFTSIGN] = gx_rule_softsign,
+    [EM_OP_THRESHOLDEDRELU] = gx_rule_thresholdedrelu,
+    [EM_OP_SOFTPLUS] = gx_rule_softplus,
+    [EM_OP_SIGMOID] = gx_rule_sigmoid,
+    [EM_OP_TANH] = gx_rule_tanh,
+    [EM_OP_CLIP] = gx_rule_clip,
+    [EM_OP_WHERE] = gx_rule_where,
+    [EM_OP_MAX] = gx_rule_maxmin,
+    [EM_OP_MIN] = gx_rule_maxmin,
+    [EM_OP_SUM] = gx_rule_sum,
+    [EM_OP_MEAN] = gx_rule_mean,
+    [EM_OP_CAST] = gx_rule_cast,
+    [EM_OP_IDENTITY] = gx_rule_identity,
+    [EM_OP_DROPOUT] = gx_rule_dropout,
+    [EM_OP_FLOOR] = gx_rule_zero,
+    [EM_OP_CEIL] = gx_rule_zero,
+    [EM_OP_ROUND] = gx_rule_zero,
+    [EM_OP_SIGN] = gx_rule_zero,
+    [EM_OP_SOFTMAX] = gx_rule_softmax,
+    [EM_OP_LOGSOFTMAX] = gx_rule_logsoftmax,
+    [EM_OP_MATMUL] = gx_rule_matmul,
+    [EM_OP_GEMM] = gx_rule_gemm,
+    [EM_OP_RESHAPE] = gx_rule_reshape,
+    [EM_OP_FLATTEN] = gx_rule_reshape,
+    [EM_OP_SQUEEZE] = gx_rule_reshape,
+    [EM_OP_UNSQUEEZE] = gx_rule_reshape,
+    [EM_OP_TRANSPOSE] = gx_rule_transpose,
+    [EM_OP_EXPAND] = gx_rule_expand,
+    [EM_OP_CONCAT] = gx_rule_concat,
+    [EM_OP_SPLIT] = gx_rule_split,
+    [EM_OP_SLICE] = gx_rule_slice,
+    [EM_OP_GATHER] = gx_rule_gather,
+    [EM_OP_GATHERELEMENTS] = gx_rule_gatherelements,
+    [EM_OP_GATHERND] = gx_rule_move,
+    [EM_OP_TILE] = gx_rule_move,
+    [EM_OP_PAD] = gx_rule_move,
+    [EM_OP_DEPTHTOSPACE] = gx_rule_move,
+    [EM_OP_SPACETODEPTH] = gx_rule_move,
+    [EM_OP_REVERSESEQUENCE] = gx_rule_move,
+    [EM_OP_TRILU] = gx_rule_move,
+    [EM_OP_CENTERCROPPAD] = gx_rule_move,
+    [EM_OP_TOPK] = gx_rule_topk,
+    [EM_OP_CUMSUM] = gx_rule_cumsum,
+    [EM_OP_REDUCESUM] = gx_rule_reducesum,
+    [EM_OP_REDUCEMEAN] = gx_rule_reducemean,
+    [EM_OP_REDUCESUMSQUARE] = gx_rule_reducesumsquare,
+    [EM_OP_REDUCEL1] = gx_rule_reducel1,
+    [EM_OP_REDUCEL2] = gx_rule_reducel2,
+    [EM_OP_REDUCELOGSUMEXP] = gx_rule_reducelogsumexp,
+    [EM_OP_REDUCELOGSUM] = gx_rule_reducelogsum,
+    [EM_OP_REDUCEMAX] = gx_rule_reducemaxmin,
+    [EM_OP_REDUCEMIN] = gx_rule_reducemaxmin,
+    [EM_OP_GLOBALMAXPOOL] = gx_rule_globalmaxpool,
+    [EM_OP_CONV] = gx_rule_conv,
+    [EM_OP_MAXPOOL] = gx_rule_maxpool,
+    [EM_OP_AVERAGEPOOL] = gx_rule_averagepool,
+    [EM_OP_GLOBALAVERAGEPOOL] = gx_rule_globalaveragepool,
+    [EM_OP_BATCHNORM] = gx_rule_batchnorm,
+    [EM_OP_INSTANCENORM] = gx_rule_instancenorm,
+    [EM_OP_LAYERNORM] = gx_rule_layernorm,
+    [EM_OP_SCELOSS] = gx_rule_sceloss,
+    [EM_OP_NLLLOSS] = gx_rule_nllloss,
+};
+
+gx_rule gx_rule_of(em_op op)
+{
+    return (unsigned)op < EM_OP_COUNT ? rules[op] : NULL;
+}
+
+/* c->prefix: `base`, or base.N, such that no value of g is named "<prefix>/...". */
+static void make_prefix(em_gctx *c, const char *base)
+{
+    base = base != NULL && base[0] != '\0' ? base : "grad";
+    for (unsigned k = 0;; k++) {
+        if (k == 0) {
+            snprintf(c->prefix, sizeof c->prefix, "%.80s", base);
+        } else {
+            snprintf(c->prefix, sizeof c->prefix, "%.80s.%u", base, k);
+        }
+        size_t len = strlen(c->prefix);
+        bool clash = false;
+        for (int i = 0; i < c->g->n_values && !clash; i++) {
+            const char *nm = c->g->values[i].name;
+            clash = strncmp(nm, c->prefix, len) == 0 && nm[len] == '/';
+        }
+        if (!clash) {
+            return;
+        }
+    }
+}
+
+/* dep[v]: v depends on a `from` value (through float values only when float_only); reach[v]:
+ * `y` depends on v. */
+static void mark(const em_graph *g, const int *from, int n_from, int y, bool float_only,
+                 unsigned char *dep, unsigned char *reach)
+{
+    for (int i = 0; i < n_from; i++) {
+        dep[from[i]] = 1;
+    }
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        const em_node *n = &g->nodes[ni];
+        bool any = false;
+        for (int i = 0; i < n->n_in && !any; i++) {
+            any = n->in[i] >= 0 && dep[n->in[i]];
+        }
+        for (int o = 0; o < n->n_out && any; o++) {
+            if (!float_only || gx_is_float(g->values[n->out[o]].dtype)) {
+                dep[n->out[o]] = 1;
+            }
+        }
+    }
+    reach[y] = 1;
+    for (int ni = g->n_nodes - 1; ni >= 0; ni--) {
+        const em_node *n = &g->nodes[ni];
+        bool any = false;
+        for (int o = 0; o < n->n_out && !any; o++) {
+            any = reach[n->out[o]] != 0;
+        }
+        for (int i = 0; i < n->n_in && any; i++) {
+            if (n->in[i] >= 0) {
+                reach[n->in[i]] = 1;
+            }
+        }
+    }
+}
+
+/* The summed gradient of forward value v, or -1 when nothing contributed. */
+static int total(em_gctx *c, int v)
+{
+    gx_acc *a = &c->acc[v];
+    if (a->n == 0 || !gx_ok(c)) {
+        return -1;
+    }
+    if (a->n > 1) {
+        int s = gx_sum(c, a->v, a->n);
+        a->n = 1;
+        a->v[0] = s;
+    }
+    return a->v[0];
+}
+
+static ember_status *check_spec(const em_graph *g, const em_autograd_spec *s)
+{
+    if (s->y < 0 || s->y >= g->n_values || s->n_xs < 0 || (s->n_xs > 0 && s->xs == NULL)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "autograd: bad y or xs");
+    }
+    const em_value *y = &g->values[s->y];
+    if (!gx_is_float(y->dtype)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "autograd: y '%s' is %s, not a floating-point tensor", y->name,
+                             em_dtype_name(y->dtype));
+    }
+    if (s->dy >= g->n_values || (s->dy >= 0 && g->values[s->dy].dtype != y->dtype)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "autograd: the seed must be a %s value",
+                             em_dtype_name(y->dtype));
+    }
+    for (int i = 0; i < s->n_xs; i++) {
+        int x = s->xs[i];
+        if (x < 0 || x >= g->n_values) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "autograd: xs[%d] is out of range", i);
+        }
+        if (!gx_is_float(g->values[x].dtype)) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "autograd: '%s' is %s: only floating-point tensors have "
+                                 "gradients",
+                                 g->values[x].name, em_dtype_name(g->values[x].dtype));
+        }
+    }
+    return NULL;
+}
+
+/* Runs the rule of forward node ni when an input needs a gradient and an output has one. */
+static void visit(em_gctx *c, int ni, int *gy)
+{
+    const em_node n = c->g->nodes[ni]; /* a copy: g->nodes moves as nodes are added */
+    int needed = -1;
+    for (int i = 0; i < n.n_in && needed < 0; i++) {
+        needed = gx_needs(c, n.in[i]) ? i : -1;
+    }
+    if (needed < 0) {
+        return;
+    }
+    bool any = false;
+    c->node = ni;
+    for (int o = 0; o < n.n_out; o++) {
+        gy[o] = total(c, n.out[o]);
+        any = any || gy[o] >= 0;
+    }
+    gx_rule rule = gx_rule_of(n.op);
+    if (!any || !gx_ok(c)) {
+        return;
+    }
+    if (rule == NULL) {
+        gx_fail(c, "no gradient rule for %s (input %d '%s' needs a gradient)", em_op_name(n.op),
+                needed, c->g->values[n.in[needed]].name);
+        return;
+    }
+    rule(c, &n, gy);
+}
+
+static void free_ctx(em_gctx *c)
+{
+    for (int i = 0; c->acc != NULL && i < c->n_fwd_values; i++) {
+        em_free(c->g->al, c->acc[i].v);
+    }
+    em_free(c->g->al, c->acc);
+    em_free(c->g->al, c->need);
+}
+
+static ember_status *init_ctx(em_gctx *c, em_graph *g, const char *name)
+{
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->node = -1;
+    c->n_fwd_values = g->n_values;
+    c->need = em_calloc(g->al, (size_t)g->n_values + 1, 1);
+    c->acc = em_calloc(g->al, (size_t)g->n_values + 1, sizeof *c->acc);
+    if (c->need == NULL || c->acc == NULL) {
+        free_ctx(c);
+        return em_status_oom();
+    }
+    make_prefix(c, name);
+    return NULL;
+}
+
+/* The seed, contributed to y. */
+static void seed(em_gctx *c, const em_autograd_spec *s)
+{
+    int dy = s->dy;
+    if (dy < 0) {
+        dy = gx_val(c, s->y)->rank == 0 ? gx_scalar(c, gx_val(c, s->y)->dtype, 1.0)
+                                        : gx_fill_like(c, s->y, 1.0);
+    }
+    gx_give(c, s->y, dy);
+}
+
+ember_status *em_autograd(em_graph *g, const em_autograd_spec *spec, int *dxs)
+{
+    em_gctx c;
+    ember_status *st = NULL;
+    unsigned char *dep = NULL;
+    int *gy = NULL;
+    EMBER_TRY(em_graph_infer_shapes(g));
+    EMBER_TRY(check_spec(g, spec));
+    EMBER_TRY(init_ctx(&c, g, spec->name));
+    dep = em_calloc(g->al, (size_t)g->n_values + 1, 1);
+    int max_out = 1;
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        max_out = g->nodes[ni].n_out > max_out ? g->nodes[ni].n_out : max_out;
+    }
+    gy = em_malloc(g->al, sizeof(int) * (size_t)max_out);
+    if (dep == NULL || gy == NULL) {
+        c.st = em_status_oom();
+    } else {
+        mark(g, spec->xs, spec->n_xs, spec->y, true, dep, c.need);
+        for (int i = 0; i < g->n_values; i++) {
+            c.need[i] = c.need[i] && dep[i];
+        }
+        seed(&c, spec);
+    }
+    for (int ni = g->n_nodes - 1; ni >= 0 && gx_ok(&c); ni--) {
+        visit(&c, ni, gy);
+    }
+    c.node = -1;
+    for (int i = 0; i < spec->n_xs && gx_ok(&c); i++) {
+        int d = total(&c, spec->xs[i]);
+        dxs[i] = d >= 0 ? d : gx_zeros_like(&c, spec->xs[i]);
+    }
+    st = c.st;
+    free_ctx(&c);
+fail:
+    em_free(g->al, dep);
+    em_free(g->al, gy);
+    return st;
+}
+
+/* ---- the forward at another point ---- */
+
+static void clone_node(em_gctx *c, int ni, int *map)
+{
+    const em_node n = c->g->nodes[ni];
+    int in[16], out[64];
+    if (n.n_out > 64) {
+        gx_fail(c, "too many outputs to clone");
+        return;
+    }
+    int *ins = n.n_in <= 16 ? in : em_malloc(c->g->al, sizeof(int) * (size_t)n.n_in);
+    if (ins == NULL) {
+        c->st = c->st != NULL ? c->st : em_status_oom();
+        return;
+    }
+    for (int i = 0; i < n.n_in; i++) {
+        ins[i] = n.in[i] >= 0 && map[n.in[i]] >= 0 ? map[n.in[i]] : n.in[i];
+    }
+    int nn = gx_begin(c, n.op, ins, n.n_in, n.n_out, out);
+    for (int a = 0; a < n.n_attrs && gx_ok(c); a++) {
+        if (n.attrs[a].type == EM_ATTR_GRAPH) {
+            gx_fail(c, "a node with a subgraph cannot be evaluated at another point");
+        }
+        gx_copy_attr(c, nn, &n, n.attrs[a].name);
+    }
+    gx_end(c, nn);
+    for (int o = 0; o < n.n_out && gx_ok(c); o++) {
+        map[n.out[o]] = out[o];
+    }
+    if (ins != in) {
+        em_free(c->g->al, ins);
+    }
+}
+
+ember_status *em_autograd_rebind(em_graph *g, int n, const int *from, const int *to, int y,
+                                 const char *name, int *y_new)
+{
+    em_gctx c;
+    ember_status *st = NULL;
+    unsigned char *dep = NULL, *reach = NULL;
+    int *map = NULL;
+    *y_new = y;
+    EMBER_TRY(init_ctx(&c, g, name));
+    int nv = g->n_values, nn = g->n_nodes;
+    dep = em_calloc(g->al, (size_t)nv + 1, 1);
+    reach = em_calloc(g->al, (size_t)nv + 1, 1);
+    map = em_malloc(g->al, sizeof(int) * ((size_t)nv + 1));
+    if (dep == NULL || reach == NULL || map == NULL) {
+        c.st = em_status_oom();
+    } else {
+        memset(map, 0xff, sizeof(int) * ((size_t)nv + 1));
+        for (int i = 0; i < n; i++) {
+            map[from[i]] = to[i];
+        }
+        mark(g, from, n, y, false, dep, reach);
+    }
+    for (int ni = 0; ni < nn && gx_ok(&c); ni++) {
+        const em_node *nd = &g->nodes[ni];
+        bool in_dep = false, out_reach = false;
+        for (int i = 0; i < nd->n_in; i++) {
+            in_dep = in_dep || (nd->in[i] >= 0 && dep[nd->in[i]]);
+        }
+        for (int o = 0; o < nd->n_out; o++) {
+            out_reach = out_reach || reach[nd->out[o]];
+        }
+        if (in_dep && out_reach) {
+            c.node = ni;
+            clone_node(&c, ni, map);
+        }
+    }
+    if (gx_ok(&c) && map[y] >= 0) {
+        *y_new = map[y];
+    }
+    st = c.st;
+    free_ctx(&c);
+fail:
+    em_free(g->al, dep);
+    em_free(g->al, reach);
+    em_free(g->al, map);
+    return st;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The op table, expanded from ops.def. */
+#include "ir/op.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const em_op_info op_table[EM_OP_COUNT] = {
+#define EM_OP(id, nm, min_in, max_in, min_out, max_out, fl, shape, vin) \
+    [EM_OP_##id] = {nm, min_in, max_in, min_out, max_out, fl, vin},
+#include "ir/ops.def"
+#undef EM_OP
+};
+
+const em_op_info *em_op_info_of(em_op op)
+{
+    return (unsigned)op < EM_OP_COUNT ? &op_table[op] : NULL;
+}
+
+const char *em_op_name(em_op op)
+{
+    return (unsigned)op < EM_OP_COUNT ? op_table[op].name : "?";
+}
+
+bool em_op_from_name(const char *name, em_op *out)
+{
+    for (int i = 0; i < EM_OP_COUNT; i++) {
+        if (strcmp(op_table[i].name, name) == 0) {
+            *out = (em_op)i;
+            return true;
+        }
+    }
+    return false;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The kernel interface and registry: op x dtype x device x ISA.
+ *
+ * Every kernel is one em_kernel entry in its directory's kernels.def X-macro list. While
+ * planning, the planner picks per node the highest-priority eligible entry (its ISA bits a
+ * subset of the CPU's, capped by EMBER_ISA_MAX) whose `prepare` accepts the node; the choice
+ * is stored in the plan, so the executor never searches.
+ *
+ *  prepare  validates attributes, dtypes and shapes (all known here), parses attributes into
+ *           a kernel-owned state, may repack constant weights (constant inputs have data),
+ *           and reports how many scratch bytes one run needs. Returns UNSUPPORTED to decline
+ *           (the planner then tries the next entry) or another error for an invalid node.
+ *  run      computes only: no allocation, no status, no logging. Input/output tensors have
+ *           the planned shapes and valid data; scratch (if asked for) is EM_ALIGN-aligned.
+ *           Outputs never alias inputs unless the op is EM_OPF_EW (then out[0] may equal
+ *           in[0] exactly) or EM_OPF_ALIAS (the copy is skipped when data pointers match).
+ */
+#ifndef EMBER_PLAN_KERNEL_H
+#define EMBER_PLAN_KERNEL_H
+
+#include "ember.h"
+#include "ir/graph.h"
+#include "ir/op.h"
+#include "core/cpu.h"
+#include "core/tensor.h"
+#include "core/thread.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum em_device { EM_DEV_CPU = 0, EM_DEV_CUDA = 1 } em_device;
+
+/* What prepare sees. `in` always has n_in entries (node->n_in) and `out` n_out. Constant
+ * inputs (initializers) have data; other data pointers are NULL. An absent optional input
+ * has dtype EMBER_DTYPE_UNDEFINED, rank 0 and data NULL, in prepare and in run alike. */
+typedef struct em_kinfo {
+    const em_node *node;
+    int n_in, n_out;
+    const em_tensor *in;
+    const em_tensor *out;
+    const ember_allocator *al;
+    uint64_t isa;  /* features usable by this plan */
+    int n_threads; /* threads em_parallel_for may use in run (the session's pool size, >= 1) */
+} em_kinfo;
+
+/* What run sees besides its tensors. */
+typedef struct em_kctx {
+    em_threadpool *pool; /* may be NULL: run serially */
+    void *scratch;       /* `scratch_bytes` from prepare, EM_ALIGN-aligned, or NULL */
+} em_kctx;
+
+typedef ember_status *(*em_kprepare_fn)(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+typedef void (*em_krelease_fn)(const ember_allocator *al, void *state);
+typedef void (*em_krun_fn)(const void *state, const em_tensor *in, em_tensor *out,
+                           const em_kctx *ctx);
+
+typedef struct em_kernel {
+    const char *name;       /* "em_conv_f32__ref": in logs, plans and tests */
+    em_op op;
+    ember_dtype dtype;      /* dtype of input 0; EMBER_DTYPE_UNDEFINED = any dtype */
+    em_device device;
+    uint64_t isa;           /* EM_ISA_* bits required; 0 = portable */
+    int priority;           /* highest eligible wins; ref kernels are 0 */
+    em_kprepare_fn prepare; /* NULL: no state, no scratch, accepts everything */
+    em_krelease_fn release; /* NULL: state freed with em_free */
+    em_krun_fn run;
+} em_kernel;
+
+/* A kernel table contributed by one directory (kernels/ref, kernels/x86, adapters). */
+typedef struct em_kernel_table {
+    const char *name; /* "ref", "x86", "openblas", ... */
+    const em_kernel *kernels;
+    size_t n;
+} em_kernel_table;
+
+/* The registry is built once (thread-safe, idempotent) from the compiled-in tables. */
+void em_registry_init(void);
+/* Candidates for (op, dtype, device) usable with `isa`, best first. Returns the count written
+ * (at most cap). */
+size_t em_registry_find(em_op op, ember_dtype dt, em_device dev, uint64_t isa,
+                        const em_kernel **out, size_t cap);
+/* Every registered entry (for tests that sweep all kernels of an op). */
+size_t em_registry_count(void);
+const em_kernel *em_registry_at(size_t i);
+/* Names of the compiled-in tables, comma-separated ("ref,x86,openblas"). */
+const char *em_registry_backends(void);
+
+#endif /* EMBER_PLAN_KERNEL_H */
