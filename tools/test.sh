@@ -6,7 +6,8 @@
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer build and ctest;
 #   4. install, then build and run examples/classify.c against the installed package through
 #      pkg-config (shared and static) and CMake's find_package(ember);
-#   5. exported symbols (only ember_*), module include rules, headers compiling alone;
+#   5. exported symbols (only ember_* from the .so; only em_* and ember_* globals in the .a),
+#      module include rules (and that a planted wrong include is caught), headers compiling alone;
 #   6. libFuzzer targets built with clang and run briefly on their seed corpora.
 # Before 1, the onnx 1.23 conformance suite is generated from PyPI's onnx in a venv (see below);
 # ctest then runs it beside Debian's onnx 1.12 data.
@@ -76,6 +77,12 @@ bad=$(nm -D --defined-only "$(dirname "$libdir")/libember.so" | awk '{print $3}'
   | grep -vE '^(ember_|_init$|_fini$|_edata$|_end$|__bss_start$)' || true)
 if [ -n "$bad" ]; then echo "symbols exported besides ember_*:"; echo "$bad"; exit 1; fi
 echo "exports: $(nm -D --defined-only "$(dirname "$libdir")/libember.so" | grep -c ' T ember_') ember_ functions, nothing else"
+# The static library links into users' programs: its global symbols are em_* or ember_* too.
+bad=$(nm -g --defined-only "$(dirname "$libdir")/libember.a" 2>/dev/null | awk 'NF == 3 {print $3}' \
+  | grep -vE '^(em_|ember_)' | sort -u || true)
+if [ -n "$bad" ]; then echo "libember.a globals without em_/ember_:"; echo "$bad" | head -50; exit 1; fi
+echo "libember.a: $(nm -g --defined-only "$(dirname "$libdir")/libember.a" 2>/dev/null \
+  | awk 'NF == 3' | wc -l) global symbols, all em_* or ember_*"
 EMBER_BUILD_DIR="$out/release" tools/check_includes.sh
 tools/check_includes.sh --self-test
 

@@ -7,14 +7,12 @@
 
 #include <cuda_runtime.h>
 
-namespace
-{
+/* File-local: static, not an anonymous namespace, which nvcc turns into global symbols. */
+static constexpr int kThreads = 256;
+static constexpr int64_t kMaxBlocks = 4096;
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 4096;
-
-__global__ void bcast_fill_f32(const float *c, int64_t c_rs, int64_t c_cs, float beta, float *y,
-                               int64_t m, int64_t n)
+static __global__ void bcast_fill_f32(const float *c, int64_t c_rs, int64_t c_cs, float beta,
+                                      float *y, int64_t m, int64_t n)
 {
     int64_t total = m * n;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
@@ -23,8 +21,6 @@ __global__ void bcast_fill_f32(const float *c, int64_t c_rs, int64_t c_cs, float
         y[i] = c != nullptr ? beta * c[r * c_rs + col * c_cs] : 0.0f;
     }
 }
-
-} // namespace
 
 extern "C" int em_cuda_bcast_fill_f32(const float *c, int64_t c_rs, int64_t c_cs, float beta,
                                       float *y, int64_t m, int64_t n, void *stream)

@@ -8,19 +8,17 @@
 
 #include <cuda_runtime.h>
 
-namespace
-{
+/* File-local: static, not an anonymous namespace, which nvcc turns into global symbols. */
+static constexpr int kThreads = 256;
+static constexpr int64_t kMaxBlocks = 4096;
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 4096;
-
-unsigned blocks_for(int64_t n)
+static unsigned blocks_for(int64_t n)
 {
     int64_t b = (n + kThreads - 1) / kThreads;
     return (unsigned)(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
 }
 
-__global__ void relu_f32(const float *__restrict__ x, float *y, int64_t n)
+static __global__ void relu_f32(const float *__restrict__ x, float *y, int64_t n)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -29,15 +27,13 @@ __global__ void relu_f32(const float *__restrict__ x, float *y, int64_t n)
     }
 }
 
-__global__ void add_f32(const float *a, const float *b, float *y, int64_t n)
+static __global__ void add_f32(const float *a, const float *b, float *y, int64_t n)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
         y[i] = a[i] + b[i];
     }
 }
-
-} // namespace
 
 extern "C" int em_cuda_relu_f32(const float *x, float *y, int64_t n, void *stream)
 {

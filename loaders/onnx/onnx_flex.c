@@ -72,7 +72,7 @@ static ember_status *bad(const flex *f, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return onnx_err(f->c, EMBER_ERR_INVALID_MODEL, "node '%s' (FlexAttention): %s", f->p->name,
+    return em_onnx_err(f->c, EMBER_ERR_INVALID_MODEL, "node '%s' (FlexAttention): %s", f->p->name,
                     msg);
 }
 
@@ -228,7 +228,7 @@ static ember_status *pick_precision(flex *f)
         return NULL;
     }
     if (f->dt == EMBER_DTYPE_UNDEFINED) {
-        return onnx_err(f->c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(f->c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (FlexAttention): the element type of Q, K and V is not known "
                         "at load, and without it the softmax precision is not either; set the "
                         "attribute softmax_precision",
@@ -256,7 +256,7 @@ static ember_status *check_mod_value(const flex *f, int k, const Onnx__ValueInfo
     }
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     bool known;
-    ember_dtype dt = onnx_dtype(tt->elem_type, &known);
+    ember_dtype dt = em_onnx_dtype(tt->elem_type, &known);
     if (tt->elem_type != 0 && dt != f->sp) {
         return bad(f, "the %s of %s is %s; the %s are %s (softmax_precision)", what, mod,
                    known ? em_dtype_name(dt) : "of an unknown type", mod_values[k],
@@ -289,7 +289,7 @@ static ember_status *add(const flex *f, const char *op, const int *in, int n, bo
                          int *node)
 {
     int nd;
-    return onnx_add_node(f->c, f->sc, op, f->p->name, in, n, y ? f->p->np->output[0] : NULL,
+    return em_onnx_add_node(f->c, f->sc, op, f->p->name, in, n, y ? f->p->np->output[0] : NULL,
                          node != NULL ? node : &nd, out);
 }
 
@@ -326,7 +326,7 @@ static ember_status *shape_slice(const flex *f, int x, int64_t start, int64_t en
 
 static ember_status *const_i64(const flex *f, const int64_t *v, int64_t n, int *out)
 {
-    return onnx_add_const(f->c, f->sc, f->p->name, "const", EMBER_DTYPE_I64, v, n, 1, out);
+    return em_onnx_add_const(f->c, f->sc, f->p->name, "const", EMBER_DTYPE_I64, v, n, 1, out);
 }
 
 static ember_status *concat(const flex *f, const int *in, int n, int *out)
@@ -398,12 +398,12 @@ static ember_status *scale_factors(const flex *f, int q, int *sq, int *sk)
     if (f->scale != NULL) {
         float s = f->scale->f, root = sqrtf(fabsf(s)), neg = -root;
         EMBER_TRY(
-            onnx_add_const(f->c, f->sc, f->p->name, "scale", EMBER_DTYPE_F32, &root, 1, 1, &r));
+            em_onnx_add_const(f->c, f->sc, f->p->name, "scale", EMBER_DTYPE_F32, &root, 1, 1, &r));
         EMBER_TRY(op2(f, "CastLike", r, q, false, sk));
         *sq = *sk;
         if (s < 0) {
             EMBER_TRY(
-                onnx_add_const(f->c, f->sc, f->p->name, "scale", EMBER_DTYPE_F32, &neg, 1, 1, &r));
+                em_onnx_add_const(f->c, f->sc, f->p->name, "scale", EMBER_DTYPE_F32, &neg, 1, 1, &r));
             EMBER_TRY(op2(f, "CastLike", r, q, false, sq));
         }
         return NULL;
@@ -491,7 +491,7 @@ static ember_status *inl_fresh(flex_inl *r, int k, const char *from)
 {
     char suffix[160], name[256];
     snprintf(suffix, sizeof suffix, "%s.%s", mod_names[k], from);
-    onnx_fresh_name(r->f->c, r->f->sc, r->f->p->name, suffix, name, sizeof name);
+    em_onnx_fresh_name(r->f->c, r->f->sc, r->f->p->name, suffix, name, sizeof name);
     return inl_map(r, from, name);
 }
 
@@ -593,12 +593,12 @@ static ember_status *inl_prepare(flex_inl *r, int k, const Onnx__GraphProto *gp,
         }
         st = inl_fresh(r, k, from);
         if (st == NULL) {
-            st = onnx_tensor_convert(f->c, tp, from, &t, &s, &off);
+            st = em_onnx_tensor_convert(f->c, tp, from, &t, &s, &off);
         }
         if (st == NULL) {
             st = em_graph_add_initializer(f->sc->g, r->map[r->n_map - 1].to, t.dtype, t.rank,
                                           t.dims, s, off, &idx);
-            st = st != NULL ? st : onnx_scope_put(f->c, f->sc, idx);
+            st = st != NULL ? st : em_onnx_scope_put(f->c, f->sc, idx);
         }
         em_storage_release(s);
     }
@@ -634,7 +634,7 @@ static ember_status *inl_output(flex_inl *r, int k, const char *out, int *y)
         return bad(f, "the output '%s' of %s is not defined", out, mod_names[k]);
     }
     snprintf(from, sizeof from, "%s.output", mod_names[k]);
-    onnx_fresh_name(f->c, f->sc, f->p->name, from, name, sizeof name);
+    em_onnx_fresh_name(f->c, f->sc, f->p->name, from, name, sizeof name);
     char *in[1] = {(char *)out}, *outs[1] = {name};
     Onnx__NodeProto np = ONNX__NODE_PROTO__INIT;
     np.n_input = np.n_output = 1;
@@ -642,7 +642,7 @@ static ember_status *inl_output(flex_inl *r, int k, const char *out, int *y)
     np.output = outs;
     np.op_type = (char *)"Identity";
     np.name = (char *)f->p->name;
-    ember_status *st = onnx_node_convert(f->c, f->sc, &np, 0);
+    ember_status *st = em_onnx_node_convert(f->c, f->sc, &np, 0);
     *y = st == NULL ? em_graph_find_value(f->sc->g, name) : -1;
     return st;
 }
@@ -662,7 +662,7 @@ static ember_status *inline_mod(const flex *f, int k, int x, int *y)
             snprintf(name, sizeof name, "%s/%s/#%zu", f->p->name, mod_names[k], i);
         }
         Onnx__NodeProto *np = inl_node(&r, src, name, true);
-        st = np != NULL ? onnx_node_convert(f->c, f->sc, np, i) : em_status_oom();
+        st = np != NULL ? em_onnx_node_convert(f->c, f->sc, np, i) : em_status_oom();
     }
     if (st == NULL) {
         st = inl_output(&r, k, inl_name(&r, gp->output[0]->name), y);
@@ -717,7 +717,7 @@ fail:
     return st;
 }
 
-ember_status *onnx_flex_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
+ember_status *em_onnx_flex_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
 {
     flex f = {.c = c, .sc = sc, .p = p};
     ember_status *st = NULL;

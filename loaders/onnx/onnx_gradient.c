@@ -25,7 +25,7 @@ static ember_status *named(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, c
 {
     *idx = em_graph_find_value(sc->g, name);
     if (*idx < 0) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "node '%s' (Gradient): %s names '%s', which no earlier node or input "
                         "defines (the expansion needs it before the Gradient node)",
                         p->name, attr, name);
@@ -57,23 +57,23 @@ static ember_status *check(onnx_ctx *c, const onnx_pending *p, const Onnx__Attri
     *n_xs = xs != NULL ? xs->n_strings : 0;
     *n_zs = zs != NULL ? zs->n_strings : 0;
     if (*n_xs == 0 || y == NULL || !y->has_s || y->s.len == 0 || y->s.len > 511) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "node '%s' (Gradient): needs the attributes xs (names) and y (a name)",
                         p->name);
     }
     if ((size_t)p->n_in != *n_xs + *n_zs) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "node '%s' (Gradient): has %d inputs, xs and zs name %zu values",
                         p->name, p->n_in, *n_xs + *n_zs);
     }
     for (int i = 0; i < p->n_in; i++) {
         if (p->in[i] < 0) {
-            return onnx_err(c, EMBER_ERR_INVALID_MODEL, "node '%s' (Gradient): input %d is empty",
+            return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "node '%s' (Gradient): input %d is empty",
                             p->name, i);
         }
     }
     if (p->np->n_output > *n_xs) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "node '%s' (Gradient): has %zu outputs, xs names %zu values", p->name,
                         p->np->n_output, *n_xs);
     }
@@ -84,7 +84,7 @@ static ember_status *check(onnx_ctx *c, const onnx_pending *p, const Onnx__Attri
 static ember_status *register_new(onnx_ctx *c, onnx_scope *sc, int first)
 {
     for (int v = first; v < sc->g->n_values; v++) {
-        ember_status *st = onnx_scope_put(c, sc, v);
+        ember_status *st = em_onnx_scope_put(c, sc, v);
         if (st != NULL) {
             return st;
         }
@@ -92,12 +92,12 @@ static ember_status *register_new(onnx_ctx *c, onnx_scope *sc, int first)
     return NULL;
 }
 
-ember_status *onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
+ember_status *em_onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
 {
     const Onnx__NodeProto *np = p->np;
-    const Onnx__AttributeProto *xs = onnx_node_attr(np, "xs", NULL);
-    const Onnx__AttributeProto *zs = onnx_node_attr(np, "zs", NULL);
-    const Onnx__AttributeProto *ya = onnx_node_attr(np, "y", NULL);
+    const Onnx__AttributeProto *xs = em_onnx_node_attr(np, "xs", NULL);
+    const Onnx__AttributeProto *zs = em_onnx_node_attr(np, "zs", NULL);
+    const Onnx__AttributeProto *ya = em_onnx_node_attr(np, "y", NULL);
     int *vals = NULL, y = -1, first = sc->g->n_values;
     size_t n_xs, n_zs;
     ember_status *st = NULL;
@@ -125,7 +125,7 @@ ember_status *onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p
     for (size_t k = 0; k < np->n_output; k++) {
         int node, v;
         if (np->output[k][0] != '\0') {
-            EMBER_TRY(onnx_add_node(c, sc, "Identity", p->name, &dxs[k], 1, np->output[k], &node,
+            EMBER_TRY(em_onnx_add_node(c, sc, "Identity", p->name, &dxs[k], 1, np->output[k], &node,
                                     &v));
         }
     }

@@ -38,7 +38,7 @@ typedef struct onnx_ctx {
     int n_ext;
     onnx_span *raw; /* raw_data spans of the main graph's initializers, in order */
     size_t n_raw;
-    bool stripped; /* the main graph was unpacked without those raw_data (onnx_wire_strip) */
+    bool stripped; /* the main graph was unpacked without those raw_data (em_onnx_wire_strip) */
     unsigned serial; /* for names of values the loader makes up */
 } onnx_ctx;
 
@@ -77,35 +77,35 @@ typedef struct onnx_pending {
 } onnx_pending;
 
 /* ---- onnx_load.c ---- */
-ember_status *onnx_err(const onnx_ctx *c, ember_code code, const char *fmt, ...)
+ember_status *em_onnx_err(const onnx_ctx *c, ember_code code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-const Onnx__AttributeProto *onnx_node_attr(const Onnx__NodeProto *np, const char *name,
+const Onnx__AttributeProto *em_onnx_node_attr(const Onnx__NodeProto *np, const char *name,
                                            size_t *index);
-bool onnx_name_used(const onnx_scope *sc, const char *name);
+bool em_onnx_name_used(const onnx_scope *sc, const char *name);
 /* Registers value `idx` under its name; INVALID_MODEL when the name is already defined. */
-ember_status *onnx_scope_put(const onnx_ctx *c, onnx_scope *sc, int idx);
+ember_status *em_onnx_scope_put(const onnx_ctx *c, onnx_scope *sc, int idx);
 /* A name for a value the loader makes up, unique in the scope: "<base>__<suffix>_<n>". */
-void onnx_fresh_name(onnx_ctx *c, const onnx_scope *sc, const char *base, const char *suffix,
+void em_onnx_fresh_name(onnx_ctx *c, const onnx_scope *sc, const char *base, const char *suffix,
                      char *buf, size_t cap);
 /* Adds a constant initializer (copied) with a fresh name; `rank` 0 or 1. */
-ember_status *onnx_add_const(onnx_ctx *c, onnx_scope *sc, const char *base, const char *suffix,
+ember_status *em_onnx_add_const(onnx_ctx *c, onnx_scope *sc, const char *base, const char *suffix,
                              ember_dtype dt, const void *data, int64_t n, int rank, int *idx);
 /* Adds node `op` with `in` and one fresh output named after `base`, or (out_name) a given
  * output; sets *out_value. */
-ember_status *onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
+ember_status *em_onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
                             const int *in, int n_in, const char *out_name, int *node,
                             int *out_value);
 /* Copies the NodeProto's attributes (minus skipped ones) and the extras onto `node`. */
-ember_status *onnx_copy_attrs(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, int node);
+ember_status *em_onnx_copy_attrs(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, int node);
 /* Adds node `np` of graph scope `sc` (`index`: its place, for messages when it has no name):
  * opset rewrites and load-time expansions included. */
-ember_status *onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeProto *np,
+ember_status *em_onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeProto *np,
                                 size_t index);
 /* Whether op `name` (an ONNX op type of the default domain) can be loaded. */
-bool onnx_op_supported(const char *op_type);
+bool em_onnx_op_supported(const char *op_type);
 
 /* ---- onnx_tensor.c ---- */
 /* protobuf-c's allocator on ember's; `failed` tells an allocation failure from bad data. */
@@ -114,50 +114,50 @@ typedef struct onnx_pb_alloc {
     const ember_allocator *al;
     bool failed;
 } onnx_pb_alloc;
-void onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a);
-ember_dtype onnx_dtype(int32_t onnx_type, bool *known);
+void em_onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a);
+ember_dtype em_onnx_dtype(int32_t onnx_type, bool *known);
 /*
  * Converts `tp` to shape + bytes: `*out` is a new reference to the storage holding them at
  * `*offset`. raw_data that lies inside the model image (the main graph's initializers, read
- * in place: onnx_wire_strip) is borrowed when aligned. `c` gives messages, allocator and
+ * in place: em_onnx_wire_strip) is borrowed when aligned. `c` gives messages, allocator and
  * folder.
  */
-ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
+ember_status *em_onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
                                   em_tensor *shape, em_storage **out, size_t *offset);
-void onnx_ext_free(onnx_ctx *c);
+void em_onnx_ext_free(onnx_ctx *c);
 
 /* ---- onnx_string.c ---- */
 /* A string TensorProto's string_data (shape from tensor_shape) as a packed string storage. */
-ember_status *onnx_tensor_strings(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
+ember_status *em_onnx_tensor_strings(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
                                   const em_tensor *shape, em_storage **out);
 /* Constant's value_string (a 0-D tensor) or value_strings (1-D) as initializer `out` of g. */
-ember_status *onnx_const_strings(onnx_ctx *c, em_graph *g, const Onnx__AttributeProto *ap,
+ember_status *em_onnx_const_strings(onnx_ctx *c, em_graph *g, const Onnx__AttributeProto *ap,
                                  const char *out, int *idx);
 
 /* ---- onnx_wire.c ---- */
 /* Checks nesting limits on the raw protobuf (before protobuf-c recurses into it) and records
  * the raw_data spans of the main graph's initializers into c->raw / c->n_raw. */
-ember_status *onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size);
-/* After onnx_wire_scan: *out (em_malloc'ed, or NULL when the main graph's initializers have
+ember_status *em_onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size);
+/* After em_onnx_wire_scan: *out (em_malloc'ed, or NULL when the main graph's initializers have
  * no raw_data) is the image without those raw_data fields, for protobuf-c to unpack without
  * copying the weights. */
-ember_status *onnx_wire_strip(onnx_ctx *c, const uint8_t *data, size_t size, uint8_t **out,
+ember_status *em_onnx_wire_strip(onnx_ctx *c, const uint8_t *data, size_t size, uint8_t **out,
                               size_t *out_size);
 
 /* ---- onnx_gradient.c ---- */
 /* Expands a Gradient node (ai.onnx.preview.training) by autodiff where it stands. */
-ember_status *onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+ember_status *em_onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
 
 /* ---- onnx_flex.c ---- */
 /* Expands a FlexAttention node (ai.onnx.preview) into default-domain nodes where it stands,
  * inlining its score_mod / prob_mod subgraphs. */
-ember_status *onnx_flex_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+ember_status *em_onnx_flex_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
 
 /* ---- onnx_opset.c ---- */
 /* The op name a NodeProto of the default domain becomes ("Dropout" -> "Identity", ...). */
-const char *onnx_opset_target(const char *op_type);
+const char *em_onnx_opset_target(const char *op_type);
 /* Rewrites `p` to the newest form of its op for opset c->opset. May add constants or, for
  * forms that need several nodes, add them itself (p->emitted). */
-ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+ember_status *em_onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
 
 #endif /* EMBER_LOADERS_ONNX_ONNX_INTERNAL_H */

@@ -24,7 +24,7 @@
 /* Bounds on counts from the file beyond what the file size already bounds: indices are int. */
 enum { ONNX_MAX_ITEMS = 1 << 26 };
 
-ember_status *onnx_err(const onnx_ctx *c, ember_code code, const char *fmt, ...)
+ember_status *em_onnx_err(const onnx_ctx *c, ember_code code, const char *fmt, ...)
 {
     char msg[768];
     va_list ap;
@@ -82,7 +82,7 @@ static bool domain_op_known(const char *domain, const char *op)
     return strcmp(domain, training_domain) == 0 && is_training_op(op);
 }
 
-const Onnx__AttributeProto *onnx_node_attr(const Onnx__NodeProto *np, const char *name,
+const Onnx__AttributeProto *em_onnx_node_attr(const Onnx__NodeProto *np, const char *name,
                                            size_t *index)
 {
     for (size_t i = 0; i < np->n_attribute; i++) {
@@ -136,11 +136,11 @@ static void scope_insert(onnx_scope *sc, int idx)
     sc->n++;
 }
 
-ember_status *onnx_scope_put(const onnx_ctx *c, onnx_scope *sc, int idx)
+ember_status *em_onnx_scope_put(const onnx_ctx *c, onnx_scope *sc, int idx)
 {
     const char *name = sc->g->values[idx].name;
     if (scope_find(sc, name) >= 0) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "value '%s' is defined twice", name);
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "value '%s' is defined twice", name);
     }
     if ((sc->n + 1) * 2 > sc->cap) {
         int nc = sc->cap ? sc->cap * 2 : 64;
@@ -186,7 +186,7 @@ static ember_status *scope_resolve(onnx_ctx *c, onnx_scope *sc, const char *name
     if (st == NULL) {
         sc->g->values[*idx].vt = ov->vt;
     }
-    return st != NULL ? wrap(c, st) : onnx_scope_put(c, sc, *idx);
+    return st != NULL ? wrap(c, st) : em_onnx_scope_put(c, sc, *idx);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -194,7 +194,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-bool onnx_name_used(const onnx_scope *sc, const char *name)
+bool em_onnx_name_used(const onnx_scope *sc, const char *name)
 {
     return sc->n_used > 0 &&
            bsearch(&name, sc->used, sc->n_used, sizeof *sc->used, cmp_str) != NULL;
@@ -254,7 +254,7 @@ static void scope_free(onnx_scope *sc)
 
 /* ---- helpers for rewrites ---- */
 
-void onnx_fresh_name(onnx_ctx *c, const onnx_scope *sc, const char *base, const char *suffix,
+void em_onnx_fresh_name(onnx_ctx *c, const onnx_scope *sc, const char *base, const char *suffix,
                      char *buf, size_t cap)
 {
     do {
@@ -262,27 +262,27 @@ void onnx_fresh_name(onnx_ctx *c, const onnx_scope *sc, const char *base, const 
     } while (scope_find(sc, buf) >= 0);
 }
 
-ember_status *onnx_add_const(onnx_ctx *c, onnx_scope *sc, const char *base, const char *suffix,
+ember_status *em_onnx_add_const(onnx_ctx *c, onnx_scope *sc, const char *base, const char *suffix,
                              ember_dtype dt, const void *data, int64_t n, int rank, int *idx)
 {
     char name[256];
-    onnx_fresh_name(c, sc, base, suffix, name, sizeof name);
+    em_onnx_fresh_name(c, sc, base, suffix, name, sizeof name);
     ember_status *st = em_graph_add_initializer_copy(sc->g, name, dt, rank, &n, data, idx);
-    return st != NULL ? wrap(c, st) : onnx_scope_put(c, sc, *idx);
+    return st != NULL ? wrap(c, st) : em_onnx_scope_put(c, sc, *idx);
 }
 
-ember_status *onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
+ember_status *em_onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
                             const int *in, int n_in, const char *out_name, int *node,
                             int *out_value)
 {
     em_op id;
     char name[256];
     if (!em_op_from_name(op, &id)) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "node '%s': needs op %s, which ember lacks",
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "node '%s': needs op %s, which ember lacks",
                         node_name, op);
     }
     if (out_name == NULL) {
-        onnx_fresh_name(c, sc, node_name, op, name, sizeof name);
+        em_onnx_fresh_name(c, sc, node_name, op, name, sizeof name);
         out_name = name;
     }
     ember_status *st = em_graph_add_node(sc->g, id, node_name, in, n_in, &out_name, 1, node);
@@ -290,7 +290,7 @@ ember_status *onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const c
         return wrap(c, st);
     }
     *out_value = sc->g->nodes[*node].out[0];
-    return onnx_scope_put(c, sc, *out_value);
+    return em_onnx_scope_put(c, sc, *out_value);
 }
 
 /* ---- attributes ---- */
@@ -364,7 +364,7 @@ static ember_status *attr_tensor(onnx_ctx *c, onnx_scope *sc, const onnx_pending
     em_attr *a;
     char what[300];
     snprintf(what, sizeof what, "%s.%s", p->name, ap->name);
-    ember_status *st = onnx_tensor_convert(c, ap->t, what, &t, &s, &off);
+    ember_status *st = em_onnx_tensor_convert(c, ap->t, what, &t, &s, &off);
     if (st == NULL) {
         st = em_node_add_attr(sc->g, node, ap->name, EM_ATTR_TENSOR, &a);
     }
@@ -445,19 +445,19 @@ static ember_status *attr_convert(onnx_ctx *c, onnx_scope *sc, const onnx_pendin
         return st != NULL ? st : em_node_set_ints(g, node, ap->name, v, 2);
     }
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED:
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "node '%s' (%s): attribute '%s' has no type",
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "node '%s' (%s): attribute '%s' has no type",
                         p->name, p->np->op_type, ap->name);
     default:
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (%s): attribute '%s' is of a kind ember does not support "
                         "(sparse tensor, type proto, tensor or graph list)",
                         p->name, p->np->op_type, ap->name);
     }
-    return onnx_err(c, EMBER_ERR_INVALID_MODEL, "node '%s' (%s): attribute '%s' has no value",
+    return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "node '%s' (%s): attribute '%s' has no value",
                     p->name, p->np->op_type, ap->name);
 }
 
-ember_status *onnx_copy_attrs(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, int node)
+ember_status *em_onnx_copy_attrs(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, int node)
 {
     ember_status *st = NULL;
     for (size_t i = 0; i < p->np->n_attribute && st == NULL; i++) {
@@ -484,7 +484,7 @@ static ember_status *constant_convert(onnx_ctx *c, onnx_scope *sc, const onnx_pe
     int idx = -1;
     ember_status *st = NULL;
     if (np->n_output != 1 || np->n_attribute != 1 || np->output[0][0] == '\0') {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "node '%s' (Constant): needs one output and one attribute", p->name);
     }
     const Onnx__AttributeProto *ap = np->attribute[0];
@@ -494,7 +494,7 @@ static ember_status *constant_convert(onnx_ctx *c, onnx_scope *sc, const onnx_pe
         em_tensor t;
         em_storage *s = NULL;
         size_t off;
-        st = onnx_tensor_convert(c, ap->t, out, &t, &s, &off);
+        st = em_onnx_tensor_convert(c, ap->t, out, &t, &s, &off);
         if (st == NULL) {
             st = em_graph_add_initializer(g, out, t.dtype, t.rank, t.dims, s, off, &idx);
             st = st != NULL ? wrap(c, st) : NULL;
@@ -515,14 +515,14 @@ static ember_status *constant_convert(onnx_ctx *c, onnx_scope *sc, const onnx_pe
                 ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING) ||
                (strcmp(an, "value_strings") == 0 &&
                 ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS)) {
-        st = onnx_const_strings(c, g, ap, out, &idx);
+        st = em_onnx_const_strings(c, g, ap, out, &idx);
     } else {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (Constant): attribute '%s' is not supported (sparse "
                         "constants are not)",
                         p->name, an);
     }
-    return st != NULL ? st : onnx_scope_put(c, sc, idx);
+    return st != NULL ? st : em_onnx_scope_put(c, sc, idx);
 }
 
 /* Resolves the node's inputs; trailing empty names (omitted optionals) are dropped. */
@@ -541,7 +541,7 @@ static ember_status *node_inputs(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
                 return st;
             }
             if (p->in[k] < 0) {
-                return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+                return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                                 "node '%s' (%s): input %zu '%s' is not defined before the node",
                                 p->name, np->op_type, k, np->input[k]);
             }
@@ -562,14 +562,14 @@ static ember_status *node_commit(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     em_op id;
     int ni;
     if (!em_op_from_name(p->op, &id)) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "node '%s' (%s): needs op %s, which ember lacks",
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "node '%s' (%s): needs op %s, which ember lacks",
                         p->name, p->np->op_type, p->op);
     }
     const em_op_info *info = em_op_info_of(id);
     while (p->n_out > info->max_out) {
         const char *o = p->np->output[p->n_out - 1];
-        if (o[0] != '\0' && onnx_name_used(sc, o)) {
-            return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        if (o[0] != '\0' && em_onnx_name_used(sc, o)) {
+            return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                             "node '%s' (%s): output %d '%s' is used, ember computes only %d "
                             "output(s) of %s",
                             p->name, p->np->op_type, p->n_out - 1, o, info->max_out, p->op);
@@ -583,23 +583,23 @@ static ember_status *node_commit(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     }
     for (int o = 0; o < p->n_out; o++) {
         if (p->np->output[o][0] != '\0') {
-            st = onnx_scope_put(c, sc, sc->g->nodes[ni].out[o]);
+            st = em_onnx_scope_put(c, sc, sc->g->nodes[ni].out[o]);
             if (st != NULL) {
                 return st;
             }
         }
     }
-    return onnx_copy_attrs(c, sc, p, ni);
+    return em_onnx_copy_attrs(c, sc, p, ni);
 }
 
-ember_status *onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeProto *np,
+ember_status *em_onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodeProto *np,
                                 size_t index)
 {
     char nbuf[32];
     if (np->op_type == NULL || np->op_type[0] == '\0') {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "node %zu has no op_type", index);
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "node %zu has no op_type", index);
     }
-    onnx_pending p = {.np = np, .op = onnx_opset_target(np->op_type)};
+    onnx_pending p = {.np = np, .op = em_onnx_opset_target(np->op_type)};
     if (np->name != NULL && np->name[0] != '\0') {
         p.name = np->name;
     } else {
@@ -617,9 +617,9 @@ ember_status *onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__NodePro
         st = node_inputs(c, sc, &p);
     }
     if (st == NULL) {
-        st = strcmp(np->op_type, "Gradient") == 0        ? onnx_gradient_convert(c, sc, &p)
-             : strcmp(np->op_type, "FlexAttention") == 0 ? onnx_flex_convert(c, sc, &p)
-                                                         : onnx_opset_normalise(c, sc, &p);
+        st = strcmp(np->op_type, "Gradient") == 0        ? em_onnx_gradient_convert(c, sc, &p)
+             : strcmp(np->op_type, "FlexAttention") == 0 ? em_onnx_flex_convert(c, sc, &p)
+                                                         : em_onnx_opset_normalise(c, sc, &p);
     }
     if (st == NULL && !p.emitted) {
         st = node_commit(c, sc, &p);
@@ -650,20 +650,20 @@ static ember_status *type_decode(onnx_ctx *c, const Onnx__TypeProto *tp, const c
     }
     if (tp == NULL || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
         tp->tensor_type == NULL) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "'%s': only tensors, sequences of tensors and optionals of those are "
                         "supported (not maps or sparse tensors)",
                         name);
     }
     bool known;
-    *dt = onnx_dtype(tp->tensor_type->elem_type, &known);
+    *dt = em_onnx_dtype(tp->tensor_type->elem_type, &known);
     if (!known) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "'%s': element type %d is not supported",
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "'%s': element type %d is not supported",
                         name, (int)tp->tensor_type->elem_type);
     }
     *shape = tp->tensor_type->shape;
     if (*shape != NULL && (*shape)->n_dim > EM_MAX_RANK) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "'%s': rank %zu exceeds the maximum %d", name,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "'%s': rank %zu exceeds the maximum %d", name,
                         (*shape)->n_dim, EM_MAX_RANK);
     }
     return NULL;
@@ -688,7 +688,7 @@ static ember_status *graph_input(onnx_ctx *c, onnx_scope *sc, const Onnx__ValueI
 {
     const char *name = vi->name != NULL ? vi->name : "";
     if (name[0] == '\0') {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "a graph input has no name");
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "a graph input has no name");
     }
     int idx = scope_find(sc, name);
     if (idx >= 0 && sc->g->values[idx].kind == EM_VAL_INITIALIZER) {
@@ -715,7 +715,7 @@ static ember_status *graph_input(onnx_ctx *c, onnx_scope *sc, const Onnx__ValueI
     if (st == NULL) {
         sc->g->values[idx].vt = vt;
     }
-    return st != NULL ? wrap(c, st) : onnx_scope_put(c, sc, idx);
+    return st != NULL ? wrap(c, st) : em_onnx_scope_put(c, sc, idx);
 }
 
 static ember_status *graph_initializers(onnx_ctx *c, onnx_scope *sc, const Onnx__GraphProto *gp)
@@ -726,12 +726,12 @@ static ember_status *graph_initializers(onnx_ctx *c, onnx_scope *sc, const Onnx_
         const Onnx__TensorProto *tp = gp->initializer[i];
         const char *name = tp->name != NULL ? tp->name : "";
         if (name[0] == '\0') {
-            return onnx_err(c, EMBER_ERR_INVALID_MODEL, "initializer %zu has no name", i);
+            return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "initializer %zu has no name", i);
         }
         Onnx__TensorProto in_place;
         if (c->stripped && sc->depth == 0) { /* the skeleton lacks raw_data: read it in place */
             if (!hints) {
-                return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+                return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                                 "initializer '%s': its raw_data could not be located", name);
             }
             in_place = *tp;
@@ -744,14 +744,14 @@ static ember_status *graph_initializers(onnx_ctx *c, onnx_scope *sc, const Onnx_
         em_storage *s = NULL;
         size_t off;
         int idx;
-        ember_status *st = onnx_tensor_convert(c, tp, name, &t, &s, &off);
+        ember_status *st = em_onnx_tensor_convert(c, tp, name, &t, &s, &off);
         if (st == NULL) {
             st = wrap(c,
                       em_graph_add_initializer(sc->g, name, t.dtype, t.rank, t.dims, s, off, &idx));
         }
         em_storage_release(s);
         if (st == NULL) {
-            st = onnx_scope_put(c, sc, idx);
+            st = em_onnx_scope_put(c, sc, idx);
         }
         if (st != NULL) {
             return st;
@@ -767,7 +767,7 @@ static ember_status *graph_outputs(onnx_ctx *c, onnx_scope *sc, const Onnx__Grap
         int idx;
         ember_status *st = scope_resolve(c, sc, name, &idx);
         if (st == NULL && idx < 0) {
-            st = onnx_err(c, EMBER_ERR_INVALID_MODEL, "graph output '%s' is never produced", name);
+            st = em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "graph output '%s' is never produced", name);
         }
         if (st == NULL) {
             st = wrap(c, em_graph_mark_output(sc->g, idx));
@@ -783,13 +783,13 @@ static ember_status *build_graph(onnx_ctx *c, const Onnx__GraphProto *gp, em_gra
                                  onnx_scope *parent, int depth)
 {
     onnx_scope sc;
-    if (depth > EM_ONNX_MAX_DEPTH) { /* onnx_wire_scan already refused these */
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "subgraphs nested deeper than %d levels",
+    if (depth > EM_ONNX_MAX_DEPTH) { /* em_onnx_wire_scan already refused these */
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "subgraphs nested deeper than %d levels",
                         EM_ONNX_MAX_DEPTH);
     }
     if (gp->n_node > ONNX_MAX_ITEMS || gp->n_initializer > ONNX_MAX_ITEMS ||
         gp->n_input > ONNX_MAX_ITEMS || gp->n_output > ONNX_MAX_ITEMS) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "graph '%s' has too many nodes or values",
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "graph '%s' has too many nodes or values",
                         gp->name != NULL ? gp->name : "");
     }
     ember_status *st = scope_init(&sc, g, parent, gp);
@@ -801,7 +801,7 @@ static ember_status *build_graph(onnx_ctx *c, const Onnx__GraphProto *gp, em_gra
         st = graph_input(c, &sc, gp->input[i]);
     }
     for (size_t i = 0; i < gp->n_node && st == NULL; i++) {
-        st = onnx_node_convert(c, &sc, gp->node[i], i);
+        st = em_onnx_node_convert(c, &sc, gp->node[i], i);
     }
     if (st == NULL) {
         st = graph_outputs(c, &sc, gp);
@@ -812,12 +812,12 @@ static ember_status *build_graph(onnx_ctx *c, const Onnx__GraphProto *gp, em_gra
 
 /* ---- whole model ---- */
 
-bool onnx_op_supported(const char *op_type)
+bool em_onnx_op_supported(const char *op_type)
 {
     em_op id;
     return strcmp(op_type, "Constant") == 0 || strcmp(op_type, "Gradient") == 0 ||
            strcmp(op_type, "FlexAttention") == 0 ||
-           em_op_from_name(onnx_opset_target(op_type), &id);
+           em_op_from_name(em_onnx_opset_target(op_type), &id);
 }
 
 /* Lists every node of `gp` and its subgraphs whose op ember cannot load. */
@@ -827,7 +827,7 @@ static void list_unsupported(const Onnx__GraphProto *gp, em_strbuf *sb, int *n)
         const Onnx__NodeProto *np = gp->node[i];
         const char *op = np->op_type != NULL ? np->op_type : "";
         bool dflt = is_default_domain(np->domain);
-        if (!domain_op_known(np->domain, op) || !onnx_op_supported(op)) {
+        if (!domain_op_known(np->domain, op) || !em_onnx_op_supported(op)) {
             em_strbuf_printf(sb, "%s", (*n)++ ? ", " : "");
             if (np->name != NULL && np->name[0] != '\0') {
                 em_strbuf_printf(sb, "node '%s' (%s", np->name, op);
@@ -899,7 +899,7 @@ static ember_status *check_default_unused(onnx_ctx *c, const Onnx__GraphProto *g
 {
     const Onnx__NodeProto *np = c->no_default ? default_domain_node(gp) : NULL;
     if (np != NULL) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "node '%s' (%s) is of the default domain, which the model does not "
                         "import",
                         np->name != NULL ? np->name : "", np->op_type != NULL ? np->op_type : "");
@@ -912,7 +912,7 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
     bool found = false, other = false; /* other: the training or ml domain is imported */
     c->opset = 1;
     if (mp->n_opset_import > 4096) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "%zu opset imports", mp->n_opset_import);
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "%zu opset imports", mp->n_opset_import);
     }
     os->domains = em_calloc(c->al, mp->n_opset_import + 1, sizeof(char *));
     os->versions = em_calloc(c->al, mp->n_opset_import + 1, sizeof(int64_t));
@@ -931,7 +931,7 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         other = other || strcmp(d, training_domain) == 0;
         if (strcmp(d, ml_domain) == 0) {
             if (op->version < 1 || op->version > EM_ONNX_ML_OPSET_MAX) {
-                return onnx_err(c, EMBER_ERR_UNSUPPORTED, "opset %lld of domain '%s' is not "
+                return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "opset %lld of domain '%s' is not "
                                 "supported (1 to %d are)", (long long)op->version, d,
                                 EM_ONNX_ML_OPSET_MAX);
             }
@@ -939,7 +939,7 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         }
         if (strcmp(d, preview_domain) == 0) {
             if (op->version != 1) {
-                return onnx_err(c, EMBER_ERR_UNSUPPORTED, "opset %lld of domain '%s' is not "
+                return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "opset %lld of domain '%s' is not "
                                 "supported (1 is)", (long long)op->version, d);
             }
             other = true;
@@ -948,7 +948,7 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
             continue;
         }
         if (found) {
-            return onnx_err(c, EMBER_ERR_INVALID_MODEL, "the default domain is imported twice");
+            return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "the default domain is imported twice");
         }
         found = true;
         c->opset = op->version;
@@ -959,10 +959,10 @@ static ember_status *read_opsets(onnx_ctx *c, const Onnx__ModelProto *mp, em_onn
         c->opset = EM_ONNX_OPSET_MAX;
         c->no_default = true;
     } else if (!found && mp->ir_version >= 3) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "no opset import for the default domain");
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "no opset import for the default domain");
     }
     if (c->opset < EM_ONNX_OPSET_MIN || c->opset > EM_ONNX_OPSET_MAX) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "opset %lld of the default domain is not supported (%d to %d are)",
                         (long long)c->opset, EM_ONNX_OPSET_MIN, EM_ONNX_OPSET_MAX);
     }
@@ -986,7 +986,7 @@ static ember_status *folder_of(onnx_ctx *c, const char *path)
     char *slash = real != NULL ? strrchr(real, '/') : NULL;
     if (slash == NULL) {
         free(real);
-        return onnx_err(c, EMBER_ERR_IO, "cannot resolve the model's folder");
+        return em_onnx_err(c, EMBER_ERR_IO, "cannot resolve the model's folder");
     }
     *(slash == real ? slash + 1 : slash) = '\0';
     c->dir = em_strdup(c->al, real);
@@ -1035,22 +1035,22 @@ ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_
     const uint8_t *data = em_storage_data(image);
     size_t size = em_storage_size(image);
     memset(opsets, 0, sizeof *opsets);
-    onnx_pb_allocator(g->al, &pa);
-    EMBER_TRY(onnx_wire_scan(&c, data, size));
-    EMBER_TRY(onnx_wire_strip(&c, data, size, &skel, &skel_size));
+    em_onnx_pb_allocator(g->al, &pa);
+    EMBER_TRY(em_onnx_wire_scan(&c, data, size));
+    EMBER_TRY(em_onnx_wire_strip(&c, data, size, &skel, &skel_size));
     c.stripped = skel != NULL;
-    mp = skel != NULL ? onnx__model_proto__unpack(&pa.pa, skel_size, skel)
-                      : onnx__model_proto__unpack(&pa.pa, size, data);
+    mp = skel != NULL ? em_onnx__model_proto__unpack(&pa.pa, skel_size, skel)
+                      : em_onnx__model_proto__unpack(&pa.pa, size, data);
     em_free(g->al, skel); /* protobuf-c copied what it keeps */
     skel = NULL;
     if (mp == NULL) {
         st = pa.failed ? em_status_oom()
-                       : onnx_err(&c, EMBER_ERR_INVALID_MODEL,
+                       : em_onnx_err(&c, EMBER_ERR_INVALID_MODEL,
                                   "not a valid ONNX model (protobuf parse error)");
         goto fail;
     }
     if (mp->graph == NULL) {
-        st = onnx_err(&c, EMBER_ERR_INVALID_MODEL, "the model has no graph");
+        st = em_onnx_err(&c, EMBER_ERR_INVALID_MODEL, "the model has no graph");
         goto fail;
     }
     EMBER_TRY(read_opsets(&c, mp, opsets));
@@ -1067,9 +1067,9 @@ fail:
 done:
     em_free(g->al, skel);
     if (mp != NULL) {
-        onnx__model_proto__free_unpacked(mp, &pa.pa);
+        em_onnx__model_proto__free_unpacked(mp, &pa.pa);
     }
-    onnx_ext_free(&c);
+    em_onnx_ext_free(&c);
     em_free(g->al, c.raw);
     em_free(g->al, c.dir);
     return st;

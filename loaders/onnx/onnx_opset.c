@@ -64,7 +64,7 @@ static const moved moved_attrs[] = {
 };
 /* clang-format on */
 
-const char *onnx_opset_target(const char *op_type)
+const char *em_onnx_opset_target(const char *op_type)
 {
     if (op_type == NULL) {
         return "";
@@ -86,7 +86,7 @@ static bool is(const onnx_pending *p, const char *op)
 static const Onnx__AttributeProto *take(onnx_pending *p, const char *attr)
 {
     size_t i;
-    const Onnx__AttributeProto *ap = onnx_node_attr(p->np, attr, &i);
+    const Onnx__AttributeProto *ap = em_onnx_node_attr(p->np, attr, &i);
     if (ap != NULL) {
         p->skip_attr[i] = true;
     }
@@ -139,15 +139,15 @@ static ember_status *move_scalar(onnx_ctx *c, onnx_scope *sc, onnx_pending *p,
     ember_dtype dt = p->n_in > 0 && p->in[0] >= 0 ? value_meta(sc, p->in[0])->dtype : 0;
     double v = ap->f;
     if (dt == EMBER_DTYPE_F64) {
-        return onnx_add_const(c, sc, p->name, ap->name, dt, &v, 1, 0, idx);
+        return em_onnx_add_const(c, sc, p->name, ap->name, dt, &v, 1, 0, idx);
     }
     if (dt != EMBER_DTYPE_F32 && dt != EMBER_DTYPE_UNDEFINED) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (%s): attribute '%s' of opset %lld on %s data", p->name,
                         p->np->op_type, ap->name, (long long)c->opset, em_dtype_name(dt));
     }
     float f = ap->f;
-    return onnx_add_const(c, sc, p->name, ap->name, EMBER_DTYPE_F32, &f, 1, 0, idx);
+    return em_onnx_add_const(c, sc, p->name, ap->name, EMBER_DTYPE_F32, &f, 1, 0, idx);
 }
 
 static ember_status *move_attrs(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
@@ -167,9 +167,9 @@ static ember_status *move_attrs(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         if (m->kind == MV_SCALAR) {
             st = move_scalar(c, sc, p, ap, &idx);
         } else if (m->kind == MV_INT1) {
-            st = onnx_add_const(c, sc, p->name, m->attr, EMBER_DTYPE_I64, &ap->i, 1, 1, &idx);
+            st = em_onnx_add_const(c, sc, p->name, m->attr, EMBER_DTYPE_I64, &ap->i, 1, 1, &idx);
         } else {
-            st = onnx_add_const(c, sc, p->name, m->attr, EMBER_DTYPE_I64, ap->ints,
+            st = em_onnx_add_const(c, sc, p->name, m->attr, EMBER_DTYPE_I64, ap->ints,
                                 (int64_t)ap->n_ints, 1, &idx);
         }
         if (st != NULL) {
@@ -214,14 +214,14 @@ static ember_status *softmax_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p
     const em_value *x = value_meta(sc, p->in[0]);
     int r = x->rank;
     if (r < 0) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (%s): opset %lld flattens the input at axis %lld, and the "
                         "input's rank is unknown at load time",
                         p->name, p->np->op_type, (long long)c->opset, (long long)axis);
     }
     int64_t k = axis < 0 ? axis + r : axis;
     if (k < 0 || k > r) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "node '%s' (%s): axis %lld out of range for rank %d", p->name,
                         p->np->op_type, (long long)axis, r);
     }
@@ -235,7 +235,7 @@ static ember_status *softmax_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p
     bool fixed = static_target(x, (int)k, target);
     bool has_shape_op = em_op_from_name("Shape", &shape_op);
     if (!fixed && !has_shape_op) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (%s): opset %lld flattens at axis %lld; restoring a shape "
                         "with several unknown dims needs a Shape op",
                         p->name, p->np->op_type, (long long)c->opset, (long long)axis);
@@ -244,30 +244,30 @@ static ember_status *softmax_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p
     char nm[300];
     ember_status *st;
     if (fixed) {
-        st = onnx_add_const(c, sc, p->name, "shape", EMBER_DTYPE_I64, target, r64, 1, &shape_v);
+        st = em_onnx_add_const(c, sc, p->name, "shape", EMBER_DTYPE_I64, target, r64, 1, &shape_v);
     } else {
         snprintf(nm, sizeof nm, "%s/shape", p->name);
-        st = onnx_add_node(c, sc, "Shape", nm, &in0, 1, NULL, &node, &shape_v);
+        st = em_onnx_add_node(c, sc, "Shape", nm, &in0, 1, NULL, &node, &shape_v);
     }
     snprintf(nm, sizeof nm, "%s/flatten", p->name);
     if (st == NULL) {
-        st = onnx_add_node(c, sc, "Flatten", nm, &in0, 1, NULL, &node, &flat);
+        st = em_onnx_add_node(c, sc, "Flatten", nm, &in0, 1, NULL, &node, &flat);
     }
     if (st == NULL) {
         st = em_node_set_int(sc->g, node, "axis", k);
     }
     if (st == NULL) {
-        st = onnx_add_node(c, sc, p->op, p->name, &flat, 1, NULL, &node, &y);
+        st = em_onnx_add_node(c, sc, p->op, p->name, &flat, 1, NULL, &node, &y);
     }
     if (st == NULL) {
         extra_int(p, "axis", 1);
-        st = onnx_copy_attrs(c, sc, p, node);
+        st = em_onnx_copy_attrs(c, sc, p, node);
     }
     snprintf(nm, sizeof nm, "%s/reshape", p->name);
     in2[0] = y;
     in2[1] = shape_v;
     if (st == NULL) {
-        st = onnx_add_node(c, sc, "Reshape", nm, in2, 2, p->np->output[0], &node, &y);
+        st = em_onnx_add_node(c, sc, "Reshape", nm, in2, 2, p->np->output[0], &node, &y);
     }
     p->emitted = true;
     return st;
@@ -280,7 +280,7 @@ static ember_status *cast_legacy(onnx_ctx *c, onnx_pending *p)
     static const char *const names[] = {"",        "FLOAT",  "UINT8",  "INT8",   "UINT16",
                                         "INT16",   "INT32",  "INT64",  "STRING", "BOOL",
                                         "FLOAT16", "DOUBLE", "UINT32", "UINT64"};
-    const Onnx__AttributeProto *ap = onnx_node_attr(p->np, "to", NULL);
+    const Onnx__AttributeProto *ap = em_onnx_node_attr(p->np, "to", NULL);
     if (ap == NULL || !ap->has_s) {
         return NULL;
     }
@@ -291,7 +291,7 @@ static ember_status *cast_legacy(onnx_ctx *c, onnx_pending *p)
             return NULL;
         }
     }
-    return onnx_err(c, EMBER_ERR_UNSUPPORTED, "node '%s' (Cast): unknown target type", p->name);
+    return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "node '%s' (Cast): unknown target type", p->name);
 }
 
 /* Before opset 7, binary ops broadcast only with broadcast=1, B aligned at `axis` of A. */
@@ -305,10 +305,10 @@ static ember_status *reshape_const(onnx_ctx *c, onnx_scope *sc, onnx_pending *p,
     int idx;
     em_storage *s = b->storage;
     size_t off = (size_t)((const char *)b->init.data - (const char *)em_storage_data(s));
-    onnx_fresh_name(c, sc, p->name, "reshaped", name, sizeof name);
+    em_onnx_fresh_name(c, sc, p->name, "reshaped", name, sizeof name);
     ember_status *st = em_graph_add_initializer(sc->g, name, b->dtype, rank, dims, s, off, &idx);
     if (st == NULL) {
-        st = onnx_scope_put(c, sc, idx);
+        st = em_onnx_scope_put(c, sc, idx);
         p->in[i] = idx;
     }
     return st;
@@ -327,7 +327,7 @@ static ember_status *broadcast_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending 
     }
     if (a->rank < 0 || b->rank < 0 || b->kind != EM_VAL_INITIALIZER || axis < 0 ||
         axis + b->rank > a->rank) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (%s): legacy broadcast at axis %lld needs known ranks and a "
                         "constant B",
                         p->name, p->np->op_type, (long long)ax->i);
@@ -353,7 +353,7 @@ static ember_status *prelu_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         return NULL; /* a shared slope, or [N, C]: both forms agree */
     }
     if (x->rank < 0 || sl->kind != EM_VAL_INITIALIZER) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (PRelu, opset < 7): a per-channel slope needs X's rank and a "
                         "constant slope", p->name);
     }
@@ -367,7 +367,7 @@ static ember_status *prelu_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
 static bool output_used(const onnx_scope *sc, const onnx_pending *p, size_t i)
 {
     return p->np->n_output > i && p->np->output[i][0] != '\0' &&
-           onnx_name_used(sc, p->np->output[i]);
+           em_onnx_name_used(sc, p->np->output[i]);
 }
 
 /* Before opset 14 BatchNormalization trained when its running statistics were outputs; from
@@ -378,7 +378,7 @@ static ember_status *dft_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     const Onnx__AttributeProto *ax = take(p, "axis");
     int64_t axis = ax != NULL ? ax->i : 1;
     int idx;
-    ember_status *st = onnx_add_const(c, sc, p->name, "axis", EMBER_DTYPE_I64, &axis, 1, 0, &idx);
+    ember_status *st = em_onnx_add_const(c, sc, p->name, "axis", EMBER_DTYPE_I64, &axis, 1, 0, &idx);
     if (st == NULL) {
         set_input(p, 2, idx);
     }
@@ -390,13 +390,13 @@ static ember_status *batchnorm_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending 
     const Onnx__AttributeProto *sp = take(p, "spatial");
     take(p, "is_test");
     if (c->opset < 9 && sp != NULL && sp->i == 0) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (BatchNormalization): spatial=0 (per-element statistics) is "
                         "not supported",
                         p->name);
     }
     if (c->opset < 14 && (output_used(sc, p, 3) || output_used(sc, p, 4))) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (BatchNormalization): outputs saved_mean / saved_var are not "
                         "supported",
                         p->name);
@@ -414,14 +414,14 @@ static ember_status *resize_legacy(onnx_ctx *c, onnx_pending *p, onnx_scope *sc)
         return NULL;
     }
     if (upsample && c->opset < 7) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (Upsample): opset %lld is not supported (7 and later are)",
                         p->name, (long long)c->opset);
     }
     int scales = p->n_in > 1 ? p->in[1] : -1;
     const Onnx__AttributeProto *ap = take(p, "scales");
     if (ap != NULL && scales < 0) {
-        ember_status *st = onnx_add_const(c, sc, p->name, "scales", EMBER_DTYPE_F32, ap->floats,
+        ember_status *st = em_onnx_add_const(c, sc, p->name, "scales", EMBER_DTYPE_F32, ap->floats,
                                           (int64_t)ap->n_floats, 1, &scales);
         if (st != NULL) {
             return st;
@@ -438,7 +438,7 @@ static ember_status *resize_legacy(onnx_ctx *c, onnx_pending *p, onnx_scope *sc)
 
 static ember_status *groupnorm_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
 
-ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
+ember_status *em_onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
 {
     take(p, "consumed_inputs"); /* an optimisation hint of opsets < 6, gone since */
     ember_status *st = move_attrs(c, sc, p);
@@ -453,7 +453,7 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     }
     if (is(p, "Split") && c->opset < 18 && p->n_in < 2) {
         extra_int(p, "num_outputs", (int64_t)p->np->n_output);
-    } else if (is(p, "Concat") && c->opset < 4 && onnx_node_attr(p->np, "axis", NULL) == NULL) {
+    } else if (is(p, "Concat") && c->opset < 4 && em_onnx_node_attr(p->np, "axis", NULL) == NULL) {
         extra_int(p, "axis", 1);
     } else if (is(p, "Cast") && c->opset < 6) {
         return cast_legacy(c, p);
@@ -464,7 +464,7 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
     } else if (is(p, "Gemm") && c->opset < 7) {
         take(p, "broadcast");
     } else if (is(p, "RoiAlign") && c->opset < 16 &&
-               onnx_node_attr(p->np, "coordinate_transformation_mode", NULL) == NULL) {
+               em_onnx_node_attr(p->np, "coordinate_transformation_mode", NULL) == NULL) {
         extra_str(p, "coordinate_transformation_mode", "output_half_pixel"); /* opset 10 */
     } else if ((is(p, "LpPool") || is(p, "GlobalLpPool")) && c->opset < 2) {
         const Onnx__AttributeProto *pa = take(p, "p"); /* a float before opset 2 */
@@ -481,8 +481,8 @@ ember_status *onnx_opset_normalise(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
         /* Before opset 12 Dropout had no training_mode input: it ran as in inference. The
          * mask was of the data's dtype before opset 10. */
         if (c->opset < 10 && p->np->n_output > 1 && p->np->output[1][0] != '\0' &&
-            onnx_name_used(sc, p->np->output[1])) {
-            return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+            em_onnx_name_used(sc, p->np->output[1])) {
+            return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                             "node '%s' (Dropout, opset %lld): its mask output (of the data's "
                             "dtype before opset 10) is not supported",
                             p->name, (long long)c->opset);
@@ -518,7 +518,7 @@ static ember_status *groupnorm_per_channel(onnx_ctx *c, onnx_scope *sc, onnx_pen
                    (const char *)v->init.data + (size_t)(k / (ch / groups)) * es, es);
         }
         int idx;
-        ember_status *st = onnx_add_const(c, sc, p->name, what, v->dtype, buf, ch, 1, &idx);
+        ember_status *st = em_onnx_add_const(c, sc, p->name, what, v->dtype, buf, ch, 1, &idx);
         em_free(sc->g->al, buf);
         if (st == NULL) {
             p->in[i] = idx;
@@ -533,12 +533,12 @@ static ember_status *groupnorm_per_channel(onnx_ctx *c, onnx_scope *sc, onnx_pen
         int shape, node, in2[2];
         snprintf(suffix, sizeof suffix, "%s_shape%d", what, k);
         snprintf(nm, sizeof nm, "%s/%s_per_channel%d", p->name, what, k);
-        ember_status *st = onnx_add_const(c, sc, p->name, suffix, EMBER_DTYPE_I64, shapes[k],
+        ember_status *st = em_onnx_add_const(c, sc, p->name, suffix, EMBER_DTYPE_I64, shapes[k],
                                           k < 2 ? 2 : 1, 1, &shape);
         in2[0] = x;
         in2[1] = shape;
         if (st == NULL) {
-            st = onnx_add_node(c, sc, ops[k], nm, in2, 2, NULL, &node, &x);
+            st = em_onnx_add_node(c, sc, ops[k], nm, in2, 2, NULL, &node, &x);
         }
         if (st != NULL) {
             return st;
@@ -553,7 +553,7 @@ static ember_status *groupnorm_per_channel(onnx_ctx *c, onnx_scope *sc, onnx_pen
  * forms agree (num_groups == C). */
 static ember_status *groupnorm_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending *p)
 {
-    const Onnx__AttributeProto *ap = onnx_node_attr(p->np, "num_groups", NULL);
+    const Onnx__AttributeProto *ap = em_onnx_node_attr(p->np, "num_groups", NULL);
     if (ap == NULL || ap->i < 1 || p->n_in != 3 || p->in[0] < 0 || p->in[1] < 0 || p->in[2] < 0) {
         return NULL; /* the shape function and the kernel report it */
     }
@@ -563,7 +563,7 @@ static ember_status *groupnorm_legacy(onnx_ctx *c, onnx_scope *sc, onnx_pending 
         return NULL;
     }
     if (ch < 0) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "node '%s' (GroupNormalization, opset %lld): per-group scale and bias "
                         "need X's channel count at load time",
                         p->name, (long long)c->opset);

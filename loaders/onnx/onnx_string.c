@@ -32,14 +32,14 @@ static ember_status *pack_bytes(const onnx_ctx *c, const ProtobufCBinaryData *b,
     return st;
 }
 
-ember_status *onnx_tensor_strings(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
+ember_status *em_onnx_tensor_strings(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
                                   const em_tensor *shape, em_storage **out)
 {
     int64_t numel = em_tensor_numel(shape);
     *out = NULL;
     if (tp->has_raw_data ||
         (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': a string tensor keeps its data in string_data (not raw_data "
                         "or external data)",
                         name);
@@ -47,14 +47,14 @@ ember_status *onnx_tensor_strings(onnx_ctx *c, const Onnx__TensorProto *tp, cons
     if ((int64_t)tp->n_string_data != numel) {
         char buf[160];
         em_dims_str(shape->dims, shape->rank, buf, sizeof buf);
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': has %zu strings, its dims %s need %lld", name,
                         tp->n_string_data, buf, (long long)numel);
     }
     return pack_bytes(c, tp->string_data, tp->n_string_data, out);
 }
 
-ember_status *onnx_const_strings(onnx_ctx *c, em_graph *g, const Onnx__AttributeProto *ap,
+ember_status *em_onnx_const_strings(onnx_ctx *c, em_graph *g, const Onnx__AttributeProto *ap,
                                  const char *out, int *idx)
 {
     bool one = ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;

@@ -43,7 +43,7 @@ static void pb_free(void *ctx, void *p)
     em_free(((onnx_pb_alloc *)ctx)->al, p);
 }
 
-void onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a)
+void em_onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a)
 {
     a->pa.alloc = pb_alloc;
     a->pa.free = pb_free;
@@ -52,7 +52,7 @@ void onnx_pb_allocator(const ember_allocator *al, onnx_pb_alloc *a)
     a->failed = false;
 }
 
-ember_dtype onnx_dtype(int32_t t, bool *known)
+ember_dtype em_onnx_dtype(int32_t t, bool *known)
 {
     /* ember_dtype follows TensorProto.DataType: only the gaps need a check. */
     *known = t > 0 && t != 14 && t != 15 && em_dtype_valid((ember_dtype)t);
@@ -86,18 +86,18 @@ static ember_status *tensor_shape(onnx_ctx *c, const Onnx__TensorProto *tp, cons
                                   em_tensor *shape, size_t *nbytes)
 {
     bool known;
-    ember_dtype dt = onnx_dtype(tp->data_type, &known);
+    ember_dtype dt = em_onnx_dtype(tp->data_type, &known);
     if (!known) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "tensor '%s': data type %d (%s) is not supported",
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "tensor '%s': data type %d (%s) is not supported",
                         name, (int)tp->data_type, onnx_type_name(tp->data_type));
     }
     if (tp->n_dims > EM_MAX_RANK) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED, "tensor '%s': rank %zu exceeds the maximum %d",
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "tensor '%s': rank %zu exceeds the maximum %d",
                         name, tp->n_dims, EM_MAX_RANK);
     }
     for (size_t d = 0; d < tp->n_dims; d++) {
         if (tp->dims[d] < 0) {
-            return onnx_err(c, EMBER_ERR_INVALID_MODEL, "tensor '%s': dim %zu is negative (%lld)",
+            return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "tensor '%s': dim %zu is negative (%lld)",
                             name, d, (long long)tp->dims[d]);
         }
     }
@@ -105,10 +105,10 @@ static ember_status *tensor_shape(onnx_ctx *c, const Onnx__TensorProto *tp, cons
     if (!em_tensor_nbytes_checked(shape, nbytes)) {
         char buf[160];
         em_dims_str(tp->dims, (int)tp->n_dims, buf, sizeof buf);
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "tensor '%s': dims %s overflow", name, buf);
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "tensor '%s': dims %s overflow", name, buf);
     }
     if (tp->segment != NULL) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "tensor '%s': segmented tensors are not supported", name);
     }
     return NULL;
@@ -197,7 +197,7 @@ static ember_status *from_typed(onnx_ctx *c, const Onnx__TensorProto *tp, const 
     if (have != need) {
         char buf[160];
         em_dims_str(shape->dims, shape->rank, buf, sizeof buf);
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': has %zu values, its dims %s need %zu", name, have, buf,
                         need);
     }
@@ -225,7 +225,7 @@ static ember_status *ext_resolve(onnx_ctx *c, const char *name, const char *loc,
 {
     *out = NULL;
     if (c->dir == NULL) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "tensor '%s': external data '%s' needs the model's file path (the model "
                         "was loaded from memory)",
                         name, loc);
@@ -234,7 +234,7 @@ static ember_status *ext_resolve(onnx_ctx *c, const char *name, const char *loc,
                   strstr(loc, "/../") != NULL ||
                   (strlen(loc) >= 3 && strcmp(loc + strlen(loc) - 3, "/..") == 0);
     if (loc[0] == '\0' || loc[0] == '/' || loc[0] == '\\' || strchr(loc, ':') != NULL || dotdot) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': external data location '%s' is outside the model's folder",
                         name, loc);
     }
@@ -247,14 +247,14 @@ static ember_status *ext_resolve(onnx_ctx *c, const char *name, const char *loc,
     char *real = realpath(joined, NULL);
     em_free(c->al, joined);
     if (real == NULL) {
-        return onnx_err(c, EMBER_ERR_IO, "tensor '%s': external data file '%s' cannot be opened",
+        return em_onnx_err(c, EMBER_ERR_IO, "tensor '%s': external data file '%s' cannot be opened",
                         name, loc);
     }
     size_t dl = strlen(c->dir);
     bool inside = strncmp(real, c->dir, dl) == 0 && (real[dl] == '/' || c->dir[dl - 1] == '/');
     if (!inside) {
         free(real); /* realpath() allocates with libc */
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': external data location '%s' is outside the model's folder",
                         name, loc);
     }
@@ -290,7 +290,7 @@ static ember_status *ext_map(onnx_ctx *c, const char *path, em_storage **s)
     return NULL;
 }
 
-void onnx_ext_free(onnx_ctx *c)
+void em_onnx_ext_free(onnx_ctx *c)
 {
     for (int i = 0; i < c->n_ext; i++) {
         em_free(c->al, c->ext[i].path);
@@ -334,16 +334,16 @@ static ember_status *from_external(onnx_ctx *c, const Onnx__TensorProto *tp, con
         }
     }
     if (loc == NULL) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL, "tensor '%s': external data has no location",
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "tensor '%s': external data has no location",
                         name);
     }
     uint64_t off = 0, len = nbytes;
     if ((soff != NULL && !parse_size(soff, &off)) || (slen != NULL && !parse_size(slen, &len))) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': external data offset or length is not a number", name);
     }
     if (len != nbytes) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': external data length %llu, its dims need %zu bytes", name,
                         (unsigned long long)len, nbytes);
     }
@@ -359,7 +359,7 @@ static ember_status *from_external(onnx_ctx *c, const Onnx__TensorProto *tp, con
     }
     size_t fsize = em_storage_size(s);
     if (off > fsize || len > fsize - off) {
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': external data [%llu, %llu) is past the end of '%s' (%zu "
                         "bytes)",
                         name, (unsigned long long)off, (unsigned long long)(off + len), loc, fsize);
@@ -376,7 +376,7 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
                               size_t *offset)
 {
     if (ONNX_BIG_ENDIAN && em_dtype_size(shape->dtype) > 1) {
-        return onnx_err(c, EMBER_ERR_UNSUPPORTED,
+        return em_onnx_err(c, EMBER_ERR_UNSUPPORTED,
                         "tensor '%s': raw_data is little-endian; big-endian hosts are not "
                         "supported",
                         name);
@@ -386,7 +386,7 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
     if (tp->raw_data.len != stored) {
         char buf[160];
         em_dims_str(shape->dims, shape->rank, buf, sizeof buf);
-        return onnx_err(c, EMBER_ERR_INVALID_MODEL,
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL,
                         "tensor '%s': raw_data has %zu bytes, its dims %s need %zu", name,
                         tp->raw_data.len, buf, stored);
     }
@@ -409,7 +409,7 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
     return st;
 }
 
-ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
+ember_status *em_onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
                                   em_tensor *shape, em_storage **out, size_t *offset)
 {
     size_t nbytes;
@@ -421,7 +421,7 @@ ember_status *onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, cons
         return st;
     }
     if (shape->dtype == EMBER_DTYPE_STRING) {
-        return onnx_tensor_strings(c, tp, name, shape, out);
+        return em_onnx_tensor_strings(c, tp, name, shape, out);
     }
     if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
         if (em_lowp_packed_bits(shape->dtype) == 0) {
@@ -453,11 +453,11 @@ ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *wha
     ember_status *st = NULL;
     *out = NULL;
     memset(shape, 0, sizeof *shape);
-    onnx_pb_allocator(al, &pa);
-    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(&pa.pa, size, data);
+    em_onnx_pb_allocator(al, &pa);
+    Onnx__TensorProto *tp = em_onnx__tensor_proto__unpack(&pa.pa, size, data);
     if (tp == NULL) {
         return pa.failed ? em_status_oom()
-                         : onnx_err(&c, EMBER_ERR_INVALID_MODEL,
+                         : em_onnx_err(&c, EMBER_ERR_INVALID_MODEL,
                                     "not a valid ONNX TensorProto (protobuf parse error)");
     }
     if (path != NULL) {
@@ -470,7 +470,7 @@ ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *wha
         free(real);
     }
     const char *name = tp->name != NULL && tp->name[0] ? tp->name : "<unnamed>";
-    st = onnx_tensor_convert(&c, tp, name, shape, &s, &off);
+    st = em_onnx_tensor_convert(&c, tp, name, shape, &s, &off);
     if (st == NULL && shape->dtype == EMBER_DTYPE_STRING) {
         *out = em_storage_retain(s); /* packed and owned already: the bytes follow the pointers */
     } else if (st == NULL) {
@@ -485,8 +485,8 @@ ember_status *em_onnx_read_tensor(const void *data, size_t size, const char *wha
         memset(shape, 0, sizeof *shape);
     }
     em_storage_release(s);
-    onnx_ext_free(&c);
+    em_onnx_ext_free(&c);
     em_free(al, c.dir);
-    onnx__tensor_proto__free_unpacked(tp, &pa.pa);
+    em_onnx__tensor_proto__free_unpacked(tp, &pa.pa);
     return st;
 }

@@ -11,7 +11,7 @@
  *
  * protobuf-c copies every bytes field it unpacks, so unpacking the image as it is would hold
  * the weights twice at once (a 100 MB resnet50 peaked at 290 MB resident before any pass).
- * onnx_wire_strip therefore writes a skeleton of the image without the raw_data fields of the
+ * em_onnx_wire_strip therefore writes a skeleton of the image without the raw_data fields of the
  * main graph's initializers; the loader unpacks the skeleton and reads those bytes in place,
  * where the scan found them (the last raw_data of a tensor, as protobuf keeps the last).
  */
@@ -94,7 +94,7 @@ static bool varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 
 static ember_status *bad_wire(const wstate *w, const uint8_t *at)
 {
-    return onnx_err(w->c, EMBER_ERR_INVALID_MODEL,
+    return em_onnx_err(w->c, EMBER_ERR_INVALID_MODEL,
                     "not a valid ONNX model (protobuf parse error near byte %td)", at - w->base);
 }
 
@@ -167,11 +167,11 @@ static ember_status *walk(wstate *w, const uint8_t *p, const uint8_t *end, wmsg 
         }
         int gd = gdepth + (ct == W_GRAPH), td = tdepth + (ct == W_TYPE);
         if (gd > EM_ONNX_MAX_DEPTH + 1) {
-            return onnx_err(w->c, EMBER_ERR_INVALID_MODEL, "subgraphs nested deeper than %d levels",
+            return em_onnx_err(w->c, EMBER_ERR_INVALID_MODEL, "subgraphs nested deeper than %d levels",
                             EM_ONNX_MAX_DEPTH);
         }
         if (td > ONNX_MAX_TYPE_DEPTH) {
-            return onnx_err(w->c, EMBER_ERR_INVALID_MODEL, "types nested deeper than %d levels",
+            return em_onnx_err(w->c, EMBER_ERR_INVALID_MODEL, "types nested deeper than %d levels",
                             ONNX_MAX_TYPE_DEPTH);
         }
         bool in_main = (t == W_MODEL && ct == W_GRAPH) || (main_graph && t == W_GRAPH);
@@ -190,7 +190,7 @@ static ember_status *walk(wstate *w, const uint8_t *p, const uint8_t *end, wmsg 
     return NULL;
 }
 
-ember_status *onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size)
+ember_status *em_onnx_wire_scan(onnx_ctx *c, const uint8_t *data, size_t size)
 {
     wstate w = {c, data, 0};
     return walk(&w, data, data + size, W_MODEL, 0, 0, false);
@@ -211,7 +211,7 @@ static size_t put_varint(uint8_t *o, uint64_t v)
 /* Copies message [p, end) of type t (W_MODEL, W_GRAPH of the main graph or W_TENSOR of its
  * initializers) to o, leaving out W_TENSOR's raw_data and re-encoding the lengths of the
  * messages on the way; returns the bytes written (never more than end - p). The image passed
- * onnx_wire_scan, so the wire format is known to be sound. */
+ * em_onnx_wire_scan, so the wire format is known to be sound. */
 static size_t strip(const uint8_t *p, const uint8_t *end, wmsg t, uint8_t *o)
 {
     size_t n = 0;
@@ -256,7 +256,7 @@ static size_t strip(const uint8_t *p, const uint8_t *end, wmsg t, uint8_t *o)
     return n;
 }
 
-ember_status *onnx_wire_strip(onnx_ctx *c, const uint8_t *data, size_t size, uint8_t **out,
+ember_status *em_onnx_wire_strip(onnx_ctx *c, const uint8_t *data, size_t size, uint8_t **out,
                               size_t *out_size)
 {
     *out = NULL;

@@ -30,7 +30,7 @@ static ember_status *code_file(ts_lower *L, const char *record, em_ts_module **o
     }
     *out = NULL;
     ts_code_file *f = em_ts_arena_alloc(&L->arena, sizeof *f);
-    if (f == NULL || (f->record = ts_strdup(L, record)) == NULL) {
+    if (f == NULL || (f->record = em_ts_strdup(L, record)) == NULL) {
         return em_status_oom();
     }
     f->next = L->files;
@@ -50,7 +50,7 @@ static ember_status *code_file(ts_lower *L, const char *record, em_ts_module **o
     return NULL;
 }
 
-ember_status *ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **out)
+ember_status *em_ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **out)
 {
     *out = NULL;
     const char *dot = strrchr(qual, '.');
@@ -58,7 +58,7 @@ ember_status *ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **o
         return NULL;
     }
     size_t plen = (size_t)(dot - qual);
-    char *record = ts_printf(L, "code/%.*s.py", (int)plen, qual);
+    char *record = em_ts_printf(L, "code/%.*s.py", (int)plen, qual);
     if (record == NULL) {
         return em_status_oom();
     }
@@ -73,34 +73,34 @@ ember_status *ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **o
     const em_ts_class *cls = m != NULL ? em_ts_module_class(m, name) : NULL;
     const em_ts_func *fn = m != NULL && cls == NULL ? em_ts_module_func(m, name) : NULL;
     if (cls != NULL || strncmp(qual, "__torch__.torch.classes.", 24) == 0) { /* torchbind */
-        *out = ts_new(L, TA_CLASS);
+        *out = em_ts_new(L, TA_CLASS);
         if (*out == NULL) {
             return em_status_oom();
         }
-        (*out)->u.cls.qual = ts_strdup(L, qual);
+        (*out)->u.cls.qual = em_ts_strdup(L, qual);
         (*out)->u.cls.cls = cls;
         return NULL;
     }
     if (fn != NULL) {
-        *out = ts_new(L, TA_FUNC);
+        *out = em_ts_new(L, TA_FUNC);
         if (*out == NULL) {
             return em_status_oom();
         }
         (*out)->u.fn.fn = fn;
-        (*out)->u.fn.qual = ts_strdup(L, qual);
+        (*out)->u.fn.qual = em_ts_strdup(L, qual);
         return NULL;
     }
     if (m != NULL && strncmp(name, "___torch_mangle_", 16) != 0) {
         /* functional.py and functional/<name>.py may both exist (scripted F.interpolate): a
          * name the file does not define is a package beside it then. */
-        const char *sub = ts_printf(L, "%.*s/%s.py", (int)(strlen(record) - 3), record, name);
+        const char *sub = em_ts_printf(L, "%.*s/%s.py", (int)(strlen(record) - 3), record, name);
         if (sub == NULL) {
             return em_status_oom();
         }
         if (em_ts_zip_has(L->zip, sub)) {
             return NULL;
         }
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: %s defines no class or function "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: %s defines no class or function "
                       "'%s'", qual, record, name);
     }
     /* not a file, or a mangled namespace beside one (torch/functional.py and
@@ -153,10 +153,10 @@ static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_ts_
         if (!tensor) {
             if (p->def != NULL) {
                 ts_env empty = {0};
-                TS_TRY(ts_eval(L, &empty, p->def, &(*args)[i]));
+                TS_TRY(em_ts_eval(L, &empty, p->def, &(*args)[i]));
                 continue;
             }
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, p->pos, "forward() argument '%s' is not a "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, p->pos, "forward() argument '%s' is not a "
                           "Tensor and has no default: only Tensor inputs are supported",
                           p->name);
         }
@@ -175,14 +175,14 @@ static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_ts_
         const char *names[EMBER_MAX_RANK];
         for (int d = 0; d < rank; d++) {
             dims[d] = -1;
-            names[d] = ts_printf(L, "%s_%d", p->name, d);
+            names[d] = em_ts_printf(L, "%s_%d", p->name, d);
             if (names[d] == NULL) {
                 return em_status_oom();
             }
         }
         int v = -1;
         TS_TRY(em_graph_add_input(L->root, p->name, dt, rank, dims, names, &v));
-        (*args)[i] = ts_tensor(L, v);
+        (*args)[i] = em_ts_tensor(L, v);
         if ((*args)[i] == NULL) {
             return em_status_oom();
         }
@@ -211,7 +211,7 @@ static ember_status *add_outputs(ts_lower *L, ts_av *r, int *count)
     }
     ts_call c = {.op = "output", .node = "output"};
     int v = -1, o = -1, node = -1;
-    TS_TRY(ts_as_tensor(L, &c, r, EMBER_DTYPE_UNDEFINED, &v));
+    TS_TRY(em_ts_as_tensor(L, &c, r, EMBER_DTYPE_UNDEFINED, &v));
     char name[32];
     snprintf(name, sizeof name, "output_%d", (*count)++);
     const char *names[1] = {name};
@@ -243,7 +243,7 @@ static ember_status *tree(ts_lower *L, const em_tsv *obj, const char *attr, int 
     ts_av *cls = NULL;
     em_ts_pos nopos = {0};
     *total = 0;
-    TS_TRY(ts_resolve(L, obj->u.obj.cls, nopos, &cls));
+    TS_TRY(em_ts_resolve(L, obj->u.obj.cls, nopos, &cls));
     const em_ts_class *c = cls != NULL && cls->k == TA_CLASS ? cls->u.cls.cls : NULL;
     if (c == NULL || c->base != EM_TS_BASE_MODULE || depth > TS_TREE_MAX_DEPTH) {
         return NULL;
@@ -341,8 +341,8 @@ ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_
     EMBER_TRY(set_metadata(&L, root));
     ts_av *self = NULL, *fwd = NULL, **args = NULL, *result = NULL;
     em_ts_pos nopos = {0};
-    EMBER_TRY(ts_from_tsv(&L, root, "", &self));
-    EMBER_TRY(ts_obj_get(&L, self, "forward", nopos, &fwd));
+    EMBER_TRY(em_ts_from_tsv(&L, root, "", &self));
+    EMBER_TRY(em_ts_obj_get(&L, self, "forward", nopos, &fwd));
     if (fwd->k != TA_FUNC) {
         st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: the root module's forward is not a "
                            "method", L.what);
@@ -350,7 +350,7 @@ ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_
     }
     size_t n_args = 0;
     EMBER_TRY(add_inputs(&L, fwd->u.fn.fn, spec, n_spec, &args, &n_args));
-    EMBER_TRY(ts_call_func(&L, fwd, args, n_args, NULL, NULL, 0, fwd->u.fn.fn->pos, &result));
+    EMBER_TRY(em_ts_call_func(&L, fwd, args, n_args, NULL, NULL, 0, fwd->u.fn.fn->pos, &result));
     int count = 0;
     EMBER_TRY(add_outputs(&L, result, &count));
     if (count == 0) {

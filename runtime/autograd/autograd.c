@@ -15,102 +15,102 @@
 #include <string.h>
 
 static const gx_rule rules[EM_OP_COUNT] = {
-    [EM_OP_ADD] = gx_rule_add,
-    [EM_OP_SUB] = gx_rule_sub,
-    [EM_OP_MUL] = gx_rule_mul,
-    [EM_OP_DIV] = gx_rule_div,
-    [EM_OP_NEG] = gx_rule_neg,
-    [EM_OP_POW] = gx_rule_pow,
-    [EM_OP_EXP] = gx_rule_exp,
-    [EM_OP_LOG] = gx_rule_log,
-    [EM_OP_SQRT] = gx_rule_sqrt,
-    [EM_OP_ABS] = gx_rule_abs,
-    [EM_OP_RECIPROCAL] = gx_rule_reciprocal,
-    [EM_OP_ERF] = gx_rule_erf,
-    [EM_OP_SIN] = gx_rule_sin,
-    [EM_OP_COS] = gx_rule_cos,
-    [EM_OP_TAN] = gx_rule_trig,
-    [EM_OP_ATAN] = gx_rule_trig,
-    [EM_OP_SINH] = gx_rule_trig,
-    [EM_OP_COSH] = gx_rule_trig,
-    [EM_OP_ASIN] = gx_rule_trig,
-    [EM_OP_ACOS] = gx_rule_trig,
-    [EM_OP_ASINH] = gx_rule_trig,
-    [EM_OP_ACOSH] = gx_rule_trig,
-    [EM_OP_ATANH] = gx_rule_trig,
-    [EM_OP_RELU] = gx_rule_relu,
-    [EM_OP_LEAKYRELU] = gx_rule_leakyrelu,
-    [EM_OP_PRELU] = gx_rule_prelu,
-    [EM_OP_ELU] = gx_rule_elu,
-    [EM_OP_SELU] = gx_rule_selu,
-    [EM_OP_CELU] = gx_rule_celu,
-    [EM_OP_HARDSIGMOID] = gx_rule_hard,
-    [EM_OP_HARDSWISH] = gx_rule_hard,
-    [EM_OP_SOFTSIGN] = gx_rule_softsign,
-    [EM_OP_THRESHOLDEDRELU] = gx_rule_thresholdedrelu,
-    [EM_OP_SOFTPLUS] = gx_rule_softplus,
-    [EM_OP_SIGMOID] = gx_rule_sigmoid,
-    [EM_OP_TANH] = gx_rule_tanh,
-    [EM_OP_CLIP] = gx_rule_clip,
-    [EM_OP_WHERE] = gx_rule_where,
-    [EM_OP_MAX] = gx_rule_maxmin,
-    [EM_OP_MIN] = gx_rule_maxmin,
-    [EM_OP_SUM] = gx_rule_sum,
-    [EM_OP_MEAN] = gx_rule_mean,
-    [EM_OP_CAST] = gx_rule_cast,
-    [EM_OP_IDENTITY] = gx_rule_identity,
-    [EM_OP_DROPOUT] = gx_rule_dropout,
-    [EM_OP_FLOOR] = gx_rule_zero,
-    [EM_OP_CEIL] = gx_rule_zero,
-    [EM_OP_ROUND] = gx_rule_zero,
-    [EM_OP_SIGN] = gx_rule_zero,
-    [EM_OP_SOFTMAX] = gx_rule_softmax,
-    [EM_OP_LOGSOFTMAX] = gx_rule_logsoftmax,
-    [EM_OP_MATMUL] = gx_rule_matmul,
-    [EM_OP_GEMM] = gx_rule_gemm,
-    [EM_OP_RESHAPE] = gx_rule_reshape,
-    [EM_OP_FLATTEN] = gx_rule_reshape,
-    [EM_OP_SQUEEZE] = gx_rule_reshape,
-    [EM_OP_UNSQUEEZE] = gx_rule_reshape,
-    [EM_OP_TRANSPOSE] = gx_rule_transpose,
-    [EM_OP_EXPAND] = gx_rule_expand,
-    [EM_OP_CONCAT] = gx_rule_concat,
-    [EM_OP_SPLIT] = gx_rule_split,
-    [EM_OP_SLICE] = gx_rule_slice,
-    [EM_OP_GATHER] = gx_rule_gather,
-    [EM_OP_GATHERELEMENTS] = gx_rule_gatherelements,
-    [EM_OP_GATHERND] = gx_rule_move,
-    [EM_OP_TILE] = gx_rule_move,
-    [EM_OP_PAD] = gx_rule_move,
-    [EM_OP_DEPTHTOSPACE] = gx_rule_move,
-    [EM_OP_SPACETODEPTH] = gx_rule_move,
-    [EM_OP_REVERSESEQUENCE] = gx_rule_move,
-    [EM_OP_TRILU] = gx_rule_move,
-    [EM_OP_CENTERCROPPAD] = gx_rule_move,
-    [EM_OP_TOPK] = gx_rule_topk,
-    [EM_OP_CUMSUM] = gx_rule_cumsum,
-    [EM_OP_REDUCESUM] = gx_rule_reducesum,
-    [EM_OP_REDUCEMEAN] = gx_rule_reducemean,
-    [EM_OP_REDUCESUMSQUARE] = gx_rule_reducesumsquare,
-    [EM_OP_REDUCEL1] = gx_rule_reducel1,
-    [EM_OP_REDUCEL2] = gx_rule_reducel2,
-    [EM_OP_REDUCELOGSUMEXP] = gx_rule_reducelogsumexp,
-    [EM_OP_REDUCELOGSUM] = gx_rule_reducelogsum,
-    [EM_OP_REDUCEMAX] = gx_rule_reducemaxmin,
-    [EM_OP_REDUCEMIN] = gx_rule_reducemaxmin,
-    [EM_OP_GLOBALMAXPOOL] = gx_rule_globalmaxpool,
-    [EM_OP_CONV] = gx_rule_conv,
-    [EM_OP_MAXPOOL] = gx_rule_maxpool,
-    [EM_OP_AVERAGEPOOL] = gx_rule_averagepool,
-    [EM_OP_GLOBALAVERAGEPOOL] = gx_rule_globalaveragepool,
-    [EM_OP_BATCHNORM] = gx_rule_batchnorm,
-    [EM_OP_INSTANCENORM] = gx_rule_instancenorm,
-    [EM_OP_LAYERNORM] = gx_rule_layernorm,
-    [EM_OP_SCELOSS] = gx_rule_sceloss,
-    [EM_OP_NLLLOSS] = gx_rule_nllloss,
+    [EM_OP_ADD] = em_gx_rule_add,
+    [EM_OP_SUB] = em_gx_rule_sub,
+    [EM_OP_MUL] = em_gx_rule_mul,
+    [EM_OP_DIV] = em_gx_rule_div,
+    [EM_OP_NEG] = em_gx_rule_neg,
+    [EM_OP_POW] = em_gx_rule_pow,
+    [EM_OP_EXP] = em_gx_rule_exp,
+    [EM_OP_LOG] = em_gx_rule_log,
+    [EM_OP_SQRT] = em_gx_rule_sqrt,
+    [EM_OP_ABS] = em_gx_rule_abs,
+    [EM_OP_RECIPROCAL] = em_gx_rule_reciprocal,
+    [EM_OP_ERF] = em_gx_rule_erf,
+    [EM_OP_SIN] = em_gx_rule_sin,
+    [EM_OP_COS] = em_gx_rule_cos,
+    [EM_OP_TAN] = em_gx_rule_trig,
+    [EM_OP_ATAN] = em_gx_rule_trig,
+    [EM_OP_SINH] = em_gx_rule_trig,
+    [EM_OP_COSH] = em_gx_rule_trig,
+    [EM_OP_ASIN] = em_gx_rule_trig,
+    [EM_OP_ACOS] = em_gx_rule_trig,
+    [EM_OP_ASINH] = em_gx_rule_trig,
+    [EM_OP_ACOSH] = em_gx_rule_trig,
+    [EM_OP_ATANH] = em_gx_rule_trig,
+    [EM_OP_RELU] = em_gx_rule_relu,
+    [EM_OP_LEAKYRELU] = em_gx_rule_leakyrelu,
+    [EM_OP_PRELU] = em_gx_rule_prelu,
+    [EM_OP_ELU] = em_gx_rule_elu,
+    [EM_OP_SELU] = em_gx_rule_selu,
+    [EM_OP_CELU] = em_gx_rule_celu,
+    [EM_OP_HARDSIGMOID] = em_gx_rule_hard,
+    [EM_OP_HARDSWISH] = em_gx_rule_hard,
+    [EM_OP_SOFTSIGN] = em_gx_rule_softsign,
+    [EM_OP_THRESHOLDEDRELU] = em_gx_rule_thresholdedrelu,
+    [EM_OP_SOFTPLUS] = em_gx_rule_softplus,
+    [EM_OP_SIGMOID] = em_gx_rule_sigmoid,
+    [EM_OP_TANH] = em_gx_rule_tanh,
+    [EM_OP_CLIP] = em_gx_rule_clip,
+    [EM_OP_WHERE] = em_gx_rule_where,
+    [EM_OP_MAX] = em_gx_rule_maxmin,
+    [EM_OP_MIN] = em_gx_rule_maxmin,
+    [EM_OP_SUM] = em_gx_rule_sum,
+    [EM_OP_MEAN] = em_gx_rule_mean,
+    [EM_OP_CAST] = em_gx_rule_cast,
+    [EM_OP_IDENTITY] = em_gx_rule_identity,
+    [EM_OP_DROPOUT] = em_gx_rule_dropout,
+    [EM_OP_FLOOR] = em_gx_rule_zero,
+    [EM_OP_CEIL] = em_gx_rule_zero,
+    [EM_OP_ROUND] = em_gx_rule_zero,
+    [EM_OP_SIGN] = em_gx_rule_zero,
+    [EM_OP_SOFTMAX] = em_gx_rule_softmax,
+    [EM_OP_LOGSOFTMAX] = em_gx_rule_logsoftmax,
+    [EM_OP_MATMUL] = em_gx_rule_matmul,
+    [EM_OP_GEMM] = em_gx_rule_gemm,
+    [EM_OP_RESHAPE] = em_gx_rule_reshape,
+    [EM_OP_FLATTEN] = em_gx_rule_reshape,
+    [EM_OP_SQUEEZE] = em_gx_rule_reshape,
+    [EM_OP_UNSQUEEZE] = em_gx_rule_reshape,
+    [EM_OP_TRANSPOSE] = em_gx_rule_transpose,
+    [EM_OP_EXPAND] = em_gx_rule_expand,
+    [EM_OP_CONCAT] = em_gx_rule_concat,
+    [EM_OP_SPLIT] = em_gx_rule_split,
+    [EM_OP_SLICE] = em_gx_rule_slice,
+    [EM_OP_GATHER] = em_gx_rule_gather,
+    [EM_OP_GATHERELEMENTS] = em_gx_rule_gatherelements,
+    [EM_OP_GATHERND] = em_gx_rule_move,
+    [EM_OP_TILE] = em_gx_rule_move,
+    [EM_OP_PAD] = em_gx_rule_move,
+    [EM_OP_DEPTHTOSPACE] = em_gx_rule_move,
+    [EM_OP_SPACETODEPTH] = em_gx_rule_move,
+    [EM_OP_REVERSESEQUENCE] = em_gx_rule_move,
+    [EM_OP_TRILU] = em_gx_rule_move,
+    [EM_OP_CENTERCROPPAD] = em_gx_rule_move,
+    [EM_OP_TOPK] = em_gx_rule_topk,
+    [EM_OP_CUMSUM] = em_gx_rule_cumsum,
+    [EM_OP_REDUCESUM] = em_gx_rule_reducesum,
+    [EM_OP_REDUCEMEAN] = em_gx_rule_reducemean,
+    [EM_OP_REDUCESUMSQUARE] = em_gx_rule_reducesumsquare,
+    [EM_OP_REDUCEL1] = em_gx_rule_reducel1,
+    [EM_OP_REDUCEL2] = em_gx_rule_reducel2,
+    [EM_OP_REDUCELOGSUMEXP] = em_gx_rule_reducelogsumexp,
+    [EM_OP_REDUCELOGSUM] = em_gx_rule_reducelogsum,
+    [EM_OP_REDUCEMAX] = em_gx_rule_reducemaxmin,
+    [EM_OP_REDUCEMIN] = em_gx_rule_reducemaxmin,
+    [EM_OP_GLOBALMAXPOOL] = em_gx_rule_globalmaxpool,
+    [EM_OP_CONV] = em_gx_rule_conv,
+    [EM_OP_MAXPOOL] = em_gx_rule_maxpool,
+    [EM_OP_AVERAGEPOOL] = em_gx_rule_averagepool,
+    [EM_OP_GLOBALAVERAGEPOOL] = em_gx_rule_globalaveragepool,
+    [EM_OP_BATCHNORM] = em_gx_rule_batchnorm,
+    [EM_OP_INSTANCENORM] = em_gx_rule_instancenorm,
+    [EM_OP_LAYERNORM] = em_gx_rule_layernorm,
+    [EM_OP_SCELOSS] = em_gx_rule_sceloss,
+    [EM_OP_NLLLOSS] = em_gx_rule_nllloss,
 };
 
-gx_rule gx_rule_of(em_op op)
+gx_rule em_gx_rule_of(em_op op)
 {
     return (unsigned)op < EM_OP_COUNT ? rules[op] : NULL;
 }
@@ -152,7 +152,7 @@ static void mark(const em_graph *g, const int *from, int n_from, int y, bool flo
             any = n->in[i] >= 0 && dep[n->in[i]];
         }
         for (int o = 0; o < n->n_out && any; o++) {
-            if (!float_only || gx_is_float(g->values[n->out[o]].dtype)) {
+            if (!float_only || em_gx_is_float(g->values[n->out[o]].dtype)) {
                 dep[n->out[o]] = 1;
             }
         }
@@ -176,11 +176,11 @@ static void mark(const em_graph *g, const int *from, int n_from, int y, bool flo
 static int total(em_gctx *c, int v)
 {
     gx_acc *a = &c->acc[v];
-    if (a->n == 0 || !gx_ok(c)) {
+    if (a->n == 0 || !em_gx_ok(c)) {
         return -1;
     }
     if (a->n > 1) {
-        int s = gx_sum(c, a->v, a->n);
+        int s = em_gx_sum(c, a->v, a->n);
         a->n = 1;
         a->v[0] = s;
     }
@@ -193,7 +193,7 @@ static ember_status *check_spec(const em_graph *g, const em_autograd_spec *s)
         return em_status_new(EMBER_ERR_INVALID_ARG, "autograd: bad y or xs");
     }
     const em_value *y = &g->values[s->y];
-    if (!gx_is_float(y->dtype)) {
+    if (!em_gx_is_float(y->dtype)) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
                              "autograd: y '%s' is %s, not a floating-point tensor", y->name,
                              em_dtype_name(y->dtype));
@@ -207,7 +207,7 @@ static ember_status *check_spec(const em_graph *g, const em_autograd_spec *s)
         if (x < 0 || x >= g->n_values) {
             return em_status_new(EMBER_ERR_INVALID_ARG, "autograd: xs[%d] is out of range", i);
         }
-        if (!gx_is_float(g->values[x].dtype)) {
+        if (!em_gx_is_float(g->values[x].dtype)) {
             return em_status_new(EMBER_ERR_INVALID_ARG,
                                  "autograd: '%s' is %s: only floating-point tensors have "
                                  "gradients",
@@ -223,7 +223,7 @@ static void visit(em_gctx *c, int ni, int *gy)
     const em_node n = c->g->nodes[ni]; /* a copy: g->nodes moves as nodes are added */
     int needed = -1;
     for (int i = 0; i < n.n_in && needed < 0; i++) {
-        needed = gx_needs(c, n.in[i]) ? i : -1;
+        needed = em_gx_needs(c, n.in[i]) ? i : -1;
     }
     if (needed < 0) {
         return;
@@ -234,12 +234,12 @@ static void visit(em_gctx *c, int ni, int *gy)
         gy[o] = total(c, n.out[o]);
         any = any || gy[o] >= 0;
     }
-    gx_rule rule = gx_rule_of(n.op);
-    if (!any || !gx_ok(c)) {
+    gx_rule rule = em_gx_rule_of(n.op);
+    if (!any || !em_gx_ok(c)) {
         return;
     }
     if (rule == NULL) {
-        gx_fail(c, "no gradient rule for %s (input %d '%s' needs a gradient)", em_op_name(n.op),
+        em_gx_fail(c, "no gradient rule for %s (input %d '%s' needs a gradient)", em_op_name(n.op),
                 needed, c->g->values[n.in[needed]].name);
         return;
     }
@@ -276,10 +276,10 @@ static void seed(em_gctx *c, const em_autograd_spec *s)
 {
     int dy = s->dy;
     if (dy < 0) {
-        dy = gx_val(c, s->y)->rank == 0 ? gx_scalar(c, gx_val(c, s->y)->dtype, 1.0)
-                                        : gx_fill_like(c, s->y, 1.0);
+        dy = em_gx_val(c, s->y)->rank == 0 ? em_gx_scalar(c, em_gx_val(c, s->y)->dtype, 1.0)
+                                        : em_gx_fill_like(c, s->y, 1.0);
     }
-    gx_give(c, s->y, dy);
+    em_gx_give(c, s->y, dy);
 }
 
 ember_status *em_autograd(em_graph *g, const em_autograd_spec *spec, int *dxs)
@@ -306,13 +306,13 @@ ember_status *em_autograd(em_graph *g, const em_autograd_spec *spec, int *dxs)
         }
         seed(&c, spec);
     }
-    for (int ni = g->n_nodes - 1; ni >= 0 && gx_ok(&c); ni--) {
+    for (int ni = g->n_nodes - 1; ni >= 0 && em_gx_ok(&c); ni--) {
         visit(&c, ni, gy);
     }
     c.node = -1;
-    for (int i = 0; i < spec->n_xs && gx_ok(&c); i++) {
+    for (int i = 0; i < spec->n_xs && em_gx_ok(&c); i++) {
         int d = total(&c, spec->xs[i]);
-        dxs[i] = d >= 0 ? d : gx_zeros_like(&c, spec->xs[i]);
+        dxs[i] = d >= 0 ? d : em_gx_zeros_like(&c, spec->xs[i]);
     }
     st = c.st;
     free_ctx(&c);
@@ -329,7 +329,7 @@ static void clone_node(em_gctx *c, int ni, int *map)
     const em_node n = c->g->nodes[ni];
     int in[16], out[64];
     if (n.n_out > 64) {
-        gx_fail(c, "too many outputs to clone");
+        em_gx_fail(c, "too many outputs to clone");
         return;
     }
     int *ins = n.n_in <= 16 ? in : em_malloc(c->g->al, sizeof(int) * (size_t)n.n_in);
@@ -340,15 +340,15 @@ static void clone_node(em_gctx *c, int ni, int *map)
     for (int i = 0; i < n.n_in; i++) {
         ins[i] = n.in[i] >= 0 && map[n.in[i]] >= 0 ? map[n.in[i]] : n.in[i];
     }
-    int nn = gx_begin(c, n.op, ins, n.n_in, n.n_out, out);
-    for (int a = 0; a < n.n_attrs && gx_ok(c); a++) {
+    int nn = em_gx_begin(c, n.op, ins, n.n_in, n.n_out, out);
+    for (int a = 0; a < n.n_attrs && em_gx_ok(c); a++) {
         if (n.attrs[a].type == EM_ATTR_GRAPH) {
-            gx_fail(c, "a node with a subgraph cannot be evaluated at another point");
+            em_gx_fail(c, "a node with a subgraph cannot be evaluated at another point");
         }
-        gx_copy_attr(c, nn, &n, n.attrs[a].name);
+        em_gx_copy_attr(c, nn, &n, n.attrs[a].name);
     }
-    gx_end(c, nn);
-    for (int o = 0; o < n.n_out && gx_ok(c); o++) {
+    em_gx_end(c, nn);
+    for (int o = 0; o < n.n_out && em_gx_ok(c); o++) {
         map[n.out[o]] = out[o];
     }
     if (ins != in) {
@@ -378,7 +378,7 @@ ember_status *em_autograd_rebind(em_graph *g, int n, const int *from, const int 
         }
         mark(g, from, n, y, false, dep, reach);
     }
-    for (int ni = 0; ni < nn && gx_ok(&c); ni++) {
+    for (int ni = 0; ni < nn && em_gx_ok(&c); ni++) {
         const em_node *nd = &g->nodes[ni];
         bool in_dep = false, out_reach = false;
         for (int i = 0; i < nd->n_in; i++) {
@@ -392,7 +392,7 @@ ember_status *em_autograd_rebind(em_graph *g, int n, const int *from, const int 
             clone_node(&c, ni, map);
         }
     }
-    if (gx_ok(&c) && map[y] >= 0) {
+    if (em_gx_ok(&c) && map[y] >= 0) {
         *y_new = map[y];
     }
     st = c.st;

@@ -22,7 +22,7 @@
  *    in the context: a builder called after a failure does nothing and returns -1, and the
  *    first message wins. An op on the differentiated path without a rule, or a case a rule
  *    does not cover, is an UNSUPPORTED error naming the node and the op.
- *  - Broadcasting is undone by gx_sum_to: leading axes the input lacks and axes where the input
+ *  - Broadcasting is undone by em_gx_sum_to: leading axes the input lacks and axes where the input
  *    has dim 1 and the gradient does not are summed (ReduceSum, keepdims), then the result is
  *    reshaped to the input's shape. Where a dim is not known at build time (symbolic, so it may
  *    or may not be 1), the axis is split by a Reshape into (x_dim, g_dim / x_dim) and the

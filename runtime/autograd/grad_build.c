@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool gx_ok(const em_gctx *c)
+bool em_gx_ok(const em_gctx *c)
 {
     return c->st == NULL;
 }
@@ -23,7 +23,7 @@ static const char *fwd_name(const em_gctx *c)
     return c->node >= 0 ? c->g->nodes[c->node].name : "";
 }
 
-void gx_fail(em_gctx *c, const char *fmt, ...)
+void em_gx_fail(em_gctx *c, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -43,7 +43,7 @@ void gx_fail(em_gctx *c, const char *fmt, ...)
 }
 
 /* Keeps the first error; wraps a builder failure with the forward node it served. */
-void gx_error(em_gctx *c, ember_status *st)
+void em_gx_error(em_gctx *c, ember_status *st)
 {
     if (st == NULL) {
         return;
@@ -58,25 +58,25 @@ void gx_error(em_gctx *c, ember_status *st)
     }
 }
 
-bool gx_is_float(ember_dtype dt)
+bool em_gx_is_float(ember_dtype dt)
 {
     return dt == EMBER_DTYPE_F32 || dt == EMBER_DTYPE_F64 || dt == EMBER_DTYPE_F16 ||
            dt == EMBER_DTYPE_BF16;
 }
 
-const em_value *gx_val(const em_gctx *c, int v)
+const em_value *em_gx_val(const em_gctx *c, int v)
 {
     return &c->g->values[v];
 }
 
-bool gx_needs(const em_gctx *c, int v)
+bool em_gx_needs(const em_gctx *c, int v)
 {
     return v >= 0 && v < c->n_fwd_values && c->need[v];
 }
 
-void gx_give(em_gctx *c, int v, int grad)
+void em_gx_give(em_gctx *c, int v, int grad)
 {
-    if (!gx_ok(c) || grad < 0 || !gx_needs(c, v)) {
+    if (!em_gx_ok(c) || grad < 0 || !em_gx_needs(c, v)) {
         return;
     }
     gx_acc *a = &c->acc[v];
@@ -84,7 +84,7 @@ void gx_give(em_gctx *c, int v, int grad)
         int nc = a->cap ? a->cap * 2 : 4;
         int *p = em_realloc(c->g->al, a->v, sizeof(int) * (size_t)nc);
         if (p == NULL) {
-            gx_error(c, em_status_oom());
+            em_gx_error(c, em_status_oom());
             return;
         }
         a->v = p;
@@ -95,16 +95,16 @@ void gx_give(em_gctx *c, int v, int grad)
 
 /* ---- nodes ---- */
 
-int gx_begin(em_gctx *c, em_op op, const int *in, int n_in, int n_out, int *out)
+int em_gx_begin(em_gctx *c, em_op op, const int *in, int n_in, int n_out, int *out)
 {
     char names[GX_MAX_OUT][128], node_name[256];
     const char *ptrs[GX_MAX_OUT];
     int ni = -1;
-    if (!gx_ok(c)) {
+    if (!em_gx_ok(c)) {
         return -1;
     }
     if (n_out > GX_MAX_OUT) {
-        gx_fail(c, "a backward node would need %d outputs (at most %d)", n_out, GX_MAX_OUT);
+        em_gx_fail(c, "a backward node would need %d outputs (at most %d)", n_out, GX_MAX_OUT);
         return -1;
     }
     for (int o = 0; o < n_out; o++) {
@@ -113,8 +113,8 @@ int gx_begin(em_gctx *c, em_op op, const int *in, int n_in, int n_out, int *out)
     }
     snprintf(node_name, sizeof node_name, "%s/%s", c->prefix,
              c->node >= 0 ? fwd_name(c) : "seed");
-    gx_error(c, em_graph_add_node(c->g, op, node_name, in, n_in, ptrs, n_out, &ni));
-    if (!gx_ok(c)) {
+    em_gx_error(c, em_graph_add_node(c->g, op, node_name, in, n_in, ptrs, n_out, &ni));
+    if (!em_gx_ok(c)) {
         return -1;
     }
     for (int o = 0; out != NULL && o < n_out; o++) {
@@ -123,44 +123,44 @@ int gx_begin(em_gctx *c, em_op op, const int *in, int n_in, int n_out, int *out)
     return ni;
 }
 
-int gx_end(em_gctx *c, int node)
+int em_gx_end(em_gctx *c, int node)
 {
-    if (!gx_ok(c) || node < 0) {
+    if (!em_gx_ok(c) || node < 0) {
         return -1;
     }
     ember_status *st = em_graph_infer_node(c->g, node);
     if (st != NULL) {
-        gx_error(c, em_status_wrap(st, "backward node %s", em_op_name(c->g->nodes[node].op)));
+        em_gx_error(c, em_status_wrap(st, "backward node %s", em_op_name(c->g->nodes[node].op)));
         return -1;
     }
     return c->g->nodes[node].out[0];
 }
 
-void gx_set_int(em_gctx *c, int node, const char *name, int64_t v)
+void em_gx_set_int(em_gctx *c, int node, const char *name, int64_t v)
 {
-    if (gx_ok(c) && node >= 0) {
-        gx_error(c, em_node_set_int(c->g, node, name, v));
+    if (em_gx_ok(c) && node >= 0) {
+        em_gx_error(c, em_node_set_int(c->g, node, name, v));
     }
 }
 
-void gx_set_float(em_gctx *c, int node, const char *name, float v)
+void em_gx_set_float(em_gctx *c, int node, const char *name, float v)
 {
-    if (gx_ok(c) && node >= 0) {
-        gx_error(c, em_node_set_float(c->g, node, name, v));
+    if (em_gx_ok(c) && node >= 0) {
+        em_gx_error(c, em_node_set_float(c->g, node, name, v));
     }
 }
 
-void gx_set_ints(em_gctx *c, int node, const char *name, const int64_t *v, int n)
+void em_gx_set_ints(em_gctx *c, int node, const char *name, const int64_t *v, int n)
 {
-    if (gx_ok(c) && node >= 0) {
-        gx_error(c, em_node_set_ints(c->g, node, name, v, n));
+    if (em_gx_ok(c) && node >= 0) {
+        em_gx_error(c, em_node_set_ints(c->g, node, name, v, n));
     }
 }
 
-void gx_set_string(em_gctx *c, int node, const char *name, const char *v)
+void em_gx_set_string(em_gctx *c, int node, const char *name, const char *v)
 {
-    if (gx_ok(c) && node >= 0) {
-        gx_error(c, em_node_set_string(c->g, node, name, v));
+    if (em_gx_ok(c) && node >= 0) {
+        em_gx_error(c, em_node_set_string(c->g, node, name, v));
     }
 }
 
@@ -191,21 +191,21 @@ static ember_status *copy_attr_data(em_graph *g, int node, const em_attr *a)
     return NULL;
 }
 
-void gx_copy_attr(em_gctx *c, int node, const em_node *n, const char *name)
+void em_gx_copy_attr(em_gctx *c, int node, const em_node *n, const char *name)
 {
     const em_attr *a = em_node_attr(n, name);
-    if (a == NULL || !gx_ok(c) || node < 0) {
+    if (a == NULL || !em_gx_ok(c) || node < 0) {
         return;
     }
     switch (a->type) {
-    case EM_ATTR_INT: gx_set_int(c, node, name, a->i); break;
-    case EM_ATTR_FLOAT: gx_set_float(c, node, name, a->f); break;
-    case EM_ATTR_STRING: gx_set_string(c, node, name, a->s != NULL ? a->s : ""); break;
-    case EM_ATTR_INTS: gx_set_ints(c, node, name, a->ints, (int)a->n); break;
-    case EM_ATTR_FLOATS: gx_error(c, em_node_set_floats(c->g, node, name, a->floats, a->n)); break;
+    case EM_ATTR_INT: em_gx_set_int(c, node, name, a->i); break;
+    case EM_ATTR_FLOAT: em_gx_set_float(c, node, name, a->f); break;
+    case EM_ATTR_STRING: em_gx_set_string(c, node, name, a->s != NULL ? a->s : ""); break;
+    case EM_ATTR_INTS: em_gx_set_ints(c, node, name, a->ints, (int)a->n); break;
+    case EM_ATTR_FLOATS: em_gx_error(c, em_node_set_floats(c->g, node, name, a->floats, a->n)); break;
     case EM_ATTR_STRINGS:
-    case EM_ATTR_TENSOR: gx_error(c, copy_attr_data(c->g, node, a)); break;
-    default: gx_fail(c, "attribute '%s' cannot be copied to a new node", name); break;
+    case EM_ATTR_TENSOR: em_gx_error(c, copy_attr_data(c->g, node, a)); break;
+    default: em_gx_fail(c, "attribute '%s' cannot be copied to a new node", name); break;
     }
 }
 
@@ -217,32 +217,32 @@ static int opn(em_gctx *c, em_op op, const int *in, int n)
             return -1;
         }
     }
-    return gx_end(c, gx_begin(c, op, in, n, 1, NULL));
+    return em_gx_end(c, em_gx_begin(c, op, in, n, 1, NULL));
 }
 
-int gx_op1(em_gctx *c, em_op op, int a)
+int em_gx_op1(em_gctx *c, em_op op, int a)
 {
     return opn(c, op, &a, 1);
 }
 
-int gx_op2(em_gctx *c, em_op op, int a, int b)
+int em_gx_op2(em_gctx *c, em_op op, int a, int b)
 {
     const int in[2] = {a, b};
     return opn(c, op, in, 2);
 }
 
-int gx_op3(em_gctx *c, em_op op, int a, int b, int cc)
+int em_gx_op3(em_gctx *c, em_op op, int a, int b, int cc)
 {
     const int in[3] = {a, b, cc};
     return opn(c, op, in, 3);
 }
 
-int gx_add(em_gctx *c, int a, int b) { return gx_op2(c, EM_OP_ADD, a, b); }
-int gx_sub(em_gctx *c, int a, int b) { return gx_op2(c, EM_OP_SUB, a, b); }
+int em_gx_add(em_gctx *c, int a, int b) { return em_gx_op2(c, EM_OP_ADD, a, b); }
+int em_gx_sub(em_gctx *c, int a, int b) { return em_gx_op2(c, EM_OP_SUB, a, b); }
 /* Whether v is a rank-0 float constant equal to 1 (the default seed, mostly). */
 static bool is_one(const em_gctx *c, int v)
 {
-    const em_value *x = v >= 0 ? gx_val(c, v) : NULL;
+    const em_value *x = v >= 0 ? em_gx_val(c, v) : NULL;
     if (x == NULL || x->kind != EM_VAL_INITIALIZER || x->rank != 0 || x->init.data == NULL) {
         return false;
     }
@@ -250,74 +250,74 @@ static bool is_one(const em_gctx *c, int v)
            (x->dtype == EMBER_DTYPE_F64 && *(const double *)x->init.data == 1.0);
 }
 
-int gx_mul(em_gctx *c, int a, int b)
+int em_gx_mul(em_gctx *c, int a, int b)
 {
-    if (b >= 0 && is_one(c, a) && gx_val(c, b)->dtype == gx_val(c, a)->dtype) {
+    if (b >= 0 && is_one(c, a) && em_gx_val(c, b)->dtype == em_gx_val(c, a)->dtype) {
         return b;
     }
-    if (a >= 0 && is_one(c, b) && gx_val(c, a)->dtype == gx_val(c, b)->dtype) {
+    if (a >= 0 && is_one(c, b) && em_gx_val(c, a)->dtype == em_gx_val(c, b)->dtype) {
         return a;
     }
-    return gx_op2(c, EM_OP_MUL, a, b);
+    return em_gx_op2(c, EM_OP_MUL, a, b);
 }
-int gx_div(em_gctx *c, int a, int b) { return gx_op2(c, EM_OP_DIV, a, b); }
-int gx_neg(em_gctx *c, int a) { return gx_op1(c, EM_OP_NEG, a); }
-int gx_where(em_gctx *c, int cond, int a, int b) { return gx_op3(c, EM_OP_WHERE, cond, a, b); }
+int em_gx_div(em_gctx *c, int a, int b) { return em_gx_op2(c, EM_OP_DIV, a, b); }
+int em_gx_neg(em_gctx *c, int a) { return em_gx_op1(c, EM_OP_NEG, a); }
+int em_gx_where(em_gctx *c, int cond, int a, int b) { return em_gx_op3(c, EM_OP_WHERE, cond, a, b); }
 
-int gx_cast(em_gctx *c, int a, ember_dtype to)
+int em_gx_cast(em_gctx *c, int a, ember_dtype to)
 {
-    if (a < 0 || !gx_ok(c)) {
+    if (a < 0 || !em_gx_ok(c)) {
         return -1;
     }
-    if (gx_val(c, a)->dtype == to) {
+    if (em_gx_val(c, a)->dtype == to) {
         return a;
     }
-    int ni = gx_begin(c, EM_OP_CAST, &a, 1, 1, NULL);
-    gx_set_int(c, ni, "to", (int64_t)to);
-    return gx_end(c, ni);
+    int ni = em_gx_begin(c, EM_OP_CAST, &a, 1, 1, NULL);
+    em_gx_set_int(c, ni, "to", (int64_t)to);
+    return em_gx_end(c, ni);
 }
 
-int gx_transpose(em_gctx *c, int a, const int64_t *perm, int n)
+int em_gx_transpose(em_gctx *c, int a, const int64_t *perm, int n)
 {
     if (a < 0) {
         return -1;
     }
-    int ni = gx_begin(c, EM_OP_TRANSPOSE, &a, 1, 1, NULL);
-    gx_set_ints(c, ni, "perm", perm, n);
-    return gx_end(c, ni);
+    int ni = em_gx_begin(c, EM_OP_TRANSPOSE, &a, 1, 1, NULL);
+    em_gx_set_ints(c, ni, "perm", perm, n);
+    return em_gx_end(c, ni);
 }
 
-int gx_reduce(em_gctx *c, em_op op, int a, const int64_t *axes, int n, bool keepdims)
+int em_gx_reduce(em_gctx *c, em_op op, int a, const int64_t *axes, int n, bool keepdims)
 {
     if (n == 0 || a < 0) {
         return a;
     }
-    int ax = gx_ints(c, axes, n);
+    int ax = em_gx_ints(c, axes, n);
     const int in[2] = {a, ax};
     if (ax < 0) {
         return -1;
     }
-    int ni = gx_begin(c, op, in, 2, 1, NULL);
-    gx_set_int(c, ni, "keepdims", keepdims ? 1 : 0);
-    return gx_end(c, ni);
+    int ni = em_gx_begin(c, op, in, 2, 1, NULL);
+    em_gx_set_int(c, ni, "keepdims", keepdims ? 1 : 0);
+    return em_gx_end(c, ni);
 }
 
-int gx_unsqueeze(em_gctx *c, int a, const int64_t *axes, int n)
+int em_gx_unsqueeze(em_gctx *c, int a, const int64_t *axes, int n)
 {
-    return n == 0 ? a : gx_op2(c, EM_OP_UNSQUEEZE, a, gx_ints(c, axes, n));
+    return n == 0 ? a : em_gx_op2(c, EM_OP_UNSQUEEZE, a, em_gx_ints(c, axes, n));
 }
 
-int gx_reshape(em_gctx *c, int a, int shape)
+int em_gx_reshape(em_gctx *c, int a, int shape)
 {
-    return gx_op2(c, EM_OP_RESHAPE, a, shape);
+    return em_gx_op2(c, EM_OP_RESHAPE, a, shape);
 }
 
-int gx_expand(em_gctx *c, int a, int shape)
+int em_gx_expand(em_gctx *c, int a, int shape)
 {
-    return gx_op2(c, EM_OP_EXPAND, a, shape);
+    return em_gx_op2(c, EM_OP_EXPAND, a, shape);
 }
 
-int gx_sum(em_gctx *c, const int *vals, int n)
+int em_gx_sum(em_gctx *c, const int *vals, int n)
 {
     int part[16], cur = -1;
     if (n == 1) {

@@ -6,10 +6,10 @@
  * Builders return the index of the (first) new value, or -1. Errors are sticky: after the
  * first failure (recorded in c->st) every builder returns -1 without touching the graph, and
  * any builder given a -1 input returns -1 too, so rules chain calls without checking each one
- * (gx_begin alone reads -1 as an absent optional input: that is safe because a -1 from a
- * failed builder comes with c->st set, and gx_begin then does nothing). Each new node's shape
+ * (em_gx_begin alone reads -1 as an absent optional input: that is safe because a -1 from a
+ * failed builder comes with c->st set, and em_gx_begin then does nothing). Each new node's shape
  * function runs at once, so a rule can read the dtype and dims of any value it built. Pointers
- * from gx_val move when values are added: copy what is needed before building.
+ * from em_gx_val move when values are added: copy what is needed before building.
  */
 #ifndef EMBER_AUTOGRAD_GRAD_INTERNAL_H
 #define EMBER_AUTOGRAD_GRAD_INTERNAL_H
@@ -38,71 +38,71 @@ typedef struct em_gctx {
 } em_gctx;
 
 /* One rule: emits the input gradients of node `n` (a copy of the forward node, valid while
- * the rule runs) from gy[o], the gradient of output o (-1: none), through gx_give. */
+ * the rule runs) from gy[o], the gradient of output o (-1: none), through em_gx_give. */
 typedef void (*gx_rule)(em_gctx *c, const em_node *n, const int *gy);
 
 /* ---- grad_build.c: errors, needs, values ---- */
 
 /* Records UNSUPPORTED "autograd: node 'x' (Op): <msg>" unless an error is already set. */
-void gx_fail(em_gctx *c, const char *fmt, ...)
+void em_gx_fail(em_gctx *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-bool gx_ok(const em_gctx *c);
+bool em_gx_ok(const em_gctx *c);
 /* Records st (a builder's failure), wrapped with the forward node; keeps the first error. */
-void gx_error(em_gctx *c, ember_status *st);
+void em_gx_error(em_gctx *c, ember_status *st);
 /* Whether forward value v (may be -1) needs a gradient. */
-bool gx_needs(const em_gctx *c, int v);
+bool em_gx_needs(const em_gctx *c, int v);
 /* Adds grad as a contribution to the gradient of forward value v when v needs one. */
-void gx_give(em_gctx *c, int v, int grad);
-const em_value *gx_val(const em_gctx *c, int v);
-bool gx_is_float(ember_dtype dt);
+void em_gx_give(em_gctx *c, int v, int grad);
+const em_value *em_gx_val(const em_gctx *c, int v);
+bool em_gx_is_float(ember_dtype dt);
 
 /* ---- grad_build.c: nodes ---- */
 
 /* Adds node `op` with n_out fresh outputs (out[] receives them when not NULL); returns the
- * node index, or -1. Attributes go on with gx_set_*, then gx_end infers its shapes. */
-int gx_begin(em_gctx *c, em_op op, const int *in, int n_in, int n_out, int *out);
+ * node index, or -1. Attributes go on with gx_set_*, then em_gx_end infers its shapes. */
+int em_gx_begin(em_gctx *c, em_op op, const int *in, int n_in, int n_out, int *out);
 /* Infers node's shapes; returns its output 0 (or -1). */
-int gx_end(em_gctx *c, int node);
-void gx_set_int(em_gctx *c, int node, const char *name, int64_t v);
-void gx_set_float(em_gctx *c, int node, const char *name, float v);
-void gx_set_ints(em_gctx *c, int node, const char *name, const int64_t *v, int n);
-void gx_set_string(em_gctx *c, int node, const char *name, const char *v);
+int em_gx_end(em_gctx *c, int node);
+void em_gx_set_int(em_gctx *c, int node, const char *name, int64_t v);
+void em_gx_set_float(em_gctx *c, int node, const char *name, float v);
+void em_gx_set_ints(em_gctx *c, int node, const char *name, const int64_t *v, int n);
+void em_gx_set_string(em_gctx *c, int node, const char *name, const char *v);
 /* Copies attribute `name` of forward node n onto node (when n has it). */
-void gx_copy_attr(em_gctx *c, int node, const em_node *n, const char *name);
+void em_gx_copy_attr(em_gctx *c, int node, const em_node *n, const char *name);
 
-int gx_op1(em_gctx *c, em_op op, int a);
-int gx_op2(em_gctx *c, em_op op, int a, int b);
-int gx_op3(em_gctx *c, em_op op, int a, int b, int cc);
-int gx_add(em_gctx *c, int a, int b);
-int gx_sub(em_gctx *c, int a, int b);
-int gx_mul(em_gctx *c, int a, int b);
-int gx_div(em_gctx *c, int a, int b);
-int gx_neg(em_gctx *c, int a);
+int em_gx_op1(em_gctx *c, em_op op, int a);
+int em_gx_op2(em_gctx *c, em_op op, int a, int b);
+int em_gx_op3(em_gctx *c, em_op op, int a, int b, int cc);
+int em_gx_add(em_gctx *c, int a, int b);
+int em_gx_sub(em_gctx *c, int a, int b);
+int em_gx_mul(em_gctx *c, int a, int b);
+int em_gx_div(em_gctx *c, int a, int b);
+int em_gx_neg(em_gctx *c, int a);
 /* Where(cond, a, b). */
-int gx_where(em_gctx *c, int cond, int a, int b);
-int gx_cast(em_gctx *c, int a, ember_dtype to);
-int gx_transpose(em_gctx *c, int a, const int64_t *perm, int n);
+int em_gx_where(em_gctx *c, int cond, int a, int b);
+int em_gx_cast(em_gctx *c, int a, ember_dtype to);
+int em_gx_transpose(em_gctx *c, int a, const int64_t *perm, int n);
 /* ReduceSum / ReduceMean over axes[0..n) (n = 0: nothing is done). */
-int gx_reduce(em_gctx *c, em_op op, int a, const int64_t *axes, int n, bool keepdims);
-int gx_unsqueeze(em_gctx *c, int a, const int64_t *axes, int n);
-int gx_reshape(em_gctx *c, int a, int shape);
-int gx_expand(em_gctx *c, int a, int shape);
+int em_gx_reduce(em_gctx *c, em_op op, int a, const int64_t *axes, int n, bool keepdims);
+int em_gx_unsqueeze(em_gctx *c, int a, const int64_t *axes, int n);
+int em_gx_reshape(em_gctx *c, int a, int shape);
+int em_gx_expand(em_gctx *c, int a, int shape);
 /* Sum of vals[0..n) (n >= 1), 16 inputs per Sum node. */
-int gx_sum(em_gctx *c, const int *vals, int n);
+int em_gx_sum(em_gctx *c, const int *vals, int n);
 
 /* ---- grad_shape.c: constants and shapes ---- */
 
 /* A rank-0 constant of dtype dt (float dtypes, or I64; Cast from f32 for f16 / bf16). */
-int gx_scalar(em_gctx *c, ember_dtype dt, double v);
-/* A 1-D constant of v[0..n) (n <= 16; n = -1: rank 0) in dtype dt, as gx_scalar. */
-int gx_floats(em_gctx *c, ember_dtype dt, const double *v, int n);
+int em_gx_scalar(em_gctx *c, ember_dtype dt, double v);
+/* A 1-D constant of v[0..n) (n <= 16; n = -1: rank 0) in dtype dt, as em_gx_scalar. */
+int em_gx_floats(em_gctx *c, ember_dtype dt, const double *v, int n);
 /* A 1-D int64 constant (n = -1: a rank-0 one holding v[0]). */
-int gx_ints(em_gctx *c, const int64_t *v, int n);
+int em_gx_ints(em_gctx *c, const int64_t *v, int n);
 /* Shape of value x as a 1-D int64 value: a constant when every dim is known. */
-int gx_shape_of(em_gctx *c, int x);
+int em_gx_shape_of(em_gctx *c, int x);
 
 /* One entry of a shape vector: k (when v < 0), dim d of value v, or that divided by dim d2
  * of value v2 (when v2 >= 0). */
@@ -111,28 +111,28 @@ typedef struct gx_dim {
     int v, d;
     int v2, d2;
 } gx_dim;
-gx_dim gx_k(int64_t k);
-gx_dim gx_d(int v, int d);
+gx_dim em_gx_k(int64_t k);
+gx_dim em_gx_d(int v, int d);
 /* The 1-D int64 vector of dims[0..n): a constant when every entry is known. */
-int gx_dims(em_gctx *c, const gx_dim *dims, int n);
+int em_gx_dims(em_gctx *c, const gx_dim *dims, int n);
 
 /* Zeros (or ones) of x's dtype and shape. */
-int gx_zeros_like(em_gctx *c, int x);
-int gx_fill_like(em_gctx *c, int x, double v);
+int em_gx_zeros_like(em_gctx *c, int x);
+int em_gx_fill_like(em_gctx *c, int x, double v);
 /* g reshaped to x's shape (g itself when it has it). */
-int gx_reshape_like(em_gctx *c, int g, int x);
+int em_gx_reshape_like(em_gctx *c, int g, int x);
 /* g summed over the axes x was broadcast along, with x's shape (undoes broadcasting). */
-int gx_sum_to(em_gctx *c, int g, int x);
+int em_gx_sum_to(em_gctx *c, int g, int x);
 /* Copies x's rank and dims onto value v (a value the rule knows has x's shape). */
-void gx_like(em_gctx *c, int v, int x);
+void em_gx_like(em_gctx *c, int v, int x);
 /* Scatter-adds g at the flat positions idx (int64, g's shape) into zeros of x's shape. */
-int gx_scatter_flat(em_gctx *c, int x, int idx, int g, const char *reduction);
+int em_gx_scatter_flat(em_gctx *c, int x, int idx, int g, const char *reduction);
 /* Range(numel(x)) reshaped to x's shape: flat positions, int64. */
-int gx_index_map(em_gctx *c, int x);
+int em_gx_index_map(em_gctx *c, int x);
 /* Output o of the forward node being differentiated, added (dtype dt, output 0's shape)
  * when the node lacks it: MaxPool's Indices, Dropout's mask. The rule's copy of the node
  * then lists stale outputs: read them before calling this. */
-int gx_forward_output(em_gctx *c, int o, ember_dtype dt);
+int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt);
 
 /* ---- rules ---- */
 /* clang-format off */
@@ -147,11 +147,11 @@ int gx_forward_output(em_gctx *c, int o, ember_dtype dt);
     X(reducelogsum) X(reducemaxmin) X(globalmaxpool) X(conv) X(maxpool) X(averagepool)     \
     X(globalaveragepool) X(batchnorm) X(instancenorm) X(layernorm) X(sceloss) X(nllloss)
 /* clang-format on */
-#define GX_DECLARE(r) void gx_rule_##r(em_gctx *c, const em_node *n, const int *gy);
+#define GX_DECLARE(r) void em_gx_rule_##r(em_gctx *c, const em_node *n, const int *gy);
 GX_RULES(GX_DECLARE)
 #undef GX_DECLARE
 
 /* The rule of op, or NULL. */
-gx_rule gx_rule_of(em_op op);
+gx_rule em_gx_rule_of(em_op op);
 
 #endif /* EMBER_AUTOGRAD_GRAD_INTERNAL_H */

@@ -41,7 +41,7 @@ static bool read_ints(em_gctx *c, const em_node *n, const char *name, int cnt, i
         out[i] = got >= 0 && i < got ? v[i] : dflt;
     }
     if (got >= 0 && got != cnt) {
-        gx_fail(c, "'%s' has %lld entries, expected %d", name, (long long)got, cnt);
+        em_gx_fail(c, "'%s' has %lld entries, expected %d", name, (long long)got, cnt);
         return false;
     }
     return true;
@@ -51,9 +51,9 @@ static bool read_ints(em_gctx *c, const em_node *n, const char *name, int cnt, i
 static bool read_geom(em_gctx *c, const em_node *n, int x, const int64_t *k, geom *gm)
 {
     int64_t pads[2 * EM_MAX_RANK];
-    int r = gx_val(c, x)->rank;
+    int r = em_gx_val(c, x)->rank;
     if (r < 3) {
-        gx_fail(c, "input rank %d: expected [N, C, spatial...]", r);
+        em_gx_fail(c, "input rank %d: expected [N, C, spatial...]", r);
         return false;
     }
     gm->nsp = r - 2;
@@ -71,9 +71,9 @@ static bool read_geom(em_gctx *c, const em_node *n, int x, const int64_t *k, geo
         if (strcmp(ap, "VALID") == 0) {
             gm->pb[i] = gm->pe[i] = 0;
         } else if (same) {
-            int64_t in = gx_val(c, x)->dims[2 + i].v;
+            int64_t in = em_gx_val(c, x)->dims[2 + i].v;
             if (in < 0) {
-                gx_fail(c, "auto_pad %s needs the spatial dims of the input known", ap);
+                em_gx_fail(c, "auto_pad %s needs the spatial dims of the input known", ap);
                 return false;
             }
             int64_t o = (in + gm->s[i] - 1) / gm->s[i], dk = (gm->k[i] - 1) * gm->d[i] + 1;
@@ -99,9 +99,9 @@ static void convt_attrs(em_gctx *c, int node, const geom *gm, int x, int g)
         if (gm->s[i] == 1) {
             continue;
         }
-        int64_t in = gx_val(c, x)->dims[2 + i].v, o = gx_val(c, g)->dims[2 + i].v;
+        int64_t in = em_gx_val(c, x)->dims[2 + i].v, o = em_gx_val(c, g)->dims[2 + i].v;
         if (in < 0 || o < 0) {
-            gx_fail(c, "with stride %lld the gradient needs spatial dims known at build time",
+            em_gx_fail(c, "with stride %lld the gradient needs spatial dims known at build time",
                     (long long)gm->s[i]);
             return;
         }
@@ -110,11 +110,11 @@ static void convt_attrs(em_gctx *c, int node, const geom *gm, int x, int g)
         op[i] = t >= 0 ? 0 : -t;
         any_op = any_op || op[i] != 0;
     }
-    gx_set_ints(c, node, "strides", gm->s, gm->nsp);
-    gx_set_ints(c, node, "dilations", gm->d, gm->nsp);
-    gx_set_ints(c, node, "pads", pads, 2 * gm->nsp);
+    em_gx_set_ints(c, node, "strides", gm->s, gm->nsp);
+    em_gx_set_ints(c, node, "dilations", gm->d, gm->nsp);
+    em_gx_set_ints(c, node, "pads", pads, 2 * gm->nsp);
     if (any_op) {
-        gx_set_ints(c, node, "output_padding", op, gm->nsp);
+        em_gx_set_ints(c, node, "output_padding", op, gm->nsp);
     }
 }
 
@@ -124,12 +124,12 @@ static int convt(em_gctx *c, int g, int w, const geom *gm, int x, int64_t group)
     if (g < 0 || w < 0) {
         return -1;
     }
-    int ni = gx_begin(c, EM_OP_CONVTRANSPOSE, in, 2, 1, NULL);
+    int ni = em_gx_begin(c, EM_OP_CONVTRANSPOSE, in, 2, 1, NULL);
     convt_attrs(c, ni, gm, x, g);
     if (group != 1) {
-        gx_set_int(c, ni, "group", group);
+        em_gx_set_int(c, ni, "group", group);
     }
-    return gx_end(c, ni);
+    return em_gx_end(c, ni);
 }
 
 /* Kernel sizes: W's spatial dims, else kernel_shape. */
@@ -138,10 +138,10 @@ static bool kernel_of(em_gctx *c, const em_node *n, int w, int nsp, int64_t *k)
     const int64_t *ks;
     int64_t cnt = em_node_attr_ints(n, "kernel_shape", &ks);
     for (int i = 0; i < nsp; i++) {
-        k[i] = w >= 0 && gx_val(c, w)->rank == nsp + 2 ? gx_val(c, w)->dims[2 + i].v : -1;
+        k[i] = w >= 0 && em_gx_val(c, w)->rank == nsp + 2 ? em_gx_val(c, w)->dims[2 + i].v : -1;
         k[i] = k[i] < 0 && cnt == nsp ? ks[i] : k[i];
         if (k[i] < 1) {
-            gx_fail(c, "the kernel size is not known at build time");
+            em_gx_fail(c, "the kernel size is not known at build time");
             return false;
         }
     }
@@ -163,35 +163,35 @@ static void group_operands(em_gctx *c, int x, int g, int64_t group, int nsp, int
 {
     gx_dim d[EM_MAX_RANK];
     int64_t perm[EM_MAX_RANK];
-    d[0] = gx_d(x, 0);
-    d[1] = gx_k(group);
-    d[2] = gx_k(-1);
+    d[0] = em_gx_d(x, 0);
+    d[1] = em_gx_k(group);
+    d[2] = em_gx_k(-1);
     for (int i = 0; i < nsp; i++) {
-        d[3 + i] = gx_d(x, 2 + i);
+        d[3 + i] = em_gx_d(x, 2 + i);
         perm[3 + i] = 3 + i;
     }
     perm[0] = 2, perm[1] = 1, perm[2] = 0;
-    int t = gx_transpose(c, gx_reshape(c, x, gx_dims(c, d, nsp + 3)), perm, nsp + 3);
-    d[0] = gx_d(t, 0);
-    d[1] = gx_k(-1);
+    int t = em_gx_transpose(c, em_gx_reshape(c, x, em_gx_dims(c, d, nsp + 3)), perm, nsp + 3);
+    d[0] = em_gx_d(t, 0);
+    d[1] = em_gx_k(-1);
     for (int i = 0; i < nsp && t >= 0; i++) {
-        d[2 + i] = gx_d(t, 3 + i);
+        d[2 + i] = em_gx_d(t, 3 + i);
     }
-    *xo = t < 0 ? -1 : gx_reshape(c, t, gx_dims(c, d, nsp + 2));
-    d[0] = gx_d(g, 0);
-    d[1] = gx_k(group);
-    d[2] = gx_k(-1);
+    *xo = t < 0 ? -1 : em_gx_reshape(c, t, em_gx_dims(c, d, nsp + 2));
+    d[0] = em_gx_d(g, 0);
+    d[1] = em_gx_k(group);
+    d[2] = em_gx_k(-1);
     for (int i = 0; i < nsp; i++) {
-        d[3 + i] = gx_d(g, 2 + i);
+        d[3 + i] = em_gx_d(g, 2 + i);
     }
     perm[0] = 1, perm[1] = 2, perm[2] = 0;
-    t = gx_transpose(c, gx_reshape(c, g, gx_dims(c, d, nsp + 3)), perm, nsp + 3);
-    d[0] = gx_k(-1);
-    d[1] = gx_d(t, 2);
+    t = em_gx_transpose(c, em_gx_reshape(c, g, em_gx_dims(c, d, nsp + 3)), perm, nsp + 3);
+    d[0] = em_gx_k(-1);
+    d[1] = em_gx_d(t, 2);
     for (int i = 0; i < nsp && t >= 0; i++) {
-        d[2 + i] = gx_d(t, 3 + i);
+        d[2 + i] = em_gx_d(t, 3 + i);
     }
-    *go = t < 0 ? -1 : gx_reshape(c, t, gx_dims(c, d, nsp + 2));
+    *go = t < 0 ? -1 : em_gx_reshape(c, t, em_gx_dims(c, d, nsp + 2));
 }
 
 /* dW: see the file header. */
@@ -201,10 +201,10 @@ static int conv_dw(em_gctx *c, int x, int g, const geom *gm, int64_t group)
     int64_t pads[2 * EM_MAX_RANK];
     int r = perm_swap01(perm, gm->nsp + 2), xo, go;
     if (group == 1) {
-        xo = gx_transpose(c, x, perm, r);
-        go = gx_transpose(c, g, perm, r);
+        xo = em_gx_transpose(c, x, perm, r);
+        go = em_gx_transpose(c, g, perm, r);
     } else if (gm->nsp + 3 > EM_MAX_RANK) {
-        gx_fail(c, "the weight gradient with groups needs rank %d (at most %d)", gm->nsp + 3,
+        em_gx_fail(c, "the weight gradient with groups needs rank %d (at most %d)", gm->nsp + 3,
                 EM_MAX_RANK);
         return -1;
     } else {
@@ -214,69 +214,69 @@ static int conv_dw(em_gctx *c, int x, int g, const geom *gm, int64_t group)
         return -1;
     }
     const int in[2] = {xo, go};
-    int ni = gx_begin(c, EM_OP_CONV, in, 2, 1, NULL);
+    int ni = em_gx_begin(c, EM_OP_CONV, in, 2, 1, NULL);
     for (int i = 0; i < gm->nsp; i++) {
         pads[i] = gm->pb[i];
         pads[gm->nsp + i] = gm->pe[i];
         zeros[i] = 0;
         axes[i] = 2 + i;
     }
-    gx_set_ints(c, ni, "strides", gm->d, gm->nsp);
-    gx_set_ints(c, ni, "dilations", gm->s, gm->nsp);
-    gx_set_ints(c, ni, "pads", pads, 2 * gm->nsp);
+    em_gx_set_ints(c, ni, "strides", gm->d, gm->nsp);
+    em_gx_set_ints(c, ni, "dilations", gm->s, gm->nsp);
+    em_gx_set_ints(c, ni, "pads", pads, 2 * gm->nsp);
     if (group != 1) {
-        gx_set_int(c, ni, "group", group);
+        em_gx_set_int(c, ni, "group", group);
     }
-    int full = gx_end(c, ni);
+    int full = em_gx_end(c, ni);
     bool exact = full >= 0;
     for (int i = 0; i < gm->nsp && exact; i++) {
-        exact = gx_val(c, full)->dims[2 + i].v == gm->k[i];
+        exact = em_gx_val(c, full)->dims[2 + i].v == gm->k[i];
     }
     if (!exact && full >= 0) {
-        const int sl[4] = {full, gx_ints(c, zeros, gm->nsp), gx_ints(c, gm->k, gm->nsp),
-                           gx_ints(c, axes, gm->nsp)};
-        full = gx_ok(c) ? gx_end(c, gx_begin(c, EM_OP_SLICE, sl, 4, 1, NULL)) : -1;
+        const int sl[4] = {full, em_gx_ints(c, zeros, gm->nsp), em_gx_ints(c, gm->k, gm->nsp),
+                           em_gx_ints(c, axes, gm->nsp)};
+        full = em_gx_ok(c) ? em_gx_end(c, em_gx_begin(c, EM_OP_SLICE, sl, 4, 1, NULL)) : -1;
     }
-    return gx_transpose(c, full, perm, r);
+    return em_gx_transpose(c, full, perm, r);
 }
 
-void gx_rule_conv(em_gctx *c, const em_node *n, const int *gy)
+void em_gx_rule_conv(em_gctx *c, const em_node *n, const int *gy)
 {
     int x = n->in[0], w = n->in[1], b = n->n_in > 2 ? n->in[2] : -1, g = gy[0];
     int64_t k[EM_MAX_RANK], axes[EM_MAX_RANK];
     int64_t group = em_node_attr_int(n, "group", 1);
     geom gm;
-    int r = gx_val(c, x)->rank;
+    int r = em_gx_val(c, x)->rank;
     if (r < 3 || !kernel_of(c, n, w, r - 2, k) || !read_geom(c, n, x, k, &gm)) {
-        gx_fail(c, "the input rank or kernel is not known");
+        em_gx_fail(c, "the input rank or kernel is not known");
         return;
     }
-    if (gx_needs(c, x)) {
+    if (em_gx_needs(c, x)) {
         int dx = convt(c, g, w, &gm, x, group);
-        gx_like(c, dx, x);
-        gx_give(c, x, dx);
+        em_gx_like(c, dx, x);
+        em_gx_give(c, x, dx);
     }
-    if (gx_needs(c, w)) {
+    if (em_gx_needs(c, w)) {
         int dw = conv_dw(c, x, g, &gm, group);
-        gx_like(c, dw, w);
-        gx_give(c, w, dw);
+        em_gx_like(c, dw, w);
+        em_gx_give(c, w, dw);
     }
-    if (gx_needs(c, b)) {
+    if (em_gx_needs(c, b)) {
         axes[0] = 0;
         for (int i = 0; i < gm.nsp; i++) {
             axes[1 + i] = 2 + i;
         }
-        gx_give(c, b, gx_reduce(c, EM_OP_REDUCESUM, g, axes, gm.nsp + 1, false));
+        em_gx_give(c, b, em_gx_reduce(c, EM_OP_REDUCESUM, g, axes, gm.nsp + 1, false));
     }
 }
 
 /* Adds output `o` (dtype dt, the shape of output 0) to the forward node being differentiated
  * when it lacks it (MaxPool's Indices, Dropout's mask); returns that output. */
-int gx_forward_output(em_gctx *c, int o, ember_dtype dt)
+int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt)
 {
     char name[128];
     int vi = -1;
-    if (!gx_ok(c)) {
+    if (!em_gx_ok(c)) {
         return -1;
     }
     em_node *fn = &c->g->nodes[c->node];
@@ -291,7 +291,7 @@ int gx_forward_output(em_gctx *c, int o, ember_dtype dt)
     }
     fn->out = outs;
     snprintf(name, sizeof name, "%s/%u", c->prefix, c->serial++);
-    const em_value *y = gx_val(c, outs[0]);
+    const em_value *y = em_gx_val(c, outs[0]);
     em_value yc = *y;
     ember_status *st = em_graph_add_value(c->g, name, dt, yc.rank, yc.dims, &vi);
     if (st != NULL) {
@@ -305,27 +305,27 @@ int gx_forward_output(em_gctx *c, int o, ember_dtype dt)
     return vi;
 }
 
-void gx_rule_maxpool(em_gctx *c, const em_node *n, const int *gy)
+void em_gx_rule_maxpool(em_gctx *c, const em_node *n, const int *gy)
 {
     int x = n->in[0], g = gy[0];
     if (em_node_attr_int(n, "storage_order", 0) != 0 || g < 0) {
         if (g >= 0) {
-            gx_fail(c, "the gradient needs storage_order 0");
+            em_gx_fail(c, "the gradient needs storage_order 0");
         }
         return;
     }
-    int idx = gx_forward_output(c, 1, EMBER_DTYPE_I64);
+    int idx = em_gx_forward_output(c, 1, EMBER_DTYPE_I64);
     /* A window wholly in the padding has index -1 and no input to send its gradient to. */
     int64_t zero = 0;
-    int pad = gx_op2(c, EM_OP_LESS, idx, gx_ints(c, &zero, -1));
-    g = gx_where(c, pad, gx_scalar(c, gx_val(c, g)->dtype, 0.0), g);
-    gx_give(c, x, gx_scatter_flat(c, x, idx, g, "add"));
+    int pad = em_gx_op2(c, EM_OP_LESS, idx, em_gx_ints(c, &zero, -1));
+    g = em_gx_where(c, pad, em_gx_scalar(c, em_gx_val(c, g)->dtype, 0.0), g);
+    em_gx_give(c, x, em_gx_scatter_flat(c, x, idx, g, "add"));
 }
 
 /* The per-window divisor of AveragePool, broadcastable to [N C, 1, O..]. */
 static int avg_divisor(em_gctx *c, const em_node *n, int x, const geom *gm)
 {
-    ember_dtype dt = gx_val(c, x)->dtype;
+    ember_dtype dt = em_gx_val(c, x)->dtype;
     int64_t taps = 1;
     for (int i = 0; i < gm->nsp; i++) {
         taps *= gm->k[i];
@@ -333,66 +333,66 @@ static int avg_divisor(em_gctx *c, const em_node *n, int x, const geom *gm)
     bool ceil = em_node_attr_int(n, "ceil_mode", 0) != 0;
     if (em_node_attr_int(n, "count_include_pad", 0) != 0) {
         if (ceil) {
-            gx_fail(c, "the gradient with both ceil_mode and count_include_pad is not "
+            em_gx_fail(c, "the gradient with both ceil_mode and count_include_pad is not "
                        "implemented");
             return -1;
         }
-        return gx_scalar(c, dt, (double)taps);
+        return em_gx_scalar(c, dt, (double)taps);
     }
     gx_dim d[EM_MAX_RANK];
     int64_t pads[2 * EM_MAX_RANK];
-    d[0] = d[1] = gx_k(1);
+    d[0] = d[1] = em_gx_k(1);
     for (int i = 0; i < gm->nsp; i++) {
-        d[2 + i] = gx_d(x, 2 + i);
+        d[2 + i] = em_gx_d(x, 2 + i);
         pads[i] = gm->pb[i];
         pads[gm->nsp + i] = gm->pe[i];
     }
-    int ones = gx_expand(c, gx_scalar(c, dt, 1.0), gx_dims(c, d, gm->nsp + 2));
+    int ones = em_gx_expand(c, em_gx_scalar(c, dt, 1.0), em_gx_dims(c, d, gm->nsp + 2));
     if (ones < 0) {
         return -1;
     }
-    int ni = gx_begin(c, EM_OP_LPPOOL, &ones, 1, 1, NULL);
-    gx_set_int(c, ni, "p", 1);
-    gx_set_ints(c, ni, "kernel_shape", gm->k, gm->nsp);
-    gx_set_ints(c, ni, "strides", gm->s, gm->nsp);
-    gx_set_ints(c, ni, "dilations", gm->d, gm->nsp);
-    gx_set_ints(c, ni, "pads", pads, 2 * gm->nsp);
-    gx_set_int(c, ni, "ceil_mode", ceil);
-    return gx_end(c, ni);
+    int ni = em_gx_begin(c, EM_OP_LPPOOL, &ones, 1, 1, NULL);
+    em_gx_set_int(c, ni, "p", 1);
+    em_gx_set_ints(c, ni, "kernel_shape", gm->k, gm->nsp);
+    em_gx_set_ints(c, ni, "strides", gm->s, gm->nsp);
+    em_gx_set_ints(c, ni, "dilations", gm->d, gm->nsp);
+    em_gx_set_ints(c, ni, "pads", pads, 2 * gm->nsp);
+    em_gx_set_int(c, ni, "ceil_mode", ceil);
+    return em_gx_end(c, ni);
 }
 
-void gx_rule_averagepool(em_gctx *c, const em_node *n, const int *gy)
+void em_gx_rule_averagepool(em_gctx *c, const em_node *n, const int *gy)
 {
     int x = n->in[0], g = gy[0];
     int64_t k[EM_MAX_RANK];
     gx_dim d[EM_MAX_RANK];
     geom gm;
-    int r = gx_val(c, x)->rank;
+    int r = em_gx_val(c, x)->rank;
     if (r < 3 || !kernel_of(c, n, -1, r - 2, k) || !read_geom(c, n, x, k, &gm)) {
-        gx_fail(c, "the input rank or kernel_shape is not known");
+        em_gx_fail(c, "the input rank or kernel_shape is not known");
         return;
     }
     /* [N, C, O..] -> [N C, 1, O..]: Reshape's 0 copies the dim at the same index. */
-    d[0] = gx_k(-1);
-    d[1] = gx_k(1);
+    d[0] = em_gx_k(-1);
+    d[1] = em_gx_k(1);
     for (int i = 0; i < gm.nsp; i++) {
-        d[2 + i] = gx_k(0);
+        d[2 + i] = em_gx_k(0);
     }
-    int gp = gx_div(c, gx_reshape(c, g, gx_dims(c, d, r)), avg_divisor(c, n, x, &gm));
-    d[0] = d[1] = gx_k(1);
+    int gp = em_gx_div(c, em_gx_reshape(c, g, em_gx_dims(c, d, r)), avg_divisor(c, n, x, &gm));
+    d[0] = d[1] = em_gx_k(1);
     for (int i = 0; i < gm.nsp; i++) {
-        d[2 + i] = gx_k(gm.k[i]);
+        d[2 + i] = em_gx_k(gm.k[i]);
     }
-    int w = gx_expand(c, gx_scalar(c, gx_val(c, x)->dtype, 1.0), gx_dims(c, d, r));
-    gx_give(c, x, gx_reshape_like(c, convt(c, gp, w, &gm, x, 1), x));
+    int w = em_gx_expand(c, em_gx_scalar(c, em_gx_val(c, x)->dtype, 1.0), em_gx_dims(c, d, r));
+    em_gx_give(c, x, em_gx_reshape_like(c, convt(c, gp, w, &gm, x, 1), x));
 }
 
-void gx_rule_globalaveragepool(em_gctx *c, const em_node *n, const int *gy)
+void em_gx_rule_globalaveragepool(em_gctx *c, const em_node *n, const int *gy)
 {
     int x = n->in[0], g = gy[0];
-    ember_dtype dt = gx_val(c, x)->dtype;
-    int cnt = gx_div(c, gx_op1(c, EM_OP_SIZE, x), gx_op1(c, EM_OP_SIZE, g));
-    int e = gx_expand(c, g, gx_shape_of(c, x));
-    gx_like(c, e, x);
-    gx_give(c, x, gx_div(c, e, gx_cast(c, cnt, dt)));
+    ember_dtype dt = em_gx_val(c, x)->dtype;
+    int cnt = em_gx_div(c, em_gx_op1(c, EM_OP_SIZE, x), em_gx_op1(c, EM_OP_SIZE, g));
+    int e = em_gx_expand(c, g, em_gx_shape_of(c, x));
+    em_gx_like(c, e, x);
+    em_gx_give(c, x, em_gx_div(c, e, em_gx_cast(c, cnt, dt)));
 }

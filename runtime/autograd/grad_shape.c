@@ -2,8 +2,8 @@
 /*
  * Constants and shapes for the autodiff builders (grad_internal.h): constants of a dtype,
  * shape vectors that are constants when dims are known and Shape / Gather / Concat chains
- * (folded by the planner) when not, and the two broadcasting helpers: gx_sum_to (undo a
- * broadcast, see autograd.h) and gx_scatter_flat (scatter a gradient into zeros at flat
+ * (folded by the planner) when not, and the two broadcasting helpers: em_gx_sum_to (undo a
+ * broadcast, see autograd.h) and em_gx_scatter_flat (scatter a gradient into zeros at flat
  * positions).
  */
 #include "autograd/grad_internal.h"
@@ -19,15 +19,15 @@ static int add_const(em_gctx *c, ember_dtype dt, int rank, const int64_t *dims, 
 {
     char name[128];
     int idx = -1;
-    if (!gx_ok(c)) {
+    if (!em_gx_ok(c)) {
         return -1;
     }
     snprintf(name, sizeof name, "%s/%u", c->prefix, c->serial++);
-    gx_error(c, em_graph_add_initializer_copy(c->g, name, dt, rank, dims, data, &idx));
-    return gx_ok(c) ? idx : -1;
+    em_gx_error(c, em_graph_add_initializer_copy(c->g, name, dt, rank, dims, data, &idx));
+    return em_gx_ok(c) ? idx : -1;
 }
 
-int gx_floats(em_gctx *c, ember_dtype dt, const double *v, int n)
+int em_gx_floats(em_gctx *c, ember_dtype dt, const double *v, int n)
 {
     float f[16];
     int64_t len = n < 0 ? 1 : n;
@@ -47,47 +47,47 @@ int gx_floats(em_gctx *c, ember_dtype dt, const double *v, int n)
         f[k] = (float)v[k];
     }
     int s = add_const(c, EMBER_DTYPE_F32, rank, &len, f);
-    return dt == EMBER_DTYPE_F32 ? s : gx_cast(c, s, dt);
+    return dt == EMBER_DTYPE_F32 ? s : em_gx_cast(c, s, dt);
 }
 
-int gx_scalar(em_gctx *c, ember_dtype dt, double v)
+int em_gx_scalar(em_gctx *c, ember_dtype dt, double v)
 {
-    return gx_floats(c, dt, &v, -1);
+    return em_gx_floats(c, dt, &v, -1);
 }
 
-int gx_ints(em_gctx *c, const int64_t *v, int n)
+int em_gx_ints(em_gctx *c, const int64_t *v, int n)
 {
     int64_t len = n < 0 ? 1 : n;
     return add_const(c, EMBER_DTYPE_I64, n < 0 ? 0 : 1, &len, v);
 }
 
-int gx_shape_of(em_gctx *c, int x)
+int em_gx_shape_of(em_gctx *c, int x)
 {
     int64_t d[EM_MAX_RANK];
-    if (x < 0 || !gx_ok(c)) {
+    if (x < 0 || !em_gx_ok(c)) {
         return -1;
     }
-    const em_value *v = gx_val(c, x);
+    const em_value *v = em_gx_val(c, x);
     if (v->rank < 0) {
-        gx_fail(c, "the rank of '%s' is not known", v->name);
+        em_gx_fail(c, "the rank of '%s' is not known", v->name);
         return -1;
     }
     for (int i = 0; i < v->rank; i++) {
         if (v->dims[i].v < 0) {
-            return gx_op1(c, EM_OP_SHAPE, x);
+            return em_gx_op1(c, EM_OP_SHAPE, x);
         }
         d[i] = v->dims[i].v;
     }
-    return gx_ints(c, d, v->rank);
+    return em_gx_ints(c, d, v->rank);
 }
 
-gx_dim gx_k(int64_t k)
+gx_dim em_gx_k(int64_t k)
 {
     gx_dim d = {k, -1, 0, -1, 0};
     return d;
 }
 
-gx_dim gx_d(int v, int d)
+gx_dim em_gx_d(int v, int d)
 {
     gx_dim r = {0, v, d, -1, 0};
     return r;
@@ -100,7 +100,7 @@ static bool dim_known(const em_gctx *c, gx_dim e, int64_t *out)
         *out = e.k;
         return true;
     }
-    em_dim a = gx_val(c, e.v)->dims[e.d];
+    em_dim a = em_gx_val(c, e.v)->dims[e.d];
     if (!KNOWN(a)) {
         return false;
     }
@@ -108,7 +108,7 @@ static bool dim_known(const em_gctx *c, gx_dim e, int64_t *out)
         *out = a.v;
         return true;
     }
-    em_dim b = gx_val(c, e.v2)->dims[e.d2];
+    em_dim b = em_gx_val(c, e.v2)->dims[e.d2];
     if (!KNOWN(b) || b.v == 0) {
         return false;
     }
@@ -120,21 +120,21 @@ static bool dim_known(const em_gctx *c, gx_dim e, int64_t *out)
 static int dim_piece(em_gctx *c, int v, int d)
 {
     int64_t k;
-    if (dim_known(c, gx_d(v, d), &k)) {
-        return gx_ints(c, &k, 1);
+    if (dim_known(c, em_gx_d(v, d), &k)) {
+        return em_gx_ints(c, &k, 1);
     }
     int64_t idx = d;
-    int ni = gx_begin(c, EM_OP_GATHER, (int[]){gx_op1(c, EM_OP_SHAPE, v), gx_ints(c, &idx, 1)},
+    int ni = em_gx_begin(c, EM_OP_GATHER, (int[]){em_gx_op1(c, EM_OP_SHAPE, v), em_gx_ints(c, &idx, 1)},
                       2, 1, NULL);
-    return gx_end(c, ni);
+    return em_gx_end(c, ni);
 }
 
-int gx_dims(em_gctx *c, const gx_dim *dims, int n)
+int em_gx_dims(em_gctx *c, const gx_dim *dims, int n)
 {
     int64_t k[GX_MAX_OUT];
     int piece[GX_MAX_OUT];
     bool all = true;
-    if (!gx_ok(c)) {
+    if (!em_gx_ok(c)) {
         return -1;
     }
     EMBER_ASSERT(n >= 1 && n <= GX_MAX_OUT);
@@ -142,15 +142,15 @@ int gx_dims(em_gctx *c, const gx_dim *dims, int n)
         all = all && dim_known(c, dims[i], &k[i]);
     }
     if (all) {
-        return gx_ints(c, k, n);
+        return em_gx_ints(c, k, n);
     }
     for (int i = 0; i < n; i++) {
         if (dim_known(c, dims[i], &k[i])) {
-            piece[i] = gx_ints(c, &k[i], 1);
+            piece[i] = em_gx_ints(c, &k[i], 1);
         } else {
             piece[i] = dim_piece(c, dims[i].v, dims[i].d);
             if (dims[i].v2 >= 0) {
-                piece[i] = gx_div(c, piece[i], dim_piece(c, dims[i].v2, dims[i].d2));
+                piece[i] = em_gx_div(c, piece[i], dim_piece(c, dims[i].v2, dims[i].d2));
             }
         }
     }
@@ -163,38 +163,38 @@ int gx_dims(em_gctx *c, const gx_dim *dims, int n)
             return -1;
         }
     }
-    ni = gx_begin(c, EM_OP_CONCAT, piece, n, 1, NULL);
-    gx_set_int(c, ni, "axis", 0);
-    return gx_end(c, ni);
+    ni = em_gx_begin(c, EM_OP_CONCAT, piece, n, 1, NULL);
+    em_gx_set_int(c, ni, "axis", 0);
+    return em_gx_end(c, ni);
 }
 
-void gx_like(em_gctx *c, int v, int x)
+void em_gx_like(em_gctx *c, int v, int x)
 {
-    if (!gx_ok(c) || v < 0 || x < 0 || v == x) {
+    if (!em_gx_ok(c) || v < 0 || x < 0 || v == x) {
         return;
     }
     em_value *dst = &c->g->values[v];
-    const em_value *src = gx_val(c, x);
+    const em_value *src = em_gx_val(c, x);
     if (src->rank >= 0 && (dst->rank < 0 || dst->rank == src->rank)) {
         dst->rank = src->rank;
         memcpy(dst->dims, src->dims, sizeof dst->dims);
     }
 }
 
-int gx_fill_like(em_gctx *c, int x, double v)
+int em_gx_fill_like(em_gctx *c, int x, double v)
 {
-    if (x < 0 || !gx_ok(c)) {
+    if (x < 0 || !em_gx_ok(c)) {
         return -1;
     }
-    ember_dtype dt = gx_val(c, x)->dtype;
-    int r = gx_expand(c, gx_scalar(c, dt, v), gx_shape_of(c, x));
-    gx_like(c, r, x);
+    ember_dtype dt = em_gx_val(c, x)->dtype;
+    int r = em_gx_expand(c, em_gx_scalar(c, dt, v), em_gx_shape_of(c, x));
+    em_gx_like(c, r, x);
     return r;
 }
 
-int gx_zeros_like(em_gctx *c, int x)
+int em_gx_zeros_like(em_gctx *c, int x)
 {
-    return gx_fill_like(c, x, 0.0);
+    return em_gx_fill_like(c, x, 0.0);
 }
 
 static bool dim_same(em_dim a, em_dim b)
@@ -218,16 +218,16 @@ static bool same_shape(const em_value *a, const em_value *b)
     return true;
 }
 
-int gx_reshape_like(em_gctx *c, int g, int x)
+int em_gx_reshape_like(em_gctx *c, int g, int x)
 {
-    if (g < 0 || !gx_ok(c)) {
+    if (g < 0 || !em_gx_ok(c)) {
         return -1;
     }
-    if (same_shape(gx_val(c, g), gx_val(c, x))) {
+    if (same_shape(em_gx_val(c, g), em_gx_val(c, x))) {
         return g;
     }
-    int r = gx_reshape(c, g, gx_shape_of(c, x));
-    gx_like(c, r, x);
+    int r = em_gx_reshape(c, g, em_gx_shape_of(c, x));
+    em_gx_like(c, r, x);
     return r;
 }
 
@@ -259,82 +259,82 @@ static bool broadcast_axes(const em_value *gv, const em_value *xv, int64_t *axes
     return true;
 }
 
-int gx_sum_to(em_gctx *c, int g, int x)
+int em_gx_sum_to(em_gctx *c, int g, int x)
 {
     int64_t axes[EM_MAX_RANK], sum_axes[EM_MAX_RANK];
     int split[EM_MAX_RANK], na, ns;
     gx_dim dims[EM_MAX_RANK * 2];
-    if (g < 0 || x < 0 || !gx_ok(c)) {
+    if (g < 0 || x < 0 || !em_gx_ok(c)) {
         return -1;
     }
-    em_value gv = *gx_val(c, g), xv = *gx_val(c, x);
+    em_value gv = *em_gx_val(c, g), xv = *em_gx_val(c, x);
     if (gv.rank < 0 || xv.rank < 0) {
-        gx_fail(c, "the rank of '%s' is not known", gv.rank < 0 ? gv.name : xv.name);
+        em_gx_fail(c, "the rank of '%s' is not known", gv.rank < 0 ? gv.name : xv.name);
         return -1;
     }
     if (!broadcast_axes(&gv, &xv, axes, &na, split, &ns)) {
-        gx_fail(c, "gradient '%s' has lower rank than '%s'", gv.name, xv.name);
+        em_gx_fail(c, "gradient '%s' has lower rank than '%s'", gv.name, xv.name);
         return -1;
     }
     if (na == 0 && ns == 0) {
         return g;
     }
-    int r = gx_reduce(c, EM_OP_REDUCESUM, g, axes, na, true);
+    int r = em_gx_reduce(c, EM_OP_REDUCESUM, g, axes, na, true);
     if (ns > 0) {
         int lead = gv.rank - xv.rank, nd = 0, k = 0;
         for (int j = 0, s = 0; j < gv.rank; j++) {
             if (s < ns && split[s] == j) {
-                dims[nd++] = gx_d(x, j - lead);
+                dims[nd++] = em_gx_d(x, j - lead);
                 sum_axes[k++] = nd;
                 dims[nd++] = (gx_dim){0, r, j, x, j - lead};
                 s++;
             } else {
-                dims[nd++] = gx_d(r, j);
+                dims[nd++] = em_gx_d(r, j);
             }
         }
         if (nd > EM_MAX_RANK) {
-            gx_fail(c, "undoing a broadcast over %d unknown dims needs rank %d (at most %d)", ns,
+            em_gx_fail(c, "undoing a broadcast over %d unknown dims needs rank %d (at most %d)", ns,
                     nd, EM_MAX_RANK);
             return -1;
         }
-        r = gx_reduce(c, EM_OP_REDUCESUM, gx_reshape(c, r, gx_dims(c, dims, nd)), sum_axes, k,
+        r = em_gx_reduce(c, EM_OP_REDUCESUM, em_gx_reshape(c, r, em_gx_dims(c, dims, nd)), sum_axes, k,
                       false);
     }
     if (gv.rank != xv.rank) {
-        r = gx_reshape(c, r, gx_shape_of(c, x));
+        r = em_gx_reshape(c, r, em_gx_shape_of(c, x));
     }
-    gx_like(c, r, x);
+    em_gx_like(c, r, x);
     return r;
 }
 
-int gx_index_map(em_gctx *c, int x)
+int em_gx_index_map(em_gctx *c, int x)
 {
     int64_t zero = 0, one = 1;
-    int range = gx_op3(c, EM_OP_RANGE, gx_ints(c, &zero, -1), gx_op1(c, EM_OP_SIZE, x),
-                       gx_ints(c, &one, -1));
-    int r = gx_reshape(c, range, gx_shape_of(c, x));
-    gx_like(c, r, x);
+    int range = em_gx_op3(c, EM_OP_RANGE, em_gx_ints(c, &zero, -1), em_gx_op1(c, EM_OP_SIZE, x),
+                       em_gx_ints(c, &one, -1));
+    int r = em_gx_reshape(c, range, em_gx_shape_of(c, x));
+    em_gx_like(c, r, x);
     return r;
 }
 
-int gx_scatter_flat(em_gctx *c, int x, int idx, int g, const char *reduction)
+int em_gx_scatter_flat(em_gctx *c, int x, int idx, int g, const char *reduction)
 {
     int64_t flat = -1, zero = 0;
-    if (x < 0 || idx < 0 || g < 0 || !gx_ok(c)) {
+    if (x < 0 || idx < 0 || g < 0 || !em_gx_ok(c)) {
         return -1;
     }
-    ember_dtype dt = gx_val(c, x)->dtype;
-    int numel = gx_unsqueeze(c, gx_op1(c, EM_OP_SIZE, x), &zero, 1);
-    int zeros = gx_expand(c, gx_scalar(c, dt, 0.0), numel);
-    int in[3] = {zeros, gx_reshape(c, idx, gx_ints(c, &flat, 1)),
-                 gx_reshape(c, g, gx_ints(c, &flat, 1))};
-    if (!gx_ok(c)) {
+    ember_dtype dt = em_gx_val(c, x)->dtype;
+    int numel = em_gx_unsqueeze(c, em_gx_op1(c, EM_OP_SIZE, x), &zero, 1);
+    int zeros = em_gx_expand(c, em_gx_scalar(c, dt, 0.0), numel);
+    int in[3] = {zeros, em_gx_reshape(c, idx, em_gx_ints(c, &flat, 1)),
+                 em_gx_reshape(c, g, em_gx_ints(c, &flat, 1))};
+    if (!em_gx_ok(c)) {
         return -1;
     }
-    int ni = gx_begin(c, EM_OP_SCATTERELEMENTS, in, 3, 1, NULL);
-    gx_set_int(c, ni, "axis", 0);
-    gx_set_string(c, ni, "reduction", reduction);
-    int r = gx_reshape(c, gx_end(c, ni), gx_shape_of(c, x));
-    gx_like(c, r, x);
+    int ni = em_gx_begin(c, EM_OP_SCATTERELEMENTS, in, 3, 1, NULL);
+    em_gx_set_int(c, ni, "axis", 0);
+    em_gx_set_string(c, ni, "reduction", reduction);
+    int r = em_gx_reshape(c, em_gx_end(c, ni), em_gx_shape_of(c, x));
+    em_gx_like(c, r, x);
     return r;
 }

@@ -76,7 +76,7 @@ static inline char **tb_names(tb *b, const char *csv, size_t *n)
 static inline Onnx__NodeProto *tb_node(tb *b, const char *op, const char *ins, const char *outs)
 {
     Onnx__NodeProto *n = tb_alloc(b, sizeof *n);
-    onnx__node_proto__init(n);
+    em_onnx__node_proto__init(n);
     n->op_type = tb_str(b, op, strlen(op));
     n->input = tb_names(b, ins, &n->n_input);
     n->output = tb_names(b, outs, &n->n_output);
@@ -98,7 +98,7 @@ static inline Onnx__AttributeProto *tb_attr(tb *b, Onnx__NodeProto *n, const cha
 {
     assert_true(n->n_attribute < TB_ATTRS);
     Onnx__AttributeProto *a = tb_alloc(b, sizeof *a);
-    onnx__attribute_proto__init(a);
+    em_onnx__attribute_proto__init(a);
     a->name = tb_str(b, name, strlen(name));
     a->has_type = 1;
     a->type = type;
@@ -129,15 +129,15 @@ static inline void tb_attr_g(tb *b, Onnx__NodeProto *n, const char *name, Onnx__
 static inline Onnx__ValueInfoProto *tb_vi(tb *b, const char *name, int elem, const char *dims)
 {
     Onnx__ValueInfoProto *vi = tb_alloc(b, sizeof *vi);
-    onnx__value_info_proto__init(vi);
+    em_onnx__value_info_proto__init(vi);
     vi->name = tb_str(b, name, strlen(name));
     if (elem == 0) {
         return vi;
     }
     Onnx__TypeProto *tp = tb_alloc(b, sizeof *tp);
     Onnx__TypeProto__Tensor *tt = tb_alloc(b, sizeof *tt);
-    onnx__type_proto__init(tp);
-    onnx__type_proto__tensor__init(tt);
+    em_onnx__type_proto__init(tp);
+    em_onnx__type_proto__tensor__init(tt);
     tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     tp->tensor_type = tt;
     vi->type = tp;
@@ -145,12 +145,12 @@ static inline Onnx__ValueInfoProto *tb_vi(tb *b, const char *name, int elem, con
     tt->elem_type = elem;
     if (dims != NULL) {
         Onnx__TensorShapeProto *sh = tb_alloc(b, sizeof *sh);
-        onnx__tensor_shape_proto__init(sh);
+        em_onnx__tensor_shape_proto__init(sh);
         char **names = tb_names(b, dims, &sh->n_dim);
         sh->dim = tb_alloc(b, (sh->n_dim + 1) * sizeof *sh->dim);
         for (size_t i = 0; i < sh->n_dim; i++) {
             Onnx__TensorShapeProto__Dimension *d = tb_alloc(b, sizeof *d);
-            onnx__tensor_shape_proto__dimension__init(d);
+            em_onnx__tensor_shape_proto__dimension__init(d);
             if (names[i][0] >= '0' && names[i][0] <= '9') {
                 d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
                 d->dim_value = atoll(names[i]);
@@ -233,7 +233,7 @@ static inline Onnx__TensorProto *tb_tensor(tb *b, const char *name, int elem, co
                                            const double *vals)
 {
     Onnx__TensorProto *t = tb_alloc(b, sizeof *t);
-    onnx__tensor_proto__init(t);
+    em_onnx__tensor_proto__init(t);
     t->name = tb_str(b, name, strlen(name));
     t->has_data_type = 1;
     t->data_type = elem;
@@ -293,7 +293,7 @@ static inline void **tb_list(tb *b, void **l, size_t *n)
 static inline Onnx__GraphProto *tb_graph(tb *b, void **nodes, void **ins, void **outs, void **inits)
 {
     Onnx__GraphProto *g = tb_alloc(b, sizeof *g);
-    onnx__graph_proto__init(g);
+    em_onnx__graph_proto__init(g);
     g->name = tb_str(b, "g", 1);
     g->node = (Onnx__NodeProto **)tb_list(b, nodes, &g->n_node);
     g->input = (Onnx__ValueInfoProto **)tb_list(b, ins, &g->n_input);
@@ -309,9 +309,9 @@ static inline ember_status *tb_load(tb *b, Onnx__GraphProto *g, int64_t preview,
 {
     Onnx__ModelProto mp;
     Onnx__OperatorSetIdProto os[2], *osp[2] = {&os[0], &os[1]};
-    onnx__model_proto__init(&mp);
-    onnx__operator_set_id_proto__init(&os[0]);
-    onnx__operator_set_id_proto__init(&os[1]);
+    em_onnx__model_proto__init(&mp);
+    em_onnx__operator_set_id_proto__init(&os[0]);
+    em_onnx__operator_set_id_proto__init(&os[1]);
     os[0].domain = (char *)"";
     os[0].has_version = os[1].has_version = 1;
     os[0].version = 26;
@@ -322,9 +322,9 @@ static inline ember_status *tb_load(tb *b, Onnx__GraphProto *g, int64_t preview,
     mp.opset_import = osp;
     mp.n_opset_import = preview != 0 ? 2 : 1;
     mp.graph = g;
-    size_t n = onnx__model_proto__get_packed_size(&mp);
+    size_t n = em_onnx__model_proto__get_packed_size(&mp);
     uint8_t *buf = tb_alloc(b, n);
-    assert_int_equal(onnx__model_proto__pack(&mp, buf), n);
+    assert_int_equal(em_onnx__model_proto__pack(&mp, buf), n);
     ember_model_options *o = NULL;
     OK(ember_model_options_create(&o));
     ember_model_options_set_allocator(o, al != NULL ? al : test_allocator());

@@ -117,7 +117,7 @@ static const char *const fixtures[] = {
 };
 
 /* big_weights keeps 90 KB of its initializers in raw_data, which the loader reads in place from
- * the file (onnx_wire_strip); with the graph passes, the conv's weights fold the BatchNorm and
+ * the file (em_onnx_wire_strip); with the graph passes, the conv's weights fold the BatchNorm and
  * the pages of the originals are dropped (em_graph_drop_unused_image). Sessions made after
  * that, the second one after the first is gone, still compute the right answer; so does the
  * model loaded from memory, owned or borrowed. */

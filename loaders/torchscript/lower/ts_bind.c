@@ -138,24 +138,24 @@ static ts_av *default_value(ts_lower *L, const em_ts_default *d)
     ts_av *l = NULL;
     switch (d->kind) {
     case EM_TS_DEF_NONE:
-        return ts_none(L);
+        return em_ts_none(L);
     case EM_TS_DEF_INT:
-        return ts_int(L, d->i);
+        return em_ts_int(L, d->i);
     case EM_TS_DEF_FLOAT:
-        return ts_float(L, d->f);
+        return em_ts_float(L, d->f);
     case EM_TS_DEF_BOOL:
-        return ts_bool(L, d->b);
+        return em_ts_bool(L, d->b);
     case EM_TS_DEF_STR:
     case EM_TS_DEF_IDENT:
-        return ts_str(L, d->s, d->kind == EM_TS_DEF_STR ? d->n : strlen(d->s));
+        return em_ts_str(L, d->s, d->kind == EM_TS_DEF_STR ? d->n : strlen(d->s));
     case EM_TS_DEF_INT_LIST:
     case EM_TS_DEF_FLOAT_LIST:
     case EM_TS_DEF_BOOL_LIST:
-        l = ts_seq(L, TA_LIST, d->n);
+        l = em_ts_seq(L, TA_LIST, d->n);
         for (size_t i = 0; l != NULL && i < d->n; i++) {
-            ts_av *item = d->kind == EM_TS_DEF_INT_LIST     ? ts_int(L, d->ints[i])
-                          : d->kind == EM_TS_DEF_FLOAT_LIST ? ts_float(L, d->floats[i])
-                                                            : ts_bool(L, d->bools[i]);
+            ts_av *item = d->kind == EM_TS_DEF_INT_LIST     ? em_ts_int(L, d->ints[i])
+                          : d->kind == EM_TS_DEF_FLOAT_LIST ? em_ts_float(L, d->floats[i])
+                                                            : em_ts_bool(L, d->bools[i]);
             if (item == NULL) {
                 return NULL;
             }
@@ -215,7 +215,7 @@ static ember_status *try_bind(ts_lower *L, const em_ts_schema *sc, ts_av **args,
     return NULL;
 }
 
-ember_status *ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
+ember_status *em_ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
                       const char **kw_names, ts_av **kw_vals, size_t n_kw, em_ts_pos pos,
                       ts_call *out)
 {
@@ -244,7 +244,7 @@ ember_status *ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
     if (tried == 0) {
         /* No schema known: positional arguments as given. */
         if (n_kw > 0) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s: keyword arguments to an operator "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s: keyword arguments to an operator "
                           "without a known schema", op);
         }
         out->a = args;
@@ -255,14 +255,14 @@ ember_status *ts_bind(ts_lower *L, const char *op, ts_av **args, size_t n_args,
     em_strbuf sb;
     em_strbuf_init(&sb, L->al);
     for (size_t i = 0; i < n_args; i++) {
-        em_strbuf_printf(&sb, "%s%s", i ? ", " : "", ts_kind_name(args[i]->k));
+        em_strbuf_printf(&sb, "%s%s", i ? ", " : "", em_ts_kind_name(args[i]->k));
     }
     for (size_t k = 0; k < n_kw; k++) {
         em_strbuf_printf(&sb, "%s%s=%s", n_args + k ? ", " : "", kw_names[k],
-                         ts_kind_name(kw_vals[k]->k));
+                         em_ts_kind_name(kw_vals[k]->k));
     }
     char *given = em_strbuf_take(&sb);
-    ember_status *st = ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s(%s): no overload of %s takes "
+    ember_status *st = em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s(%s): no overload of %s takes "
                               "these arguments", op, given != NULL ? given : "", op);
     free(given);
     return st;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-ember_status *ts_err(ts_lower *L, ember_code code, em_ts_pos pos, const char *fmt, ...)
+ember_status *em_ts_err(ts_lower *L, ember_code code, em_ts_pos pos, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -27,14 +27,14 @@ ember_status *ts_err(ts_lower *L, ember_code code, em_ts_pos pos, const char *fm
     return em_ts_error_at(code, pos, "%s", msg);
 }
 
-const char *ts_value_name(ts_lower *L, const char *base)
+const char *em_ts_value_name(ts_lower *L, const char *base)
 {
-    return ts_printf(L, "%s.%lld", base, (long long)++L->counter);
+    return em_ts_printf(L, "%s.%lld", base, (long long)++L->counter);
 }
 
-const em_value *ts_val(ts_lower *L, int v) { return &L->g->values[v]; }
+const em_value *em_ts_val(ts_lower *L, int v) { return &L->g->values[v]; }
 
-ember_status *ts_infer(ts_lower *L, const ts_call *c, int node)
+ember_status *em_ts_infer(ts_lower *L, const ts_call *c, int node)
 {
     ember_status *st = em_graph_infer_node(L->g, node);
     if (st != NULL && c != NULL && c->pos.src != NULL) {
@@ -46,7 +46,7 @@ ember_status *ts_infer(ts_lower *L, const ts_call *c, int node)
     return st;
 }
 
-ember_status *ts_emit(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
+ember_status *em_ts_emit(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                       int *out, int n_out, int *node)
 {
     const char *base = c != NULL && c->node != NULL ? c->node : em_op_name(op);
@@ -57,7 +57,7 @@ ember_status *ts_emit(ts_lower *L, const ts_call *c, em_op op, const int *in, in
         return em_status_oom();
     }
     for (int i = 0; i < n_out; i++) {
-        names[i] = ts_value_name(L, base);
+        names[i] = em_ts_value_name(L, base);
         if (names[i] == NULL) {
             return em_status_oom();
         }
@@ -72,15 +72,15 @@ ember_status *ts_emit(ts_lower *L, const ts_call *c, em_op op, const int *in, in
     }
     if (node != NULL) {
         *node = ni;
-        return NULL; /* the caller sets attributes, then calls ts_infer */
+        return NULL; /* the caller sets attributes, then calls em_ts_infer */
     }
-    return ts_infer(L, c, ni);
+    return em_ts_infer(L, c, ni);
 }
 
-ember_status *ts_const(ts_lower *L, ember_dtype dt, int rank, const int64_t *dims,
+ember_status *em_ts_const(ts_lower *L, ember_dtype dt, int rank, const int64_t *dims,
                        const void *data, int *out)
 {
-    const char *name = ts_value_name(L, "const");
+    const char *name = em_ts_value_name(L, "const");
     if (name == NULL) {
         return em_status_oom();
     }
@@ -88,12 +88,12 @@ ember_status *ts_const(ts_lower *L, ember_dtype dt, int rank, const int64_t *dim
     return em_graph_add_initializer_copy(L->g, name, dt, rank, dims, data, out);
 }
 
-ember_status *ts_const_i64s(ts_lower *L, const int64_t *v, int64_t n, int *out)
+ember_status *em_ts_const_i64s(ts_lower *L, const int64_t *v, int64_t n, int *out)
 {
-    return ts_const(L, EMBER_DTYPE_I64, 1, &n, v, out);
+    return em_ts_const(L, EMBER_DTYPE_I64, 1, &n, v, out);
 }
 
-ember_status *ts_const_scalar(ts_lower *L, ember_dtype dt, double v, int *out)
+ember_status *em_ts_const_scalar(ts_lower *L, ember_dtype dt, double v, int *out)
 {
     unsigned char buf[16] = {0};
     switch (dt) {
@@ -125,11 +125,11 @@ ember_status *ts_const_scalar(ts_lower *L, ember_dtype dt, double v, int *out)
     default: {
         /* Other dtypes: make an f32 constant and cast it. */
         int f = -1;
-        TS_TRY(ts_const_scalar(L, EMBER_DTYPE_F32, v, &f));
-        return ts_cast(L, NULL, f, dt, out);
+        TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_F32, v, &f));
+        return em_ts_cast(L, NULL, f, dt, out);
     }
     }
-    return ts_const(L, dt, 0, NULL, buf, out);
+    return em_ts_const(L, dt, 0, NULL, buf, out);
 }
 
 /* Index of graph `g` among the frames (the current graph last); -1 when not found. */
@@ -146,17 +146,17 @@ static int frame_of(const ts_lower *L, const em_graph *g)
     return -1;
 }
 
-ember_status *ts_add_input(ts_lower *L, const char *base, ember_dtype dt, int rank,
+ember_status *em_ts_add_input(ts_lower *L, const char *base, ember_dtype dt, int rank,
                            const int64_t *dims, const char *const *syms, int *out)
 {
-    const char *name = ts_value_name(L, base);
+    const char *name = em_ts_value_name(L, base);
     if (name == NULL) {
         return em_status_oom();
     }
     return em_graph_add_input(L->g, name, dt, rank, dims, syms, out);
 }
 
-ember_status *ts_use(ts_lower *L, const ts_av *a, int *out)
+ember_status *em_ts_use(ts_lower *L, const ts_av *a, int *out)
 {
     int f = frame_of(L, a->u.t.g);
     if (f < 0) {
@@ -199,42 +199,42 @@ static ember_dtype scalar_dtype(const ts_av *a)
            : a->k == TA_INT ? EMBER_DTYPE_I64 : EMBER_DTYPE_F32;
 }
 
-ember_status *ts_as_tensor(ts_lower *L, const ts_call *c, const ts_av *a, ember_dtype like,
+ember_status *em_ts_as_tensor(ts_lower *L, const ts_call *c, const ts_av *a, ember_dtype like,
                            int *out)
 {
     switch (a->k) {
     case TA_TENSOR:
     case TA_SCALAR: {
-        TS_TRY(ts_use(L, a, out));
+        TS_TRY(em_ts_use(L, a, out));
         if (like == EMBER_DTYPE_UNDEFINED || a->k == TA_TENSOR) {
             return NULL;
         }
-        return ts_cast(L, c, *out, like, out);
+        return em_ts_cast(L, c, *out, like, out);
     }
     case TA_BOOL:
     case TA_INT:
     case TA_FLOAT: {
         double v = a->k == TA_BOOL ? a->u.b : a->k == TA_INT ? (double)a->u.i : a->u.f;
-        return ts_const_scalar(L, like != EMBER_DTYPE_UNDEFINED ? like : scalar_dtype(a), v, out);
+        return em_ts_const_scalar(L, like != EMBER_DTYPE_UNDEFINED ? like : scalar_dtype(a), v, out);
     }
     default:
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c != NULL ? c->pos : (em_ts_pos){0},
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c != NULL ? c->pos : (em_ts_pos){0},
                       "%s: expected a tensor or a number, got %s", c != NULL ? c->op : "value",
-                      ts_kind_name(a->k));
+                      em_ts_kind_name(a->k));
     }
 }
 
-ember_status *ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *list, int *out)
+ember_status *em_ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *list, int *out)
 {
     if (list->k == TA_TENSOR) {
-        return ts_use(L, list, out);
+        return em_ts_use(L, list, out);
     }
     if (list->k == TA_INT) { /* int[N] arguments may be given one int */
-        return ts_const_i64s(L, &list->u.i, 1, out);
+        return em_ts_const_i64s(L, &list->u.i, 1, out);
     }
     if (list->k != TA_LIST && list->k != TA_TUPLE) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: expected a list of ints, got %s",
-                      c->op, ts_kind_name(list->k));
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: expected a list of ints, got %s",
+                      c->op, em_ts_kind_name(list->k));
     }
     size_t n = list->u.seq.n;
     bool all_known = true;
@@ -243,8 +243,8 @@ ember_status *ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *lis
         if (k == TA_SCALAR) {
             all_known = false;
         } else if (k != TA_INT) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: item %zu of an int list is "
-                          "%s", c->op, i, ts_kind_name(k));
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: item %zu of an int list is "
+                          "%s", c->op, i, em_ts_kind_name(k));
         }
     }
     int64_t *vals = em_ts_arena_alloc(&L->arena, (n > 0 ? n : 1) * sizeof(int64_t));
@@ -255,7 +255,7 @@ ember_status *ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *lis
         vals[i] = list->u.seq.items[i]->k == TA_INT ? list->u.seq.items[i]->u.i : 0;
     }
     if (all_known) {
-        return ts_const_i64s(L, vals, (int64_t)n, out);
+        return em_ts_const_i64s(L, vals, (int64_t)n, out);
     }
     /* Concat of [1]-shaped pieces: runs of known ints as constants, dynamic scalars
      * unsqueezed. */
@@ -271,18 +271,18 @@ ember_status *ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *lis
             while (j < n && list->u.seq.items[j]->k == TA_INT) {
                 j++;
             }
-            st = ts_const_i64s(L, vals + i, (int64_t)(j - i), &pieces[np++]);
+            st = em_ts_const_i64s(L, vals + i, (int64_t)(j - i), &pieces[np++]);
             i = j;
         } else {
             int s = -1, ax = -1, r = -1;
             int64_t zero = 0;
-            st = ts_as_tensor(L, c, list->u.seq.items[i], EMBER_DTYPE_I64, &s);
+            st = em_ts_as_tensor(L, c, list->u.seq.items[i], EMBER_DTYPE_I64, &s);
             if (st == NULL) {
-                st = ts_const_i64s(L, &zero, 1, &ax);
+                st = em_ts_const_i64s(L, &zero, 1, &ax);
             }
             if (st == NULL) {
                 int in[2] = {s, ax};
-                st = ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, &r, 1, NULL);
+                st = em_ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, &r, 1, NULL);
             }
             pieces[np++] = r;
             i++;
@@ -296,16 +296,16 @@ ember_status *ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *lis
         return NULL;
     }
     int node = -1;
-    ember_status *st = ts_emit(L, c, EM_OP_CONCAT, pieces, np, out, 1, &node);
+    ember_status *st = em_ts_emit(L, c, EM_OP_CONCAT, pieces, np, out, 1, &node);
     if (st == NULL) {
         st = em_node_set_int(L->g, node, "axis", 0);
     }
-    return st != NULL ? st : ts_infer(L, c, node);
+    return st != NULL ? st : em_ts_infer(L, c, node);
 }
 
 /* ---- subgraphs ---- */
 
-ember_status *ts_sub_enter(ts_lower *L, em_graph *sub)
+ember_status *em_ts_sub_enter(ts_lower *L, em_graph *sub)
 {
     em_graph **f = em_ts_arena_alloc(&L->arena, (size_t)(L->n_frames + 1) * sizeof *f);
     if (f == NULL) {
@@ -321,9 +321,9 @@ ember_status *ts_sub_enter(ts_lower *L, em_graph *sub)
     return NULL;
 }
 
-void ts_sub_leave(ts_lower *L) { L->g = L->frames[--L->n_frames]; }
+void em_ts_sub_leave(ts_lower *L) { L->g = L->frames[--L->n_frames]; }
 
-ember_status *ts_sub_attach(ts_lower *L, int node, const char *name, em_graph **sub)
+ember_status *em_ts_sub_attach(ts_lower *L, int node, const char *name, em_graph **sub)
 {
     em_attr *a = NULL;
     TS_TRY(em_node_add_attr(L->g, node, name, EM_ATTR_GRAPH, &a));
@@ -332,9 +332,9 @@ ember_status *ts_sub_attach(ts_lower *L, int node, const char *name, em_graph **
     return NULL;
 }
 
-ember_status *ts_add_output(ts_lower *L, const ts_call *c, int v)
+ember_status *em_ts_add_output(ts_lower *L, const ts_call *c, int v)
 {
     int o = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_IDENTITY, &v, 1, &o, 1, NULL));
+    TS_TRY(em_ts_emit(L, c, EM_OP_IDENTITY, &v, 1, &o, 1, NULL));
     return em_graph_mark_output(L->g, o);
 }

@@ -54,30 +54,30 @@ static ember_status *truth(ts_lower *L, const ts_av *a, em_ts_pos pos, bool *v, 
         *known = false;
         return NULL;
     default:
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "a %s has no truth value",
-                      ts_kind_name(a->k));
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "a %s has no truth value",
+                      em_ts_kind_name(a->k));
     }
 }
 
 /* ---- assignment ---- */
 
-ember_status *ts_assign(ts_lower *L, ts_env *env, const em_ts_expr *t, ts_av *v)
+ember_status *em_ts_assign(ts_lower *L, ts_env *env, const em_ts_expr *t, ts_av *v)
 {
     switch (t->kind) {
     case EM_TS_NAME:
-        return ts_env_set(L, env, t->u.name, v);
+        return em_ts_env_set(L, env, t->u.name, v);
     case EM_TS_TUPLE:
     case EM_TS_LIST:
         if (v->k != TA_TUPLE && v->k != TA_LIST) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "cannot unpack a %s",
-                          ts_kind_name(v->k));
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "cannot unpack a %s",
+                          em_ts_kind_name(v->k));
         }
         if (v->u.seq.n != t->u.seq.n) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "unpacking %zu values into %zu "
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "unpacking %zu values into %zu "
                           "names", v->u.seq.n, t->u.seq.n);
         }
         for (size_t i = 0; i < t->u.seq.n; i++) {
-            ember_status *st = ts_assign(L, env, t->u.seq.items[i], v->u.seq.items[i]);
+            ember_status *st = em_ts_assign(L, env, t->u.seq.items[i], v->u.seq.items[i]);
             if (st != NULL) {
                 return st;
             }
@@ -85,26 +85,26 @@ ember_status *ts_assign(ts_lower *L, ts_env *env, const em_ts_expr *t, ts_av *v)
         return NULL;
     case EM_TS_ATTR: {
         ts_av *base = NULL;
-        ember_status *st = ts_eval(L, env, t->u.attr.base, &base);
+        ember_status *st = em_ts_eval(L, env, t->u.attr.base, &base);
         if (st != NULL) {
             return st;
         }
         if (L->n_frames > 0) {
             /* The write would hold in one branch or iteration only. */
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, t->pos, "setting attribute '%s' inside an "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, t->pos, "setting attribute '%s' inside an "
                           "`if` or loop on tensor data is not supported", t->u.attr.name);
         }
         if (base->k != TA_OBJECT) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "cannot set attribute '%s' of a "
-                          "%s", t->u.attr.name, ts_kind_name(base->k));
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "cannot set attribute '%s' of a "
+                          "%s", t->u.attr.name, em_ts_kind_name(base->k));
         }
-        return ts_obj_set(L, base->u.obj, t->u.attr.name, v);
+        return em_ts_obj_set(L, base->u.obj, t->u.attr.name, v);
     }
     case EM_TS_SUBSCRIPT: {
         ts_av *base = NULL, *idx = NULL;
-        ember_status *st = ts_eval(L, env, t->u.sub.base, &base);
+        ember_status *st = em_ts_eval(L, env, t->u.sub.base, &base);
         if (st == NULL) {
-            st = ts_eval(L, env, t->u.sub.index, &idx);
+            st = em_ts_eval(L, env, t->u.sub.index, &idx);
         }
         if (st != NULL) {
             return st;
@@ -112,7 +112,7 @@ ember_status *ts_assign(ts_lower *L, ts_env *env, const em_ts_expr *t, ts_av *v)
         if (base->k == TA_LIST && idx->k == TA_INT) {
             int64_t i = idx->u.i < 0 ? idx->u.i + (int64_t)base->u.seq.n : idx->u.i;
             if (i < 0 || i >= (int64_t)base->u.seq.n) {
-                return ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "list index %lld out of range",
+                return em_ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "list index %lld out of range",
                               (long long)idx->u.i);
             }
             base->u.seq.items[i] = v;
@@ -121,13 +121,13 @@ ember_status *ts_assign(ts_lower *L, ts_env *env, const em_ts_expr *t, ts_av *v)
         if (base->k == TA_DICT) {
             ts_av *args[3] = {base, idx, v};
             ts_av *r = NULL;
-            return ts_builtin_call(L, "torch._set_item", args, 3, NULL, NULL, 0, t->pos, &r);
+            return em_ts_builtin_call(L, "torch._set_item", args, 3, NULL, NULL, 0, t->pos, &r);
         }
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, t->pos, "assignment to an item of a %s is not "
-                      "supported", ts_kind_name(base->k));
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, t->pos, "assignment to an item of a %s is not "
+                      "supported", em_ts_kind_name(base->k));
     }
     default:
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "cannot assign to this expression");
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, t->pos, "cannot assign to this expression");
     }
 }
 
@@ -157,7 +157,7 @@ static ember_status *exec_if(ts_lower *L, frame *f, const em_ts_stmt *s, flow *f
 {
     ts_av *c = NULL;
     bool v = false, known = false;
-    ember_status *st = ts_eval(L, &f->env, s->u.if_.cond, &c);
+    ember_status *st = em_ts_eval(L, &f->env, s->u.if_.cond, &c);
     if (st == NULL) {
         st = truth(L, c, s->pos, &v, &known);
     }
@@ -174,7 +174,7 @@ static ember_status *exec_if(ts_lower *L, frame *f, const em_ts_stmt *s, flow *f
         }
     }
     if (!known) {
-        return ts_flow_if(L, &f->env, s, c);
+        return em_ts_flow_if(L, &f->env, s, c);
     }
     const em_ts_block *b = v ? &s->u.if_.then : &s->u.if_.other;
     return b->n > 0 ? exec_block(L, f, b, fl) : NULL;
@@ -194,9 +194,9 @@ static ember_status *for_items(ts_lower *L, const em_ts_stmt *s, ts_av *it, ts_a
         *n = it->u.dict.n;
         return NULL;
     }
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "a `for` over a %s is not supported (a "
+    return em_ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "a `for` over a %s is not supported (a "
                   "loop on tensor data must be `for i in range(n)` or a `while`)",
-                  ts_kind_name(it->k));
+                  em_ts_kind_name(it->k));
 }
 
 /* `for ... in range(...)`: its arguments when one of them is a dynamic scalar (a loop on
@@ -208,8 +208,8 @@ static ember_status *for_range(ts_lower *L, frame *f, const em_ts_expr *e, ts_av
     *it = NULL;
     if (e->kind != EM_TS_CALL || e->u.call.fn->kind != EM_TS_NAME ||
         strcmp(e->u.call.fn->u.name, "range") != 0 || e->u.call.n_kwargs > 0 ||
-        ts_env_get(&f->env, "range") != NULL) {
-        return ts_eval(L, &f->env, e, it);
+        em_ts_env_get(&f->env, "range") != NULL) {
+        return em_ts_eval(L, &f->env, e, it);
     }
     size_t na = e->u.call.n_args;
     ts_av **a = em_ts_arena_alloc(&L->arena, (na + 1) * sizeof(ts_av *));
@@ -218,7 +218,7 @@ static ember_status *for_range(ts_lower *L, frame *f, const em_ts_expr *e, ts_av
     }
     bool dynamic = false;
     for (size_t i = 0; i < na; i++) {
-        TS_TRY(ts_eval(L, &f->env, e->u.call.args[i], &a[i]));
+        TS_TRY(em_ts_eval(L, &f->env, e->u.call.args[i], &a[i]));
         dynamic = dynamic || a[i]->k == TA_SCALAR;
     }
     if (dynamic) {
@@ -226,7 +226,7 @@ static ember_status *for_range(ts_lower *L, frame *f, const em_ts_expr *e, ts_av
         *n = na;
         return NULL;
     }
-    return ts_builtin_call(L, "range", a, na, NULL, NULL, 0, e->pos, it);
+    return em_ts_builtin_call(L, "range", a, na, NULL, NULL, 0, e->pos, it);
 }
 
 static ember_status *exec_for(ts_lower *L, frame *f, const em_ts_stmt *s, flow *fl)
@@ -235,13 +235,13 @@ static ember_status *exec_for(ts_lower *L, frame *f, const em_ts_stmt *s, flow *
     size_t n = 0;
     ember_status *st = for_range(L, f, s->u.for_.iter, &range_args, &n, &it);
     if (st == NULL && range_args != NULL) {
-        return ts_flow_for(L, &f->env, s, range_args, n);
+        return em_ts_flow_for(L, &f->env, s, range_args, n);
     }
     if (st == NULL) {
         st = for_items(L, s, it, &items, &n);
     }
     for (size_t i = 0; i < n && st == NULL; i++) {
-        st = ts_assign(L, &f->env, s->u.for_.target, items[i]);
+        st = em_ts_assign(L, &f->env, s->u.for_.target, items[i]);
         if (st == NULL) {
             st = exec_block(L, f, &s->u.for_.body, fl);
         }
@@ -264,7 +264,7 @@ static ember_status *exec_while(ts_lower *L, frame *f, const em_ts_stmt *s, flow
     for (int64_t iter = 0;; iter++) {
         ts_av *c = NULL;
         bool v = false, known = false;
-        ember_status *st = ts_eval(L, &f->env, s->u.while_.cond, &c);
+        ember_status *st = em_ts_eval(L, &f->env, s->u.while_.cond, &c);
         if (st == NULL) {
             st = truth(L, c, s->pos, &v, &known);
         }
@@ -272,13 +272,13 @@ static ember_status *exec_while(ts_lower *L, frame *f, const em_ts_stmt *s, flow
             return st;
         }
         if (!known) { /* the iterations so far are unrolled; the rest is a Loop node */
-            return ts_flow_while(L, &f->env, s, c);
+            return em_ts_flow_while(L, &f->env, s, c);
         }
         if (!v) {
             return NULL;
         }
         if (iter >= TS_MAX_UNROLL) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "loop runs over %d iterations at "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "loop runs over %d iterations at "
                           "load time", TS_MAX_UNROLL);
         }
         st = exec_block(L, f, &s->u.while_.body, fl);
@@ -304,13 +304,13 @@ static ember_status *raised(ts_lower *L, frame *f, const em_ts_stmt *s, const em
     ts_av *msg = NULL;
     const char *text = "";
     if (e != NULL && e->kind == EM_TS_CALL && e->u.call.n_args > 0) {
-        if (ts_eval(L, &f->env, e->u.call.args[0], &msg) == NULL && msg->k == TA_STR) {
+        if (em_ts_eval(L, &f->env, e->u.call.args[0], &msg) == NULL && msg->k == TA_STR) {
             text = msg->u.str.s;
         }
-    } else if (e != NULL && ts_eval(L, &f->env, e, &msg) == NULL && msg->k == TA_STR) {
+    } else if (e != NULL && em_ts_eval(L, &f->env, e, &msg) == NULL && msg->k == TA_STR) {
         text = msg->u.str.s;
     }
-    return ts_err(L, EMBER_ERR_INVALID_ARG, s->pos, "the model raises an exception for inputs "
+    return em_ts_err(L, EMBER_ERR_INVALID_ARG, s->pos, "the model raises an exception for inputs "
                   "of this rank or type: %s", text[0] != '\0' ? text : "(no message)");
 }
 
@@ -324,14 +324,14 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
             em_ts_expr_is_dotted(s->u.expr->u.call.fn, "ops.prim.RaiseException")) {
             return raised(L, f, s, s->u.expr);
         }
-        return ts_eval(L, &f->env, s->u.expr, &v);
+        return em_ts_eval(L, &f->env, s->u.expr, &v);
     case EM_TS_S_ASSIGN:
         if (s->u.assign.value == NULL) {
             return NULL; /* `x : T` alone */
         }
-        EMBER_TRY(ts_eval(L, &f->env, s->u.assign.value, &v));
+        EMBER_TRY(em_ts_eval(L, &f->env, s->u.assign.value, &v));
         for (size_t i = 0; i < s->u.assign.n_targets; i++) {
-            EMBER_TRY(ts_assign(L, &f->env, s->u.assign.targets[i], v));
+            EMBER_TRY(em_ts_assign(L, &f->env, s->u.assign.targets[i], v));
         }
         return NULL;
     case EM_TS_S_AUGASSIGN: {
@@ -342,8 +342,8 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
         bin.u.bin.op = s->u.aug.op;
         bin.u.bin.lhs = s->u.aug.target;
         bin.u.bin.rhs = s->u.aug.value;
-        EMBER_TRY(ts_eval(L, &f->env, &bin, &v));
-        return ts_assign(L, &f->env, s->u.aug.target, v);
+        EMBER_TRY(em_ts_eval(L, &f->env, &bin, &v));
+        return em_ts_assign(L, &f->env, s->u.aug.target, v);
     }
     case EM_TS_S_IF:
         return exec_if(L, f, s, fl);
@@ -359,9 +359,9 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
         return NULL;
     case EM_TS_S_RETURN:
         if (s->u.expr != NULL) {
-            EMBER_TRY(ts_eval(L, &f->env, s->u.expr, &f->ret));
+            EMBER_TRY(em_ts_eval(L, &f->env, s->u.expr, &f->ret));
         } else {
-            f->ret = ts_none(L);
+            f->ret = em_ts_none(L);
         }
         *fl = TS_FLOW_RETURN;
         return f->ret != NULL ? NULL : em_status_oom();
@@ -372,7 +372,7 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
         return raised(L, f, s, s->u.expr);
     case EM_TS_S_ASSERT: {
         bool b = true, known = false;
-        EMBER_TRY(ts_eval(L, &f->env, s->u.assert_.test, &v));
+        EMBER_TRY(em_ts_eval(L, &f->env, s->u.assert_.test, &v));
         EMBER_TRY(truth(L, v, s->pos, &b, &known));
         if (known && !b) {
             return raised(L, f, s, s->u.assert_.msg);
@@ -382,10 +382,10 @@ static ember_status *exec_stmt(ts_lower *L, frame *f, const em_ts_stmt *s, flow 
     case EM_TS_S_WITH:
         return exec_block(L, f, &s->u.with.body, fl);
     case EM_TS_S_DEF:
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "nested functions (fork closures) are "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "nested functions (fork closures) are "
                       "not supported");
     }
-    return ts_err(L, EMBER_ERR_INTERNAL, s->pos, "unknown statement");
+    return em_ts_err(L, EMBER_ERR_INTERNAL, s->pos, "unknown statement");
 fail:
     return st;
 }
@@ -404,7 +404,7 @@ static ember_status *exec_block(ts_lower *L, frame *f, const em_ts_block *b, flo
     return NULL;
 }
 
-ember_status *ts_exec_block(ts_lower *L, ts_env *env, const em_ts_block *b, ts_flow_kind *fl)
+ember_status *em_ts_exec_block(ts_lower *L, ts_env *env, const em_ts_block *b, ts_flow_kind *fl)
 {
     frame f = {*env, NULL};
     *fl = TS_FLOW_NORMAL;
@@ -415,7 +415,7 @@ ember_status *ts_exec_block(ts_lower *L, ts_env *env, const em_ts_block *b, ts_f
 
 /* ---- calls of serialized functions ---- */
 
-ember_status *ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_args,
+ember_status *em_ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_args,
                            const char **kw_names, ts_av **kw_vals, size_t n_kw, em_ts_pos pos,
                            ts_av **out)
 {
@@ -424,23 +424,23 @@ ember_status *ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_
     size_t p = 0;
     *out = NULL;
     if (L->depth >= TS_MAX_CALL_DEPTH) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "calls nest deeper than %d (recursion?)",
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "calls nest deeper than %d (recursion?)",
                       TS_MAX_CALL_DEPTH);
     }
     if (fn->u.fn.self != NULL) {
         if (func->n_params == 0) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, func->pos, "method %s has no self",
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, func->pos, "method %s has no self",
                           func->name);
         }
-        TS_TRY(ts_env_set(L, &f.env, func->params[0].name, fn->u.fn.self));
+        TS_TRY(em_ts_env_set(L, &f.env, func->params[0].name, fn->u.fn.self));
         p = 1;
     }
     if (n_args > func->n_params - p) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s takes %zu arguments, %zu given",
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s takes %zu arguments, %zu given",
                       func->name, func->n_params - p, n_args);
     }
     for (size_t i = 0; i < n_args; i++) {
-        TS_TRY(ts_env_set(L, &f.env, func->params[p + i].name, args[i]));
+        TS_TRY(em_ts_env_set(L, &f.env, func->params[p + i].name, args[i]));
     }
     for (size_t k = 0; k < n_kw; k++) {
         size_t i = p;
@@ -448,23 +448,23 @@ ember_status *ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_
             i++;
         }
         if (i == func->n_params) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s has no argument '%s'",
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s has no argument '%s'",
                           func->name, kw_names[k]);
         }
-        TS_TRY(ts_env_set(L, &f.env, func->params[i].name, kw_vals[k]));
+        TS_TRY(em_ts_env_set(L, &f.env, func->params[i].name, kw_vals[k]));
     }
     for (size_t i = p; i < func->n_params; i++) {
-        if (ts_env_get(&f.env, func->params[i].name) != NULL) {
+        if (em_ts_env_get(&f.env, func->params[i].name) != NULL) {
             continue;
         }
         if (func->params[i].def == NULL) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: argument '%s' is missing",
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: argument '%s' is missing",
                           func->name, func->params[i].name);
         }
         ts_av *d = NULL;
         ts_env empty = {0};
-        TS_TRY(ts_eval(L, &empty, func->params[i].def, &d));
-        TS_TRY(ts_env_set(L, &f.env, func->params[i].name, d));
+        TS_TRY(em_ts_eval(L, &empty, func->params[i].def, &d));
+        TS_TRY(em_ts_env_set(L, &f.env, func->params[i].name, d));
     }
     /* Node names follow the module path of the method's object. */
     const char *saved_path = L->path;
@@ -479,6 +479,6 @@ ember_status *ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_
     if (st != NULL) {
         return st;
     }
-    *out = f.ret != NULL ? f.ret : ts_none(L);
+    *out = f.ret != NULL ? f.ret : em_ts_none(L);
     return *out != NULL ? NULL : em_status_oom();
 }

@@ -31,17 +31,17 @@ static ember_status *call_builtin(ts_lower *L, const char *q, ts_av **args, size
 static ember_status *eval_name(ts_lower *L, const ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     const char *n = e->u.name;
-    *out = ts_env_get(env, n);
+    *out = em_ts_env_get(env, n);
     if (*out != NULL) {
         return NULL;
     }
     if (strcmp(n, "inf") == 0 || strcmp(n, "nan") == 0) {
-        *out = ts_float(L, n[0] == 'i' ? INFINITY : NAN);
+        *out = em_ts_float(L, n[0] == 'i' ? INFINITY : NAN);
         return *out != NULL ? NULL : em_status_oom();
     }
     for (size_t i = 0; i < sizeof builtin_names / sizeof builtin_names[0]; i++) {
         if (strcmp(n, builtin_names[i]) == 0) {
-            *out = ts_str(L, n, strlen(n));
+            *out = em_ts_str(L, n, strlen(n));
             if (*out == NULL) {
                 return em_status_oom();
             }
@@ -49,7 +49,7 @@ static ember_status *eval_name(ts_lower *L, const ts_env *env, const em_ts_expr 
             return NULL;
         }
     }
-    return ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "name '%s' is not defined", n);
+    return em_ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "name '%s' is not defined", n);
 }
 
 /* base.name on a builtin namespace: a longer dotted name, or a serialized class / function
@@ -57,7 +57,7 @@ static ember_status *eval_name(ts_lower *L, const ts_env *env, const em_ts_expr 
 static ember_status *ns_attr(ts_lower *L, const ts_av *base, const char *name, em_ts_pos pos,
                              ts_av **out)
 {
-    const char *q = ts_printf(L, "%s.%s", base->u.str.s, name);
+    const char *q = em_ts_printf(L, "%s.%s", base->u.str.s, name);
     if (q == NULL) {
         return em_status_oom();
     }
@@ -66,24 +66,24 @@ static ember_status *ns_attr(ts_lower *L, const ts_av *base, const char *name, e
         long long i = strtoll(q + 11, &end, 10);
         if (*end != '\0' || L->constants == NULL || L->constants->kind != EM_TSV_TUPLE ||
             i < 0 || (size_t)i >= L->constants->u.seq.n) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s is not in constants.pkl", q);
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s is not in constants.pkl", q);
         }
-        return ts_from_tsv(L, L->constants->u.seq.items[i], q, out);
+        return em_ts_from_tsv(L, L->constants->u.seq.items[i], q, out);
     }
     if (strncmp(q, "__torch__.", 10) == 0) {
-        ember_status *st = ts_resolve(L, q, pos, out);
+        ember_status *st = em_ts_resolve(L, q, pos, out);
         if (st != NULL || *out != NULL) {
             return st;
         }
     }
     if (strcmp(q, "math.pi") == 0 || strcmp(q, "math.e") == 0 || strcmp(q, "math.inf") == 0 ||
         strcmp(q, "math.nan") == 0) {
-        *out = ts_float(L, q[5] == 'p'   ? 3.14159265358979323846
+        *out = em_ts_float(L, q[5] == 'p'   ? 3.14159265358979323846
                            : q[5] == 'e' ? 2.71828182845904523536
                            : q[7] == 'f' ? INFINITY : NAN);
         return *out != NULL ? NULL : em_status_oom();
     }
-    *out = ts_str(L, q, strlen(q));
+    *out = em_ts_str(L, q, strlen(q));
     if (*out == NULL) {
         return em_status_oom();
     }
@@ -94,16 +94,16 @@ static ember_status *ns_attr(ts_lower *L, const ts_av *base, const char *name, e
 static ember_status *eval_attr(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     ts_av *base = NULL;
-    TS_TRY(ts_eval(L, env, e->u.attr.base, &base));
+    TS_TRY(em_ts_eval(L, env, e->u.attr.base, &base));
     const char *name = e->u.attr.name;
     switch (base->k) {
     case TA_OBJECT:
-        return ts_obj_get(L, base, name, e->pos, out);
+        return em_ts_obj_get(L, base, name, e->pos, out);
     case TA_NS:
         return ns_attr(L, base, name, e->pos, out);
     case TA_CLASS:
         if (strcmp(name, "__new__") == 0) {
-            *out = ts_str(L, "__new__", 7);
+            *out = em_ts_str(L, "__new__", 7);
             if (*out == NULL) {
                 return em_status_oom();
             }
@@ -114,15 +114,15 @@ static ember_status *eval_attr(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
     default: {
         /* Properties of values: x.shape, x.dtype, x.device, x.is_cuda, ... */
         ts_av *arg = base;
-        const char *q = ts_printf(L, "prop.%s", name);
+        const char *q = em_ts_printf(L, "prop.%s", name);
         if (q == NULL) {
             return em_status_oom();
         }
         return call_builtin(L, q, &arg, 1, NULL, NULL, 0, e->pos, out);
     }
     }
-    return ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s has no attribute '%s'",
-                  ts_kind_name(base->k), name);
+    return em_ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s has no attribute '%s'",
+                  em_ts_kind_name(base->k), name);
 }
 
 /* ---- `is` on Optional values and tensors ---- */
@@ -147,7 +147,7 @@ static ember_status *fold_is(ts_lower *L, bool negate, const ts_av *a, const ts_
         *handled = false;
         return NULL;
     }
-    *out = ts_bool(L, same != negate);
+    *out = em_ts_bool(L, same != negate);
     return *out != NULL ? NULL : em_status_oom();
 }
 
@@ -163,7 +163,7 @@ static ember_status *fold_optional(ts_lower *L, const char *q, ts_av **args, siz
     if ((strcmp(q, "torch._unwrap_optional") == 0 ||
          strcmp(q, "ops.prim.unchecked_unwrap_optional") == 0) && n == 1) {
         if (args[0]->k == TA_NONE) {
-            return ts_err(L, EMBER_ERR_INVALID_ARG, pos, "the model unwraps an Optional that "
+            return em_ts_err(L, EMBER_ERR_INVALID_ARG, pos, "the model unwraps an Optional that "
                           "is None");
         }
         *handled = true;
@@ -189,7 +189,7 @@ static ember_status *range_ops(ts_lower *L, const char *q, ts_av **args, size_t 
         return call_builtin(L, "torch.add", b, 2, NULL, NULL, 0, pos, out);
     }
     if (args[2]->k != TA_INT || args[2]->u.i == 0) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "range() with a step that is not a known "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "range() with a step that is not a known "
                       "nonzero int");
     }
     /* max(0, ceil((hi - lo) / step)), with lo and hi swapped for a negative step */
@@ -197,26 +197,26 @@ static ember_status *range_ops(ts_lower *L, const char *q, ts_av **args, size_t 
     const ts_av *hi = step > 0 ? args[1] : args[0], *lo = step > 0 ? args[0] : args[1];
     if (hi->k == TA_INT && lo->k == TA_INT) {
         int64_t d = hi->u.i - lo->u.i;
-        *out = ts_int(L, d > 0 ? (d + m - 1) / m : 0);
+        *out = em_ts_int(L, d > 0 ? (d + m - 1) / m : 0);
         return *out != NULL ? NULL : em_status_oom();
     }
     ts_call c = {.op = "aten::__range_length", .pos = pos, .node = "range"};
     int in[2] = {-1, -1}, d = -1;
-    TS_TRY(ts_as_tensor(L, &c, hi, EMBER_DTYPE_I64, &in[0]));
-    TS_TRY(ts_as_tensor(L, &c, lo, EMBER_DTYPE_I64, &in[1]));
-    TS_TRY(ts_emit(L, &c, EM_OP_SUB, in, 2, &d, 1, NULL));
+    TS_TRY(em_ts_as_tensor(L, &c, hi, EMBER_DTYPE_I64, &in[0]));
+    TS_TRY(em_ts_as_tensor(L, &c, lo, EMBER_DTYPE_I64, &in[1]));
+    TS_TRY(em_ts_emit(L, &c, EM_OP_SUB, in, 2, &d, 1, NULL));
     if (m > 1) {
         in[0] = d;
-        TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)(m - 1), &in[1]));
-        TS_TRY(ts_emit(L, &c, EM_OP_ADD, in, 2, &d, 1, NULL));
+        TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_I64, (double)(m - 1), &in[1]));
+        TS_TRY(em_ts_emit(L, &c, EM_OP_ADD, in, 2, &d, 1, NULL));
         in[0] = d;
-        TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)m, &in[1]));
-        TS_TRY(ts_emit(L, &c, EM_OP_DIV, in, 2, &d, 1, NULL));
+        TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_I64, (double)m, &in[1]));
+        TS_TRY(em_ts_emit(L, &c, EM_OP_DIV, in, 2, &d, 1, NULL));
     }
     in[0] = d;
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, 0, &in[1]));
-    TS_TRY(ts_emit(L, &c, EM_OP_MAX, in, 2, &d, 1, NULL));
-    TS_TRY(ts_ret_tensor(L, d, out));
+    TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_I64, 0, &in[1]));
+    TS_TRY(em_ts_emit(L, &c, EM_OP_MAX, in, 2, &d, 1, NULL));
+    TS_TRY(em_ts_ret_tensor(L, d, out));
     (*out)->k = TA_SCALAR;
     return NULL;
 }
@@ -227,8 +227,8 @@ static ember_status *call_builtin(ts_lower *L, const char *q, ts_av **args, size
                                   ts_av **out)
 {
     bool handled = false;
-    TS_TRY(ts_flow_builtin(L, q, args, n, kwn, kwv, nk, pos, &handled, out));
-    return handled ? NULL : ts_builtin_call(L, q, args, n, kwn, kwv, nk, pos, out);
+    TS_TRY(em_ts_flow_builtin(L, q, args, n, kwn, kwv, nk, pos, &handled, out));
+    return handled ? NULL : em_ts_builtin_call(L, q, args, n, kwn, kwv, nk, pos, out);
 }
 
 /* A call of builtin `q` written in the code: the folds above first. (Kept apart from
@@ -250,7 +250,7 @@ static int64_t norm_index(int64_t i, size_t n) { return i < 0 ? i + (int64_t)n :
 static ember_status *eval_subscript(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     ts_av *base = NULL, *idx = NULL;
-    TS_TRY(ts_eval(L, env, e->u.sub.base, &base));
+    TS_TRY(em_ts_eval(L, env, e->u.sub.base, &base));
     const em_ts_expr *ie = e->u.sub.index;
     if ((base->k == TA_LIST || base->k == TA_TUPLE) && ie->kind == EM_TS_SLICE) {
         /* A slice of a known sequence. */
@@ -262,24 +262,24 @@ static ember_status *eval_subscript(ts_lower *L, ts_env *env, const em_ts_expr *
             if (parts[i] == NULL) {
                 continue;
             }
-            TS_TRY(ts_eval(L, env, parts[i], &p));
+            TS_TRY(em_ts_eval(L, env, parts[i], &p));
             if (p->k == TA_NONE) {
                 continue;
             }
             if (p->k != TA_INT) {
-                return ts_err(L, EMBER_ERR_UNSUPPORTED, parts[i]->pos, "slice bound of a list "
+                return em_ts_err(L, EMBER_ERR_UNSUPPORTED, parts[i]->pos, "slice bound of a list "
                               "must be a known int");
             }
             *dst[i] = p->u.i;
         }
         if (step != 1) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, ie->pos, "list slices with a step");
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, ie->pos, "list slices with a step");
         }
         lo = norm_index(lo, (size_t)n);
         hi = norm_index(hi, (size_t)n);
         lo = lo < 0 ? 0 : lo > n ? n : lo;
         hi = hi < lo ? lo : hi > n ? n : hi;
-        *out = ts_seq(L, base->k, (size_t)(hi - lo));
+        *out = em_ts_seq(L, base->k, (size_t)(hi - lo));
         if (*out == NULL) {
             return em_status_oom();
         }
@@ -288,12 +288,12 @@ static ember_status *eval_subscript(ts_lower *L, ts_env *env, const em_ts_expr *
         }
         return NULL;
     }
-    TS_TRY(ts_eval(L, env, ie, &idx));
+    TS_TRY(em_ts_eval(L, env, ie, &idx));
     if ((base->k == TA_LIST || base->k == TA_TUPLE) && idx->k == TA_INT) {
         int64_t i = norm_index(idx->u.i, base->u.seq.n);
         if (i < 0 || i >= (int64_t)base->u.seq.n) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "index %lld out of range for a "
-                          "%s of %zu items", (long long)idx->u.i, ts_kind_name(base->k),
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "index %lld out of range for a "
+                          "%s of %zu items", (long long)idx->u.i, em_ts_kind_name(base->k),
                           base->u.seq.n);
         }
         *out = base->u.seq.items[i];
@@ -356,7 +356,7 @@ static ember_status *apply_op(ts_lower *L, em_ts_op op, ts_av *a, ts_av *b, em_t
     }
     const char *q = op_builtin(op);
     if (q == NULL) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "operator '%s'", em_ts_op_text(op));
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "operator '%s'", em_ts_op_text(op));
     }
     ts_av *args[2] = {a, b};
     if (op == EM_TS_OP_IN) { /* `a in b` is b.__contains__(a) */
@@ -369,17 +369,17 @@ static ember_status *apply_op(ts_lower *L, em_ts_op op, ts_av *a, ts_av *b, em_t
 static ember_status *eval_bool_op(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     ts_av *a = NULL;
-    TS_TRY(ts_eval(L, env, e->u.bin.lhs, &a));
+    TS_TRY(em_ts_eval(L, env, e->u.bin.lhs, &a));
     bool is_and = e->u.bin.op == EM_TS_OP_AND;
     if (a->k == TA_BOOL) {
         if (a->u.b != is_and) { /* False and ... / True or ... */
             *out = a;
             return NULL;
         }
-        return ts_eval(L, env, e->u.bin.rhs, out);
+        return em_ts_eval(L, env, e->u.bin.rhs, out);
     }
     ts_av *b = NULL;
-    TS_TRY(ts_eval(L, env, e->u.bin.rhs, &b));
+    TS_TRY(em_ts_eval(L, env, e->u.bin.rhs, &b));
     ts_av *args[2] = {a, b};
     return call_builtin(L, is_and ? "torch.__and__" : "torch.__or__", args, 2, NULL, NULL, 0,
                         e->pos, out);
@@ -388,10 +388,10 @@ static ember_status *eval_bool_op(ts_lower *L, ts_env *env, const em_ts_expr *e,
 static ember_status *eval_compare(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     ts_av *left = NULL, *acc = NULL;
-    TS_TRY(ts_eval(L, env, e->u.cmp.operands[0], &left));
+    TS_TRY(em_ts_eval(L, env, e->u.cmp.operands[0], &left));
     for (size_t i = 0; i < e->u.cmp.n_ops; i++) {
         ts_av *right = NULL, *r = NULL;
-        TS_TRY(ts_eval(L, env, e->u.cmp.operands[i + 1], &right));
+        TS_TRY(em_ts_eval(L, env, e->u.cmp.operands[i + 1], &right));
         TS_TRY(apply_op(L, e->u.cmp.ops[i], left, right, e->pos, &r));
         if (acc == NULL) {
             acc = r;
@@ -466,11 +466,11 @@ static ember_status *eval_args(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
         return em_status_oom();
     }
     for (size_t i = 0; i < n; i++) {
-        TS_TRY(ts_eval(L, env, e->u.call.args[i], &(*args)[i]));
+        TS_TRY(em_ts_eval(L, env, e->u.call.args[i], &(*args)[i]));
     }
     for (size_t i = 0; i < nk; i++) {
         (*kwn)[i] = e->u.call.kwargs[i].name;
-        TS_TRY(ts_eval(L, env, e->u.call.kwargs[i].value, &(*kwv)[i]));
+        TS_TRY(em_ts_eval(L, env, e->u.call.kwargs[i].value, &(*kwv)[i]));
     }
     return NULL;
 }
@@ -498,13 +498,13 @@ static ember_status *scalar_annotation(ts_lower *L, const em_ts_expr *type, ts_a
     } else {
         return NULL;
     }
-    ts_av *s = ts_new(L, TA_SCALAR);
+    ts_av *s = em_ts_new(L, TA_SCALAR);
     if (s == NULL) {
         return em_status_oom();
     }
     s->u.t = (*v)->u.t;
     int w = -1;
-    TS_TRY(ts_as_tensor(L, NULL, s, want, &w));
+    TS_TRY(em_ts_as_tensor(L, NULL, s, want, &w));
     s->u.t.v = w;
     s->u.t.g = L->g;
     *v = s;
@@ -516,43 +516,43 @@ static ember_status *eval_call(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
     const em_ts_expr *fe = e->u.call.fn;
     size_t n = e->u.call.n_args;
     /* Special forms whose first argument is a type, not a value. */
-    if (fe->kind == EM_TS_NAME && ts_env_get(env, fe->u.name) == NULL) {
+    if (fe->kind == EM_TS_NAME && em_ts_env_get(env, fe->u.name) == NULL) {
         const char *fn = fe->u.name;
         if ((strcmp(fn, "annotate") == 0 || strcmp(fn, "unchecked_cast") == 0) && n == 2) {
-            TS_TRY(ts_eval(L, env, e->u.call.args[1], out));
+            TS_TRY(em_ts_eval(L, env, e->u.call.args[1], out));
             return scalar_annotation(L, e->u.call.args[0], out);
         }
         if (strcmp(fn, "uninitialized") == 0) {
-            *out = ts_new(L, TA_UNINIT);
+            *out = em_ts_new(L, TA_UNINIT);
             return *out != NULL ? NULL : em_status_oom();
         }
         if (strcmp(fn, "isinstance") == 0 && n == 2) {
             ts_av *v = NULL;
             bool yes = false;
-            TS_TRY(ts_eval(L, env, e->u.call.args[0], &v));
+            TS_TRY(em_ts_eval(L, env, e->u.call.args[0], &v));
             TS_TRY(is_instance(L, v, e->u.call.args[1], &yes));
-            *out = ts_bool(L, yes);
+            *out = em_ts_bool(L, yes);
             return *out != NULL ? NULL : em_status_oom();
         }
     }
     ts_av *fn = NULL, **args = NULL, **kwv = NULL;
     const char **kwn = NULL;
-    TS_TRY(ts_eval(L, env, fe, &fn));
+    TS_TRY(em_ts_eval(L, env, fe, &fn));
     TS_TRY(eval_args(L, env, e, &args, &kwn, &kwv));
     size_t nk = e->u.call.n_kwargs;
     switch (fn->k) {
     case TA_FUNC:
-        return ts_call_func(L, fn, args, n, kwn, kwv, nk, e->pos, out);
+        return em_ts_call_func(L, fn, args, n, kwn, kwv, nk, e->pos, out);
     case TA_NS:
         if (strcmp(fn->u.str.s, "getattr") == 0 && n >= 2 && args[0]->k == TA_OBJECT &&
             args[1]->k == TA_STR) {
-            return ts_obj_get(L, args[0], args[1]->u.str.s, e->pos, out);
+            return em_ts_obj_get(L, args[0], args[1]->u.str.s, e->pos, out);
         }
         return call_named(L, fn->u.str.s, args, n, kwn, kwv, nk, e->pos, out);
     case TA_CLASS: {
         /* NamedTuple construction gives a tuple; other classes need __init__ (unsupported). */
         if (fn->u.cls.cls != NULL && fn->u.cls.cls->base == EM_TS_BASE_NAMEDTUPLE) {
-            *out = ts_seq(L, TA_TUPLE, n);
+            *out = em_ts_seq(L, TA_TUPLE, n);
             if (*out == NULL) {
                 return em_status_oom();
             }
@@ -561,56 +561,56 @@ static ember_status *eval_call(ts_lower *L, ts_env *env, const em_ts_expr *e, ts
             }
             return NULL;
         }
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, e->pos, "constructing objects of class %s",
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, e->pos, "constructing objects of class %s",
                       fn->u.cls.qual);
     }
     default:
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s is not callable",
-                      ts_kind_name(fn->k));
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s is not callable",
+                      em_ts_kind_name(fn->k));
     }
 }
 
-ember_status *ts_eval(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
+ember_status *em_ts_eval(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out)
 {
     *out = NULL;
     switch (e->kind) {
     case EM_TS_NAME:
         return eval_name(L, env, e, out);
     case EM_TS_INT:
-        *out = ts_int(L, e->u.num.i);
+        *out = em_ts_int(L, e->u.num.i);
         break;
     case EM_TS_FLOAT:
-        *out = ts_float(L, e->u.num.f);
+        *out = em_ts_float(L, e->u.num.f);
         break;
     case EM_TS_STR:
-        *out = ts_str(L, e->u.str.s, e->u.str.n);
+        *out = em_ts_str(L, e->u.str.s, e->u.str.n);
         break;
     case EM_TS_BOOL:
-        *out = ts_bool(L, e->u.b);
+        *out = em_ts_bool(L, e->u.b);
         break;
     case EM_TS_NONE:
-        *out = ts_none(L);
+        *out = em_ts_none(L);
         break;
     case EM_TS_TUPLE:
     case EM_TS_LIST:
-        *out = ts_seq(L, e->kind == EM_TS_TUPLE ? TA_TUPLE : TA_LIST, e->u.seq.n);
+        *out = em_ts_seq(L, e->kind == EM_TS_TUPLE ? TA_TUPLE : TA_LIST, e->u.seq.n);
         if (*out == NULL) {
             return em_status_oom();
         }
         for (size_t i = 0; i < e->u.seq.n; i++) {
-            TS_TRY(ts_eval(L, env, e->u.seq.items[i], &(*out)->u.seq.items[i]));
+            TS_TRY(em_ts_eval(L, env, e->u.seq.items[i], &(*out)->u.seq.items[i]));
         }
         return NULL;
     case EM_TS_DICT: {
-        ts_av *d = ts_new(L, TA_DICT);
+        ts_av *d = em_ts_new(L, TA_DICT);
         if (d == NULL) {
             return em_status_oom();
         }
         for (size_t i = 0; i < e->u.dict.n; i++) {
             ts_av *args[3] = {d, NULL, NULL}, *r = NULL;
-            TS_TRY(ts_eval(L, env, e->u.dict.keys[i], &args[1]));
-            TS_TRY(ts_eval(L, env, e->u.dict.values[i], &args[2]));
-            TS_TRY(ts_builtin_call(L, "torch._set_item", args, 3, NULL, NULL, 0, e->pos, &r));
+            TS_TRY(em_ts_eval(L, env, e->u.dict.keys[i], &args[1]));
+            TS_TRY(em_ts_eval(L, env, e->u.dict.values[i], &args[2]));
+            TS_TRY(em_ts_builtin_call(L, "torch._set_item", args, 3, NULL, NULL, 0, e->pos, &r));
         }
         *out = d;
         return NULL;
@@ -623,7 +623,7 @@ ember_status *ts_eval(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out
         return eval_subscript(L, env, e, out);
     case EM_TS_UNARY: {
         ts_av *a = NULL;
-        TS_TRY(ts_eval(L, env, e->u.unary.operand, &a));
+        TS_TRY(em_ts_eval(L, env, e->u.unary.operand, &a));
         return apply_op(L, e->u.unary.op, a, NULL, e->pos, out);
     }
     case EM_TS_BINARY: {
@@ -631,28 +631,28 @@ ember_status *ts_eval(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out
             return eval_bool_op(L, env, e, out);
         }
         ts_av *a = NULL, *b = NULL;
-        TS_TRY(ts_eval(L, env, e->u.bin.lhs, &a));
-        TS_TRY(ts_eval(L, env, e->u.bin.rhs, &b));
+        TS_TRY(em_ts_eval(L, env, e->u.bin.lhs, &a));
+        TS_TRY(em_ts_eval(L, env, e->u.bin.rhs, &b));
         return apply_op(L, e->u.bin.op, a, b, e->pos, out);
     }
     case EM_TS_COMPARE:
         return eval_compare(L, env, e, out);
     case EM_TS_IFEXP: {
         ts_av *c = NULL;
-        TS_TRY(ts_eval(L, env, e->u.ifexp.cond, &c));
+        TS_TRY(em_ts_eval(L, env, e->u.ifexp.cond, &c));
         if (is_graph(c)) { /* an If node */
-            return ts_flow_ifexp(L, env, e, c, out);
+            return em_ts_flow_ifexp(L, env, e, c, out);
         }
         if (c->k != TA_BOOL && c->k != TA_INT && c->k != TA_NONE) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s has no truth value",
-                          ts_kind_name(c->k));
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, e->pos, "a %s has no truth value",
+                          em_ts_kind_name(c->k));
         }
         bool v = c->k == TA_BOOL ? c->u.b : c->k == TA_INT && c->u.i != 0;
-        return ts_eval(L, env, v ? e->u.ifexp.then : e->u.ifexp.other, out);
+        return em_ts_eval(L, env, v ? e->u.ifexp.then : e->u.ifexp.other, out);
     }
     case EM_TS_ELLIPSIS:
     case EM_TS_SLICE:
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, e->pos, "this expression is not supported here");
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, e->pos, "this expression is not supported here");
     }
     return *out != NULL ? NULL : em_status_oom();
 }

@@ -78,7 +78,7 @@ static ember_dtype promote(ember_dtype a, ember_dtype b)
 
 static const char *node_name(ts_lower *L, const char *op)
 {
-    return L->path[0] != '\0' ? ts_printf(L, "%s/%s", L->path, op) : op;
+    return L->path[0] != '\0' ? em_ts_printf(L, "%s/%s", L->path, op) : op;
 }
 
 /* ---- templates ---- */
@@ -102,7 +102,7 @@ static ember_status *leaf_set(ts_lower *L, tmpl *t, const ts_av *v)
         int32_t s = ev->dims[d].sym;
         t->dims[d] = ev->dims[d].v;
         t->syms[d] = NULL;
-        if (s > 0 && s <= g->n_syms && (t->syms[d] = ts_strdup(L, g->sym_names[s - 1])) == NULL) {
+        if (s > 0 && s <= g->n_syms && (t->syms[d] = em_ts_strdup(L, g->sym_names[s - 1])) == NULL) {
             return em_status_oom(); /* copied: g may be a body lowering that is dropped */
         }
     }
@@ -141,8 +141,8 @@ static ember_status *tmpl_from(ts_lower *L, ts_av *v, tmpl **out)
 static const char *tmpl_kind_name(const tmpl *t)
 {
     switch (t->k) {
-    case TT_KNOWN: return ts_kind_name(t->v->k);
-    case TT_LEAF: return ts_kind_name(t->lk);
+    case TT_KNOWN: return em_ts_kind_name(t->v->k);
+    case TT_LEAF: return em_ts_kind_name(t->lk);
     case TT_TUPLE: return "tuple";
     default: return "uninitialized value";
     }
@@ -150,13 +150,13 @@ static const char *tmpl_kind_name(const tmpl *t)
 
 static ember_status *join_err(ts_lower *L, const join_ctx *jc, const tmpl *t, const ts_av *v)
 {
-    const char *a = tmpl_kind_name(t), *b = ts_kind_name(v->k);
+    const char *a = tmpl_kind_name(t), *b = em_ts_kind_name(v->k);
     if (strcmp(a, b) == 0) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, jc->pos, "variable '%s' holds two different %s "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, jc->pos, "variable '%s' holds two different %s "
                       "values %s: only numbers, tensors and tuples of them may differ there",
                       jc->name, a, jc->where);
     }
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, jc->pos, "variable '%s' is a %s and a %s %s%s: not "
+    return em_ts_err(L, EMBER_ERR_UNSUPPORTED, jc->pos, "variable '%s' is a %s and a %s %s%s: not "
                   "supported", jc->name, a, b, jc->where,
                   t->k == TT_KNOWN && (t->v->k == TA_NONE || v->k == TA_NONE)
                       ? " (an Optional that is None on one path only)" : "");
@@ -228,7 +228,7 @@ static ember_status *tmpl_join(ts_lower *L, tmpl *t, ts_av *v, const join_ctx *j
         return NULL;
     }
     case TT_KNOWN:
-        if (ts_same_value(t->v, v)) {
+        if (em_ts_same_value(t->v, v)) {
             return NULL;
         }
         if (is_num(t->v) && (is_num(v) || is_graph(v))) { /* a number becomes dynamic */
@@ -250,7 +250,7 @@ static ember_status *tmpl_join(ts_lower *L, tmpl *t, ts_av *v, const join_ctx *j
         }
         ember_dtype vdt = graph_value(v)->dtype;
         if (t->lk == TA_TENSOR && v->k == TA_TENSOR && vdt != t->dt) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, jc->pos, "tensor '%s' is %s and %s %s: not "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, jc->pos, "tensor '%s' is %s and %s %s: not "
                           "supported", jc->name, ember_dtype_name(t->dt), ember_dtype_name(vdt),
                           jc->where);
         }
@@ -305,10 +305,10 @@ static ember_status *tmpl_values(ts_lower *L, const ts_call *c, const tmpl *t, c
     if (v == NULL || v->k == TA_UNINIT) {
         /* TorchScript leaves a variable uninitialized only where it is not read: any value of
          * the leaf's dtype does. */
-        TS_TRY(ts_const_scalar(L, t->dt, 0, &x));
+        TS_TRY(em_ts_const_scalar(L, t->dt, 0, &x));
     } else {
-        TS_TRY(ts_as_tensor(L, c, v, t->dt, &x));
-        TS_TRY(ts_cast(L, c, x, t->dt, &x));
+        TS_TRY(em_ts_as_tensor(L, c, v, t->dt, &x));
+        TS_TRY(em_ts_cast(L, c, x, t->dt, &x));
     }
     vals[(*k)++] = x;
     return NULL;
@@ -324,23 +324,23 @@ static ember_status *tmpl_value(ts_lower *L, const tmpl *t, const int *vals, int
         *out = t->v;
         return NULL;
     case TT_UNINIT:
-        *out = ts_new(L, TA_UNINIT);
+        *out = em_ts_new(L, TA_UNINIT);
         break;
     case TT_LEAF: {
         int x = -1;
         if (vals != NULL) {
             x = vals[(*k)++];
         } else {
-            TS_TRY(ts_add_input(L, "carried", t->dt, t->rank, t->dims, t->syms, &x));
+            TS_TRY(em_ts_add_input(L, "carried", t->dt, t->rank, t->dims, t->syms, &x));
         }
-        *out = ts_tensor(L, x);
+        *out = em_ts_tensor(L, x);
         if (*out != NULL) {
             (*out)->k = t->lk;
         }
         break;
     }
     case TT_TUPLE:
-        *out = ts_seq(L, TA_TUPLE, t->n);
+        *out = em_ts_seq(L, TA_TUPLE, t->n);
         for (size_t i = 0; *out != NULL && i < t->n; i++) {
             TS_TRY(tmpl_value(L, t->items[i], vals, k, &(*out)->u.seq.items[i]));
         }
@@ -353,8 +353,8 @@ static ember_status *tmpl_value(ts_lower *L, const tmpl *t, const int *vals, int
 
 static ember_status *cond_bool(ts_lower *L, const ts_call *c, const ts_av *cond, int *out)
 {
-    TS_TRY(ts_as_tensor(L, c, cond, EMBER_DTYPE_BOOL, out));
-    return ts_cast(L, c, *out, EMBER_DTYPE_BOOL, out); /* a tensor's truth: nonzero */
+    TS_TRY(em_ts_as_tensor(L, c, cond, EMBER_DTYPE_BOOL, out));
+    return em_ts_cast(L, c, *out, EMBER_DTYPE_BOOL, out); /* a tensor's truth: nonzero */
 }
 
 /* ---- if ---- */
@@ -377,34 +377,34 @@ static ember_status *run_branch(ts_lower *L, const ts_env *env, const ts_snap *s
                                 const branch_src *bs, int b, em_ts_pos pos, ts_env *out,
                                 em_graph **g)
 {
-    TS_TRY(ts_env_copy(L, env, out));
+    TS_TRY(em_ts_env_copy(L, env, out));
     TS_TRY(em_graph_new(L->al, g));
-    TS_TRY(ts_sub_enter(L, *g));
+    TS_TRY(em_ts_sub_enter(L, *g));
     ts_flow_kind fl = TS_FLOW_NORMAL;
     ember_status *st = NULL;
     if (bs->block[b] != NULL) {
-        st = bs->block[b]->n > 0 ? ts_exec_block(L, out, bs->block[b], &fl) : NULL;
+        st = bs->block[b]->n > 0 ? em_ts_exec_block(L, out, bs->block[b], &fl) : NULL;
     } else {
         ts_av *v = NULL;
-        st = ts_eval(L, out, bs->expr[b], &v);
+        st = em_ts_eval(L, out, bs->expr[b], &v);
         if (st == NULL) {
-            st = ts_env_set(L, out, bs->result, v);
+            st = em_ts_env_set(L, out, bs->result, v);
         }
     }
-    ts_sub_leave(L);
+    em_ts_sub_leave(L);
     if (st == NULL && fl != TS_FLOW_NORMAL) {
-        st = ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "`return`, `break` or `continue` inside an "
+        st = em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "`return`, `break` or `continue` inside an "
                     "`if` on tensor data is not supported");
     }
     for (size_t i = 0; i < snap->n && st == NULL; i++) {
         bool grown = false;
-        if (ts_snap_changed(snap, i, &grown)) {
-            st = ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "a list or dict is %s inside an `if` on "
+        if (em_ts_snap_changed(snap, i, &grown)) {
+            st = em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "a list or dict is %s inside an `if` on "
                         "tensor data (an If node): not supported, only variables may differ "
                         "between its branches", grown ? "appended to" : "changed");
         }
     }
-    ts_snap_restore(snap);
+    em_ts_snap_restore(snap);
     return st;
 }
 
@@ -416,7 +416,7 @@ static ember_status *join_branches(ts_lower *L, ts_env *env, ts_env *envs, em_gr
     *n_out = 0;
     for (size_t i = 0; i < envs[0].n; i++) {
         const char *name = envs[0].names[i];
-        ts_av *a = envs[0].vals[i], *b = ts_env_get(&envs[1], name), *v = a;
+        ts_av *a = envs[0].vals[i], *b = em_ts_env_get(&envs[1], name), *v = a;
         if (b == NULL) {
             continue; /* assigned in one branch only: TorchScript does not read it after */
         }
@@ -435,11 +435,11 @@ static ember_status *join_branches(ts_lower *L, ts_env *env, ts_env *envs, em_gr
             TS_TRY(tmpl_value(L, t, &none, &k, &v));
         }
         if (holds_graph(v, g[0], 0) || holds_graph(v, g[1], 0)) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "variable '%s' holds, in a list or "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "variable '%s' holds, in a list or "
                           "tuple, tensors computed in a branch of an `if` on tensor data: not "
                           "supported", name);
         }
-        TS_TRY(ts_env_set(L, env, name, v));
+        TS_TRY(em_ts_env_set(L, env, name, v));
     }
     return NULL;
 }
@@ -455,27 +455,27 @@ static ember_status *emit_if(ts_lower *L, ts_env *env, const ts_call *c, ts_av *
     }
     for (int b = 0; b < 2; b++) {
         int k = 0;
-        TS_TRY(ts_sub_enter(L, g[b]));
+        TS_TRY(em_ts_sub_enter(L, g[b]));
         ember_status *st = NULL;
         for (size_t j = 0; j < nj && st == NULL; j++) {
-            st = tmpl_values(L, c, js[j].t, ts_env_get(&envs[b], js[j].name), vals, &k);
+            st = tmpl_values(L, c, js[j].t, em_ts_env_get(&envs[b], js[j].name), vals, &k);
         }
         for (int j = 0; j < n_out && st == NULL; j++) {
-            st = ts_add_output(L, c, vals[j]);
+            st = em_ts_add_output(L, c, vals[j]);
         }
-        ts_sub_leave(L);
+        em_ts_sub_leave(L);
         TS_TRY(st);
     }
     int cv = -1, node = -1, k = 0;
     TS_TRY(cond_bool(L, c, cond, &cv));
-    TS_TRY(ts_emit(L, c, EM_OP_IF, &cv, 1, outs, n_out, &node));
-    TS_TRY(ts_sub_attach(L, node, "then_branch", &g[0]));
-    TS_TRY(ts_sub_attach(L, node, "else_branch", &g[1]));
-    TS_TRY(ts_infer(L, c, node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_IF, &cv, 1, outs, n_out, &node));
+    TS_TRY(em_ts_sub_attach(L, node, "then_branch", &g[0]));
+    TS_TRY(em_ts_sub_attach(L, node, "else_branch", &g[1]));
+    TS_TRY(em_ts_infer(L, c, node));
     for (size_t j = 0; j < nj; j++) {
         ts_av *v = NULL;
         TS_TRY(tmpl_value(L, js[j].t, outs, &k, &v));
-        TS_TRY(ts_env_set(L, env, js[j].name, v));
+        TS_TRY(em_ts_env_set(L, env, js[j].name, v));
     }
     return NULL;
 }
@@ -492,7 +492,7 @@ static ember_status *dyn_if(ts_lower *L, ts_env *env, em_ts_pos pos, ts_av *cond
     if (c.node == NULL) {
         return em_status_oom();
     }
-    ember_status *st = ts_snap_take(L, env, &snap);
+    ember_status *st = em_ts_snap_take(L, env, &snap);
     for (int b = 0; b < 2 && st == NULL; b++) {
         st = run_branch(L, env, &snap, bs, b, pos, &envs[b], &g[b]);
     }
@@ -512,23 +512,23 @@ static ember_status *dyn_if(ts_lower *L, ts_env *env, em_ts_pos pos, ts_av *cond
     return st;
 }
 
-ember_status *ts_flow_if(ts_lower *L, ts_env *env, const em_ts_stmt *s, ts_av *cond)
+ember_status *em_ts_flow_if(ts_lower *L, ts_env *env, const em_ts_stmt *s, ts_av *cond)
 {
     branch_src bs = {{&s->u.if_.then, &s->u.if_.other}, {NULL, NULL}, NULL};
     return dyn_if(L, env, s->pos, cond, &bs);
 }
 
-ember_status *ts_flow_ifexp(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av *cond,
+ember_status *em_ts_flow_ifexp(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av *cond,
                             ts_av **out)
 {
     /* The value goes through a variable no code can name. */
-    branch_src bs = {{NULL, NULL}, {e->u.ifexp.then, e->u.ifexp.other}, ts_value_name(L, " if")};
+    branch_src bs = {{NULL, NULL}, {e->u.ifexp.then, e->u.ifexp.other}, em_ts_value_name(L, " if")};
     if (bs.result == NULL) {
         return em_status_oom();
     }
     TS_TRY(dyn_if(L, env, e->pos, cond, &bs));
-    *out = ts_env_get(env, bs.result);
-    return *out != NULL ? NULL : ts_err(L, EMBER_ERR_INTERNAL, e->pos, "if-expression lost");
+    *out = em_ts_env_get(env, bs.result);
+    return *out != NULL ? NULL : em_ts_err(L, EMBER_ERR_INTERNAL, e->pos, "if-expression lost");
 }
 
 /* ---- loops ---- */
@@ -557,32 +557,32 @@ static ember_status *body_lower(ts_lower *L, const ts_env *env, const loop_spec 
 {
     int iter = -1;
     (void)c;
-    TS_TRY(ts_add_input(L, "iter", EMBER_DTYPE_I64, 0, NULL, NULL, &iter));
-    TS_TRY(ts_add_input(L, "cond", EMBER_DTYPE_BOOL, 0, NULL, NULL, &br->cond_in));
-    TS_TRY(ts_env_copy(L, env, &br->env));
+    TS_TRY(em_ts_add_input(L, "iter", EMBER_DTYPE_I64, 0, NULL, NULL, &iter));
+    TS_TRY(em_ts_add_input(L, "cond", EMBER_DTYPE_BOOL, 0, NULL, NULL, &br->cond_in));
+    TS_TRY(em_ts_env_copy(L, env, &br->env));
     for (size_t i = 0; i < env->n; i++) {
         ts_av *v = NULL;
         int k = 0;
         if (t[i] != NULL) {
             TS_TRY(tmpl_value(L, t[i], NULL, &k, &v));
-            TS_TRY(ts_env_set(L, &br->env, env->names[i], v));
+            TS_TRY(em_ts_env_set(L, &br->env, env->names[i], v));
         }
     }
     if (ls->target != NULL) { /* range(n): the counter is the iteration number */
-        ts_av *i = ts_tensor(L, iter);
+        ts_av *i = em_ts_tensor(L, iter);
         if (i == NULL) {
             return em_status_oom();
         }
         i->k = TA_SCALAR;
-        TS_TRY(ts_assign(L, &br->env, ls->target, i));
+        TS_TRY(em_ts_assign(L, &br->env, ls->target, i));
     }
     ts_flow_kind fl = TS_FLOW_NORMAL;
-    TS_TRY(ts_exec_block(L, &br->env, ls->body, &fl));
+    TS_TRY(em_ts_exec_block(L, &br->env, ls->body, &fl));
     if (fl != TS_FLOW_NORMAL) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, ls->s->pos, "`return`, `break` or `continue` "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, ls->s->pos, "`return`, `break` or `continue` "
                       "inside a loop on tensor data is not supported");
     }
-    return ls->cond != NULL ? ts_eval(L, &br->env, ls->cond, &br->cond) : NULL;
+    return ls->cond != NULL ? em_ts_eval(L, &br->env, ls->cond, &br->cond) : NULL;
 }
 
 static ember_status *run_body(ts_lower *L, const ts_env *env, const loop_spec *ls,
@@ -592,10 +592,10 @@ static ember_status *run_body(ts_lower *L, const ts_env *env, const loop_spec *l
     em_graph_destroy(br->g);
     memset(br, 0, sizeof *br);
     TS_TRY(em_graph_new(L->al, &br->g));
-    TS_TRY(ts_flow_mark_appends(L, ap, n_ap));
-    TS_TRY(ts_sub_enter(L, br->g));
+    TS_TRY(em_ts_flow_mark_appends(L, ap, n_ap));
+    TS_TRY(em_ts_sub_enter(L, br->g));
     ember_status *st = body_lower(L, env, ls, c, t, br);
-    ts_sub_leave(L);
+    em_ts_sub_leave(L);
     return st;
 }
 
@@ -604,11 +604,11 @@ static ember_status *body_carry(ts_lower *L, const ts_env *env, const ts_env *af
                                 em_ts_pos pos, bool *changed)
 {
     for (size_t i = 0; i < env->n; i++) {
-        ts_av *b = env->vals[i], *a = ts_env_get(after, env->names[i]);
+        ts_av *b = env->vals[i], *a = em_ts_env_get(after, env->names[i]);
         join_ctx jc = {env->names[i], "before a loop on tensor data and after its body", pos};
         bool first = false;
         if (t[i] == NULL) {
-            if (a == b || ts_same_value(a, b)) {
+            if (a == b || em_ts_same_value(a, b)) {
                 continue;
             }
             TS_TRY(tmpl_from(L, b, &t[i]));
@@ -634,21 +634,21 @@ static ember_status *body_outputs(ts_lower *L, const ts_call *c, const loop_spec
     }
     for (size_t i = 0; i < env->n; i++) {
         if (t[i] != NULL) {
-            TS_TRY(tmpl_values(L, c, t[i], ts_env_get(&br->env, env->names[i]), vals, &k));
+            TS_TRY(tmpl_values(L, c, t[i], em_ts_env_get(&br->env, env->names[i]), vals, &k));
         }
     }
     for (size_t j = 0; j < n_ap; j++) {
         for (size_t i = 0; i < ap[j].n; i++) {
             if (ap[j].items[i]->k != TA_TENSOR) {
-                return ts_err(L, EMBER_ERR_UNSUPPORTED, ls->s->pos, "a %s is appended to a list "
+                return em_ts_err(L, EMBER_ERR_UNSUPPORTED, ls->s->pos, "a %s is appended to a list "
                               "in a loop on tensor data: only tensors are supported",
-                              ts_kind_name(ap[j].items[i]->k));
+                              em_ts_kind_name(ap[j].items[i]->k));
             }
-            TS_TRY(ts_use(L, ap[j].items[i], &vals[k++]));
+            TS_TRY(em_ts_use(L, ap[j].items[i], &vals[k++]));
         }
     }
     for (int i = 0; i < n_vals; i++) {
-        TS_TRY(ts_add_output(L, c, vals[i]));
+        TS_TRY(em_ts_add_output(L, c, vals[i]));
     }
     return NULL;
 }
@@ -673,14 +673,14 @@ static ember_status *emit_loop(ts_lower *L, ts_env *env, const loop_spec *ls, co
     if (n_out == 0) {
         return NULL; /* the body changes nothing the code reads after it */
     }
-    TS_TRY(ts_sub_enter(L, br->g));
+    TS_TRY(em_ts_sub_enter(L, br->g));
     ember_status *st = body_outputs(L, c, ls, env, t, ap, n_ap, br, vals, 1 + n_out);
-    ts_sub_leave(L);
+    em_ts_sub_leave(L);
     TS_TRY(st);
     /* Inputs: trip count (for) or first condition (while), then the carried values. */
     vals[0] = vals[1] = -1;
     if (ls->trips != NULL) {
-        TS_TRY(ts_as_tensor(L, c, ls->trips, EMBER_DTYPE_I64, &vals[0]));
+        TS_TRY(em_ts_as_tensor(L, c, ls->trips, EMBER_DTYPE_I64, &vals[0]));
     } else {
         TS_TRY(cond_bool(L, c, ls->cond0, &vals[1]));
     }
@@ -690,9 +690,9 @@ static ember_status *emit_loop(ts_lower *L, ts_env *env, const loop_spec *ls, co
             TS_TRY(tmpl_values(L, c, t[i], env->vals[i], vals, &k));
         }
     }
-    TS_TRY(ts_emit(L, c, EM_OP_LOOP, vals, 2 + n_carry, outs, n_out, &node));
-    TS_TRY(ts_sub_attach(L, node, "body", &br->g));
-    TS_TRY(ts_infer(L, c, node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_LOOP, vals, 2 + n_carry, outs, n_out, &node));
+    TS_TRY(em_ts_sub_attach(L, node, "body", &br->g));
+    TS_TRY(em_ts_infer(L, c, node));
     k = 0;
     for (size_t i = 0; i < env->n; i++) {
         ts_av *v = NULL;
@@ -703,7 +703,7 @@ static ember_status *emit_loop(ts_lower *L, ts_env *env, const loop_spec *ls, co
     }
     for (size_t j = 0; j < n_ap; j++) {
         if (ap[j].n > 0) {
-            TS_TRY(ts_flow_stack_list(L, c, ap[j].list, outs + k, ap[j].n));
+            TS_TRY(em_ts_flow_stack_list(L, c, ap[j].list, outs + k, ap[j].n));
             k += (int)ap[j].n;
         }
     }
@@ -723,7 +723,7 @@ static ember_status *dyn_loop(ts_lower *L, ts_env *env, const loop_spec *ls)
         return em_status_oom();
     }
     memset(t, 0, (env->n + 1) * sizeof(tmpl *));
-    TS_TRY(ts_snap_take(L, env, &snap));
+    TS_TRY(em_ts_snap_take(L, env, &snap));
     ts_appended *ap = em_ts_arena_alloc(&L->arena, (snap.n + 1) * sizeof *ap);
     if (ap == NULL) {
         return em_status_oom();
@@ -732,16 +732,16 @@ static ember_status *dyn_loop(ts_lower *L, ts_env *env, const loop_spec *ls)
     for (int lowering = 0; st == NULL; lowering++) {
         bool changed = false;
         if (lowering == TS_FLOW_MAX_LOWERINGS) {
-            st = ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "the values carried through this loop on "
+            st = em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "the values carried through this loop on "
                         "tensor data do not settle after %d lowerings of its body",
                         TS_FLOW_MAX_LOWERINGS);
             break;
         }
         st = run_body(L, env, ls, &c, t, ap, n_ap, &br);
         if (st == NULL) {
-            st = ts_flow_appends(L, &snap, ap, &n_ap, pos, &changed);
+            st = em_ts_flow_appends(L, &snap, ap, &n_ap, pos, &changed);
         }
-        ts_snap_restore(&snap);
+        em_ts_snap_restore(&snap);
         if (st == NULL) {
             st = body_carry(L, env, &br.env, t, pos, &changed);
         }
@@ -754,21 +754,21 @@ static ember_status *dyn_loop(ts_lower *L, ts_env *env, const loop_spec *ls)
     return st;
 }
 
-ember_status *ts_flow_for(ts_lower *L, ts_env *env, const em_ts_stmt *s, ts_av **args,
+ember_status *em_ts_flow_for(ts_lower *L, ts_env *env, const em_ts_stmt *s, ts_av **args,
                           size_t n)
 {
     loop_spec ls = {.s = s, .body = &s->u.for_.body, .target = s->u.for_.target};
     /* TorchScript writes range(lo, hi, step) as range(__range_length(...)) with the counter from
      * __derive_index (ts_expr.c): serialized loops have one argument. */
     if (n != 1 || args[0]->k != TA_SCALAR || graph_value(args[0])->dtype != EMBER_DTYPE_I64) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "a loop on tensor data must be "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, s->pos, "a loop on tensor data must be "
                       "`for i in range(n)` with one int argument");
     }
     ls.trips = args[0];
     return dyn_loop(L, env, &ls);
 }
 
-ember_status *ts_flow_while(ts_lower *L, ts_env *env, const em_ts_stmt *s, ts_av *cond)
+ember_status *em_ts_flow_while(ts_lower *L, ts_env *env, const em_ts_stmt *s, ts_av *cond)
 {
     loop_spec ls = {.s = s, .body = &s->u.while_.body, .cond = s->u.while_.cond, .cond0 = cond};
     return dyn_loop(L, env, &ls);

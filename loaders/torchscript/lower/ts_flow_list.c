@@ -18,18 +18,18 @@ static ember_status *emit_attr(ts_lower *L, const ts_call *c, em_op op, const in
                                const char *attr, int64_t v, int *out)
 {
     int node = -1;
-    TS_TRY(ts_emit(L, c, op, in, n_in, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, op, in, n_in, out, 1, &node));
     if (attr != NULL) {
         TS_TRY(em_node_set_int(L->g, node, attr, v));
     }
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 static ember_status *unsqueeze(ts_lower *L, const ts_call *c, int x, int64_t axis, int *out)
 {
     int in[2] = {x, -1};
-    TS_TRY(ts_const_i64s(L, &axis, 1, &in[1]));
-    return ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, out, 1, NULL);
+    TS_TRY(em_ts_const_i64s(L, &axis, 1, &in[1]));
+    return em_ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, out, 1, NULL);
 }
 
 /* Dims [start, end) of x's shape as a 1-D tensor (end < 0: to the last). */
@@ -37,12 +37,12 @@ static ember_status *shape_part(ts_lower *L, const ts_call *c, int x, int64_t st
                                 int64_t end, int *out)
 {
     int node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_SHAPE, &x, 1, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_SHAPE, &x, 1, out, 1, &node));
     TS_TRY(em_node_set_int(L->g, node, "start", start));
     if (end >= 0) {
         TS_TRY(em_node_set_int(L->g, node, "end", end));
     }
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* x with dims d and d+1 merged into one. */
@@ -53,13 +53,13 @@ static ember_status *merge_dims(ts_lower *L, const ts_call *c, int x, int d, int
     if (d > 0) {
         TS_TRY(shape_part(L, c, x, 0, d, &parts[np++]));
     }
-    TS_TRY(ts_const_i64s(L, &minus1, 1, &parts[np++]));
+    TS_TRY(em_ts_const_i64s(L, &minus1, 1, &parts[np++]));
     if (d + 2 < rank) {
         TS_TRY(shape_part(L, c, x, d + 2, -1, &parts[np++]));
     }
     TS_TRY(emit_attr(L, c, EM_OP_CONCAT, parts, np, "axis", 0, &shape));
     int in[2] = {x, shape};
-    return ts_emit(L, c, EM_OP_RESHAPE, in, 2, out, 1, NULL);
+    return em_ts_emit(L, c, EM_OP_RESHAPE, in, 2, out, 1, NULL);
 }
 
 /* x with axis 0 moved to position d. */
@@ -74,9 +74,9 @@ static ember_status *axis0_to(ts_lower *L, const ts_call *c, int x, int d, int r
     for (int j = 0; j < rank; j++) {
         perm[j] = j < d ? j + 1 : j == d ? 0 : j;
     }
-    TS_TRY(ts_emit(L, c, EM_OP_TRANSPOSE, &x, 1, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_TRANSPOSE, &x, 1, out, 1, &node));
     TS_TRY(em_node_set_ints(L->g, node, "perm", perm, rank));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 static ember_status *stack_dim(ts_lower *L, ts_av **args, size_t n, const char **kwn,
@@ -88,7 +88,7 @@ static ember_status *stack_dim(ts_lower *L, ts_av **args, size_t n, const char *
     }
     *dim = d != NULL && d->k == TA_INT ? d->u.i : 0;
     if (d != NULL && d->k != TA_INT) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "the dim of a stack or cat must be a known "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "the dim of a stack or cat must be a known "
                       "int");
     }
     return NULL;
@@ -110,36 +110,36 @@ static ember_status *stack_op(ts_lower *L, const ts_call *c, int x, int rank, ts
         TS_TRY(stack_dim(L, args, n, kwn, kwv, nk, c->pos, &d));
         d = d < 0 ? d + r : d;
         if (d < 0 || d >= r) {
-            return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: dim out of range", q);
+            return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: dim out of range", q);
         }
         TS_TRY(axis0_to(L, c, x, (int)d, rank, &y));
         if (!stack) { /* [.., N, item_d, ..] -> [.., N * item_d, ..] */
             TS_TRY(merge_dims(L, c, y, (int)d, rank, &y));
         }
-        return ts_ret_tensor(L, y, out);
+        return em_ts_ret_tensor(L, y, out);
     }
     if ((strcmp(q, "len") == 0 || strcmp(q, "torch.len") == 0) && n == 1) {
         int s = -1, shape = -1;
         TS_TRY(shape_part(L, c, x, 0, 1, &s));
-        TS_TRY(ts_const(L, EMBER_DTYPE_I64, 1, (int64_t[]){0}, NULL, &shape));
+        TS_TRY(em_ts_const(L, EMBER_DTYPE_I64, 1, (int64_t[]){0}, NULL, &shape));
         int in[2] = {s, shape};
-        TS_TRY(ts_emit(L, c, EM_OP_RESHAPE, in, 2, &y, 1, NULL));
-        TS_TRY(ts_ret_tensor(L, y, out));
+        TS_TRY(em_ts_emit(L, c, EM_OP_RESHAPE, in, 2, &y, 1, NULL));
+        TS_TRY(em_ts_ret_tensor(L, y, out));
         (*out)->k = TA_SCALAR;
         return NULL;
     }
     if (strcmp(q, "torch.__getitem__") == 0 && n == 2 &&
         (args[1]->k == TA_INT || args[1]->k == TA_SCALAR)) {
         int in[2] = {x, -1};
-        TS_TRY(ts_as_tensor(L, c, args[1], EMBER_DTYPE_I64, &in[1]));
+        TS_TRY(em_ts_as_tensor(L, c, args[1], EMBER_DTYPE_I64, &in[1]));
         TS_TRY(emit_attr(L, c, EM_OP_GATHER, in, 2, "axis", 0, &y));
-        return ts_ret_tensor(L, y, out);
+        return em_ts_ret_tensor(L, y, out);
     }
     *done = false;
     return NULL;
 }
 
-ember_status *ts_flow_builtin(ts_lower *L, const char *q, ts_av **args, size_t n,
+ember_status *em_ts_flow_builtin(ts_lower *L, const char *q, ts_av **args, size_t n,
                               const char **kwn, ts_av **kwv, size_t nk, em_ts_pos pos,
                               bool *handled, ts_av **out)
 {
@@ -154,11 +154,11 @@ ember_status *ts_flow_builtin(ts_lower *L, const char *q, ts_av **args, size_t n
         if (strcmp(q, "torch.append") == 0 && n == 2 && nk == 0 &&
             args[0]->k == TA_APPENDING) {
             /* One iteration's item: a scan output of the loop. */
-            TS_TRY(ts_list_append(L, args[0], args[1]));
+            TS_TRY(em_ts_list_append(L, args[0], args[1]));
             *out = args[0];
             return NULL;
         }
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s of a list that the enclosing loop on "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s of a list that the enclosing loop on "
                       "tensor data appends to: inside that loop the list can only be appended "
                       "to (read it after the loop)", q);
     }
@@ -169,10 +169,10 @@ ember_status *ts_flow_builtin(ts_lower *L, const char *q, ts_av **args, size_t n
         ts_call c = {.op = q, .pos = pos, .node = "list"};
         int x = -1;
         bool done = false;
-        TS_TRY(ts_use(L, args[0], &x));
-        int rank = ts_val(L, x)->rank;
+        TS_TRY(em_ts_use(L, args[0], &x));
+        int rank = em_ts_val(L, x)->rank;
         if (rank < 1) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s of a list of tensors of unknown "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s of a list of tensors of unknown "
                           "rank", q);
         }
         TS_TRY(stack_op(L, &c, x, rank, args, n, kwn, kwv, nk, &done, out));
@@ -180,12 +180,12 @@ ember_status *ts_flow_builtin(ts_lower *L, const char *q, ts_av **args, size_t n
             return NULL;
         }
     }
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s of a list whose length is known only at run "
+    return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s of a list whose length is known only at run "
                   "time (appended to in a loop on tensor data): such a list can only be stacked "
                   "(torch.stack), concatenated (torch.cat), measured (len) or indexed", q);
 }
 
-ember_status *ts_flow_stack_list(ts_lower *L, const ts_call *c, ts_av *list, const int *scan,
+ember_status *em_ts_flow_stack_list(ts_lower *L, const ts_call *c, ts_av *list, const int *scan,
                                  size_t k)
 {
     int s = scan[0];
@@ -198,9 +198,9 @@ ember_status *ts_flow_stack_list(ts_lower *L, const ts_call *c, ts_av *list, con
             TS_TRY(unsqueeze(L, c, scan[j], 1, &parts[j]));
         }
         TS_TRY(emit_attr(L, c, EM_OP_CONCAT, parts, (int)k, "axis", 1, &s));
-        int rank = ts_val(L, s)->rank;
+        int rank = em_ts_val(L, s)->rank;
         if (rank < 2) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "items of unknown rank appended to "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "items of unknown rank appended to "
                           "a list in a loop on tensor data");
         }
         TS_TRY(merge_dims(L, c, s, 0, rank, &s));
@@ -213,7 +213,7 @@ ember_status *ts_flow_stack_list(ts_lower *L, const ts_call *c, ts_av *list, con
         }
         for (size_t j = 0; j < np; j++) {
             int x = -1;
-            TS_TRY(ts_as_tensor(L, c, list->u.seq.items[j], EMBER_DTYPE_UNDEFINED, &x));
+            TS_TRY(em_ts_as_tensor(L, c, list->u.seq.items[j], EMBER_DTYPE_UNDEFINED, &x));
             TS_TRY(unsqueeze(L, c, x, 0, &parts[j]));
         }
         parts[np] = s;
@@ -227,14 +227,14 @@ ember_status *ts_flow_stack_list(ts_lower *L, const ts_call *c, ts_av *list, con
 
 /* ---- in the loop ---- */
 
-ember_status *ts_flow_mark_appends(ts_lower *L, const ts_appended *ap, size_t n)
+ember_status *em_ts_flow_mark_appends(ts_lower *L, const ts_appended *ap, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        ts_av *fresh = ts_seq(L, TA_LIST, 0);
+        ts_av *fresh = em_ts_seq(L, TA_LIST, 0);
         if (fresh == NULL) {
             return em_status_oom();
         }
-        ap[i].list->k = TA_APPENDING; /* undone by the caller's ts_snap_restore */
+        ap[i].list->k = TA_APPENDING; /* undone by the caller's em_ts_snap_restore */
         ap[i].list->u.seq = fresh->u.seq;
     }
     return NULL;
@@ -250,7 +250,7 @@ static bool is_marked(const ts_appended *ap, size_t n, const ts_av *list)
     return false;
 }
 
-ember_status *ts_flow_appends(ts_lower *L, const ts_snap *snap, ts_appended *ap, size_t *n_ap,
+ember_status *em_ts_flow_appends(ts_lower *L, const ts_snap *snap, ts_appended *ap, size_t *n_ap,
                               em_ts_pos pos, bool *changed)
 {
     for (size_t i = 0; i < *n_ap; i++) {
@@ -260,7 +260,7 @@ ember_status *ts_flow_appends(ts_lower *L, const ts_snap *snap, ts_appended *ap,
     for (size_t i = 0; i < snap->n; i++) {
         const ts_snap_rec *r = &snap->r[i];
         bool grown = false;
-        if (is_marked(ap, *n_ap, r->c) || !ts_snap_changed(snap, i, &grown)) {
+        if (is_marked(ap, *n_ap, r->c) || !em_ts_snap_changed(snap, i, &grown)) {
             continue;
         }
         if (grown && r->k == TA_LIST) {
@@ -268,7 +268,7 @@ ember_status *ts_flow_appends(ts_lower *L, const ts_snap *snap, ts_appended *ap,
             *changed = true;
             continue;
         }
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s",
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "%s",
                       r->k == TA_APPENDING || r->c->k == TA_STACK
                           ? "a list is appended to in a loop on tensor data nested in another "
                             "such loop that appends to it too: not supported"

@@ -150,70 +150,70 @@ typedef struct ts_lower {
 } ts_lower;
 
 /* ---- values (ts_value.c) ---- */
-ts_av *ts_new(ts_lower *L, ts_ak k);
-ts_av *ts_none(ts_lower *L);
-ts_av *ts_bool(ts_lower *L, bool b);
-ts_av *ts_int(ts_lower *L, int64_t i);
-ts_av *ts_float(ts_lower *L, double f);
-ts_av *ts_str(ts_lower *L, const char *s, size_t n);
-ts_av *ts_tensor(ts_lower *L, int v);
-ts_av *ts_seq(ts_lower *L, ts_ak k, size_t n); /* TUPLE or LIST of n NULL items */
-ember_status *ts_list_append(ts_lower *L, ts_av *list, ts_av *item);
-const char *ts_kind_name(ts_ak k);
+ts_av *em_ts_new(ts_lower *L, ts_ak k);
+ts_av *em_ts_none(ts_lower *L);
+ts_av *em_ts_bool(ts_lower *L, bool b);
+ts_av *em_ts_int(ts_lower *L, int64_t i);
+ts_av *em_ts_float(ts_lower *L, double f);
+ts_av *em_ts_str(ts_lower *L, const char *s, size_t n);
+ts_av *em_ts_tensor(ts_lower *L, int v);
+ts_av *em_ts_seq(ts_lower *L, ts_ak k, size_t n); /* TUPLE or LIST of n NULL items */
+ember_status *em_ts_list_append(ts_lower *L, ts_av *list, ts_av *item);
+const char *em_ts_kind_name(ts_ak k);
 /* The pickled value as an abstract one (tensors become initializers; objects keep identity). */
-ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av **out);
-char *ts_strdup(ts_lower *L, const char *s);
-char *ts_printf(ts_lower *L, const char *fmt, ...)
+ember_status *em_ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av **out);
+char *em_ts_strdup(ts_lower *L, const char *s);
+char *em_ts_printf(ts_lower *L, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-ember_status *ts_env_set(ts_lower *L, ts_env *e, const char *name, ts_av *v);
-ts_av *ts_env_get(const ts_env *e, const char *name);
-ember_status *ts_obj_set(ts_lower *L, ts_obj *o, const char *name, ts_av *v);
+ember_status *em_ts_env_set(ts_lower *L, ts_env *e, const char *name, ts_av *v);
+ts_av *em_ts_env_get(const ts_env *e, const char *name);
+ember_status *em_ts_obj_set(ts_lower *L, ts_obj *o, const char *name, ts_av *v);
 /* Attribute `name` of an object: overlay, then state, then class constants and methods. */
-ember_status *ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos pos, ts_av **out);
+ember_status *em_ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos pos, ts_av **out);
 
 /* ---- code (ts_lower.c) ---- */
 /* The class or function of a qualified name ("__torch__.a.b.C"): parses its file on first use. */
-ember_status *ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **out);
+ember_status *em_ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **out);
 
 /* ---- evaluation (ts_eval.c) ---- */
-ember_status *ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_args,
+ember_status *em_ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_args,
                            const char **kw_names, ts_av **kw_vals, size_t n_kw, em_ts_pos pos,
                            ts_av **out);
-ember_status *ts_eval(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out);
+ember_status *em_ts_eval(ts_lower *L, ts_env *env, const em_ts_expr *e, ts_av **out);
 
 /* ---- graph building (ts_emit.c) ---- */
 /* A fresh value name ("<base>.<n>"). */
-const char *ts_value_name(ts_lower *L, const char *base);
+const char *em_ts_value_name(ts_lower *L, const char *base);
 /* Adds node `op` with inputs `in` (-1: absent) and `n_out` fresh outputs (written to out[]),
  * then infers its shapes. `*node` (may be NULL) gets the node index for attributes. */
-ember_status *ts_emit(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
+ember_status *em_ts_emit(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                       int *out, int n_out, int *node);
 /* Shape inference after attributes were set on node `node`. */
-ember_status *ts_infer(ts_lower *L, const ts_call *c, int node);
+ember_status *em_ts_infer(ts_lower *L, const ts_call *c, int node);
 /* A constant initializer. */
-ember_status *ts_const(ts_lower *L, ember_dtype dt, int rank, const int64_t *dims,
+ember_status *em_ts_const(ts_lower *L, ember_dtype dt, int rank, const int64_t *dims,
                        const void *data, int *out);
-ember_status *ts_const_i64s(ts_lower *L, const int64_t *v, int64_t n, int *out);
-ember_status *ts_const_scalar(ts_lower *L, ember_dtype dt, double v, int *out);
+ember_status *em_ts_const_i64s(ts_lower *L, const int64_t *v, int64_t n, int *out);
+ember_status *em_ts_const_scalar(ts_lower *L, ember_dtype dt, double v, int *out);
 /* The number of dtype dt at p (floats, integers, bools) as a double; false for other dtypes
  * (ts_value.c). */
-bool ts_number_at(ember_dtype dt, const void *p, double *v);
+bool em_ts_number_at(ember_dtype dt, const void *p, double *v);
 /* The value of tensor or dynamic scalar `a` in the current graph: a value of an enclosing
  * graph is captured as an extra input of each subgraph in between, bound by name. */
-ember_status *ts_use(ts_lower *L, const ts_av *a, int *out);
+ember_status *em_ts_use(ts_lower *L, const ts_av *a, int *out);
 /* The tensor of an abstract value: tensors as they are, numbers and dynamic scalars as 0-d
  * tensors (of dtype `like` when given, else I64 / F32 / BOOL). */
-ember_status *ts_as_tensor(ts_lower *L, const ts_call *c, const ts_av *a, ember_dtype like,
+ember_status *em_ts_as_tensor(ts_lower *L, const ts_call *c, const ts_av *a, ember_dtype like,
                            int *out);
 /* An int list (known ints and dynamic scalars mixed) as a 1-D int64 tensor. */
-ember_status *ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *list, int *out);
-const em_value *ts_val(ts_lower *L, int v);
+ember_status *em_ts_int_list_tensor(ts_lower *L, const ts_call *c, const ts_av *list, int *out);
+const em_value *em_ts_val(ts_lower *L, int v);
 
 /* ---- errors ---- */
-ember_status *ts_err(ts_lower *L, ember_code code, em_ts_pos pos, const char *fmt, ...)
+ember_status *em_ts_err(ts_lower *L, ember_code code, em_ts_pos pos, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -221,7 +221,7 @@ ember_status *ts_err(ts_lower *L, ember_code code, em_ts_pos pos, const char *fm
 
 /* ---- operators (ts_ops.c and ts_ops_*.c) ---- */
 /* Lowers a call of builtin `qual` ("torch.add", "ops.prim.NumToTensor", "int", "len"...). */
-ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
+ember_status *em_ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw,
                               em_ts_pos pos, ts_av **out);
 

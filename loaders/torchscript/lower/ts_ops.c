@@ -17,21 +17,21 @@
 
 static ember_status *arg_err(ts_lower *L, const ts_call *c, size_t i, const char *want)
 {
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: argument %zu must be %s known at load "
-                  "time, got %s", c->op, i, want, i < c->n ? ts_kind_name(c->a[i]->k) : "none");
+    return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: argument %zu must be %s known at load "
+                  "time, got %s", c->op, i, want, i < c->n ? em_ts_kind_name(c->a[i]->k) : "none");
 }
 
-bool ts_arg_none(const ts_call *c, size_t i) { return i >= c->n || c->a[i]->k == TA_NONE; }
+bool em_ts_arg_none(const ts_call *c, size_t i) { return i >= c->n || c->a[i]->k == TA_NONE; }
 
-ember_status *ts_arg_tensor(ts_lower *L, const ts_call *c, size_t i, int *v)
+ember_status *em_ts_arg_tensor(ts_lower *L, const ts_call *c, size_t i, int *v)
 {
     if (i >= c->n) {
         return arg_err(L, c, i, "a tensor");
     }
-    return ts_as_tensor(L, c, c->a[i], EMBER_DTYPE_UNDEFINED, v);
+    return em_ts_as_tensor(L, c, c->a[i], EMBER_DTYPE_UNDEFINED, v);
 }
 
-ember_status *ts_arg_int(ts_lower *L, const ts_call *c, size_t i, int64_t *v)
+ember_status *em_ts_arg_int(ts_lower *L, const ts_call *c, size_t i, int64_t *v)
 {
     if (i < c->n && (c->a[i]->k == TA_INT || c->a[i]->k == TA_BOOL)) {
         *v = c->a[i]->k == TA_INT ? c->a[i]->u.i : c->a[i]->u.b;
@@ -40,7 +40,7 @@ ember_status *ts_arg_int(ts_lower *L, const ts_call *c, size_t i, int64_t *v)
     return arg_err(L, c, i, "an int");
 }
 
-ember_status *ts_arg_float(ts_lower *L, const ts_call *c, size_t i, double *v)
+ember_status *em_ts_arg_float(ts_lower *L, const ts_call *c, size_t i, double *v)
 {
     if (i < c->n && c->a[i]->k == TA_FLOAT) {
         *v = c->a[i]->u.f;
@@ -53,7 +53,7 @@ ember_status *ts_arg_float(ts_lower *L, const ts_call *c, size_t i, double *v)
     return arg_err(L, c, i, "a number");
 }
 
-ember_status *ts_arg_bool(ts_lower *L, const ts_call *c, size_t i, bool *v)
+ember_status *em_ts_arg_bool(ts_lower *L, const ts_call *c, size_t i, bool *v)
 {
     if (i < c->n && (c->a[i]->k == TA_BOOL || c->a[i]->k == TA_INT)) {
         *v = c->a[i]->k == TA_BOOL ? c->a[i]->u.b : c->a[i]->u.i != 0;
@@ -62,7 +62,7 @@ ember_status *ts_arg_bool(ts_lower *L, const ts_call *c, size_t i, bool *v)
     return arg_err(L, c, i, "a bool");
 }
 
-ember_status *ts_arg_ints(ts_lower *L, const ts_call *c, size_t i, int64_t *v, size_t cap,
+ember_status *em_ts_arg_ints(ts_lower *L, const ts_call *c, size_t i, int64_t *v, size_t cap,
                           size_t n_fill, size_t *n)
 {
     if (i < c->n && c->a[i]->k == TA_INT && n_fill > 0 && n_fill <= cap) {
@@ -93,25 +93,25 @@ ember_status *ts_arg_ints(ts_lower *L, const ts_call *c, size_t i, int64_t *v, s
     return NULL;
 }
 
-ember_status *ts_ret_tensor(ts_lower *L, int v, ts_av **out)
+ember_status *em_ts_ret_tensor(ts_lower *L, int v, ts_av **out)
 {
-    *out = ts_tensor(L, v);
+    *out = em_ts_tensor(L, v);
     return *out != NULL ? NULL : em_status_oom();
 }
 
-ember_status *ts_emit1(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
+ember_status *em_ts_emit1(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                        int *node, ts_av **out)
 {
     int v = -1;
-    TS_TRY(ts_emit(L, c, op, in, n_in, &v, 1, node));
-    return ts_ret_tensor(L, v, out);
+    TS_TRY(em_ts_emit(L, c, op, in, n_in, &v, 1, node));
+    return em_ts_ret_tensor(L, v, out);
 }
 
-ember_status *ts_rank(ts_lower *L, const ts_call *c, int v, int *rank)
+ember_status *em_ts_rank(ts_lower *L, const ts_call *c, int v, int *rank)
 {
-    *rank = ts_val(L, v)->rank;
+    *rank = em_ts_val(L, v)->rank;
     if (*rank < 0) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s needs the rank of its input, which "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s needs the rank of its input, which "
                       "is not known: give the model's input ranks (ember run --input, or "
                       "ember_model_options_set_input_rank)", c->op);
     }
@@ -123,50 +123,50 @@ ember_status *ts_rank(ts_lower *L, const ts_call *c, int v, int *rank)
 /* A dynamic scalar from a 0-d value. */
 static ember_status *ret_scalar(ts_lower *L, int v, ts_av **out)
 {
-    TS_TRY(ts_ret_tensor(L, v, out));
+    TS_TRY(em_ts_ret_tensor(L, v, out));
     (*out)->k = TA_SCALAR;
     return NULL;
 }
 
-ember_status *ts_dim_value(ts_lower *L, const ts_call *c, int x, int64_t d, int *out)
+ember_status *em_ts_dim_value(ts_lower *L, const ts_call *c, int x, int64_t d, int *out)
 {
     int shape = -1, idx = -1, node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_SHAPE, &x, 1, &shape, 1, NULL));
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)d, &idx));
+    TS_TRY(em_ts_emit(L, c, EM_OP_SHAPE, &x, 1, &shape, 1, NULL));
+    TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_I64, (double)d, &idx));
     int in[2] = {shape, idx};
-    TS_TRY(ts_emit(L, c, EM_OP_GATHER, in, 2, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_GATHER, in, 2, out, 1, &node));
     TS_TRY(em_node_set_int(L->g, node, "axis", 0));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* Dim d of x: known, or a dynamic scalar. */
 static ember_status *dim_of(ts_lower *L, const ts_call *c, int x, int64_t d, ts_av **out)
 {
-    const em_value *xv = ts_val(L, x);
+    const em_value *xv = em_ts_val(L, x);
     if (xv->dims[d].v >= 0) {
-        *out = ts_int(L, xv->dims[d].v);
+        *out = em_ts_int(L, xv->dims[d].v);
         return *out != NULL ? NULL : em_status_oom();
     }
     int g = -1;
-    TS_TRY(ts_dim_value(L, c, x, d, &g));
+    TS_TRY(em_ts_dim_value(L, c, x, d, &g));
     return ret_scalar(L, g, out);
 }
 
 static ember_status *lower_size(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     if (c->n >= 2 && c->a[1]->k != TA_NONE) {
         int64_t d = 0;
-        TS_TRY(ts_arg_int(L, c, 1, &d));
+        TS_TRY(em_ts_arg_int(L, c, 1, &d));
         if (d < -rank || d >= rank) {
-            return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "size(): dim %lld of a rank-%d "
+            return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "size(): dim %lld of a rank-%d "
                           "tensor", (long long)d, rank);
         }
         return dim_of(L, c, x, d < 0 ? d + rank : d, out);
     }
-    *out = ts_seq(L, TA_LIST, (size_t)rank);
+    *out = em_ts_seq(L, TA_LIST, (size_t)rank);
     if (*out == NULL) {
         return em_status_oom();
     }
@@ -179,28 +179,28 @@ static ember_status *lower_size(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_dim(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
-    *out = ts_int(L, rank);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    *out = em_ts_int(L, rank);
     return *out != NULL ? NULL : em_status_oom();
 }
 
 static ember_status *lower_numel(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
-    const em_value *xv = ts_val(L, x);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    const em_value *xv = em_ts_val(L, x);
     int64_t n = 1;
     for (int d = 0; d < rank && n >= 0; d++) {
         n = xv->dims[d].v >= 0 ? n * xv->dims[d].v : -1;
     }
     if (n >= 0) {
-        *out = ts_int(L, n);
+        *out = em_ts_int(L, n);
         return *out != NULL ? NULL : em_status_oom();
     }
     int s = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_SIZE, &x, 1, &s, 1, NULL));
+    TS_TRY(em_ts_emit(L, c, EM_OP_SIZE, &x, 1, &s, 1, NULL));
     return ret_scalar(L, s, out);
 }
 
@@ -208,10 +208,10 @@ static ember_status *lower_numel(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_len(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     if (rank == 0) {
-        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "len() of a 0-d tensor");
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "len() of a 0-d tensor");
     }
     return dim_of(L, c, x, 0, out);
 }
@@ -225,8 +225,8 @@ static ember_status *lower_num_to_tensor(ts_lower *L, const ts_call *c, ts_av **
         return NULL;
     }
     int v = -1;
-    TS_TRY(ts_as_tensor(L, c, a, EMBER_DTYPE_UNDEFINED, &v));
-    return ts_ret_tensor(L, v, out);
+    TS_TRY(em_ts_as_tensor(L, c, a, EMBER_DTYPE_UNDEFINED, &v));
+    return em_ts_ret_tensor(L, v, out);
 }
 
 /* aten::Int / Float / Bool / ScalarImplicit of a tensor: a dynamic scalar. */
@@ -245,7 +245,7 @@ static bool const_element(const ts_av *a, double *v)
     if (x->kind != EM_VAL_INITIALIZER || x->init.data == NULL || x->rank < 0 || n != 1) {
         return false;
     }
-    return ts_number_at(x->dtype, x->init.data, v);
+    return em_ts_number_at(x->dtype, x->init.data, v);
 }
 
 static ember_status *lower_to_scalar(ts_lower *L, const ts_call *c, ts_av **out)
@@ -264,9 +264,9 @@ static ember_status *lower_to_scalar(ts_lower *L, const ts_call *c, ts_av **out)
     bool want_bool = strcmp(c->op, "aten::Bool") == 0;
     if (a->k == TA_INT || a->k == TA_FLOAT || a->k == TA_BOOL) {
         double v = a->k == TA_INT ? (double)a->u.i : a->k == TA_BOOL ? a->u.b : a->u.f;
-        *out = want_int ? ts_int(L, (int64_t)v) : want_bool ? ts_bool(L, v != 0)
-               : a->k == TA_INT && strcmp(c->op, "aten::ScalarImplicit") == 0 ? ts_int(L, a->u.i)
-                                                                            : ts_float(L, v);
+        *out = want_int ? em_ts_int(L, (int64_t)v) : want_bool ? em_ts_bool(L, v != 0)
+               : a->k == TA_INT && strcmp(c->op, "aten::ScalarImplicit") == 0 ? em_ts_int(L, a->u.i)
+                                                                            : em_ts_float(L, v);
         return *out != NULL ? NULL : em_status_oom();
     }
     int v = -1;
@@ -274,12 +274,12 @@ static ember_status *lower_to_scalar(ts_lower *L, const ts_call *c, ts_av **out)
     if (strcmp(c->op, "aten::ScalarImplicit") == 0) {
         dt = EMBER_DTYPE_UNDEFINED;
     }
-    TS_TRY(ts_as_tensor(L, c, a, dt, &v));
-    if (ts_val(L, v)->rank > 0) { /* one element: reshape to 0-d */
+    TS_TRY(em_ts_as_tensor(L, c, a, dt, &v));
+    if (em_ts_val(L, v)->rank > 0) { /* one element: reshape to 0-d */
         int shape = -1, r = -1;
-        TS_TRY(ts_const(L, EMBER_DTYPE_I64, 1, (int64_t[]){0}, NULL, &shape));
+        TS_TRY(em_ts_const(L, EMBER_DTYPE_I64, 1, (int64_t[]){0}, NULL, &shape));
         int in[2] = {v, shape};
-        TS_TRY(ts_emit(L, c, EM_OP_RESHAPE, in, 2, &r, 1, NULL));
+        TS_TRY(em_ts_emit(L, c, EM_OP_RESHAPE, in, 2, &r, 1, NULL));
         v = r;
     }
     return ret_scalar(L, v, out);
@@ -301,11 +301,11 @@ static const ts_op_entry shape_ops[] = {
 
 static const ts_op_table shape_table = {shape_ops, sizeof shape_ops / sizeof shape_ops[0]};
 
-ts_lower_fn ts_op_find(const char *name)
+ts_lower_fn em_ts_op_find(const char *name)
 {
-    const ts_op_table *const tables[] = {&shape_table, &ts_nn_table, &ts_elem_table,
-                                         &ts_tensor_table, &ts_index_table, &ts_layout_table,
-                                         &ts_rnn_table, &ts_attn_table, &ts_quant_table};
+    const ts_op_table *const tables[] = {&shape_table, &em_ts_nn_table, &em_ts_elem_table,
+                                         &em_ts_tensor_table, &em_ts_index_table, &em_ts_layout_table,
+                                         &em_ts_rnn_table, &em_ts_attn_table, &em_ts_quant_table};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (size_t i = 0; i < tables[t]->n; i++) {
             if (strcmp(tables[t]->ops[i].name, name) == 0) {
@@ -324,11 +324,11 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
     *handled = true;
     if (strcmp(q, "print") == 0 || strcmp(q, "warnings.warn") == 0 ||
         strcmp(q, "torch.warn") == 0 || strcmp(q, "ops.aten.warn") == 0) {
-        *out = ts_none(L);
+        *out = em_ts_none(L);
         return *out != NULL ? NULL : em_status_oom();
     }
     if (strcmp(q, "torch.device") == 0 && n == 1 && args[0]->k == TA_STR) {
-        *out = ts_str(L, args[0]->u.str.s, args[0]->u.str.n);
+        *out = em_ts_str(L, args[0]->u.str.s, args[0]->u.str.n);
         if (*out != NULL) {
             (*out)->k = TA_DEVICE;
         }
@@ -336,7 +336,7 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
     }
     if ((strcmp(q, "list") == 0 || strcmp(q, "torch.list") == 0 || strcmp(q, "tuple") == 0) &&
         n == 1 && (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
-        *out = ts_seq(L, q[0] == 't' && q[1] == 'u' ? TA_TUPLE : TA_LIST, args[0]->u.seq.n);
+        *out = em_ts_seq(L, q[0] == 't' && q[1] == 'u' ? TA_TUPLE : TA_LIST, args[0]->u.seq.n);
         if (*out == NULL) {
             return em_status_oom();
         }
@@ -344,7 +344,7 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
         return NULL;
     }
     if (strcmp(q, "torch.append") == 0 && n == 2 && args[0]->k == TA_LIST) {
-        TS_TRY(ts_list_append(L, args[0], args[1]));
+        TS_TRY(em_ts_list_append(L, args[0], args[1]));
         *out = args[0];
         return NULL;
     }
@@ -360,11 +360,11 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
                 return NULL;
             }
         }
-        return ts_err(L, EMBER_ERR_INVALID_ARG, pos, "key not in dict");
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, pos, "key not in dict");
     }
     if (strcmp(q, "__new__") == 0 && n == 1 && args[0]->k == TA_CLASS) {
         ts_obj *o = em_ts_arena_alloc(&L->arena, sizeof *o);
-        *out = ts_new(L, TA_OBJECT);
+        *out = em_ts_new(L, TA_OBJECT);
         if (o == NULL || *out == NULL) {
             return em_status_oom();
         }
@@ -381,25 +381,25 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
                                   strcmp(p, "is_quantized") == 0 ||
                                   strcmp(p, "requires_grad") == 0 ||
                                   strcmp(p, "is_sparse") == 0)) {
-            *out = ts_bool(L, false);
+            *out = em_ts_bool(L, false);
             return *out != NULL ? NULL : em_status_oom();
         }
         if (a->k == TA_TENSOR && strcmp(p, "device") == 0) {
-            *out = ts_str(L, "cpu", 3);
+            *out = em_ts_str(L, "cpu", 3);
             if (*out != NULL) {
                 (*out)->k = TA_DEVICE;
             }
             return *out != NULL ? NULL : em_status_oom();
         }
         if (a->k == TA_TENSOR && strcmp(p, "dtype") == 0) {
-            int st = ts_scalar_type(a->u.t.g->values[a->u.t.v].dtype);
+            int st = em_ts_scalar_type(a->u.t.g->values[a->u.t.v].dtype);
             if (st >= 0) {
-                *out = ts_int(L, st);
+                *out = em_ts_int(L, st);
                 return *out != NULL ? NULL : em_status_oom();
             }
         }
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "property '%s' of a %s", p,
-                      ts_kind_name(a->k));
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "property '%s' of a %s", p,
+                      em_ts_kind_name(a->k));
     }
     *handled = false;
     return NULL;
@@ -409,12 +409,12 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
 static const char *op_name(ts_lower *L, const char *q)
 {
     if (strncmp(q, "torch.", 6) == 0 && strchr(q + 6, '.') == NULL) {
-        return ts_printf(L, "aten::%s", q + 6);
+        return em_ts_printf(L, "aten::%s", q + 6);
     }
     if (strncmp(q, "ops.", 4) == 0) {
         const char *dot = strchr(q + 4, '.');
         if (dot != NULL && strchr(dot + 1, '.') == NULL) {
-            return ts_printf(L, "%.*s::%s", (int)(dot - (q + 4)), q + 4, dot + 1);
+            return em_ts_printf(L, "%.*s::%s", (int)(dot - (q + 4)), q + 4, dot + 1);
         }
     }
     return NULL;
@@ -431,7 +431,7 @@ static ember_status *fold_query(ts_lower *L, const char *op, bool *handled, ts_a
     for (size_t i = 0; i < sizeof falses / sizeof falses[0]; i++) {
         if (strcmp(op, falses[i]) == 0) {
             *handled = true;
-            *out = ts_bool(L, false);
+            *out = em_ts_bool(L, false);
             return *out != NULL ? NULL : em_status_oom();
         }
     }
@@ -448,13 +448,13 @@ static ember_status *list_compare(ts_lower *L, bool eq, ts_av **args, em_ts_pos 
     *out = NULL;
     for (size_t i = 0; i < a->u.seq.n; i++) {
         ts_av *pair[2] = {a->u.seq.items[i], b->u.seq.items[i]}, *r = NULL;
-        TS_TRY(ts_builtin_call(L, eq ? "torch.eq" : "torch.ne", pair, 2, NULL, NULL, 0, pos, &r));
+        TS_TRY(em_ts_builtin_call(L, eq ? "torch.eq" : "torch.ne", pair, 2, NULL, NULL, 0, pos, &r));
         if (*out == NULL) {
             *out = r;
             continue;
         }
         ts_av *both[2] = {*out, r};
-        TS_TRY(ts_builtin_call(L, eq ? "torch.__and__" : "torch.__or__", both, 2, NULL, NULL, 0,
+        TS_TRY(em_ts_builtin_call(L, eq ? "torch.__and__" : "torch.__or__", both, 2, NULL, NULL, 0,
                                pos, out));
     }
     return NULL;
@@ -488,9 +488,9 @@ static ember_status *quantized_operands(ts_lower *L, ts_call *c, ts_lower_fn fn,
         ts_av *a = c->a[i];
         if (a->k == TA_TENSOR && a->u.t.q != NULL) {
             int v = -1;
-            TS_TRY(ts_dequantize(L, c, a, &v));
+            TS_TRY(em_ts_dequantize(L, c, a, &v));
             like = like != NULL ? like : a;
-            TS_TRY(ts_ret_tensor(L, v, &c->a[i]));
+            TS_TRY(em_ts_ret_tensor(L, v, &c->a[i]));
         }
     }
     TS_TRY(fn(L, c, out));
@@ -500,14 +500,14 @@ static ember_status *quantized_operands(ts_lower *L, ts_call *c, ts_lower_fn fn,
     for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
         if (strcmp(c->op, keep[k]) == 0) {
             int x = -1;
-            TS_TRY(ts_use(L, *out, &x));
-            return ts_requantize_like(L, c, x, like, out);
+            TS_TRY(em_ts_use(L, *out, &x));
+            return em_ts_requantize_like(L, c, x, like, out);
         }
     }
     return NULL;
 }
 
-ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
+ember_status *em_ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_t n_args,
                               const char **kw_names, ts_av **kw_vals, size_t n_kw,
                               em_ts_pos pos, ts_av **out)
 {
@@ -520,7 +520,7 @@ ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_
     const char *op = op_name(L, qual);
     const char *scalar_name = op != NULL ? op : qual;
     if (n_kw == 0) {
-        TS_TRY(ts_scalar_call(L, scalar_name, args, n_args, pos, &handled, out));
+        TS_TRY(em_ts_scalar_call(L, scalar_name, args, n_args, pos, &handled, out));
         if (handled) {
             return NULL;
         }
@@ -537,26 +537,26 @@ ember_status *ts_builtin_call(ts_lower *L, const char *qual, ts_av **args, size_
         } else if (strcmp(qual, "len") == 0) {
             op = "aten::len";
         } else {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "call of '%s' is not supported", qual);
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "call of '%s' is not supported", qual);
         }
     }
     TS_TRY(fold_query(L, op, &handled, out));
     if (handled) {
         return NULL;
     }
-    ts_lower_fn fn = ts_op_find(op);
+    ts_lower_fn fn = em_ts_op_find(op);
     if (fn == NULL) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "operator %s is not supported by ember's "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "operator %s is not supported by ember's "
                       "TorchScript loader", op);
     }
     ts_call c = {0};
-    TS_TRY(ts_bind(L, op, args, n_args, kw_names, kw_vals, n_kw, pos, &c));
+    TS_TRY(em_ts_bind(L, op, args, n_args, kw_names, kw_vals, n_kw, pos, &c));
     const char *bare = strstr(op, "::") + 2;
-    c.node = L->path[0] != '\0' ? ts_printf(L, "%s/%s", L->path, bare) : bare;
+    c.node = L->path[0] != '\0' ? em_ts_printf(L, "%s/%s", L->path, bare) : bare;
     if (c.node == NULL) {
         return em_status_oom();
     }
-    if (strncmp(op, "aten::", 6) == 0 && !in_table(&ts_quant_table, op)) {
+    if (strncmp(op, "aten::", 6) == 0 && !in_table(&em_ts_quant_table, op)) {
         return quantized_operands(L, &c, fn, out);
     }
     return fn(L, &c, out);

@@ -15,7 +15,7 @@
 
 /* ---- dtypes and promotion ---- */
 
-bool ts_dt_float(ember_dtype dt)
+bool em_ts_dt_float(ember_dtype dt)
 {
     return dt == EMBER_DTYPE_F16 || dt == EMBER_DTYPE_BF16 || dt == EMBER_DTYPE_F32 ||
            dt == EMBER_DTYPE_F64;
@@ -27,7 +27,7 @@ static bool dt_unsigned(ember_dtype dt)
            dt == EMBER_DTYPE_U64;
 }
 
-ember_dtype ts_promote_types(ember_dtype a, ember_dtype b)
+ember_dtype em_ts_promote_types(ember_dtype a, ember_dtype b)
 {
     if (a == EMBER_DTYPE_UNDEFINED || a == b || b == EMBER_DTYPE_BOOL) {
         return a == EMBER_DTYPE_UNDEFINED ? b : a;
@@ -36,7 +36,7 @@ ember_dtype ts_promote_types(ember_dtype a, ember_dtype b)
         return b == EMBER_DTYPE_UNDEFINED ? a : b;
     }
     size_t sa = em_dtype_size(a), sb = em_dtype_size(b);
-    bool fa = ts_dt_float(a), fb = ts_dt_float(b);
+    bool fa = em_ts_dt_float(a), fb = em_ts_dt_float(b);
     if (fa && fb) {
         if (sa == 2 && sb == 2) {
             return EMBER_DTYPE_F32; /* f16 with bf16 */
@@ -62,11 +62,11 @@ ember_dtype ts_promote_types(ember_dtype a, ember_dtype b)
  * higher category (floating over integral over bool). */
 static ember_dtype combine(ember_dtype higher, ember_dtype lower)
 {
-    if (higher == EMBER_DTYPE_UNDEFINED || ts_dt_float(higher)) {
+    if (higher == EMBER_DTYPE_UNDEFINED || em_ts_dt_float(higher)) {
         return higher == EMBER_DTYPE_UNDEFINED ? lower : higher;
     }
-    if (higher == EMBER_DTYPE_BOOL || ts_dt_float(lower)) {
-        return ts_promote_types(higher, lower);
+    if (higher == EMBER_DTYPE_BOOL || em_ts_dt_float(lower)) {
+        return em_ts_promote_types(higher, lower);
     }
     return higher;
 }
@@ -79,7 +79,7 @@ static bool wrapped_const(const em_value *v)
     return v->rank == 0 && v->name != NULL && strncmp(v->name, "CONSTANTS.c", 11) == 0;
 }
 
-ember_status *ts_promote(ts_lower *L, const ts_call *c, const ts_av *const *args, size_t n,
+ember_status *em_ts_promote(ts_lower *L, const ts_call *c, const ts_av *const *args, size_t n,
                          ember_dtype *dt)
 {
     ember_dtype dim = EMBER_DTYPE_UNDEFINED, zero = EMBER_DTYPE_UNDEFINED;
@@ -93,30 +93,30 @@ ember_status *ts_promote(ts_lower *L, const ts_call *c, const ts_av *const *args
             const em_value *v = &a->u.t.g->values[a->u.t.v];
             ember_dtype t = v->dtype;
             if (t == EMBER_DTYPE_UNDEFINED) {
-                return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: the dtype of operand %zu "
+                return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: the dtype of operand %zu "
                               "is not known", c->op, i);
             }
             if (a->k == TA_SCALAR || wrapped_const(v)) {
-                wrapped = ts_promote_types(wrapped, ts_dt_float(t) ? EMBER_DTYPE_F32 : t);
+                wrapped = em_ts_promote_types(wrapped, em_ts_dt_float(t) ? EMBER_DTYPE_F32 : t);
             } else if (v->rank == 0) {
-                zero = ts_promote_types(zero, t);
+                zero = em_ts_promote_types(zero, t);
             } else {
-                dim = ts_promote_types(dim, t);
+                dim = em_ts_promote_types(dim, t);
             }
         } else if (a->k == TA_BOOL || a->k == TA_INT || a->k == TA_FLOAT) {
-            wrapped = ts_promote_types(wrapped, a->k == TA_BOOL  ? EMBER_DTYPE_BOOL
+            wrapped = em_ts_promote_types(wrapped, a->k == TA_BOOL  ? EMBER_DTYPE_BOOL
                                                 : a->k == TA_INT ? EMBER_DTYPE_I64
                                                                  : EMBER_DTYPE_F32);
         } else {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: operand %zu is a %s, not a "
-                          "tensor or a number", c->op, i, ts_kind_name(a->k));
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: operand %zu is a %s, not a "
+                          "tensor or a number", c->op, i, em_ts_kind_name(a->k));
         }
     }
     *dt = combine(dim, combine(zero, wrapped));
     return NULL;
 }
 
-bool ts_any_tensor(const ts_av *const *args, size_t n)
+bool em_ts_any_tensor(const ts_av *const *args, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (args[i] != NULL && args[i]->k == TA_TENSOR) {
@@ -139,46 +139,46 @@ static ember_dtype py_dtype(const ts_av *a)
 
 /* ---- emitting ---- */
 
-ember_status *ts_node(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in, int *out)
+ember_status *em_ts_node(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in, int *out)
 {
-    return ts_emit(L, c, op, in, n_in, out, 1, NULL);
+    return em_ts_emit(L, c, op, in, n_in, out, 1, NULL);
 }
 
-ember_status *ts_node_int(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
+ember_status *em_ts_node_int(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                           const char *attr, int64_t v, int *out)
 {
     int node = -1;
-    TS_TRY(ts_emit(L, c, op, in, n_in, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, op, in, n_in, out, 1, &node));
     TS_TRY(em_node_set_int(L->g, node, attr, v));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
-ember_status *ts_node2(ts_lower *L, const ts_call *c, em_op op, int a, int b, int *out)
+ember_status *em_ts_node2(ts_lower *L, const ts_call *c, em_op op, int a, int b, int *out)
 {
     int in[2] = {a, b};
-    return ts_node(L, c, op, in, 2, out);
+    return em_ts_node(L, c, op, in, 2, out);
 }
 
-ember_status *ts_cast(ts_lower *L, const ts_call *c, int v, ember_dtype dt, int *out)
+ember_status *em_ts_cast(ts_lower *L, const ts_call *c, int v, ember_dtype dt, int *out)
 {
-    if (dt == EMBER_DTYPE_UNDEFINED || ts_val(L, v)->dtype == dt) {
+    if (dt == EMBER_DTYPE_UNDEFINED || em_ts_val(L, v)->dtype == dt) {
         *out = v;
         return NULL;
     }
-    return ts_node_int(L, c, EM_OP_CAST, &v, 1, "to", dt, out);
+    return em_ts_node_int(L, c, EM_OP_CAST, &v, 1, "to", dt, out);
 }
 
-ember_status *ts_value_as(ts_lower *L, const ts_call *c, const ts_av *a, ember_dtype dt, int *out)
+ember_status *em_ts_value_as(ts_lower *L, const ts_call *c, const ts_av *a, ember_dtype dt, int *out)
 {
     if (a->k == TA_BOOL || a->k == TA_INT || a->k == TA_FLOAT) {
-        return ts_as_tensor(L, c, a, dt, out); /* a constant made in dt */
+        return em_ts_as_tensor(L, c, a, dt, out); /* a constant made in dt */
     }
     int v = -1;
-    TS_TRY(ts_as_tensor(L, c, a, EMBER_DTYPE_UNDEFINED, &v));
-    return ts_cast(L, c, v, dt, out);
+    TS_TRY(em_ts_as_tensor(L, c, a, EMBER_DTYPE_UNDEFINED, &v));
+    return em_ts_cast(L, c, v, dt, out);
 }
 
-ember_status *ts_arg_dtype(ts_lower *L, const ts_call *c, size_t i, ember_dtype *dt)
+ember_status *em_ts_arg_dtype(ts_lower *L, const ts_call *c, size_t i, ember_dtype *dt)
 {
     /* torch's ScalarType numbering: uint8, int8, int16, int32, int64, half, float, double,
      * complex32/64/128, bool, qint8, quint8, qint32, bfloat16 */
@@ -189,13 +189,13 @@ ember_status *ts_arg_dtype(ts_lower *L, const ts_call *c, size_t i, ember_dtype 
         EMBER_DTYPE_UNDEFINED, EMBER_DTYPE_UNDEFINED, EMBER_DTYPE_BF16};
     int64_t st = -1;
     *dt = EMBER_DTYPE_UNDEFINED;
-    if (ts_arg_none(c, i)) {
+    if (em_ts_arg_none(c, i)) {
         return NULL;
     }
-    TS_TRY(ts_arg_int(L, c, i, &st));
+    TS_TRY(em_ts_arg_int(L, c, i, &st));
     if (st < 0 || st >= (int64_t)(sizeof map / sizeof map[0]) ||
         map[st] == EMBER_DTYPE_UNDEFINED) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: dtype %lld (a torch ScalarType) is "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: dtype %lld (a torch ScalarType) is "
                       "not supported", c->op, (long long)st);
     }
     *dt = map[st];
@@ -206,7 +206,7 @@ ember_status *ts_arg_dtype(ts_lower *L, const ts_call *c, size_t i, ember_dtype 
  * without one do not). */
 static ember_status *need(ts_lower *L, const ts_call *c, size_t n)
 {
-    return c->n >= n ? NULL : ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: expected %zu "
+    return c->n >= n ? NULL : em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: expected %zu "
                                      "arguments, got %zu", c->op, n, c->n);
 }
 
@@ -222,18 +222,18 @@ static bool inplace(const ts_call *c)
     return n > 2 && bare[n - 1] == '_' && bare[n - 2] != '_';
 }
 
-ember_status *ts_elem_ret(ts_lower *L, const ts_call *c, int v, ts_av **out)
+ember_status *em_ts_elem_ret(ts_lower *L, const ts_call *c, int v, ts_av **out)
 {
     if (!inplace(c) || c->n == 0 || c->a[0]->k != TA_TENSOR) {
-        return ts_ret_tensor(L, v, out);
+        return em_ts_ret_tensor(L, v, out);
     }
     ts_av *self = c->a[0];
     int s = -1;
-    TS_TRY(ts_use(L, self, &s));
-    TS_TRY(ts_cast(L, c, v, ts_val(L, s)->dtype, &v));
+    TS_TRY(em_ts_use(L, self, &s));
+    TS_TRY(em_ts_cast(L, c, v, em_ts_val(L, s)->dtype, &v));
     if (self->u.t.g != L->g) {
         /* self lives in an enclosing block: the new value stays local to this one */
-        return ts_ret_tensor(L, v, out);
+        return em_ts_ret_tensor(L, v, out);
     }
     /* Every name bound to self's abstract value (and the module attribute it may be) now sees
      * the result, as every alias of the tensor would in PyTorch. */
@@ -242,13 +242,13 @@ ember_status *ts_elem_ret(ts_lower *L, const ts_call *c, int v, ts_av **out)
     return NULL;
 }
 
-ember_status *ts_trunc(ts_lower *L, const ts_call *c, int x, int *out)
+ember_status *em_ts_trunc(ts_lower *L, const ts_call *c, int x, int *out)
 {
     int s = -1, a = -1, f = -1;
-    TS_TRY(ts_node(L, c, EM_OP_SIGN, &x, 1, &s));
-    TS_TRY(ts_node(L, c, EM_OP_ABS, &x, 1, &a));
-    TS_TRY(ts_node(L, c, EM_OP_FLOOR, &a, 1, &f));
-    return ts_node2(L, c, EM_OP_MUL, s, f, out);
+    TS_TRY(em_ts_node(L, c, EM_OP_SIGN, &x, 1, &s));
+    TS_TRY(em_ts_node(L, c, EM_OP_ABS, &x, 1, &a));
+    TS_TRY(em_ts_node(L, c, EM_OP_FLOOR, &a, 1, &f));
+    return em_ts_node2(L, c, EM_OP_MUL, s, f, out);
 }
 
 /* ---- binary operators ---- */
@@ -279,7 +279,7 @@ static ember_status *rounding_mode(ts_lower *L, const ts_call *c, rmode *m)
         *m = s[0] == 't' ? RM_TRUNC : RM_FLOOR;
         return NULL;
     }
-    return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: rounding_mode '%s' (expected None, "
+    return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: rounding_mode '%s' (expected None, "
                   "'trunc' or 'floor')", c->op, s);
 }
 
@@ -287,18 +287,18 @@ static ember_status *divide(ts_lower *L, const ts_call *c, rmode m, ember_dtype 
                             int *r)
 {
     int q = -1;
-    if (m == RM_NONE || (m == RM_TRUNC && !ts_dt_float(dt))) {
-        return ts_node2(L, c, EM_OP_DIV, x, y, r); /* integer Div truncates */
+    if (m == RM_NONE || (m == RM_TRUNC && !em_ts_dt_float(dt))) {
+        return em_ts_node2(L, c, EM_OP_DIV, x, y, r); /* integer Div truncates */
     }
-    if (ts_dt_float(dt)) {
-        TS_TRY(ts_node2(L, c, EM_OP_DIV, x, y, &q));
-        return m == RM_TRUNC ? ts_trunc(L, c, q, r) : ts_node(L, c, EM_OP_FLOOR, &q, 1, r);
+    if (em_ts_dt_float(dt)) {
+        TS_TRY(em_ts_node2(L, c, EM_OP_DIV, x, y, &q));
+        return m == RM_TRUNC ? em_ts_trunc(L, c, q, r) : em_ts_node(L, c, EM_OP_FLOOR, &q, 1, r);
     }
     /* integer floor division: x - (x mod y) with the divisor's sign divides exactly */
     int in[2] = {x, y}, md = -1, d = -1;
-    TS_TRY(ts_node_int(L, c, EM_OP_MOD, in, 2, "fmod", 0, &md));
-    TS_TRY(ts_node2(L, c, EM_OP_SUB, x, md, &d));
-    return ts_node2(L, c, EM_OP_DIV, d, y, r);
+    TS_TRY(em_ts_node_int(L, c, EM_OP_MOD, in, 2, "fmod", 0, &md));
+    TS_TRY(em_ts_node2(L, c, EM_OP_SUB, x, md, &d));
+    return em_ts_node2(L, c, EM_OP_DIV, d, y, r);
 }
 
 static ember_status *emit_binary(ts_lower *L, const ts_call *c, bk k, rmode m, ember_dtype dt,
@@ -310,57 +310,57 @@ static ember_status *emit_binary(ts_lower *L, const ts_call *c, bk k, rmode m, e
     int in[2] = {x, y}, e = -1;
     switch (k) {
     case BK_ADD:
-        return ts_node2(L, c, b ? EM_OP_OR : EM_OP_ADD, x, y, r);
+        return em_ts_node2(L, c, b ? EM_OP_OR : EM_OP_ADD, x, y, r);
     case BK_SUB:
-        return ts_node2(L, c, EM_OP_SUB, x, y, r);
+        return em_ts_node2(L, c, EM_OP_SUB, x, y, r);
     case BK_MUL:
-        return ts_node2(L, c, b ? EM_OP_AND : EM_OP_MUL, x, y, r);
+        return em_ts_node2(L, c, b ? EM_OP_AND : EM_OP_MUL, x, y, r);
     case BK_DIV:
     case BK_FLOORDIV:
         return divide(L, c, k == BK_FLOORDIV ? RM_FLOOR : m, dt, x, y, r);
     case BK_REM:
     case BK_FMOD:
-        return ts_node_int(L, c, EM_OP_MOD, in, 2, "fmod", k == BK_FMOD, r);
+        return em_ts_node_int(L, c, EM_OP_MOD, in, 2, "fmod", k == BK_FMOD, r);
     case BK_POW:
-        return ts_node2(L, c, EM_OP_POW, x, y, r);
+        return em_ts_node2(L, c, EM_OP_POW, x, y, r);
     case BK_MAX:
-        return ts_node2(L, c, b ? EM_OP_OR : EM_OP_MAX, x, y, r);
+        return em_ts_node2(L, c, b ? EM_OP_OR : EM_OP_MAX, x, y, r);
     case BK_MIN:
-        return ts_node2(L, c, b ? EM_OP_AND : EM_OP_MIN, x, y, r);
+        return em_ts_node2(L, c, b ? EM_OP_AND : EM_OP_MIN, x, y, r);
     case BK_EQ: case BK_NE: case BK_LT: case BK_LE: case BK_GT: case BK_GE:
         if (k != BK_NE) {
-            return ts_node2(L, c, cmp[k - BK_EQ], x, y, r);
+            return em_ts_node2(L, c, cmp[k - BK_EQ], x, y, r);
         }
-        TS_TRY(ts_node2(L, c, EM_OP_EQUAL, x, y, &e));
-        return ts_node(L, c, EM_OP_NOT, &e, 1, r);
+        TS_TRY(em_ts_node2(L, c, EM_OP_EQUAL, x, y, &e));
+        return em_ts_node(L, c, EM_OP_NOT, &e, 1, r);
     case BK_LAND:
     case BK_LOR:
     case BK_LXOR:
-        return ts_node2(L, c, k == BK_LAND ? EM_OP_AND : k == BK_LOR ? EM_OP_OR : EM_OP_XOR, x, y,
+        return em_ts_node2(L, c, k == BK_LAND ? EM_OP_AND : k == BK_LOR ? EM_OP_OR : EM_OP_XOR, x, y,
                         r);
     case BK_BAND:
     case BK_BOR:
     case BK_BXOR:
-        if (ts_dt_float(dt)) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s of %s tensors (bitwise ops "
+        if (em_ts_dt_float(dt)) {
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s of %s tensors (bitwise ops "
                           "take integers and bools)", c->op, ember_dtype_name(dt));
         }
         if (b) {
-            return ts_node2(L, c, k == BK_BAND ? EM_OP_AND : k == BK_BOR ? EM_OP_OR : EM_OP_XOR,
+            return em_ts_node2(L, c, k == BK_BAND ? EM_OP_AND : k == BK_BOR ? EM_OP_OR : EM_OP_XOR,
                             x, y, r);
         }
-        return ts_node2(L, c, k == BK_BAND ? EM_OP_BITWISEAND : k == BK_BOR ? EM_OP_BITWISEOR
+        return em_ts_node2(L, c, k == BK_BAND ? EM_OP_BITWISEAND : k == BK_BOR ? EM_OP_BITWISEOR
                                                                           : EM_OP_BITWISEXOR,
                         x, y, r);
     }
-    return ts_err(L, EMBER_ERR_INTERNAL, c->pos, "%s: unknown binary kind", c->op);
+    return em_ts_err(L, EMBER_ERR_INTERNAL, c->pos, "%s: unknown binary kind", c->op);
 }
 
 /* The dtype both operands are computed in: the promoted one, float for true division of
  * integers, bool for logical ops, uint8 for ordering bools (Less and friends take numbers). */
 static ember_dtype compute_dtype(bk k, rmode m, ember_dtype dt, bool scalars)
 {
-    if ((k == BK_DIV && m == RM_NONE && !ts_dt_float(dt)) || (k == BK_POW && scalars)) {
+    if ((k == BK_DIV && m == RM_NONE && !em_ts_dt_float(dt)) || (k == BK_POW && scalars)) {
         return scalars ? EMBER_DTYPE_F64 : EMBER_DTYPE_F32;
     }
     if (k == BK_LAND || k == BK_LOR || k == BK_LXOR) {
@@ -379,7 +379,7 @@ static ember_status *binary(ts_lower *L, const ts_call *c, bk k, ts_av **out)
     TS_TRY(need(L, c, 2));
     bool swap = strcmp(c->op, "aten::rsub") == 0;
     const ts_av *ab[2] = {c->a[swap ? 1 : 0], c->a[swap ? 0 : 1]};
-    bool scalars = !ts_any_tensor(ab, 2);
+    bool scalars = !em_ts_any_tensor(ab, 2);
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
     rmode m = RM_NONE;
     if (scalars) {
@@ -389,27 +389,27 @@ static ember_status *binary(ts_lower *L, const ts_call *c, bk k, ts_av **out)
              : bools                                      ? EMBER_DTYPE_BOOL
                                                           : EMBER_DTYPE_I64;
     } else {
-        TS_TRY(ts_promote(L, c, ab, 2, &dt));
+        TS_TRY(em_ts_promote(L, c, ab, 2, &dt));
     }
     if (k == BK_DIV) {
         TS_TRY(rounding_mode(L, c, &m));
     }
     ember_dtype cdt = compute_dtype(k, m, dt, scalars);
     int x = -1, y = -1, r = -1;
-    TS_TRY(ts_value_as(L, c, ab[0], cdt, &x));
-    TS_TRY(ts_value_as(L, c, ab[1], cdt, &y));
+    TS_TRY(em_ts_value_as(L, c, ab[0], cdt, &x));
+    TS_TRY(em_ts_value_as(L, c, ab[1], cdt, &y));
     if ((k == BK_ADD || k == BK_SUB) && c->n > 2 && !is_one(c->a[2])) {
         int alpha = -1;
-        TS_TRY(ts_value_as(L, c, c->a[2], cdt, &alpha));
-        TS_TRY(ts_node2(L, c, EM_OP_MUL, y, alpha, &y));
+        TS_TRY(em_ts_value_as(L, c, c->a[2], cdt, &alpha));
+        TS_TRY(em_ts_node2(L, c, EM_OP_MUL, y, alpha, &y));
     }
     TS_TRY(emit_binary(L, c, k, m, cdt, x, y, &r));
     if (scalars) {
-        TS_TRY(ts_ret_tensor(L, r, out));
+        TS_TRY(em_ts_ret_tensor(L, r, out));
         (*out)->k = TA_SCALAR;
         return NULL;
     }
-    return ts_elem_ret(L, c, r, out);
+    return em_ts_elem_ret(L, c, r, out);
 }
 
 #define BINARY(name, kind)                                                \
@@ -438,12 +438,12 @@ BINARY(lower_bitwise_and, BK_BAND)
 BINARY(lower_bitwise_or, BK_BOR)
 BINARY(lower_bitwise_xor, BK_BXOR)
 
-ember_status *ts_lower_maximum(ts_lower *L, const ts_call *c, ts_av **out)
+ember_status *em_ts_lower_maximum(ts_lower *L, const ts_call *c, ts_av **out)
 {
     return binary(L, c, BK_MAX, out);
 }
 
-ember_status *ts_lower_minimum(ts_lower *L, const ts_call *c, ts_av **out)
+ember_status *em_ts_lower_minimum(ts_lower *L, const ts_call *c, ts_av **out)
 {
     return binary(L, c, BK_MIN, out);
 }
@@ -456,9 +456,9 @@ static ember_status *lower_not(ts_lower *L, const ts_call *c, ts_av **out)
     bool logical = strstr(c->op, "bitwise") == NULL;
     ember_dtype dt = EMBER_DTYPE_BOOL;
     if (!logical) {
-        TS_TRY(ts_promote(L, c, &a, 1, &dt));
-        if (ts_dt_float(dt)) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s of a %s tensor (bitwise ops "
+        TS_TRY(em_ts_promote(L, c, &a, 1, &dt));
+        if (em_ts_dt_float(dt)) {
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s of a %s tensor (bitwise ops "
                           "take integers and bools)", c->op, ember_dtype_name(dt));
         }
         if (a->k != TA_TENSOR && dt != EMBER_DTYPE_BOOL) {
@@ -466,14 +466,14 @@ static ember_status *lower_not(ts_lower *L, const ts_call *c, ts_av **out)
         }
     }
     int x = -1, r = -1;
-    TS_TRY(ts_value_as(L, c, a, dt, &x));
-    TS_TRY(ts_node(L, c, dt == EMBER_DTYPE_BOOL ? EM_OP_NOT : EM_OP_BITWISENOT, &x, 1, &r));
+    TS_TRY(em_ts_value_as(L, c, a, dt, &x));
+    TS_TRY(em_ts_node(L, c, dt == EMBER_DTYPE_BOOL ? EM_OP_NOT : EM_OP_BITWISENOT, &x, 1, &r));
     if (a->k != TA_TENSOR) {
-        TS_TRY(ts_ret_tensor(L, r, out));
+        TS_TRY(em_ts_ret_tensor(L, r, out));
         (*out)->k = TA_SCALAR;
         return NULL;
     }
-    return ts_elem_ret(L, c, r, out);
+    return em_ts_elem_ret(L, c, r, out);
 }
 
 /* ---- selection ---- */
@@ -483,18 +483,18 @@ static ember_status *lower_not(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_where(ts_lower *L, const ts_call *c, ts_av **out)
 {
     if (c->n < 3) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s(condition) (the indices of nonzero "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s(condition) (the indices of nonzero "
                       "elements) is not supported", c->op);
     }
     const ts_av *ab[2] = {c->a[1], c->a[2]};
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
-    TS_TRY(ts_promote(L, c, ab, 2, &dt));
+    TS_TRY(em_ts_promote(L, c, ab, 2, &dt));
     int in[3] = {-1, -1, -1}, r = -1;
-    TS_TRY(ts_value_as(L, c, c->a[0], EMBER_DTYPE_BOOL, &in[0]));
-    TS_TRY(ts_value_as(L, c, c->a[1], dt, &in[1]));
-    TS_TRY(ts_value_as(L, c, c->a[2], dt, &in[2]));
-    TS_TRY(ts_node(L, c, EM_OP_WHERE, in, 3, &r));
-    return ts_ret_tensor(L, r, out);
+    TS_TRY(em_ts_value_as(L, c, c->a[0], EMBER_DTYPE_BOOL, &in[0]));
+    TS_TRY(em_ts_value_as(L, c, c->a[1], dt, &in[1]));
+    TS_TRY(em_ts_value_as(L, c, c->a[2], dt, &in[2]));
+    TS_TRY(em_ts_node(L, c, EM_OP_WHERE, in, 3, &r));
+    return em_ts_ret_tensor(L, r, out);
 }
 
 /* masked_fill(self, mask, value): value (a number or 0-d tensor) in self's dtype. */
@@ -502,12 +502,12 @@ static ember_status *lower_masked_fill(ts_lower *L, const ts_call *c, ts_av **ou
 {
     int x = -1, in[3] = {-1, -1, -1}, r = -1;
     TS_TRY(need(L, c, 3));
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_value_as(L, c, c->a[1], EMBER_DTYPE_BOOL, &in[0]));
-    TS_TRY(ts_value_as(L, c, c->a[2], ts_val(L, x)->dtype, &in[1]));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_value_as(L, c, c->a[1], EMBER_DTYPE_BOOL, &in[0]));
+    TS_TRY(em_ts_value_as(L, c, c->a[2], em_ts_val(L, x)->dtype, &in[1]));
     in[2] = x;
-    TS_TRY(ts_node(L, c, EM_OP_WHERE, in, 3, &r));
-    return ts_elem_ret(L, c, r, out);
+    TS_TRY(em_ts_node(L, c, EM_OP_WHERE, in, 3, &r));
+    return em_ts_elem_ret(L, c, r, out);
 }
 
 /* A clamp bound Clip takes: a number, dynamic scalar or 0-d tensor. */
@@ -526,26 +526,26 @@ static ember_status *clamp(ts_lower *L, const ts_call *c, const ts_av *lo, const
     hi = hi != NULL && hi->k == TA_NONE ? NULL : hi;
     const ts_av *args[3] = {c->a[0], lo, hi};
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
-    TS_TRY(ts_promote(L, c, args, 3, &dt));
+    TS_TRY(em_ts_promote(L, c, args, 3, &dt));
     int in[3] = {-1, -1, -1}, r = -1;
-    TS_TRY(ts_value_as(L, c, c->a[0], dt, &in[0]));
+    TS_TRY(em_ts_value_as(L, c, c->a[0], dt, &in[0]));
     for (int i = 1; i <= 2; i++) {
         if (args[i] != NULL) {
-            TS_TRY(ts_value_as(L, c, args[i], dt, &in[i]));
+            TS_TRY(em_ts_value_as(L, c, args[i], dt, &in[i]));
         }
     }
     if (scalar_bound(lo) && scalar_bound(hi)) {
-        TS_TRY(ts_node(L, c, EM_OP_CLIP, in, 3, &r));
-        return ts_elem_ret(L, c, r, out);
+        TS_TRY(em_ts_node(L, c, EM_OP_CLIP, in, 3, &r));
+        return em_ts_elem_ret(L, c, r, out);
     }
     r = in[0];
     if (in[1] >= 0) {
-        TS_TRY(ts_node2(L, c, EM_OP_MAX, r, in[1], &r));
+        TS_TRY(em_ts_node2(L, c, EM_OP_MAX, r, in[1], &r));
     }
     if (in[2] >= 0) {
-        TS_TRY(ts_node2(L, c, EM_OP_MIN, r, in[2], &r));
+        TS_TRY(em_ts_node2(L, c, EM_OP_MIN, r, in[2], &r));
     }
-    return ts_elem_ret(L, c, r, out);
+    return em_ts_elem_ret(L, c, r, out);
 }
 
 /* clamp / clip(self, min=None, max=None), Scalar or Tensor bounds */
@@ -571,18 +571,18 @@ static ember_status *lower_clamp_max(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_query(ts_lower *L, const ts_call *c, ts_av **out)
 {
     if (strcmp(c->op, "prim::layout") == 0) {
-        *out = ts_int(L, 0);
+        *out = em_ts_int(L, 0);
     } else if (strcmp(c->op, "prim::device") == 0) {
-        *out = ts_str(L, "cpu", 3);
+        *out = em_ts_str(L, "cpu", 3);
         if (*out != NULL) {
             (*out)->k = TA_DEVICE;
         }
     } else if (c->n == 1 && (c->a[0]->k == TA_DEVICE || c->a[0]->k == TA_STR)) {
         const char *d = c->a[0]->u.str.s, *colon = strchr(d, ':');
-        *out = ts_str(L, d, colon != NULL ? (size_t)(colon - d) : strlen(d));
+        *out = em_ts_str(L, d, colon != NULL ? (size_t)(colon - d) : strlen(d));
     } else {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s of a %s", c->op,
-                      c->n > 0 ? ts_kind_name(c->a[0]->k) : "nothing");
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s of a %s", c->op,
+                      c->n > 0 ? em_ts_kind_name(c->a[0]->k) : "nothing");
     }
     return *out != NULL ? NULL : em_status_oom();
 }
@@ -604,8 +604,8 @@ static const ts_op_entry elem_ops[] = {
     OP2("remainder", lower_remainder),
     OP2("fmod", lower_fmod),
     OP2("pow", lower_pow),
-    {"aten::maximum", ts_lower_maximum},
-    {"aten::minimum", ts_lower_minimum},
+    {"aten::maximum", em_ts_lower_maximum},
+    {"aten::minimum", em_ts_lower_minimum},
     OP2("eq", lower_eq),
     OP2("ne", lower_ne),
     OP2("lt", lower_lt),
@@ -637,66 +637,66 @@ static const ts_op_entry elem_ops[] = {
     {"prim::device", lower_query},
     {"prim::type", lower_query},
     /* ts_ops_math.c */
-    OP2("neg", ts_lower_unary),
-    OP2("abs", ts_lower_unary),
-    OP2("sqrt", ts_lower_unary),
-    OP2("rsqrt", ts_lower_unary),
-    OP2("exp", ts_lower_unary),
-    OP2("log", ts_lower_unary),
-    OP2("log1p", ts_lower_unary),
-    OP2("log2", ts_lower_unary),
-    OP2("erf", ts_lower_unary),
-    OP2("sin", ts_lower_unary),
-    OP2("cos", ts_lower_unary),
-    OP2("tanh", ts_lower_unary),
-    OP2("sigmoid", ts_lower_unary),
-    OP2("reciprocal", ts_lower_unary),
-    OP2("sign", ts_lower_unary),
-    OP2("floor", ts_lower_unary),
-    OP2("ceil", ts_lower_unary),
-    OP2("trunc", ts_lower_unary),
-    OP2("round", ts_lower_round),
-    OP2("square", ts_lower_unary),
-    OP2("selu", ts_lower_unary),
-    OP2("mish", ts_lower_unary),
-    OP2("hardswish", ts_lower_unary),
-    {"aten::log_sigmoid", ts_lower_unary},
-    OP2("relu", ts_lower_relu),
-    OP2("relu6", ts_lower_relu6),
-    OP2("hardtanh", ts_lower_hardtanh),
-    OP2("leaky_relu", ts_lower_alpha_act),
-    OP2("elu", ts_lower_elu),
-    OP2("celu", ts_lower_alpha_act),
-    OP2("gelu", ts_lower_gelu),
-    OP2("silu", ts_lower_silu),
-    OP2("hardsigmoid", ts_lower_hardsigmoid),
-    {"aten::softplus", ts_lower_softplus},
-    OP2("threshold", ts_lower_threshold),
-    {"aten::prelu", ts_lower_prelu},
-    {"aten::glu", ts_lower_glu},
-    {"aten::softmax", ts_lower_softmax},
-    {"aten::log_softmax", ts_lower_softmax},
-    {"aten::_softmax", ts_lower_softmax},
-    {"aten::_log_softmax", ts_lower_softmax},
+    OP2("neg", em_ts_lower_unary),
+    OP2("abs", em_ts_lower_unary),
+    OP2("sqrt", em_ts_lower_unary),
+    OP2("rsqrt", em_ts_lower_unary),
+    OP2("exp", em_ts_lower_unary),
+    OP2("log", em_ts_lower_unary),
+    OP2("log1p", em_ts_lower_unary),
+    OP2("log2", em_ts_lower_unary),
+    OP2("erf", em_ts_lower_unary),
+    OP2("sin", em_ts_lower_unary),
+    OP2("cos", em_ts_lower_unary),
+    OP2("tanh", em_ts_lower_unary),
+    OP2("sigmoid", em_ts_lower_unary),
+    OP2("reciprocal", em_ts_lower_unary),
+    OP2("sign", em_ts_lower_unary),
+    OP2("floor", em_ts_lower_unary),
+    OP2("ceil", em_ts_lower_unary),
+    OP2("trunc", em_ts_lower_unary),
+    OP2("round", em_ts_lower_round),
+    OP2("square", em_ts_lower_unary),
+    OP2("selu", em_ts_lower_unary),
+    OP2("mish", em_ts_lower_unary),
+    OP2("hardswish", em_ts_lower_unary),
+    {"aten::log_sigmoid", em_ts_lower_unary},
+    OP2("relu", em_ts_lower_relu),
+    OP2("relu6", em_ts_lower_relu6),
+    OP2("hardtanh", em_ts_lower_hardtanh),
+    OP2("leaky_relu", em_ts_lower_alpha_act),
+    OP2("elu", em_ts_lower_elu),
+    OP2("celu", em_ts_lower_alpha_act),
+    OP2("gelu", em_ts_lower_gelu),
+    OP2("silu", em_ts_lower_silu),
+    OP2("hardsigmoid", em_ts_lower_hardsigmoid),
+    {"aten::softplus", em_ts_lower_softplus},
+    OP2("threshold", em_ts_lower_threshold),
+    {"aten::prelu", em_ts_lower_prelu},
+    {"aten::glu", em_ts_lower_glu},
+    {"aten::softmax", em_ts_lower_softmax},
+    {"aten::log_softmax", em_ts_lower_softmax},
+    {"aten::_softmax", em_ts_lower_softmax},
+    {"aten::_log_softmax", em_ts_lower_softmax},
     /* ts_ops_reduce.c */
-    {"aten::sum", ts_lower_sum},
-    {"aten::mean", ts_lower_mean},
-    {"aten::prod", ts_lower_prod},
-    {"aten::amax", ts_lower_amax},
-    {"aten::amin", ts_lower_amax},
-    {"aten::max", ts_lower_max},
-    {"aten::min", ts_lower_max},
-    {"aten::argmax", ts_lower_argmax},
-    {"aten::argmin", ts_lower_argmax},
-    {"aten::std", ts_lower_std},
-    {"aten::var", ts_lower_std},
-    {"aten::norm", ts_lower_norm},
-    {"aten::linalg_vector_norm", ts_lower_norm},
-    {"aten::frobenius_norm", ts_lower_norm},
-    {"aten::all", ts_lower_all},
-    {"aten::any", ts_lower_all},
-    {"aten::logsumexp", ts_lower_logsumexp},
-    OP2("cumsum", ts_lower_cumsum),
+    {"aten::sum", em_ts_lower_sum},
+    {"aten::mean", em_ts_lower_mean},
+    {"aten::prod", em_ts_lower_prod},
+    {"aten::amax", em_ts_lower_amax},
+    {"aten::amin", em_ts_lower_amax},
+    {"aten::max", em_ts_lower_max},
+    {"aten::min", em_ts_lower_max},
+    {"aten::argmax", em_ts_lower_argmax},
+    {"aten::argmin", em_ts_lower_argmax},
+    {"aten::std", em_ts_lower_std},
+    {"aten::var", em_ts_lower_std},
+    {"aten::norm", em_ts_lower_norm},
+    {"aten::linalg_vector_norm", em_ts_lower_norm},
+    {"aten::frobenius_norm", em_ts_lower_norm},
+    {"aten::all", em_ts_lower_all},
+    {"aten::any", em_ts_lower_all},
+    {"aten::logsumexp", em_ts_lower_logsumexp},
+    OP2("cumsum", em_ts_lower_cumsum),
 };
 
-const ts_op_table ts_elem_table = {elem_ops, sizeof elem_ops / sizeof elem_ops[0]};
+const ts_op_table em_ts_elem_table = {elem_ops, sizeof elem_ops / sizeof elem_ops[0]};

@@ -17,7 +17,7 @@
 
 static ember_status *i64c(ts_lower *L, int64_t v, int *out)
 {
-    return ts_const_i64s(L, &v, 1, out);
+    return em_ts_const_i64s(L, &v, 1, out);
 }
 
 /* Slice of x along `axis` from start to end (1-element int64 values) by step. */
@@ -27,32 +27,32 @@ static ember_status *slice_axis(ts_lower *L, const ts_call *c, int x, int64_t ax
     int in[5] = {x, start, end, -1, -1};
     TS_TRY(i64c(L, axis, &in[3]));
     TS_TRY(i64c(L, step, &in[4]));
-    return ts_emit(L, c, EM_OP_SLICE, in, 5, out, 1, NULL);
+    return em_ts_emit(L, c, EM_OP_SLICE, in, 5, out, 1, NULL);
 }
 
 static ember_status *binop(ts_lower *L, const ts_call *c, em_op op, int a, int b, int *out)
 {
     int in[2] = {a, b};
-    return ts_emit(L, c, op, in, 2, out, 1, NULL);
+    return em_ts_emit(L, c, op, in, 2, out, 1, NULL);
 }
 
 static ember_status *with_axis(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                                int64_t axis, int *out)
 {
     int node = -1;
-    TS_TRY(ts_emit(L, c, op, in, n_in, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, op, in, n_in, out, 1, &node));
     TS_TRY(em_node_set_int(L->g, node, "axis", axis));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 static ember_status *ret_list(ts_lower *L, const int *v, int n, ts_av **out)
 {
-    *out = ts_seq(L, TA_LIST, (size_t)n);
+    *out = em_ts_seq(L, TA_LIST, (size_t)n);
     if (*out == NULL) {
         return em_status_oom();
     }
     for (int i = 0; i < n; i++) {
-        TS_TRY(ts_ret_tensor(L, v[i], &(*out)->u.seq.items[i]));
+        TS_TRY(em_ts_ret_tensor(L, v[i], &(*out)->u.seq.items[i]));
     }
     return NULL;
 }
@@ -61,10 +61,10 @@ static ember_status *ret_list(ts_lower *L, const int *v, int n, ts_av **out)
 static ember_status *x_dim(ts_lower *L, const ts_call *c, size_t i, int *x, int *rank,
                            int64_t *dim)
 {
-    TS_TRY(ts_arg_tensor(L, c, 0, x));
-    TS_TRY(ts_rank(L, c, *x, rank));
-    TS_TRY(ts_arg_int(L, c, i, dim));
-    return ts_norm_dim(L, c, *dim, *rank, dim);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, x));
+    TS_TRY(em_ts_rank(L, c, *x, rank));
+    TS_TRY(em_ts_arg_int(L, c, i, dim));
+    return em_ts_norm_dim(L, c, *dim, *rank, dim);
 }
 
 /* A number, dynamic scalar or one-element tensor as a [1] int64 value. */
@@ -74,9 +74,9 @@ static ember_status *one_i64(ts_lower *L, const ts_call *c, const ts_av *a, int 
     if (a->k == TA_INT) {
         return i64c(L, a->u.i, out);
     }
-    TS_TRY(ts_as_tensor(L, c, a, EMBER_DTYPE_I64, &v));
-    TS_TRY(ts_cast(L, c, v, EMBER_DTYPE_I64, &v));
-    if (ts_val(L, v)->rank == 1) {
+    TS_TRY(em_ts_as_tensor(L, c, a, EMBER_DTYPE_I64, &v));
+    TS_TRY(em_ts_cast(L, c, v, EMBER_DTYPE_I64, &v));
+    if (em_ts_val(L, v)->rank == 1) {
         *out = v;
         return NULL;
     }
@@ -105,7 +105,7 @@ static ember_status *lower_narrow(ts_lower *L, const ts_call *c, ts_av **out)
         TS_TRY(binop(L, c, EM_OP_ADD, s, len, &e));
     }
     TS_TRY(slice_axis(L, c, x, dim, s, e, 1, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* flip(self, dims): a Slice with step -1 on each dim. */
@@ -115,24 +115,24 @@ static ember_status *lower_flip(ts_lower *L, const ts_call *c, ts_av **out)
     int64_t dims[EMBER_MAX_RANK], starts[EMBER_MAX_RANK], ends[EMBER_MAX_RANK];
     int64_t steps[EMBER_MAX_RANK];
     size_t n = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
-    TS_TRY(ts_arg_ints(L, c, 1, dims, EMBER_MAX_RANK, 0, &n));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_ints(L, c, 1, dims, EMBER_MAX_RANK, 0, &n));
     if (n == 0) {
-        return ts_ret_tensor(L, x, out);
+        return em_ts_ret_tensor(L, x, out);
     }
     for (size_t i = 0; i < n; i++) {
-        TS_TRY(ts_norm_dim(L, c, dims[i], rank, &dims[i]));
+        TS_TRY(em_ts_norm_dim(L, c, dims[i], rank, &dims[i]));
         starts[i] = -1;
         ends[i] = INT64_MIN;
         steps[i] = -1;
     }
     in[0] = x;
-    TS_TRY(ts_const_i64s(L, starts, (int64_t)n, &in[1]));
-    TS_TRY(ts_const_i64s(L, ends, (int64_t)n, &in[2]));
-    TS_TRY(ts_const_i64s(L, dims, (int64_t)n, &in[3]));
-    TS_TRY(ts_const_i64s(L, steps, (int64_t)n, &in[4]));
-    return ts_emit1(L, c, EM_OP_SLICE, in, 5, NULL, out);
+    TS_TRY(em_ts_const_i64s(L, starts, (int64_t)n, &in[1]));
+    TS_TRY(em_ts_const_i64s(L, ends, (int64_t)n, &in[2]));
+    TS_TRY(em_ts_const_i64s(L, dims, (int64_t)n, &in[3]));
+    TS_TRY(em_ts_const_i64s(L, steps, (int64_t)n, &in[4]));
+    return em_ts_emit1(L, c, EM_OP_SLICE, in, 5, NULL, out);
 }
 
 /* x rolled by `shift` along dim: Concat(x[n-s:], x[:n-s]) with s = shift mod n, computed at
@@ -141,7 +141,7 @@ static ember_status *roll1(ts_lower *L, const ts_call *c, int x, int64_t dim, in
                            int *out)
 {
     int split = -1, zero = -1, big = -1, parts[2] = {-1, -1};
-    int64_t n = ts_val(L, x)->dims[dim].v;
+    int64_t n = em_ts_val(L, x)->dims[dim].v;
     if (n >= 0) {
         int64_t s = n > 0 ? ((shift % n) + n) % n : 0;
         if (s == 0) {
@@ -151,11 +151,11 @@ static ember_status *roll1(ts_lower *L, const ts_call *c, int x, int64_t dim, in
         TS_TRY(i64c(L, n - s, &split));
     } else {
         int size = -1, sh = -1, m = -1, node = -1;
-        TS_TRY(ts_shape_of(L, c, x, dim, dim + 1, &size));
+        TS_TRY(em_ts_shape_of(L, c, x, dim, dim + 1, &size));
         TS_TRY(i64c(L, shift, &sh));
-        TS_TRY(ts_emit(L, c, EM_OP_MOD, (int[]){sh, size}, 2, &m, 1, &node));
+        TS_TRY(em_ts_emit(L, c, EM_OP_MOD, (int[]){sh, size}, 2, &m, 1, &node));
         TS_TRY(em_node_set_int(L->g, node, "fmod", 0)); /* Python's %: sign of the divisor */
-        TS_TRY(ts_infer(L, c, node));
+        TS_TRY(em_ts_infer(L, c, node));
         TS_TRY(binop(L, c, EM_OP_SUB, size, m, &split));
     }
     TS_TRY(i64c(L, 0, &zero));
@@ -171,30 +171,30 @@ static ember_status *lower_roll(ts_lower *L, const ts_call *c, ts_av **out)
     int x = -1, rank = 0, y = -1;
     int64_t shifts[EMBER_MAX_RANK], dims[EMBER_MAX_RANK];
     size_t ns = 0, nd = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
-    TS_TRY(ts_arg_ints(L, c, 1, shifts, EMBER_MAX_RANK, 0, &ns));
-    TS_TRY(ts_arg_ints(L, c, 2, dims, EMBER_MAX_RANK, 0, &nd));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_ints(L, c, 1, shifts, EMBER_MAX_RANK, 0, &ns));
+    TS_TRY(em_ts_arg_ints(L, c, 2, dims, EMBER_MAX_RANK, 0, &nd));
     if (nd == 0 && ns == 1) {
         int flat = -1, shape = -1, r = -1;
         TS_TRY(i64c(L, -1, &flat));
         TS_TRY(binop(L, c, EM_OP_RESHAPE, x, flat, &y));
         TS_TRY(roll1(L, c, y, 0, shifts[0], &r));
-        TS_TRY(ts_shape_of(L, c, x, 0, rank, &shape));
+        TS_TRY(em_ts_shape_of(L, c, x, 0, rank, &shape));
         TS_TRY(binop(L, c, EM_OP_RESHAPE, r, shape, &y));
-        ts_copy_dims(L, y, x);
-        return ts_ret_tensor(L, y, out);
+        em_ts_copy_dims(L, y, x);
+        return em_ts_ret_tensor(L, y, out);
     }
     if (nd != ns) {
-        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: shifts and dims differ in length",
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: shifts and dims differ in length",
                       c->op);
     }
     y = x;
     for (size_t i = 0; i < nd; i++) {
-        TS_TRY(ts_norm_dim(L, c, dims[i], rank, &dims[i]));
+        TS_TRY(em_ts_norm_dim(L, c, dims[i], rank, &dims[i]));
         TS_TRY(roll1(L, c, y, dims[i], shifts[i], &y));
     }
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* ---- splitting ---- */
@@ -214,10 +214,10 @@ static ember_status *split_into(ts_lower *L, const ts_call *c, int x, int64_t di
         return ret_list(L, v, n, out);
     }
     if (n <= 8) {
-        TS_TRY(ts_int_list_tensor(L, c, list, &sizes));
-        TS_TRY(ts_emit(L, c, EM_OP_SPLIT, (int[]){x, sizes}, 2, v, n, &node));
+        TS_TRY(em_ts_int_list_tensor(L, c, list, &sizes));
+        TS_TRY(em_ts_emit(L, c, EM_OP_SPLIT, (int[]){x, sizes}, 2, v, n, &node));
         TS_TRY(em_node_set_int(L->g, node, "axis", dim));
-        TS_TRY(ts_infer(L, c, node));
+        TS_TRY(em_ts_infer(L, c, node));
         return ret_list(L, v, n, out);
     }
     int64_t at = 0;
@@ -225,7 +225,7 @@ static ember_status *split_into(ts_lower *L, const ts_call *c, int x, int64_t di
         const ts_av *it = list->u.seq.items[i];
         int s = -1, e = -1;
         if (it->k != TA_INT) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s into more than 8 pieces needs "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s into more than 8 pieces needs "
                           "sizes known at load time", c->op);
         }
         TS_TRY(i64c(L, at, &s));
@@ -247,27 +247,27 @@ static ember_status *lower_split(ts_lower *L, const ts_call *c, ts_av **out)
     if (sz->k == TA_LIST || sz->k == TA_TUPLE) {
         return split_into(L, c, x, dim, sz, out);
     }
-    int64_t size = ts_val(L, x)->dims[dim].v, piece = 0;
+    int64_t size = em_ts_val(L, x)->dims[dim].v, piece = 0;
     if (sz->k != TA_INT || size < 0) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s into pieces of one size needs the "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s into pieces of one size needs the "
                       "size of dim %lld and the piece size known at load time", c->op,
                       (long long)dim);
     }
     piece = sz->u.i;
     if (piece <= 0) {
-        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: split size %lld", c->op,
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: split size %lld", c->op,
                       (long long)piece);
     }
-    ts_av *list = ts_seq(L, TA_LIST, 0);
+    ts_av *list = em_ts_seq(L, TA_LIST, 0);
     if (list == NULL) {
         return em_status_oom();
     }
     for (int64_t done = 0; done < size || done == 0; done += piece) {
-        ts_av *it = ts_int(L, size - done < piece ? size - done : piece);
+        ts_av *it = em_ts_int(L, size - done < piece ? size - done : piece);
         if (it == NULL) {
             return em_status_oom();
         }
-        TS_TRY(ts_list_append(L, list, it));
+        TS_TRY(em_ts_list_append(L, list, it));
         if (size == 0) {
             break;
         }
@@ -281,9 +281,9 @@ static ember_status *lower_unbind(ts_lower *L, const ts_call *c, ts_av **out)
     int x = -1, rank = 0;
     int64_t dim = 0;
     TS_TRY(x_dim(L, c, 1, &x, &rank, &dim));
-    int64_t n = ts_val(L, x)->dims[dim].v;
+    int64_t n = em_ts_val(L, x)->dims[dim].v;
     if (n < 0 || n > 4096) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s needs the size of dim %lld known "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s needs the size of dim %lld known "
                       "at load time", c->op, (long long)dim);
     }
     int *v = em_ts_arena_alloc(&L->arena, (size_t)(n > 0 ? n : 1) * sizeof(int));
@@ -292,7 +292,7 @@ static ember_status *lower_unbind(ts_lower *L, const ts_call *c, ts_av **out)
     }
     for (int64_t i = 0; i < n; i++) {
         int idx = -1;
-        TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, (double)i, &idx));
+        TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_I64, (double)i, &idx));
         TS_TRY(with_axis(L, c, EM_OP_GATHER, (int[]){x, idx}, 2, dim, &v[i]));
     }
     return ret_list(L, v, (int)n, out);
@@ -306,12 +306,12 @@ static ember_status *lower_index_select(ts_lower *L, const ts_call *c, ts_av **o
     int x = -1, rank = 0, idx = -1, y = -1;
     int64_t dim = 0;
     TS_TRY(x_dim(L, c, 1, &x, &rank, &dim));
-    TS_TRY(ts_arg_tensor(L, c, 2, &idx));
-    if (ts_val(L, idx)->rank == 0) {
+    TS_TRY(em_ts_arg_tensor(L, c, 2, &idx));
+    if (em_ts_val(L, idx)->rank == 0) {
         TS_TRY(one_i64(L, c, c->a[2], &idx));
     }
     TS_TRY(with_axis(L, c, EM_OP_GATHER, (int[]){x, idx}, 2, dim, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* gather(self, dim, index, *, sparse_grad=False): GatherElements. */
@@ -320,9 +320,9 @@ static ember_status *lower_gather(ts_lower *L, const ts_call *c, ts_av **out)
     int x = -1, rank = 0, idx = -1, y = -1;
     int64_t dim = 0;
     TS_TRY(x_dim(L, c, 1, &x, &rank, &dim));
-    TS_TRY(ts_arg_tensor(L, c, 2, &idx));
+    TS_TRY(em_ts_arg_tensor(L, c, 2, &idx));
     TS_TRY(with_axis(L, c, EM_OP_GATHERELEMENTS, (int[]){x, idx}, 2, dim, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* embedding(weight, indices, padding_idx=-1, scale_grad_by_freq, sparse): rows of the weight
@@ -330,15 +330,15 @@ static ember_status *lower_gather(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_embedding(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[2] = {-1, -1}, y = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_tensor(L, c, 1, &in[1]));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &in[1]));
     TS_TRY(with_axis(L, c, EM_OP_GATHER, in, 2, 0, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 static bool same_dims(ts_lower *L, int a, int b)
 {
-    const em_value *va = ts_val(L, a), *vb = ts_val(L, b);
+    const em_value *va = em_ts_val(L, a), *vb = em_ts_val(L, b);
     if (va->rank != vb->rank || va->rank < 0) {
         return false;
     }
@@ -360,40 +360,40 @@ static ember_status *lower_scatter(ts_lower *L, const ts_call *c, ts_av **out)
     int x = -1, rank = 0, idx = -1, upd = -1, node = -1, ishape = -1;
     int64_t dim = 0;
     TS_TRY(x_dim(L, c, 1, &x, &rank, &dim));
-    TS_TRY(ts_arg_tensor(L, c, 2, &idx));
+    TS_TRY(em_ts_arg_tensor(L, c, 2, &idx));
     const char *reduction = strcmp(c->op, "aten::scatter_add") == 0 ? "add" : "none";
     if (c->n > 4 && c->a[4]->k == TA_STR) {
         const char *r = c->a[4]->u.str.s;
         reduction = strcmp(r, "add") == 0 ? "add" : strcmp(r, "multiply") == 0 ? "mul" : NULL;
         if (reduction == NULL) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: reduce '%s'", c->op, r);
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: reduce '%s'", c->op, r);
         }
     }
     if (c->a[3]->k == TA_TENSOR) {
-        TS_TRY(ts_arg_tensor(L, c, 3, &upd));
+        TS_TRY(em_ts_arg_tensor(L, c, 3, &upd));
         if (!same_dims(L, upd, idx)) {
             int zeros = -1, axes = -1;
             int64_t z[EMBER_MAX_RANK] = {0}, ax[EMBER_MAX_RANK];
             for (int d = 0; d < rank; d++) {
                 ax[d] = d;
             }
-            TS_TRY(ts_const_i64s(L, z, rank, &zeros));
-            TS_TRY(ts_const_i64s(L, ax, rank, &axes));
-            TS_TRY(ts_shape_of(L, c, idx, 0, rank, &ishape));
-            TS_TRY(ts_emit(L, c, EM_OP_SLICE, (int[]){upd, zeros, ishape, axes}, 4, &upd, 1,
+            TS_TRY(em_ts_const_i64s(L, z, rank, &zeros));
+            TS_TRY(em_ts_const_i64s(L, ax, rank, &axes));
+            TS_TRY(em_ts_shape_of(L, c, idx, 0, rank, &ishape));
+            TS_TRY(em_ts_emit(L, c, EM_OP_SLICE, (int[]){upd, zeros, ishape, axes}, 4, &upd, 1,
                            NULL));
         }
-        TS_TRY(ts_cast(L, c, upd, ts_val(L, x)->dtype, &upd));
+        TS_TRY(em_ts_cast(L, c, upd, em_ts_val(L, x)->dtype, &upd));
     } else {
         int v = -1;
-        TS_TRY(ts_as_tensor(L, c, c->a[3], ts_val(L, x)->dtype, &v));
-        TS_TRY(ts_shape_of(L, c, idx, 0, rank, &ishape));
+        TS_TRY(em_ts_as_tensor(L, c, c->a[3], em_ts_val(L, x)->dtype, &v));
+        TS_TRY(em_ts_shape_of(L, c, idx, 0, rank, &ishape));
         TS_TRY(binop(L, c, EM_OP_EXPAND, v, ishape, &upd));
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_SCATTERELEMENTS, (int[]){x, idx, upd}, 3, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_SCATTERELEMENTS, (int[]){x, idx, upd}, 3, &node, out));
     TS_TRY(em_node_set_int(L->g, node, "axis", dim));
     TS_TRY(em_node_set_string(L->g, node, "reduction", reduction));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* x's shape with dim `dim` made 1 (Shape * mask + one-hot), for broadcasting all other dims. */
@@ -406,9 +406,9 @@ static ember_status *shape_dim1(ts_lower *L, const ts_call *c, int x, int64_t di
         mask[d] = d != dim;
         hot[d] = d == dim;
     }
-    TS_TRY(ts_shape_of(L, c, x, 0, rank, &s));
-    TS_TRY(ts_const_i64s(L, mask, rank, &m));
-    TS_TRY(ts_const_i64s(L, hot, rank, &h));
+    TS_TRY(em_ts_shape_of(L, c, x, 0, rank, &s));
+    TS_TRY(em_ts_const_i64s(L, mask, rank, &m));
+    TS_TRY(em_ts_const_i64s(L, hot, rank, &h));
     TS_TRY(binop(L, c, EM_OP_MUL, s, m, &p));
     return binop(L, c, EM_OP_ADD, p, h, out);
 }
@@ -419,19 +419,19 @@ static ember_status *lower_take_along_dim(ts_lower *L, const ts_call *c, ts_av *
 {
     int x = -1, idx = -1, rank = 0, y = -1;
     int64_t dim = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_tensor(L, c, 1, &idx));
-    TS_TRY(ts_rank(L, c, x, &rank));
-    if (ts_arg_none(c, 2)) {
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &idx));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    if (em_ts_arg_none(c, 2)) {
         int flat = -1;
         TS_TRY(i64c(L, -1, &flat));
         TS_TRY(binop(L, c, EM_OP_RESHAPE, x, flat, &x));
         TS_TRY(binop(L, c, EM_OP_RESHAPE, idx, flat, &idx));
     } else {
-        TS_TRY(ts_arg_int(L, c, 2, &dim));
-        TS_TRY(ts_norm_dim(L, c, dim, rank, &dim));
-        if (ts_val(L, idx)->rank != rank) {
-            return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: self and indices differ in "
+        TS_TRY(em_ts_arg_int(L, c, 2, &dim));
+        TS_TRY(em_ts_norm_dim(L, c, dim, rank, &dim));
+        if (em_ts_val(L, idx)->rank != rank) {
+            return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: self and indices differ in "
                           "rank", c->op);
         }
         int sx = -1, si = -1;
@@ -441,7 +441,7 @@ static ember_status *lower_take_along_dim(ts_lower *L, const ts_call *c, ts_av *
         TS_TRY(binop(L, c, EM_OP_EXPAND, idx, sx, &idx));
     }
     TS_TRY(with_axis(L, c, EM_OP_GATHERELEMENTS, (int[]){x, idx}, 2, dim, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* ---- advanced indexing ---- */
@@ -462,7 +462,7 @@ static ember_status *adv_indices(ts_lower *L, const ts_call *c, const ts_av *l, 
     int d = 0;
     memset(a, 0, sizeof *a);
     if (l->k != TA_LIST && l->k != TA_TUPLE) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: indices must be a list", c->op);
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: indices must be a list", c->op);
     }
     for (size_t i = 0; i < l->u.seq.n; i++) {
         const ts_av *it = l->u.seq.items[i];
@@ -471,28 +471,28 @@ static ember_status *adv_indices(ts_lower *L, const ts_call *c, const ts_av *l, 
             d++;
             continue;
         }
-        TS_TRY(ts_as_tensor(L, c, it, EMBER_DTYPE_UNDEFINED, &v));
-        TS_TRY(ts_rank(L, c, v, &r));
-        ember_dtype dt = ts_val(L, v)->dtype;
+        TS_TRY(em_ts_as_tensor(L, c, it, EMBER_DTYPE_UNDEFINED, &v));
+        TS_TRY(em_ts_rank(L, c, v, &r));
+        ember_dtype dt = em_ts_val(L, v)->dtype;
         bool mask = dt == EMBER_DTYPE_BOOL || dt == EMBER_DTYPE_U8;
         if (d + (mask ? r : 1) > rank || a->m + (mask ? r : 1) > EMBER_MAX_RANK) {
-            return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: too many indices for a rank-%d "
+            return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: too many indices for a rank-%d "
                           "tensor", c->op, rank);
         }
         if (!mask) {
             a->pos[a->m] = d++;
-            TS_TRY(ts_cast(L, c, v, dt == EMBER_DTYPE_I32 ? dt : EMBER_DTYPE_I64,
+            TS_TRY(em_ts_cast(L, c, v, dt == EMBER_DTYPE_I32 ? dt : EMBER_DTYPE_I64,
                            &a->idx[a->m++]));
             continue;
         }
         int nz = -1;
-        TS_TRY(ts_cast(L, c, v, EMBER_DTYPE_BOOL, &v));
+        TS_TRY(em_ts_cast(L, c, v, EMBER_DTYPE_BOOL, &v));
         a->has_mask = true;
         a->mask = v;
-        TS_TRY(ts_emit(L, c, EM_OP_NONZERO, &v, 1, &nz, 1, NULL));
+        TS_TRY(em_ts_emit(L, c, EM_OP_NONZERO, &v, 1, &nz, 1, NULL));
         for (int k = 0; k < r; k++) {
             int row = -1;
-            TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, k, &row));
+            TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_I64, k, &row));
             a->pos[a->m] = d++;
             TS_TRY(with_axis(L, c, EM_OP_GATHER, (int[]){nz, row}, 2, 0, &a->idx[a->m++]));
         }
@@ -506,27 +506,27 @@ static ember_status *stack_indices(ts_lower *L, const ts_call *c, const adv_inde
                                    int *nb)
 {
     int zero = -1, sum = -1, parts[EMBER_MAX_RANK];
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_I64, 0, &zero));
+    TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_I64, 0, &zero));
     *nb = 0;
     for (int j = 0; j < a->m; j++) {
         int t = -1, v = -1;
-        TS_TRY(ts_cast(L, c, a->idx[j], EMBER_DTYPE_I64, &v));
+        TS_TRY(em_ts_cast(L, c, a->idx[j], EMBER_DTYPE_I64, &v));
         TS_TRY(binop(L, c, EM_OP_MUL, v, zero, &t));
         if (j == 0) {
             sum = t;
         } else {
             TS_TRY(binop(L, c, EM_OP_ADD, sum, t, &sum));
         }
-        *nb = ts_val(L, v)->rank > *nb ? ts_val(L, v)->rank : *nb;
+        *nb = em_ts_val(L, v)->rank > *nb ? em_ts_val(L, v)->rank : *nb;
     }
     for (int j = 0; j < a->m; j++) {
         int v = -1, b = -1;
-        TS_TRY(ts_cast(L, c, a->idx[j], EMBER_DTYPE_I64, &v));
+        TS_TRY(em_ts_cast(L, c, a->idx[j], EMBER_DTYPE_I64, &v));
         TS_TRY(binop(L, c, EM_OP_ADD, v, sum, &b));
         int in[2] = {b, -1};
         int64_t last = -1;
-        TS_TRY(ts_const_i64s(L, &last, 1, &in[1]));
-        TS_TRY(ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, &parts[j], 1, NULL));
+        TS_TRY(em_ts_const_i64s(L, &last, 1, &in[1]));
+        TS_TRY(em_ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, &parts[j], 1, NULL));
     }
     if (a->m == 1) {
         *out = parts[0];
@@ -547,9 +547,9 @@ static ember_status *transpose(ts_lower *L, const ts_call *c, int x, const int64
         *out = x;
         return NULL;
     }
-    TS_TRY(ts_emit(L, c, EM_OP_TRANSPOSE, &x, 1, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_TRANSPOSE, &x, 1, out, 1, &node));
     TS_TRY(em_node_set_ints(L->g, node, "perm", perm, rank));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* index.Tensor(self, indices): one index tensor is a Gather on its dim; several (or a mask of
@@ -559,15 +559,15 @@ static ember_status *lower_index(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0, y = -1;
     adv_index a;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     TS_TRY(adv_indices(L, c, c->a[1], rank, &a));
     if (a.m == 0) {
-        return ts_ret_tensor(L, x, out);
+        return em_ts_ret_tensor(L, x, out);
     }
     if (a.m == 1) {
         TS_TRY(with_axis(L, c, EM_OP_GATHER, (int[]){x, a.idx[0]}, 2, a.pos[0], &y));
-        return ts_ret_tensor(L, y, out);
+        return em_ts_ret_tensor(L, y, out);
     }
     int64_t perm[EMBER_MAX_RANK];
     bool used[EMBER_MAX_RANK] = {false}, adjacent = true;
@@ -591,7 +591,7 @@ static ember_status *lower_index(ts_lower *L, const ts_call *c, ts_av **out)
         back[d] = d < p0 ? nb + d : d < p0 + nb ? d - p0 : d;
     }
     TS_TRY(transpose(L, c, g, back, rg, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* The result y; of an in-place op (name ending in '_') self rebound to y, so every name bound
@@ -603,7 +603,7 @@ static ember_status *ret_maybe_inplace(ts_lower *L, const ts_call *c, int y, ts_
         *out = c->a[0];
         return NULL;
     }
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* index_fill / index_fill_(self, dim, index, value): Where over a mask of dim's length made by
@@ -615,14 +615,14 @@ static ember_status *lower_index_fill(ts_lower *L, const ts_call *c, ts_av **out
     int64_t dim = 0, axes[EMBER_MAX_RANK];
     TS_TRY(x_dim(L, c, 1, &x, &rank, &dim));
     TS_TRY(one_i64(L, c, c->a[2], &idx));
-    if (ts_val(L, idx)->rank != 1) {
-        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: the index must be 1-D", c->op);
+    if (em_ts_val(L, idx)->rank != 1) {
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "%s: the index must be 1-D", c->op);
     }
-    TS_TRY(ts_shape_of(L, c, x, dim, dim + 1, &len));
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_BOOL, 0, &f));
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_BOOL, 1, &t));
+    TS_TRY(em_ts_shape_of(L, c, x, dim, dim + 1, &len));
+    TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_BOOL, 0, &f));
+    TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_BOOL, 1, &t));
     TS_TRY(binop(L, c, EM_OP_EXPAND, f, len, &f));
-    TS_TRY(ts_shape_of(L, c, idx, 0, 1, &len));
+    TS_TRY(em_ts_shape_of(L, c, idx, 0, 1, &len));
     TS_TRY(binop(L, c, EM_OP_EXPAND, t, len, &t));
     TS_TRY(with_axis(L, c, EM_OP_SCATTERELEMENTS, (int[]){f, idx, t}, 3, 0, &m));
     for (int64_t d = dim + 1; d < rank; d++) {
@@ -630,13 +630,13 @@ static ember_status *lower_index_fill(ts_lower *L, const ts_call *c, ts_av **out
     }
     if (dim + 1 < rank) {
         int ax = -1;
-        TS_TRY(ts_const_i64s(L, axes, rank - dim - 1, &ax));
+        TS_TRY(em_ts_const_i64s(L, axes, rank - dim - 1, &ax));
         TS_TRY(binop(L, c, EM_OP_UNSQUEEZE, m, ax, &m));
     }
-    TS_TRY(ts_as_tensor(L, c, c->a[3], ts_val(L, x)->dtype, &v));
-    TS_TRY(ts_cast(L, c, v, ts_val(L, x)->dtype, &v));
-    TS_TRY(ts_emit(L, c, EM_OP_WHERE, (int[]){m, v, x}, 3, &y, 1, &node));
-    TS_TRY(ts_infer(L, c, node));
+    TS_TRY(em_ts_as_tensor(L, c, c->a[3], em_ts_val(L, x)->dtype, &v));
+    TS_TRY(em_ts_cast(L, c, v, em_ts_val(L, x)->dtype, &v));
+    TS_TRY(em_ts_emit(L, c, EM_OP_WHERE, (int[]){m, v, x}, 3, &y, 1, &node));
+    TS_TRY(em_ts_infer(L, c, node));
     return ret_maybe_inplace(L, c, y, out);
 }
 
@@ -648,32 +648,32 @@ static ember_status *lower_index_put(ts_lower *L, const ts_call *c, ts_av **out)
     int x = -1, rank = 0, val = -1, y = -1, node = -1;
     bool acc = false;
     adv_index a;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
-    TS_TRY(ts_arg_bool(L, c, 3, &acc));
-    TS_TRY(ts_as_tensor(L, c, c->a[2], ts_val(L, x)->dtype, &val));
-    TS_TRY(ts_cast(L, c, val, ts_val(L, x)->dtype, &val));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_bool(L, c, 3, &acc));
+    TS_TRY(em_ts_as_tensor(L, c, c->a[2], em_ts_val(L, x)->dtype, &val));
+    TS_TRY(em_ts_cast(L, c, val, em_ts_val(L, x)->dtype, &val));
     TS_TRY(adv_indices(L, c, c->a[1], rank, &a));
-    const em_value *vv = ts_val(L, val);
+    const em_value *vv = em_ts_val(L, val);
     bool one = vv->rank == 0 || (vv->rank == 1 && vv->dims[0].v == 1);
     bool leading = a.m > 0;
     for (int j = 0; j < a.m; j++) {
         leading = leading && a.pos[j] == j;
     }
-    if (a.has_mask && a.m == ts_val(L, a.mask)->rank && a.pos[0] == 0 && one && !acc) {
-        TS_TRY(ts_emit(L, c, EM_OP_WHERE, (int[]){a.mask, val, x}, 3, &y, 1, NULL));
+    if (a.has_mask && a.m == em_ts_val(L, a.mask)->rank && a.pos[0] == 0 && one && !acc) {
+        TS_TRY(em_ts_emit(L, c, EM_OP_WHERE, (int[]){a.mask, val, x}, 3, &y, 1, NULL));
     } else if (leading) {
         int ind = -1, nb = 0, parts[2] = {-1, -1}, shape = -1, upd = -1;
         TS_TRY(stack_indices(L, c, &a, &ind, &nb));
-        TS_TRY(ts_shape_of(L, c, ind, 0, nb, &parts[0]));
-        TS_TRY(ts_shape_of(L, c, x, a.m, rank, &parts[1]));
+        TS_TRY(em_ts_shape_of(L, c, ind, 0, nb, &parts[0]));
+        TS_TRY(em_ts_shape_of(L, c, x, a.m, rank, &parts[1]));
         TS_TRY(with_axis(L, c, EM_OP_CONCAT, parts, 2, 0, &shape));
         TS_TRY(binop(L, c, EM_OP_EXPAND, val, shape, &upd));
-        TS_TRY(ts_emit(L, c, EM_OP_SCATTERND, (int[]){x, ind, upd}, 3, &y, 1, &node));
+        TS_TRY(em_ts_emit(L, c, EM_OP_SCATTERND, (int[]){x, ind, upd}, 3, &y, 1, &node));
         TS_TRY(em_node_set_string(L->g, node, "reduction", acc ? "add" : "none"));
-        TS_TRY(ts_infer(L, c, node));
+        TS_TRY(em_ts_infer(L, c, node));
     } else {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: only index tensors on the leading "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: only index tensors on the leading "
                       "dims or a full mask are supported", c->op);
     }
     return ret_maybe_inplace(L, c, y, out);
@@ -684,12 +684,12 @@ static ember_status *lower_index_put(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_masked_fill(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, m = -1, v = -1, y = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_tensor(L, c, 1, &m));
-    TS_TRY(ts_cast(L, c, m, EMBER_DTYPE_BOOL, &m));
-    TS_TRY(ts_as_tensor(L, c, c->a[2], ts_val(L, x)->dtype, &v));
-    TS_TRY(ts_cast(L, c, v, ts_val(L, x)->dtype, &v));
-    TS_TRY(ts_emit(L, c, EM_OP_WHERE, (int[]){m, v, x}, 3, &y, 1, NULL));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &m));
+    TS_TRY(em_ts_cast(L, c, m, EMBER_DTYPE_BOOL, &m));
+    TS_TRY(em_ts_as_tensor(L, c, c->a[2], em_ts_val(L, x)->dtype, &v));
+    TS_TRY(em_ts_cast(L, c, v, em_ts_val(L, x)->dtype, &v));
+    TS_TRY(em_ts_emit(L, c, EM_OP_WHERE, (int[]){m, v, x}, 3, &y, 1, NULL));
     return ret_maybe_inplace(L, c, y, out);
 }
 
@@ -698,19 +698,19 @@ static ember_status *lower_masked_fill(ts_lower *L, const ts_call *c, ts_av **ou
 static ember_status *lower_masked_select(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, m = -1, sx = -1, sm = -1, rx = 0, rm = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_tensor(L, c, 1, &m));
-    TS_TRY(ts_rank(L, c, x, &rx));
-    TS_TRY(ts_rank(L, c, m, &rm));
-    TS_TRY(ts_cast(L, c, m, EMBER_DTYPE_BOOL, &m));
-    TS_TRY(ts_shape_of(L, c, x, 0, rx, &sx));
-    TS_TRY(ts_shape_of(L, c, m, 0, rm, &sm));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &m));
+    TS_TRY(em_ts_rank(L, c, x, &rx));
+    TS_TRY(em_ts_rank(L, c, m, &rm));
+    TS_TRY(em_ts_cast(L, c, m, EMBER_DTYPE_BOOL, &m));
+    TS_TRY(em_ts_shape_of(L, c, x, 0, rx, &sx));
+    TS_TRY(em_ts_shape_of(L, c, m, 0, rm, &sm));
     TS_TRY(binop(L, c, EM_OP_EXPAND, x, sm, &x));
     TS_TRY(binop(L, c, EM_OP_EXPAND, m, sx, &m));
     TS_TRY(i64c(L, -1, &sx));
     TS_TRY(binop(L, c, EM_OP_RESHAPE, x, sx, &x));
     TS_TRY(binop(L, c, EM_OP_RESHAPE, m, sx, &m));
-    return ts_emit1(L, c, EM_OP_COMPRESS, (int[]){x, m}, 2, NULL, out);
+    return em_ts_emit1(L, c, EM_OP_COMPRESS, (int[]){x, m}, 2, NULL, out);
 }
 
 static const ts_op_entry index_ops[] = {
@@ -736,4 +736,4 @@ static const ts_op_entry index_ops[] = {
     {"aten::masked_fill_", lower_masked_fill},
 };
 
-const ts_op_table ts_index_table = {index_ops, sizeof index_ops / sizeof index_ops[0]};
+const ts_op_table em_ts_index_table = {index_ops, sizeof index_ops / sizeof index_ops[0]};

@@ -30,7 +30,7 @@ static ember_status *set_ints(ts_lower *L, int node, const char *name, const int
 static void window_dims(ts_lower *L, int x, int y, size_t k, const int64_t *ks,
                         const int64_t *st, const int64_t *pad, const int64_t *dil, bool ceil_mode)
 {
-    const em_value *xv = ts_val(L, x);
+    const em_value *xv = em_ts_val(L, x);
     em_value *yv = &L->g->values[y];
     if (xv->rank != (int)k + 2 || yv->rank != xv->rank) {
         return;
@@ -46,11 +46,11 @@ static void window_dims(ts_lower *L, int x, int y, size_t k, const int64_t *ks,
             yd->sym = xd.sym;
             continue;
         }
-        const char *name = pad == NULL ? ts_printf(L, "ceil(%s/%lld)", xs, (long long)st[d])
-                           : ceil_mode ? ts_printf(L, "ceilwin(%s,%lld,%lld,%lld)", xs,
+        const char *name = pad == NULL ? em_ts_printf(L, "ceil(%s/%lld)", xs, (long long)st[d])
+                           : ceil_mode ? em_ts_printf(L, "ceilwin(%s,%lld,%lld,%lld)", xs,
                                                    (long long)c, (long long)st[d],
                                                    (long long)pad[d])
-                                       : ts_printf(L, "(%s%+lld)/%lld+1", xs, (long long)c,
+                                       : em_ts_printf(L, "(%s%+lld)/%lld+1", xs, (long long)c,
                                                    (long long)st[d]);
         if (name != NULL) {
             yd->sym = em_graph_symbol(L->g, name); /* 0 (no symbol) when out of memory */
@@ -65,29 +65,29 @@ static ember_status *conv(ts_lower *L, const ts_call *c, size_t i_stride, size_t
                           ts_av **out)
 {
     int in[3] = {-1, -1, -1}, node = -1, rank = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_tensor(L, c, 1, &in[1]));
-    TS_TRY(ts_rank(L, c, in[1], &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &in[1]));
+    TS_TRY(em_ts_rank(L, c, in[1], &rank));
     size_t k = rank >= 3 ? (size_t)rank - 2 : 1, ns = 0, np = 0, nd = 0, no = 0;
     int64_t stride[MAXK], pad[MAXK], dil[MAXK], outpad[MAXK] = {0}, groups = 1;
-    if (!ts_arg_none(c, 2)) {
-        TS_TRY(ts_arg_tensor(L, c, 2, &in[2]));
+    if (!em_ts_arg_none(c, 2)) {
+        TS_TRY(em_ts_arg_tensor(L, c, 2, &in[2]));
     }
     bool same = i_pad < c->n && c->a[i_pad]->k == TA_STR;
-    TS_TRY(ts_arg_ints(L, c, i_stride, stride, MAXK, k, &ns));
+    TS_TRY(em_ts_arg_ints(L, c, i_stride, stride, MAXK, k, &ns));
     if (!same) {
-        TS_TRY(ts_arg_ints(L, c, i_pad, pad, MAXK, k, &np));
+        TS_TRY(em_ts_arg_ints(L, c, i_pad, pad, MAXK, k, &np));
     }
-    TS_TRY(ts_arg_ints(L, c, i_dil, dil, MAXK, k, &nd));
+    TS_TRY(em_ts_arg_ints(L, c, i_dil, dil, MAXK, k, &nd));
     if (transposed) {
-        TS_TRY(ts_arg_ints(L, c, i_outpad, outpad, MAXK, k, &no));
+        TS_TRY(em_ts_arg_ints(L, c, i_outpad, outpad, MAXK, k, &no));
     }
-    TS_TRY(ts_arg_int(L, c, i_groups, &groups));
+    TS_TRY(em_ts_arg_int(L, c, i_groups, &groups));
     if (ns != k || (!same && np != k) || nd != k) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: stride/padding/dilation must "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: stride/padding/dilation must "
                       "have %zu values", c->op, k);
     }
-    TS_TRY(ts_emit1(L, c, transposed ? EM_OP_CONVTRANSPOSE : EM_OP_CONV, in,
+    TS_TRY(em_ts_emit1(L, c, transposed ? EM_OP_CONVTRANSPOSE : EM_OP_CONV, in,
                     in[2] >= 0 ? 3 : 2, &node, out));
     int64_t pads[2 * MAXK];
     for (size_t d = 0; d < k; d++) {
@@ -101,7 +101,7 @@ static ember_status *conv(ts_lower *L, const ts_call *c, size_t i_stride, size_t
         if (strcmp(p, "same") == 0) {
             TS_TRY(em_node_set_string(L->g, node, "auto_pad", "SAME_UPPER"));
         } else if (strcmp(p, "valid") != 0) {
-            return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: padding '%s'", c->op, p);
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: padding '%s'", c->op, p);
         }
     } else {
         TS_TRY(set_ints(L, node, "pads", pads, 2 * k));
@@ -109,10 +109,10 @@ static ember_status *conv(ts_lower *L, const ts_call *c, size_t i_stride, size_t
     if (transposed) {
         TS_TRY(set_ints(L, node, "output_padding", outpad, k));
     }
-    TS_TRY(ts_infer(L, c, node));
+    TS_TRY(em_ts_infer(L, c, node));
     if (!transposed && (!same || strcmp(c->a[i_pad]->u.str.s, "same") == 0)) {
         int64_t ks[MAXK];
-        const em_value *w = ts_val(L, in[1]);
+        const em_value *w = em_ts_val(L, in[1]);
         for (size_t d = 0; d < k; d++) {
             ks[d] = w->rank == (int)k + 2 ? w->dims[2 + d].v : -1;
         }
@@ -128,7 +128,7 @@ static ember_status *conv(ts_lower *L, const ts_call *c, size_t i_stride, size_t
 static ember_status *lower_convolution(ts_lower *L, const ts_call *c, ts_av **out)
 {
     bool transposed = false;
-    TS_TRY(ts_arg_bool(L, c, 6, &transposed));
+    TS_TRY(em_ts_arg_bool(L, c, 6, &transposed));
     return conv(L, c, 3, 4, 5, transposed, 7, 8, out);
 }
 
@@ -149,9 +149,9 @@ static ember_status *lower_conv_transpose(ts_lower *L, const ts_call *c, ts_av *
 /* A constant filled with `v`, shaped like dim `d` of value x (known). */
 static ember_status *fill_like_dim(ts_lower *L, const ts_call *c, int x, int d, float v, int *out)
 {
-    int64_t n = ts_val(L, x)->dims[d].v;
+    int64_t n = em_ts_val(L, x)->dims[d].v;
     if (n < 0) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: channel count unknown", c->op);
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: channel count unknown", c->op);
     }
     float *buf = em_ts_arena_alloc(&L->arena, (size_t)(n > 0 ? n : 1) * sizeof(float));
     if (buf == NULL) {
@@ -160,7 +160,7 @@ static ember_status *fill_like_dim(ts_lower *L, const ts_call *c, int x, int d, 
     for (int64_t i = 0; i < n; i++) {
         buf[i] = v;
     }
-    return ts_const(L, EMBER_DTYPE_F32, 1, &n, buf, out);
+    return em_ts_const(L, EMBER_DTYPE_F32, 1, &n, buf, out);
 }
 
 /* batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps,
@@ -170,28 +170,28 @@ static ember_status *lower_batch_norm(ts_lower *L, const ts_call *c, ts_av **out
     bool training = false;
     double eps = 1e-5;
     int in[5] = {-1, -1, -1, -1, -1}, node = -1;
-    TS_TRY(ts_arg_bool(L, c, 5, &training));
-    TS_TRY(ts_arg_float(L, c, 7, &eps));
-    if (training || ts_arg_none(c, 3) || ts_arg_none(c, 4)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "batch_norm in training mode (batch "
+    TS_TRY(em_ts_arg_bool(L, c, 5, &training));
+    TS_TRY(em_ts_arg_float(L, c, 7, &eps));
+    if (training || em_ts_arg_none(c, 3) || em_ts_arg_none(c, 4)) {
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "batch_norm in training mode (batch "
                       "statistics): save the model after model.eval()");
     }
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_tensor(L, c, 3, &in[3]));
-    TS_TRY(ts_arg_tensor(L, c, 4, &in[4]));
-    if (ts_arg_none(c, 1)) {
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_tensor(L, c, 3, &in[3]));
+    TS_TRY(em_ts_arg_tensor(L, c, 4, &in[4]));
+    if (em_ts_arg_none(c, 1)) {
         TS_TRY(fill_like_dim(L, c, in[3], 0, 1.0f, &in[1]));
     } else {
-        TS_TRY(ts_arg_tensor(L, c, 1, &in[1]));
+        TS_TRY(em_ts_arg_tensor(L, c, 1, &in[1]));
     }
-    if (ts_arg_none(c, 2)) {
+    if (em_ts_arg_none(c, 2)) {
         TS_TRY(fill_like_dim(L, c, in[3], 0, 0.0f, &in[2]));
     } else {
-        TS_TRY(ts_arg_tensor(L, c, 2, &in[2]));
+        TS_TRY(em_ts_arg_tensor(L, c, 2, &in[2]));
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_BATCHNORM, in, 5, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_BATCHNORM, in, 5, &node, out));
     TS_TRY(em_node_set_float(L->g, node, "epsilon", (float)eps));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* layer_norm(input, normalized_shape, weight?, bias?, eps, cudnn_enable) */
@@ -201,10 +201,10 @@ static ember_status *lower_layer_norm(ts_lower *L, const ts_call *c, ts_av **out
     size_t ns = 0;
     double eps = 1e-5;
     int in[3] = {-1, -1, -1}, node = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_ints(L, c, 1, shape, MAXK, 0, &ns));
-    TS_TRY(ts_arg_float(L, c, 4, &eps));
-    if (ts_arg_none(c, 2)) {
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_ints(L, c, 1, shape, MAXK, 0, &ns));
+    TS_TRY(em_ts_arg_float(L, c, 4, &eps));
+    if (em_ts_arg_none(c, 2)) {
         int64_t n = 1;
         for (size_t i = 0; i < ns; i++) {
             n *= shape[i];
@@ -216,17 +216,17 @@ static ember_status *lower_layer_norm(ts_lower *L, const ts_call *c, ts_av **out
         for (int64_t i = 0; i < n; i++) {
             ones[i] = 1.0f;
         }
-        TS_TRY(ts_const(L, EMBER_DTYPE_F32, (int)ns, shape, ones, &in[1]));
+        TS_TRY(em_ts_const(L, EMBER_DTYPE_F32, (int)ns, shape, ones, &in[1]));
     } else {
-        TS_TRY(ts_arg_tensor(L, c, 2, &in[1]));
+        TS_TRY(em_ts_arg_tensor(L, c, 2, &in[1]));
     }
-    if (!ts_arg_none(c, 3)) {
-        TS_TRY(ts_arg_tensor(L, c, 3, &in[2]));
+    if (!em_ts_arg_none(c, 3)) {
+        TS_TRY(em_ts_arg_tensor(L, c, 3, &in[2]));
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_LAYERNORM, in, in[2] >= 0 ? 3 : 2, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_LAYERNORM, in, in[2] >= 0 ? 3 : 2, &node, out));
     TS_TRY(em_node_set_int(L->g, node, "axis", -(int64_t)ns));
     TS_TRY(em_node_set_float(L->g, node, "epsilon", (float)eps));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* ---- pooling ---- */
@@ -238,32 +238,32 @@ static ember_status *lower_max_pool(ts_lower *L, const ts_call *c, ts_av **out)
     int64_t ks[MAXK], st[MAXK], pd[MAXK], dl[MAXK], pads[2 * MAXK];
     size_t nk = 0, ns = 0, np = 0, nd = 0;
     bool ceil_mode = false;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     size_t k = (size_t)(rank - 2);
-    TS_TRY(ts_arg_ints(L, c, 1, ks, MAXK, k, &nk));
-    TS_TRY(ts_arg_ints(L, c, 2, st, MAXK, k, &ns));
-    TS_TRY(ts_arg_ints(L, c, 3, pd, MAXK, k, &np));
-    TS_TRY(ts_arg_ints(L, c, 4, dl, MAXK, k, &nd));
-    TS_TRY(ts_arg_bool(L, c, 5, &ceil_mode));
+    TS_TRY(em_ts_arg_ints(L, c, 1, ks, MAXK, k, &nk));
+    TS_TRY(em_ts_arg_ints(L, c, 2, st, MAXK, k, &ns));
+    TS_TRY(em_ts_arg_ints(L, c, 3, pd, MAXK, k, &np));
+    TS_TRY(em_ts_arg_ints(L, c, 4, dl, MAXK, k, &nd));
+    TS_TRY(em_ts_arg_bool(L, c, 5, &ceil_mode));
     if (ns == 0) { /* stride defaults to the kernel size */
         memcpy(st, ks, sizeof st);
         ns = nk;
     }
     if (nk != k || ns != k || np != k || nd != k) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: kernel/stride/padding/dilation "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: kernel/stride/padding/dilation "
                       "must have %zu values", c->op, k);
     }
     for (size_t d = 0; d < k; d++) {
         pads[d] = pads[d + k] = pd[d];
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_MAXPOOL, &x, 1, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_MAXPOOL, &x, 1, &node, out));
     TS_TRY(set_ints(L, node, "kernel_shape", ks, k));
     TS_TRY(set_ints(L, node, "strides", st, k));
     TS_TRY(set_ints(L, node, "pads", pads, 2 * k));
     TS_TRY(set_ints(L, node, "dilations", dl, k));
     TS_TRY(em_node_set_int(L->g, node, "ceil_mode", ceil_mode));
-    TS_TRY(ts_infer(L, c, node));
+    TS_TRY(em_ts_infer(L, c, node));
     window_dims(L, x, (*out)->u.t.v, k, ks, st, pd, dl, ceil_mode);
     return NULL;
 }
@@ -276,35 +276,35 @@ static ember_status *lower_avg_pool(ts_lower *L, const ts_call *c, ts_av **out)
     int64_t ks[MAXK], st[MAXK], pd[MAXK], pads[2 * MAXK];
     size_t nk = 0, ns = 0, np = 0;
     bool ceil_mode = false, include = true;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     size_t k = (size_t)(rank - 2);
-    TS_TRY(ts_arg_ints(L, c, 1, ks, MAXK, k, &nk));
-    TS_TRY(ts_arg_ints(L, c, 2, st, MAXK, k, &ns));
-    TS_TRY(ts_arg_ints(L, c, 3, pd, MAXK, k, &np));
-    TS_TRY(ts_arg_bool(L, c, 4, &ceil_mode));
-    TS_TRY(ts_arg_bool(L, c, 5, &include));
-    if (!ts_arg_none(c, 6)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: divisor_override", c->op);
+    TS_TRY(em_ts_arg_ints(L, c, 1, ks, MAXK, k, &nk));
+    TS_TRY(em_ts_arg_ints(L, c, 2, st, MAXK, k, &ns));
+    TS_TRY(em_ts_arg_ints(L, c, 3, pd, MAXK, k, &np));
+    TS_TRY(em_ts_arg_bool(L, c, 4, &ceil_mode));
+    TS_TRY(em_ts_arg_bool(L, c, 5, &include));
+    if (!em_ts_arg_none(c, 6)) {
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: divisor_override", c->op);
     }
     if (ns == 0) {
         memcpy(st, ks, sizeof st);
         ns = nk;
     }
     if (nk != k || ns != k || np != k) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: kernel/stride/padding must have "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: kernel/stride/padding must have "
                       "%zu values", c->op, k);
     }
     for (size_t d = 0; d < k; d++) {
         pads[d] = pads[d + k] = pd[d];
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_AVERAGEPOOL, &x, 1, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_AVERAGEPOOL, &x, 1, &node, out));
     TS_TRY(set_ints(L, node, "kernel_shape", ks, k));
     TS_TRY(set_ints(L, node, "strides", st, k));
     TS_TRY(set_ints(L, node, "pads", pads, 2 * k));
     TS_TRY(em_node_set_int(L->g, node, "ceil_mode", ceil_mode));
     TS_TRY(em_node_set_int(L->g, node, "count_include_pad", include));
-    TS_TRY(ts_infer(L, c, node));
+    TS_TRY(em_ts_infer(L, c, node));
     int64_t dl[MAXK];
     for (size_t d = 0; d < k; d++) {
         dl[d] = 1;
@@ -321,17 +321,17 @@ static ember_status *lower_adaptive_avg_pool(ts_lower *L, const ts_call *c, ts_a
     int x = -1, node = -1, rank = 0;
     int64_t os[MAXK];
     size_t no = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     size_t k = (size_t)(rank - 2);
-    TS_TRY(ts_arg_ints(L, c, 1, os, MAXK, k, &no));
+    TS_TRY(em_ts_arg_ints(L, c, 1, os, MAXK, k, &no));
     if (no != k) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: output_size must have %zu values",
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: output_size must have %zu values",
                       c->op, k);
     }
     bool global = true, same = true, multiple = true;
     int64_t ks[MAXK];
-    const em_value *xv = ts_val(L, x);
+    const em_value *xv = em_ts_val(L, x);
     for (size_t d = 0; d < k; d++) {
         int64_t in = xv->dims[2 + d].v;
         global = global && os[d] == 1;
@@ -340,18 +340,18 @@ static ember_status *lower_adaptive_avg_pool(ts_lower *L, const ts_call *c, ts_a
         ks[d] = multiple ? in / os[d] : 0;
     }
     if (global) {
-        return ts_emit1(L, c, EM_OP_GLOBALAVERAGEPOOL, &x, 1, NULL, out);
+        return em_ts_emit1(L, c, EM_OP_GLOBALAVERAGEPOOL, &x, 1, NULL, out);
     }
     if (same) {
-        return ts_ret_tensor(L, x, out);
+        return em_ts_ret_tensor(L, x, out);
     }
     if (!multiple) {
-        return ts_adaptive_avg_pool_dynamic(L, c, x, rank, os, out);
+        return em_ts_adaptive_avg_pool_dynamic(L, c, x, rank, os, out);
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_AVERAGEPOOL, &x, 1, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_AVERAGEPOOL, &x, 1, &node, out));
     TS_TRY(set_ints(L, node, "kernel_shape", ks, k));
     TS_TRY(set_ints(L, node, "strides", ks, k));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* ---- linear algebra ---- */
@@ -359,9 +359,9 @@ static ember_status *lower_adaptive_avg_pool(ts_lower *L, const ts_call *c, ts_a
 static ember_status *transpose2(ts_lower *L, const ts_call *c, int w, int *out)
 {
     int node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_TRANSPOSE, &w, 1, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_TRANSPOSE, &w, 1, out, 1, &node));
     TS_TRY(set_ints(L, node, "perm", (int64_t[]){1, 0}, 2));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* linear(input, weight, bias=None): MatMul by the transposed weight (folded at plan time),
@@ -369,19 +369,19 @@ static ember_status *transpose2(ts_lower *L, const ts_call *c, int w, int *out)
 static ember_status *lower_linear(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, w = -1, wt = -1, y = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_tensor(L, c, 1, &w));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &w));
     TS_TRY(transpose2(L, c, w, &wt));
     int in[2] = {x, wt};
-    TS_TRY(ts_emit(L, c, EM_OP_MATMUL, in, 2, &y, 1, NULL));
-    if (!ts_arg_none(c, 2)) {
+    TS_TRY(em_ts_emit(L, c, EM_OP_MATMUL, in, 2, &y, 1, NULL));
+    if (!em_ts_arg_none(c, 2)) {
         int b = -1, r = -1;
-        TS_TRY(ts_arg_tensor(L, c, 2, &b));
+        TS_TRY(em_ts_arg_tensor(L, c, 2, &b));
         int in2[2] = {y, b};
-        TS_TRY(ts_emit(L, c, EM_OP_ADD, in2, 2, &r, 1, NULL));
+        TS_TRY(em_ts_emit(L, c, EM_OP_ADD, in2, 2, &r, 1, NULL));
         y = r;
     }
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* addmm(self, mat1, mat2, *, beta=1, alpha=1) = beta * self + alpha * mat1 @ mat2: Gemm. */
@@ -389,36 +389,36 @@ static ember_status *lower_addmm(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[3] = {-1, -1, -1}, node = -1;
     double beta = 1, alpha = 1;
-    TS_TRY(ts_arg_tensor(L, c, 1, &in[0]));
-    TS_TRY(ts_arg_tensor(L, c, 2, &in[1]));
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[2]));
-    TS_TRY(ts_arg_float(L, c, 3, &beta));
-    TS_TRY(ts_arg_float(L, c, 4, &alpha));
-    TS_TRY(ts_emit1(L, c, EM_OP_GEMM, in, 3, &node, out));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &in[0]));
+    TS_TRY(em_ts_arg_tensor(L, c, 2, &in[1]));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[2]));
+    TS_TRY(em_ts_arg_float(L, c, 3, &beta));
+    TS_TRY(em_ts_arg_float(L, c, 4, &alpha));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_GEMM, in, 3, &node, out));
     TS_TRY(em_node_set_float(L->g, node, "alpha", (float)alpha));
     TS_TRY(em_node_set_float(L->g, node, "beta", (float)beta));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 static ember_status *lower_matmul(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[2] = {-1, -1};
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_tensor(L, c, 1, &in[1]));
-    return ts_emit1(L, c, EM_OP_MATMUL, in, 2, NULL, out);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &in[1]));
+    return em_ts_emit1(L, c, EM_OP_MATMUL, in, 2, NULL, out);
 }
 
 /* t(self): 2-D transpose (0-D and 1-D unchanged). */
 static ember_status *lower_t(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0, y = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     if (rank < 2) {
-        return ts_ret_tensor(L, x, out);
+        return em_ts_ret_tensor(L, x, out);
     }
     TS_TRY(transpose2(L, c, x, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* ---- identity ---- */
@@ -426,8 +426,8 @@ static ember_status *lower_t(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_identity(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    return ts_ret_tensor(L, x, out);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    return em_ts_ret_tensor(L, x, out);
 }
 
 /* ---- shape family ---- */
@@ -436,10 +436,10 @@ static ember_status *lower_identity(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *lower_reshape(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[2] = {-1, -1};
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_int_list_tensor(L, c, c->a[1], &in[1]));
-    TS_TRY(ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out));
-    ts_reshape_dims(L, (*out)->u.t.v, in[0], c->a[1]);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_int_list_tensor(L, c, c->a[1], &in[1]));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out));
+    em_ts_reshape_dims(L, (*out)->u.t.v, in[0], c->a[1]);
     return NULL;
 }
 
@@ -448,30 +448,30 @@ static ember_status *lower_flatten(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0, node = -1;
     int64_t s = 0, e = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_int(L, c, 1, &s));
-    TS_TRY(ts_arg_int(L, c, 2, &e));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_int(L, c, 1, &s));
+    TS_TRY(em_ts_arg_int(L, c, 2, &e));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     if (rank == 0) {
         int shape = -1;
         int64_t one = 1;
-        TS_TRY(ts_const_i64s(L, &one, 1, &shape));
+        TS_TRY(em_ts_const_i64s(L, &one, 1, &shape));
         int in[2] = {x, shape};
-        return ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out);
+        return em_ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out);
     }
     s = s < 0 ? s + rank : s;
     e = e < 0 ? e + rank : e;
     if (s < 0 || e >= rank || s > e) {
-        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "flatten: dims %lld..%lld of a rank-%d "
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "flatten: dims %lld..%lld of a rank-%d "
                       "tensor", (long long)s, (long long)e, rank);
     }
     if (s == e) {
-        return ts_ret_tensor(L, x, out);
+        return em_ts_ret_tensor(L, x, out);
     }
     if (e == rank - 1 && s == 1) {
-        TS_TRY(ts_emit1(L, c, EM_OP_FLATTEN, &x, 1, &node, out));
+        TS_TRY(em_ts_emit1(L, c, EM_OP_FLATTEN, &x, 1, &node, out));
         TS_TRY(em_node_set_int(L->g, node, "axis", 1));
-        return ts_infer(L, c, node);
+        return em_ts_infer(L, c, node);
     }
     /* Reshape to [0]*s + [-1] + [0]*(rank-1-e) (0 copies the dim). */
     int64_t shape[EMBER_MAX_RANK];
@@ -484,9 +484,9 @@ static ember_status *lower_flatten(ts_lower *L, const ts_call *c, ts_av **out)
         shape[n++] = 0;
     }
     int sv = -1;
-    TS_TRY(ts_const_i64s(L, shape, n, &sv));
+    TS_TRY(em_ts_const_i64s(L, shape, n, &sv));
     int in[2] = {x, sv};
-    return ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out);
+    return em_ts_emit1(L, c, EM_OP_RESHAPE, in, 2, NULL, out);
 }
 
 /* cat(tensors, dim=0) */
@@ -495,23 +495,23 @@ static ember_status *lower_cat(ts_lower *L, const ts_call *c, ts_av **out)
     const ts_av *l = c->a[0];
     int64_t dim = 0;
     int node = -1;
-    TS_TRY(ts_arg_int(L, c, 1, &dim));
+    TS_TRY(em_ts_arg_int(L, c, 1, &dim));
     if (l->k != TA_LIST && l->k != TA_TUPLE) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "cat of a %s", ts_kind_name(l->k));
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "cat of a %s", em_ts_kind_name(l->k));
     }
     int *in = em_ts_arena_alloc(&L->arena, (l->u.seq.n + 1) * sizeof(int));
     if (in == NULL) {
         return em_status_oom();
     }
     for (size_t i = 0; i < l->u.seq.n; i++) {
-        TS_TRY(ts_as_tensor(L, c, l->u.seq.items[i], EMBER_DTYPE_UNDEFINED, &in[i]));
+        TS_TRY(em_ts_as_tensor(L, c, l->u.seq.items[i], EMBER_DTYPE_UNDEFINED, &in[i]));
     }
     if (l->u.seq.n == 1) {
-        return ts_ret_tensor(L, in[0], out);
+        return em_ts_ret_tensor(L, in[0], out);
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_CONCAT, in, (int)l->u.seq.n, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_CONCAT, in, (int)l->u.seq.n, &node, out));
     TS_TRY(em_node_set_int(L->g, node, "axis", dim));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* transpose(self, dim0, dim1) */
@@ -519,23 +519,23 @@ static ember_status *lower_transpose(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0, node = -1;
     int64_t d0 = 0, d1 = 0, perm[EMBER_MAX_RANK];
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_int(L, c, 1, &d0));
-    TS_TRY(ts_arg_int(L, c, 2, &d1));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_int(L, c, 1, &d0));
+    TS_TRY(em_ts_arg_int(L, c, 2, &d1));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     d0 = d0 < 0 ? d0 + rank : d0;
     d1 = d1 < 0 ? d1 + rank : d1;
     if (d0 < 0 || d1 < 0 || d0 >= rank || d1 >= rank) {
-        return ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "transpose: dims out of range");
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, c->pos, "transpose: dims out of range");
     }
     for (int d = 0; d < rank; d++) {
         perm[d] = d;
     }
     perm[d0] = d1;
     perm[d1] = d0;
-    TS_TRY(ts_emit1(L, c, EM_OP_TRANSPOSE, &x, 1, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_TRANSPOSE, &x, 1, &node, out));
     TS_TRY(set_ints(L, node, "perm", perm, (size_t)rank));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* permute(self, dims) */
@@ -544,15 +544,15 @@ static ember_status *lower_permute(ts_lower *L, const ts_call *c, ts_av **out)
     int x = -1, rank = 0, node = -1;
     int64_t perm[EMBER_MAX_RANK];
     size_t n = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_rank(L, c, x, &rank));
-    TS_TRY(ts_arg_ints(L, c, 1, perm, EMBER_MAX_RANK, 0, &n));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_ints(L, c, 1, perm, EMBER_MAX_RANK, 0, &n));
     for (size_t d = 0; d < n; d++) {
         perm[d] = perm[d] < 0 ? perm[d] + rank : perm[d];
     }
-    TS_TRY(ts_emit1(L, c, EM_OP_TRANSPOSE, &x, 1, &node, out));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_TRANSPOSE, &x, 1, &node, out));
     TS_TRY(set_ints(L, node, "perm", perm, n));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* unsqueeze(self, dim) / squeeze(self, dim?) */
@@ -560,20 +560,20 @@ static ember_status *lower_unsqueeze(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[2] = {-1, -1};
     int64_t dim = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_int(L, c, 1, &dim));
-    TS_TRY(ts_const_i64s(L, &dim, 1, &in[1]));
-    return ts_emit1(L, c, EM_OP_UNSQUEEZE, in, 2, NULL, out);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_int(L, c, 1, &dim));
+    TS_TRY(em_ts_const_i64s(L, &dim, 1, &in[1]));
+    return em_ts_emit1(L, c, EM_OP_UNSQUEEZE, in, 2, NULL, out);
 }
 
 static ember_status *lower_squeeze(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[2] = {-1, -1};
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    if (c->n >= 2 && !ts_arg_none(c, 1)) {
-        TS_TRY(ts_int_list_tensor(L, c, c->a[1], &in[1]));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    if (c->n >= 2 && !em_ts_arg_none(c, 1)) {
+        TS_TRY(em_ts_int_list_tensor(L, c, c->a[1], &in[1]));
     }
-    return ts_emit1(L, c, EM_OP_SQUEEZE, in, in[1] >= 0 ? 2 : 1, NULL, out);
+    return em_ts_emit1(L, c, EM_OP_SQUEEZE, in, in[1] >= 0 ? 2 : 1, NULL, out);
 }
 
 /* select(self, dim, index): Gather with a 0-d index. */
@@ -581,12 +581,12 @@ static ember_status *lower_select(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[2] = {-1, -1}, node = -1;
     int64_t dim = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_int(L, c, 1, &dim));
-    TS_TRY(ts_as_tensor(L, c, c->a[2], EMBER_DTYPE_I64, &in[1]));
-    TS_TRY(ts_emit1(L, c, EM_OP_GATHER, in, 2, &node, out));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_int(L, c, 1, &dim));
+    TS_TRY(em_ts_as_tensor(L, c, c->a[2], EMBER_DTYPE_I64, &in[1]));
+    TS_TRY(em_ts_emit1(L, c, EM_OP_GATHER, in, 2, &node, out));
     TS_TRY(em_node_set_int(L->g, node, "axis", dim));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* slice(self, dim=0, start=None, end=None, step=1) */
@@ -594,27 +594,27 @@ static ember_status *lower_slice(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int in[5] = {-1, -1, -1, -1, -1};
     int64_t dim = 0, step = 1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(ts_arg_int(L, c, 1, &dim));
-    if (!ts_arg_none(c, 4)) {
-        TS_TRY(ts_arg_int(L, c, 4, &step));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    TS_TRY(em_ts_arg_int(L, c, 1, &dim));
+    if (!em_ts_arg_none(c, 4)) {
+        TS_TRY(em_ts_arg_int(L, c, 4, &step));
     }
     const ts_av *lo = c->n > 2 ? c->a[2] : NULL, *hi = c->n > 3 ? c->a[3] : NULL;
     int64_t big = INT64_MAX;
     ts_av none_lo = {.k = TA_INT, .u.i = 0}, none_hi = {.k = TA_INT, .u.i = big};
     lo = lo == NULL || lo->k == TA_NONE ? &none_lo : lo;
     hi = hi == NULL || hi->k == TA_NONE ? &none_hi : hi;
-    ts_av *l1 = ts_seq(L, TA_LIST, 1), *h1 = ts_seq(L, TA_LIST, 1);
+    ts_av *l1 = em_ts_seq(L, TA_LIST, 1), *h1 = em_ts_seq(L, TA_LIST, 1);
     if (l1 == NULL || h1 == NULL) {
         return em_status_oom();
     }
     l1->u.seq.items[0] = (ts_av *)lo;
     h1->u.seq.items[0] = (ts_av *)hi;
-    TS_TRY(ts_int_list_tensor(L, c, l1, &in[1]));
-    TS_TRY(ts_int_list_tensor(L, c, h1, &in[2]));
-    TS_TRY(ts_const_i64s(L, &dim, 1, &in[3]));
-    TS_TRY(ts_const_i64s(L, &step, 1, &in[4]));
-    return ts_emit1(L, c, EM_OP_SLICE, in, 5, NULL, out);
+    TS_TRY(em_ts_int_list_tensor(L, c, l1, &in[1]));
+    TS_TRY(em_ts_int_list_tensor(L, c, h1, &in[2]));
+    TS_TRY(em_ts_const_i64s(L, &dim, 1, &in[3]));
+    TS_TRY(em_ts_const_i64s(L, &step, 1, &in[4]));
+    return em_ts_emit1(L, c, EM_OP_SLICE, in, 5, NULL, out);
 }
 
 /* chunk(self, chunks, dim=0): equal pieces, the last smaller. */
@@ -622,42 +622,42 @@ static ember_status *lower_chunk(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, rank = 0, node = -1;
     int64_t chunks = 1, dim = 0;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_int(L, c, 1, &chunks));
-    TS_TRY(ts_arg_int(L, c, 2, &dim));
-    TS_TRY(ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_int(L, c, 1, &chunks));
+    TS_TRY(em_ts_arg_int(L, c, 2, &dim));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
     dim = dim < 0 ? dim + rank : dim;
     if (dim < 0 || dim >= rank || chunks < 1 || chunks > 64) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "chunk of %lld pieces along dim %lld of "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "chunk of %lld pieces along dim %lld of "
                       "a rank-%d tensor (1 to 64 pieces of an existing dim)", (long long)chunks,
                       (long long)dim, rank);
     }
     /* A size known at load gives torch's piece sizes (ceil(size / chunks), fewer pieces when
      * they run out); an unknown one splits into `chunks` pieces at run time (Split's
      * num_outputs rounds the same way, and refuses sizes torch would cut into fewer pieces). */
-    int64_t size = ts_val(L, x)->dims[dim].v, piece = 0, split[64];
+    int64_t size = em_ts_val(L, x)->dims[dim].v, piece = 0, split[64];
     int n = 0, in[2] = {x, -1}, outs[64];
     if (size >= 0) {
         piece = size > 0 ? (size + chunks - 1) / chunks : 1;
         for (int64_t done = 0; done < size; done += piece) {
             split[n++] = size - done < piece ? size - done : piece;
         }
-        TS_TRY(ts_const_i64s(L, split, n, &in[1]));
+        TS_TRY(em_ts_const_i64s(L, split, n, &in[1]));
     } else {
         n = (int)chunks;
     }
-    TS_TRY(ts_emit(L, c, EM_OP_SPLIT, in, size >= 0 ? 2 : 1, outs, n, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_SPLIT, in, size >= 0 ? 2 : 1, outs, n, &node));
     TS_TRY(em_node_set_int(L->g, node, "axis", dim));
     if (size < 0) {
         TS_TRY(em_node_set_int(L->g, node, "num_outputs", chunks));
     }
-    TS_TRY(ts_infer(L, c, node));
-    *out = ts_seq(L, TA_LIST, (size_t)n);
+    TS_TRY(em_ts_infer(L, c, node));
+    *out = em_ts_seq(L, TA_LIST, (size_t)n);
     if (*out == NULL) {
         return em_status_oom();
     }
     for (int i = 0; i < n; i++) {
-        TS_TRY(ts_ret_tensor(L, outs[i], &(*out)->u.seq.items[i]));
+        TS_TRY(em_ts_ret_tensor(L, outs[i], &(*out)->u.seq.items[i]));
     }
     return NULL;
 }
@@ -667,10 +667,10 @@ static ember_status *lower_dropout(ts_lower *L, const ts_call *c, ts_av **out)
 {
     bool train = false;
     if (c->n >= 3) {
-        TS_TRY(ts_arg_bool(L, c, 2, &train));
+        TS_TRY(em_ts_arg_bool(L, c, 2, &train));
     }
     if (train) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s in training mode", c->op);
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s in training mode", c->op);
     }
     return lower_identity(L, c, out);
 }
@@ -721,4 +721,4 @@ static const ts_op_entry nn_ops[] = {
     {"aten::feature_dropout", lower_dropout},
     {"aten::alpha_dropout", lower_dropout},
 };
-const ts_op_table ts_nn_table = {nn_ops, sizeof nn_ops / sizeof nn_ops[0]};
+const ts_op_table em_ts_nn_table = {nn_ops, sizeof nn_ops / sizeof nn_ops[0]};

@@ -52,14 +52,14 @@ static ember_status *q_value(ts_lower *L, const ts_qinfo *q, int v, int *out)
     ts_av a = {.k = TA_TENSOR};
     a.u.t.v = v;
     a.u.t.g = q->g;
-    return ts_use(L, &a, out);
+    return em_ts_use(L, &a, out);
 }
 
 /* DequantizeLinear of a quantized value (a float one is returned as it is). */
-ember_status *ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, int *out)
+ember_status *em_ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, int *out)
 {
     int x = -1, in[3] = {-1, -1, -1}, node = -1;
-    TS_TRY(ts_use(L, a, &x));
+    TS_TRY(em_ts_use(L, a, &x));
     if (a->k != TA_TENSOR || a->u.t.q == NULL) {
         *out = x;
         return NULL;
@@ -68,11 +68,11 @@ ember_status *ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, int *
     in[0] = x;
     TS_TRY(q_value(L, q, q->scale, &in[1]));
     TS_TRY(q_value(L, q, q->zero_point, &in[2]));
-    TS_TRY(ts_emit(L, c, EM_OP_DEQUANTIZELINEAR, in, 3, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_DEQUANTIZELINEAR, in, 3, out, 1, &node));
     if (q->axis >= 0) {
         TS_TRY(em_node_set_int(L->g, node, "axis", q->axis));
     }
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* QuantizeLinear of float x with the parameters q; the result is a quantized ts_av. */
@@ -82,9 +82,9 @@ static ember_status *quantize_as(ts_lower *L, const ts_call *c, int x, const ts_
     int in[3] = {x, -1, -1}, y = -1, node = -1;
     TS_TRY(q_value(L, q, q->scale, &in[1]));
     TS_TRY(q_value(L, q, q->zero_point, &in[2]));
-    TS_TRY(ts_emit(L, c, EM_OP_QUANTIZELINEAR, in, 3, &y, 1, &node));
-    TS_TRY(ts_infer(L, c, node));
-    TS_TRY(ts_ret_tensor(L, y, out));
+    TS_TRY(em_ts_emit(L, c, EM_OP_QUANTIZELINEAR, in, 3, &y, 1, &node));
+    TS_TRY(em_ts_infer(L, c, node));
+    TS_TRY(em_ts_ret_tensor(L, y, out));
     (*out)->u.t.q = q;
     return NULL;
 }
@@ -97,18 +97,18 @@ static ember_status *quantize(ts_lower *L, const ts_call *c, int x, double scale
     const ts_qinfo *q = NULL;
     int64_t lo = dt == EMBER_DTYPE_I8 ? -128 : 0, hi = dt == EMBER_DTYPE_I8 ? 127 : 255;
     if (!(scale > 0) || zp < lo || zp > hi) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: scale %g / zero point %lld out "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: scale %g / zero point %lld out "
                       "of range for %s", c->op, scale, (long long)zp, ember_dtype_name(dt));
     }
-    TS_TRY(ts_const_scalar(L, EMBER_DTYPE_F32, scale, &s));
-    TS_TRY(ts_const_scalar(L, dt, (double)zp, &z));
+    TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_F32, scale, &s));
+    TS_TRY(em_ts_const_scalar(L, dt, (double)zp, &z));
     TS_TRY(new_q(L, s, z, -1, &q));
     return quantize_as(L, c, x, q, out);
 }
 
 /* x requantized with the per-tensor parameters of `like` (ops torch runs on quantized values
  * keep their input's scale and zero point). */
-ember_status *ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_av *like,
+ember_status *em_ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_av *like,
                                  ts_av **out)
 {
     return quantize_as(L, c, x, like->u.t.q, out);
@@ -120,7 +120,7 @@ static ember_status *qdtype(ts_lower *L, const ts_call *c, int64_t st, ember_dty
         *dt = st == ST_QUINT8 ? EMBER_DTYPE_U8 : EMBER_DTYPE_I8;
         return NULL;
     }
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: quantized dtype %lld (quint8 and qint8 "
+    return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: quantized dtype %lld (quint8 and qint8 "
                   "are supported)", c->op, (long long)st);
 }
 
@@ -131,12 +131,12 @@ static ember_status *lower_quantize_per_tensor(ts_lower *L, const ts_call *c, ts
     double scale = 0;
     int64_t zp = 0, st = 0;
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_float(L, c, 1, &scale));
-    TS_TRY(ts_arg_int(L, c, 2, &zp));
-    TS_TRY(ts_arg_int(L, c, 3, &st));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_float(L, c, 1, &scale));
+    TS_TRY(em_ts_arg_int(L, c, 2, &zp));
+    TS_TRY(em_ts_arg_int(L, c, 3, &st));
     TS_TRY(qdtype(L, c, st, &dt));
-    TS_TRY(ts_cast(L, c, x, EMBER_DTYPE_F32, &x));
+    TS_TRY(em_ts_cast(L, c, x, EMBER_DTYPE_F32, &x));
     return quantize(L, c, x, scale, zp, dt, out);
 }
 
@@ -144,8 +144,8 @@ static ember_status *lower_quantize_per_tensor(ts_lower *L, const ts_call *c, ts
 static ember_status *lower_dequantize(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int y = -1;
-    TS_TRY(ts_dequantize(L, c, c->a[0], &y));
-    return ts_ret_tensor(L, y, out);
+    TS_TRY(em_ts_dequantize(L, c, c->a[0], &y));
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* conv2d_prepack(Tensor W, Tensor? B, int[] stride, int[] padding, int[] dilation, int groups)
@@ -155,10 +155,10 @@ static ember_status *lower_prepack(ts_lower *L, const ts_call *c, ts_av **out)
     bool conv = strstr(c->op, "conv") != NULL;
     size_t n = conv ? 6 : 2;
     if (c->n < n || c->a[0]->k != TA_TENSOR || c->a[0]->u.t.q == NULL) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a quantized weight is expected",
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a quantized weight is expected",
                       c->op);
     }
-    *out = ts_seq(L, TA_TUPLE, n);
+    *out = em_ts_seq(L, TA_TUPLE, n);
     if (*out == NULL) {
         return em_status_oom();
     }
@@ -171,7 +171,7 @@ static ember_status *packed_arg(ts_lower *L, const ts_call *c, size_t n, ts_av *
 {
     const ts_av *p = c->a[1];
     if (p->k != TA_TUPLE || p->u.seq.n != n || p->u.seq.items[0]->k != TA_TENSOR) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: packed weights that ember did not "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: packed weights that ember did not "
                       "build from %s_prepack", c->op, n == 6 ? "conv2d" : "linear");
     }
     *items = p->u.seq.items;
@@ -182,14 +182,14 @@ static ember_status *packed_arg(ts_lower *L, const ts_call *c, size_t n, ts_av *
 static ember_status *out_qparams(ts_lower *L, const ts_call *c, size_t i, double *scale,
                                  int64_t *zp, ember_dtype *dt)
 {
-    TS_TRY(ts_arg_float(L, c, i, scale));
-    TS_TRY(ts_arg_int(L, c, i + 1, zp));
+    TS_TRY(em_ts_arg_float(L, c, i, scale));
+    TS_TRY(em_ts_arg_int(L, c, i + 1, zp));
     const ts_av *x = c->a[0];
     if (x->k == TA_LIST || x->k == TA_TUPLE) {
         x = x->u.seq.n > 0 ? x->u.seq.items[0] : x;
     }
     if (x->k != TA_TENSOR || x->u.t.q == NULL) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a quantized input is expected",
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a quantized input is expected",
                       c->op);
     }
     *dt = x->u.t.g->values[x->u.t.v].dtype;
@@ -200,7 +200,7 @@ static ember_status *maybe_relu(ts_lower *L, const ts_call *c, int *y)
 {
     size_t n = strlen(c->op);
     if (n > 5 && strcmp(c->op + n - 5, "_relu") == 0) {
-        return ts_node(L, c, EM_OP_RELU, y, 1, y);
+        return em_ts_node(L, c, EM_OP_RELU, y, 1, y);
     }
     return NULL;
 }
@@ -219,20 +219,20 @@ static ember_status *lower_qconv(ts_lower *L, const ts_call *c, ts_av **out)
     ts_call pc = *c; /* the packed tuple's items read as arguments */
     pc.a = p;
     pc.n = 6;
-    TS_TRY(ts_arg_ints(L, &pc, 2, st, MAXK, 2, &ns));
-    TS_TRY(ts_arg_ints(L, &pc, 3, pd, MAXK, 2, &np));
-    TS_TRY(ts_arg_ints(L, &pc, 4, dl, MAXK, 2, &nd));
-    TS_TRY(ts_arg_int(L, &pc, 5, &groups));
+    TS_TRY(em_ts_arg_ints(L, &pc, 2, st, MAXK, 2, &ns));
+    TS_TRY(em_ts_arg_ints(L, &pc, 3, pd, MAXK, 2, &np));
+    TS_TRY(em_ts_arg_ints(L, &pc, 4, dl, MAXK, 2, &nd));
+    TS_TRY(em_ts_arg_int(L, &pc, 5, &groups));
     if (ns != 2 || np != 2 || nd != 2) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: 2-d stride/padding/dilation "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: 2-d stride/padding/dilation "
                       "expected", c->op);
     }
-    TS_TRY(ts_dequantize(L, c, c->a[0], &in[0]));
-    TS_TRY(ts_dequantize(L, c, p[0], &in[1]));
+    TS_TRY(em_ts_dequantize(L, c, c->a[0], &in[0]));
+    TS_TRY(em_ts_dequantize(L, c, p[0], &in[1]));
     if (p[1]->k != TA_NONE) {
-        TS_TRY(ts_dequantize(L, c, p[1], &in[2]));
+        TS_TRY(em_ts_dequantize(L, c, p[1], &in[2]));
     }
-    TS_TRY(ts_emit(L, c, EM_OP_CONV, in, in[2] >= 0 ? 3 : 2, &y, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_CONV, in, in[2] >= 0 ? 3 : 2, &y, 1, &node));
     for (int d = 0; d < 2; d++) {
         pads[d] = pads[d + 2] = pd[d];
     }
@@ -240,7 +240,7 @@ static ember_status *lower_qconv(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(em_node_set_ints(L->g, node, "pads", pads, 4));
     TS_TRY(em_node_set_ints(L->g, node, "dilations", dl, 2));
     TS_TRY(em_node_set_int(L->g, node, "group", groups));
-    TS_TRY(ts_infer(L, c, node));
+    TS_TRY(em_ts_infer(L, c, node));
     TS_TRY(maybe_relu(L, c, &y));
     return quantize(L, c, y, scale, zp, dt, out);
 }
@@ -255,16 +255,16 @@ static ember_status *lower_qlinear(ts_lower *L, const ts_call *c, ts_av **out)
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
     TS_TRY(packed_arg(L, c, 2, &p));
     TS_TRY(out_qparams(L, c, 2, &scale, &zp, &dt));
-    TS_TRY(ts_dequantize(L, c, c->a[0], &x));
-    TS_TRY(ts_dequantize(L, c, p[0], &w));
+    TS_TRY(em_ts_dequantize(L, c, c->a[0], &x));
+    TS_TRY(em_ts_dequantize(L, c, p[0], &w));
     int node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_TRANSPOSE, &w, 1, &wt, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_TRANSPOSE, &w, 1, &wt, 1, &node));
     TS_TRY(em_node_set_ints(L->g, node, "perm", perm, 2));
-    TS_TRY(ts_infer(L, c, node));
-    TS_TRY(ts_node2(L, c, EM_OP_MATMUL, x, wt, &y));
+    TS_TRY(em_ts_infer(L, c, node));
+    TS_TRY(em_ts_node2(L, c, EM_OP_MATMUL, x, wt, &y));
     if (p[1]->k != TA_NONE) {
-        TS_TRY(ts_dequantize(L, c, p[1], &b));
-        TS_TRY(ts_node2(L, c, EM_OP_ADD, y, b, &y));
+        TS_TRY(em_ts_dequantize(L, c, p[1], &b));
+        TS_TRY(em_ts_node2(L, c, EM_OP_ADD, y, b, &y));
     }
     TS_TRY(maybe_relu(L, c, &y));
     return quantize(L, c, y, scale, zp, dt, out);
@@ -278,10 +278,10 @@ static ember_status *lower_qbinary(ts_lower *L, const ts_call *c, ts_av **out)
     double scale = 0;
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
     TS_TRY(out_qparams(L, c, 2, &scale, &zp, &dt));
-    TS_TRY(ts_dequantize(L, c, c->a[0], &a));
-    TS_TRY(ts_dequantize(L, c, c->a[1], &b));
+    TS_TRY(em_ts_dequantize(L, c, c->a[0], &a));
+    TS_TRY(em_ts_dequantize(L, c, c->a[1], &b));
     bool mul = strstr(c->op, "::mul") != NULL;
-    TS_TRY(ts_node2(L, c, mul ? EM_OP_MUL : EM_OP_ADD, a, b, &y));
+    TS_TRY(em_ts_node2(L, c, mul ? EM_OP_MUL : EM_OP_ADD, a, b, &y));
     TS_TRY(maybe_relu(L, c, &y));
     return quantize(L, c, y, scale, zp, dt, out);
 }
@@ -294,18 +294,18 @@ static ember_status *lower_qcat(ts_lower *L, const ts_call *c, ts_av **out)
     double scale = 0;
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
     if ((l->k != TA_LIST && l->k != TA_TUPLE) || l->u.seq.n == 0 || l->u.seq.n > 64 ||
-        ts_arg_none(c, 2) || ts_arg_none(c, 3)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: 1 to 64 quantized tensors and an "
+        em_ts_arg_none(c, 2) || em_ts_arg_none(c, 3)) {
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: 1 to 64 quantized tensors and an "
                       "output scale and zero point are expected", c->op);
     }
-    TS_TRY(ts_arg_int(L, c, 1, &dim));
+    TS_TRY(em_ts_arg_int(L, c, 1, &dim));
     TS_TRY(out_qparams(L, c, 2, &scale, &zp, &dt));
     int in[64], y = -1, rank = 0;
     for (size_t i = 0; i < l->u.seq.n; i++) {
-        TS_TRY(ts_dequantize(L, c, l->u.seq.items[i], &in[i]));
+        TS_TRY(em_ts_dequantize(L, c, l->u.seq.items[i], &in[i]));
     }
-    TS_TRY(ts_rank(L, c, in[0], &rank));
-    TS_TRY(ts_node_int(L, c, EM_OP_CONCAT, in, (int)l->u.seq.n, "axis",
+    TS_TRY(em_ts_rank(L, c, in[0], &rank));
+    TS_TRY(em_ts_node_int(L, c, EM_OP_CONCAT, in, (int)l->u.seq.n, "axis",
                        dim < 0 ? dim + rank : dim, &y));
     return quantize(L, c, y, scale, zp, dt, out);
 }
@@ -326,4 +326,4 @@ static const ts_op_entry quant_ops[] = {
     {"quantized::cat", lower_qcat},
 };
 
-const ts_op_table ts_quant_table = {quant_ops, sizeof quant_ops / sizeof quant_ops[0]};
+const ts_op_table em_ts_quant_table = {quant_ops, sizeof quant_ops / sizeof quant_ops[0]};

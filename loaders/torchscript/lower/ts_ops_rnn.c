@@ -52,9 +52,9 @@ static ember_status *transpose(ts_lower *L, const ts_call *c, int x, const int64
                                int *out)
 {
     int node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_TRANSPOSE, &x, 1, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_TRANSPOSE, &x, 1, out, 1, &node));
     TS_TRY(em_node_set_ints(L->g, node, "perm", perm, n));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* Unsqueeze or Squeeze (op) of x at constant axes. */
@@ -62,8 +62,8 @@ static ember_status *axes_op(ts_lower *L, const ts_call *c, em_op op, int x, con
                              int n, int *out)
 {
     int in[2] = {x, -1};
-    TS_TRY(ts_const_i64s(L, axes, n, &in[1]));
-    return ts_emit(L, c, op, in, 2, out, 1, NULL);
+    TS_TRY(em_ts_const_i64s(L, axes, n, &in[1]));
+    return em_ts_emit(L, c, op, in, 2, out, 1, NULL);
 }
 
 /* x[lo:hi] along axis 0. */
@@ -72,10 +72,10 @@ static ember_status *slice0(ts_lower *L, const ts_call *c, int x, int64_t lo, in
 {
     int in[4] = {x, -1, -1, -1};
     int64_t zero = 0;
-    TS_TRY(ts_const_i64s(L, &lo, 1, &in[1]));
-    TS_TRY(ts_const_i64s(L, &hi, 1, &in[2]));
-    TS_TRY(ts_const_i64s(L, &zero, 1, &in[3]));
-    return ts_emit(L, c, EM_OP_SLICE, in, 4, out, 1, NULL);
+    TS_TRY(em_ts_const_i64s(L, &lo, 1, &in[1]));
+    TS_TRY(em_ts_const_i64s(L, &hi, 1, &in[2]));
+    TS_TRY(em_ts_const_i64s(L, &zero, 1, &in[3]));
+    return em_ts_emit(L, c, EM_OP_SLICE, in, 4, out, 1, NULL);
 }
 
 static ember_status *concat0(ts_lower *L, const ts_call *c, const int *v, int n, int *out)
@@ -85,9 +85,9 @@ static ember_status *concat0(ts_lower *L, const ts_call *c, const int *v, int n,
         return NULL;
     }
     int node = -1;
-    TS_TRY(ts_emit(L, c, EM_OP_CONCAT, v, n, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_CONCAT, v, n, out, 1, &node));
     TS_TRY(em_node_set_int(L->g, node, "axis", 0));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* ---- weights ---- */
@@ -98,12 +98,12 @@ static ember_status *param(ts_lower *L, const ts_call *c, const ts_av *a, ember_
                            int rank, const int64_t *dims, const em_value **out)
 {
     if (a->k != TA_TENSOR) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: a weight is %s, expected a "
-                      "tensor", c->op, ts_kind_name(a->k));
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: a weight is %s, expected a "
+                      "tensor", c->op, em_ts_kind_name(a->k));
     }
     const em_value *v = &a->u.t.g->values[a->u.t.v];
     if (v->kind != EM_VAL_INITIALIZER || v->init.data == NULL) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: weight '%s' is computed by the "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: weight '%s' is computed by the "
                       "model; ember packs recurrent weights at load time and needs them to be "
                       "the module's parameters", c->op, v->name);
     }
@@ -112,7 +112,7 @@ static ember_status *param(ts_lower *L, const ts_call *c, const ts_av *a, ember_
         ok = dims[d] < 0 || v->dims[d].v == dims[d];
     }
     if (!ok) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: weight '%s' has the wrong dtype "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: weight '%s' has the wrong dtype "
                       "or shape for this layer", c->op, v->name);
     }
     *out = v;
@@ -158,7 +158,7 @@ static ember_status *pack_layer(ts_lower *L, const ts_call *c, const rnn_kind *k
     ember_dtype dt = w0->dtype;
     size_t es = em_dtype_size(dt);
     if (gh <= 0 || gh % k->gates != 0 || in < 0) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: w_ih has %lld rows, not a "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: w_ih has %lld rows, not a "
                       "multiple of %d gates", c->op, (long long)gh, k->gates);
     }
     bool bias = false;
@@ -194,13 +194,13 @@ static ember_status *pack_layer(ts_lower *L, const ts_call *c, const rnn_kind *k
     }
     wrb[2] = -1;
     if (st == NULL) {
-        st = ts_const(L, dt, 3, (int64_t[]){D, gh, in}, W, &wrb[0]);
+        st = em_ts_const(L, dt, 3, (int64_t[]){D, gh, in}, W, &wrb[0]);
     }
     if (st == NULL) {
-        st = ts_const(L, dt, 3, (int64_t[]){D, gh, h}, R, &wrb[1]);
+        st = em_ts_const(L, dt, 3, (int64_t[]){D, gh, h}, R, &wrb[1]);
     }
     if (st == NULL && bias) {
-        st = ts_const(L, dt, 2, (int64_t[]){D, 2 * gh}, B, &wrb[2]);
+        st = em_ts_const(L, dt, 2, (int64_t[]){D, 2 * gh}, B, &wrb[2]);
     }
     em_free(L->al, buf);
     *hidden = h;
@@ -238,7 +238,7 @@ static ember_status *rnn_node(ts_lower *L, const ts_call *c, const rnn_kind *k,
     TS_TRY(pack_layer(L, c, k, rp, wrb, &hidden));
     int in[7] = {x, wrb[0], wrb[1], wrb[2], -1, h0, c0};
     int n_out = k->op == EM_OP_LSTM ? 3 : 2;
-    TS_TRY(ts_emit(L, c, k->op, in, k->op == EM_OP_LSTM ? 7 : 6, out, n_out, &node));
+    TS_TRY(em_ts_emit(L, c, k->op, in, k->op == EM_OP_LSTM ? 7 : 6, out, n_out, &node));
     TS_TRY(em_node_set_int(L->g, node, "hidden_size", hidden));
     TS_TRY(em_node_set_string(L->g, node, "direction", rp->dirs == 2 ? "bidirectional"
                                                                         : "forward"));
@@ -248,17 +248,17 @@ static ember_status *rnn_node(ts_lower *L, const ts_call *c, const rnn_kind *k,
     if (k->act != NULL) {
         TS_TRY(set_activations(L, node, k->act, rp->dirs));
     }
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 static ember_status *ret_tuple(ts_lower *L, const int *v, int n, ts_av **out)
 {
-    *out = ts_seq(L, TA_TUPLE, (size_t)n);
+    *out = em_ts_seq(L, TA_TUPLE, (size_t)n);
     if (*out == NULL) {
         return em_status_oom();
     }
     for (int i = 0; i < n; i++) {
-        TS_TRY(ts_ret_tensor(L, v[i], &(*out)->u.seq.items[i]));
+        TS_TRY(em_ts_ret_tensor(L, v[i], &(*out)->u.seq.items[i]));
     }
     return NULL;
 }
@@ -268,10 +268,10 @@ static ember_status *tensor_rank(ts_lower *L, const ts_call *c, const ts_av *a, 
                                  const char *what, int *v)
 {
     int r = 0;
-    TS_TRY(ts_as_tensor(L, c, a, EMBER_DTYPE_UNDEFINED, v));
-    TS_TRY(ts_rank(L, c, *v, &r));
+    TS_TRY(em_ts_as_tensor(L, c, a, EMBER_DTYPE_UNDEFINED, v));
+    TS_TRY(em_ts_rank(L, c, *v, &r));
     if (r != rank) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: %s has rank %d, expected %d",
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: %s has rank %d, expected %d",
                       c->op, what, r, rank);
     }
     return NULL;
@@ -288,7 +288,7 @@ static ember_status *input_and_state(ts_lower *L, const ts_call *c, bool lstm, i
         return tensor_rank(L, c, hx, rank, "hx", h0);
     }
     if ((hx->k != TA_LIST && hx->k != TA_TUPLE) || hx->u.seq.n != 2) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: hx must be [h, c]", c->op);
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: hx must be [h, c]", c->op);
     }
     TS_TRY(tensor_rank(L, c, hx->u.seq.items[0], rank, "h", h0));
     return tensor_rank(L, c, hx->u.seq.items[1], rank, "c", c0);
@@ -316,37 +316,37 @@ static ember_status *lower_rnn(ts_lower *L, const ts_call *c, ts_av **out)
     int64_t layers = 0;
     double dropout = 0;
     if (packed_call(c, lstm)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s on a PackedSequence "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s on a PackedSequence "
                       "(pack_padded_sequence) is not supported: pass the padded tensor",
                       c->op);
     }
     if (c->n < 9) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: %zu arguments, expected 9",
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: %zu arguments, expected 9",
                       c->op, c->n);
     }
-    TS_TRY(ts_arg_bool(L, c, 3, &has_bias));
-    TS_TRY(ts_arg_int(L, c, 4, &layers));
-    TS_TRY(ts_arg_float(L, c, 5, &dropout));
-    TS_TRY(ts_arg_bool(L, c, 6, &train));
-    TS_TRY(ts_arg_bool(L, c, 7, &bidir));
-    TS_TRY(ts_arg_bool(L, c, 8, &bf));
+    TS_TRY(em_ts_arg_bool(L, c, 3, &has_bias));
+    TS_TRY(em_ts_arg_int(L, c, 4, &layers));
+    TS_TRY(em_ts_arg_float(L, c, 5, &dropout));
+    TS_TRY(em_ts_arg_bool(L, c, 6, &train));
+    TS_TRY(em_ts_arg_bool(L, c, 7, &bidir));
+    TS_TRY(em_ts_arg_bool(L, c, 8, &bf));
     const ts_av *pl = c->a[2];
     int dirs = bidir ? 2 : 1, stride = has_bias ? 4 : 2;
     if (train && dropout > 0 && layers > 1) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s in training mode with dropout: "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s in training mode with dropout: "
                       "save the model after model.eval()", c->op);
     }
     if ((pl->k != TA_LIST && pl->k != TA_TUPLE) || layers < 1 || layers > 1024) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: expected a list of parameters "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: expected a list of parameters "
                       "and 1..1024 layers", c->op);
     }
     size_t n_p = pl->u.seq.n, per = (size_t)(layers * dirs);
     if (lstm && n_p == per * (size_t)(stride + 1)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s with proj_size (projected hidden "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s with proj_size (projected hidden "
                       "state) is not supported", c->op);
     }
     if (n_p != per * (size_t)stride) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: %zu parameters for %lld layers, "
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: %zu parameters for %lld layers, "
                       "expected %zu", c->op, n_p, (long long)layers, per * (size_t)stride);
     }
     int x = -1, h0 = -1, c0 = -1;
@@ -376,9 +376,9 @@ static ember_status *lower_rnn(ts_lower *L, const ts_call *c, ts_av **out)
         } else { /* [S, 2, B, H] -> [S, B, 2, H] -> [S, B, 2H] (forward then backward) */
             int t = -1, shape = -1;
             TS_TRY(transpose(L, c, o[0], (int64_t[]){0, 2, 1, 3}, 4, &t));
-            TS_TRY(ts_const_i64s(L, (int64_t[]){0, 0, -1}, 3, &shape));
+            TS_TRY(em_ts_const_i64s(L, (int64_t[]){0, 0, -1}, 3, &shape));
             int in[2] = {t, shape};
-            TS_TRY(ts_emit(L, c, EM_OP_RESHAPE, in, 2, &x, 1, NULL));
+            TS_TRY(em_ts_emit(L, c, EM_OP_RESHAPE, in, 2, &x, 1, NULL));
         }
     }
     if (bf) {
@@ -402,7 +402,7 @@ static ember_status *lower_cell(ts_lower *L, const ts_call *c, ts_av **out)
     const rnn_kind *k = kind_of(c->op);
     bool lstm = k->op == EM_OP_LSTM;
     if (c->n < 4) {
-        return ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: %zu arguments, expected 4 to 6",
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: %zu arguments, expected 4 to 6",
                       c->op, c->n);
     }
     ts_av *p[4] = {c->a[2], c->a[3], c->n > 4 ? c->a[4] : NULL, c->n > 5 ? c->a[5] : NULL};
@@ -419,7 +419,7 @@ static ember_status *lower_cell(ts_lower *L, const ts_call *c, ts_av **out)
     int res[2] = {-1, -1};
     TS_TRY(axes_op(L, c, EM_OP_SQUEEZE, o[1], &zero, 1, &res[0]));
     if (!lstm) {
-        return ts_ret_tensor(L, res[0], out);
+        return em_ts_ret_tensor(L, res[0], out);
     }
     TS_TRY(axes_op(L, c, EM_OP_SQUEEZE, o[2], &zero, 1, &res[1]));
     return ret_tuple(L, res, 2, out);
@@ -436,4 +436,4 @@ static const ts_op_entry rnn_ops[] = {
     {"aten::rnn_relu_cell", lower_cell},
 };
 
-const ts_op_table ts_rnn_table = {rnn_ops, sizeof rnn_ops / sizeof rnn_ops[0]};
+const ts_op_table em_ts_rnn_table = {rnn_ops, sizeof rnn_ops / sizeof rnn_ops[0]};

@@ -84,13 +84,13 @@ static bool known(const ts_av *a)
 
 static ember_status *ret_num(ts_lower *L, double v, bool as_int, ts_av **out)
 {
-    *out = as_int ? ts_int(L, (int64_t)v) : ts_float(L, v);
+    *out = as_int ? em_ts_int(L, (int64_t)v) : em_ts_float(L, v);
     return *out != NULL ? NULL : em_status_oom();
 }
 
 static ember_status *ret_bool(ts_lower *L, bool v, ts_av **out)
 {
-    *out = ts_bool(L, v);
+    *out = em_ts_bool(L, v);
     return *out != NULL ? NULL : em_status_oom();
 }
 
@@ -108,21 +108,21 @@ static ember_status *arith(ts_lower *L, const char *op, ts_av *a, ts_av *b, em_t
     double x = num(a), y = num(b);
     if (strcmp(op, "add") == 0) {
         if (ints) {
-            *out = ts_int(L, ival(a) + ival(b));
+            *out = em_ts_int(L, ival(a) + ival(b));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, x + y, false, out);
     }
     if (strcmp(op, "sub") == 0) {
         if (ints) {
-            *out = ts_int(L, ival(a) - ival(b));
+            *out = em_ts_int(L, ival(a) - ival(b));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, x - y, false, out);
     }
     if (strcmp(op, "mul") == 0) {
         if (ints) {
-            *out = ts_int(L, ival(a) * ival(b));
+            *out = em_ts_int(L, ival(a) * ival(b));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, x * y, false, out);
@@ -133,9 +133,9 @@ static ember_status *arith(ts_lower *L, const char *op, ts_av *a, ts_av *b, em_t
     if (strcmp(op, "floordiv") == 0 || strcmp(op, "floor_divide") == 0) {
         if (ints) {
             if (ival(b) == 0) {
-                return ts_err(L, EMBER_ERR_INVALID_ARG, pos, "integer division by zero");
+                return em_ts_err(L, EMBER_ERR_INVALID_ARG, pos, "integer division by zero");
             }
-            *out = ts_int(L, floordiv(ival(a), ival(b)));
+            *out = em_ts_int(L, floordiv(ival(a), ival(b)));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, floor(x / y), false, out);
@@ -143,9 +143,9 @@ static ember_status *arith(ts_lower *L, const char *op, ts_av *a, ts_av *b, em_t
     if (strcmp(op, "remainder") == 0 || strcmp(op, "fmod") == 0) {
         if (ints) {
             if (ival(b) == 0) {
-                return ts_err(L, EMBER_ERR_INVALID_ARG, pos, "integer modulo by zero");
+                return em_ts_err(L, EMBER_ERR_INVALID_ARG, pos, "integer modulo by zero");
             }
-            *out = ts_int(L, ival(a) - floordiv(ival(a), ival(b)) * ival(b));
+            *out = em_ts_int(L, ival(a) - floordiv(ival(a), ival(b)) * ival(b));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, x - floor(x / y) * y, false, out);
@@ -177,7 +177,7 @@ static ember_status *arith(ts_lower *L, const char *op, ts_av *a, ts_av *b, em_t
         if (a->k == TA_BOOL && b->k == TA_BOOL) {
             return ret_bool(L, r != 0, out);
         }
-        *out = ts_int(L, r);
+        *out = em_ts_int(L, r);
         return *out != NULL ? NULL : em_status_oom();
     }
     if (strcmp(op, "min") == 0 || strcmp(op, "max") == 0) {
@@ -208,7 +208,7 @@ static ember_status *format_str(ts_lower *L, ts_av **args, size_t n, ts_av **out
                 } else if (a->k == TA_BOOL) {
                     em_strbuf_printf(&sb, "%s", a->u.b ? "True" : "False");
                 } else {
-                    em_strbuf_printf(&sb, "<%s>", ts_kind_name(a->k));
+                    em_strbuf_printf(&sb, "<%s>", em_ts_kind_name(a->k));
                 }
             }
             p++;
@@ -220,7 +220,7 @@ static ember_status *format_str(ts_lower *L, ts_av **args, size_t n, ts_av **out
     if (s == NULL) {
         return em_status_oom();
     }
-    *out = ts_str(L, s, strlen(s));
+    *out = em_ts_str(L, s, strlen(s));
     free(s);
     return *out != NULL ? NULL : em_status_oom();
 }
@@ -230,9 +230,9 @@ static ember_status *make_range(ts_lower *L, ts_av **args, size_t n, em_ts_pos p
     int64_t lo = 0, hi = 0, step = 1;
     for (size_t i = 0; i < n; i++) {
         if (args[i]->k != TA_INT) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "range() over a %s (a trip count that "
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "range() over a %s (a trip count that "
                           "depends on tensor data) is not supported yet",
-                          ts_kind_name(args[i]->k));
+                          em_ts_kind_name(args[i]->k));
         }
     }
     if (n == 1) {
@@ -243,20 +243,20 @@ static ember_status *make_range(ts_lower *L, ts_av **args, size_t n, em_ts_pos p
         step = n >= 3 ? args[2]->u.i : 1;
     }
     if (step == 0) {
-        return ts_err(L, EMBER_ERR_INVALID_ARG, pos, "range() step is 0");
+        return em_ts_err(L, EMBER_ERR_INVALID_ARG, pos, "range() step is 0");
     }
     int64_t count = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0)
                              : (lo > hi ? (lo - hi - step - 1) / -step : 0);
     if (count > TS_MAX_UNROLL) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "range() of %lld items is above the %d "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, pos, "range() of %lld items is above the %d "
                       "unrolled at load time", (long long)count, TS_MAX_UNROLL);
     }
-    *out = ts_seq(L, TA_LIST, (size_t)count);
+    *out = em_ts_seq(L, TA_LIST, (size_t)count);
     if (*out == NULL) {
         return em_status_oom();
     }
     for (int64_t i = 0; i < count; i++) {
-        if (((*out)->u.seq.items[i] = ts_int(L, lo + i * step)) == NULL) {
+        if (((*out)->u.seq.items[i] = em_ts_int(L, lo + i * step)) == NULL) {
             return em_status_oom();
         }
     }
@@ -270,7 +270,7 @@ static bool item_dim(ts_lower *L, const ts_av *a, em_dim *d)
         *d = (em_dim){ival(a), 0};
         return true;
     }
-    return ts_dim_of_scalar(L, a, d);
+    return em_ts_dim_of_scalar(L, a, d);
 }
 
 /* Whether lists a and b are equal, when the lowering can tell: items known alike, the same
@@ -307,7 +307,7 @@ static int lists_equal(ts_lower *L, const ts_av *a, const ts_av *b)
     return r;
 }
 
-ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n, em_ts_pos pos,
+ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n, em_ts_pos pos,
                              bool *handled, ts_av **out)
 {
     *handled = true;
@@ -318,7 +318,7 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
     /* The length of a list is known even when its items are not. */
     if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0) &&
         (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
-        *out = ts_int(L, (int64_t)args[0]->u.seq.n);
+        *out = em_ts_int(L, (int64_t)args[0]->u.seq.n);
         return *out != NULL ? NULL : em_status_oom();
     }
     /* == and != of two lists whose items are sizes, known or not */
@@ -359,7 +359,7 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
                 b[i] = b[i] < 0 ? 0 : b[i] > len ? len : b[i];
             }
             int64_t cnt = b[1] > b[0] ? (b[1] - b[0] + b[2] - 1) / b[2] : 0;
-            *out = ts_seq(L, args[0]->k, (size_t)cnt);
+            *out = em_ts_seq(L, args[0]->k, (size_t)cnt);
             if (*out == NULL) {
                 return em_status_oom();
             }
@@ -378,13 +378,13 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
      * hold. */
     if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0) &&
         args[0]->k == TA_DICT) {
-        *out = ts_int(L, (int64_t)args[0]->u.dict.n);
+        *out = em_ts_int(L, (int64_t)args[0]->u.dict.n);
         return *out != NULL ? NULL : em_status_oom();
     }
     if (strcmp(op, "aten::add") == 0 && n == 2 && args[0]->k == TA_LIST &&
         args[1]->k == TA_LIST) {
         size_t na = args[0]->u.seq.n, nb = args[1]->u.seq.n;
-        if ((*out = ts_seq(L, TA_LIST, na + nb)) == NULL) {
+        if ((*out = em_ts_seq(L, TA_LIST, na + nb)) == NULL) {
             return em_status_oom();
         }
         for (size_t i = 0; i < na + nb; i++) {
@@ -408,8 +408,8 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
         } else if (a->k == TA_BOOL) {
             snprintf(num_s, sizeof num_s, "%s", a->u.b ? "True" : "False");
         }
-        *out = a->k == TA_INT || a->k == TA_BOOL ? ts_str(L, num_s, strlen(num_s))
-                                                 : ts_str(L, a->u.str.s, a->u.str.n);
+        *out = a->k == TA_INT || a->k == TA_BOOL ? em_ts_str(L, num_s, strlen(num_s))
+                                                 : em_ts_str(L, a->u.str.s, a->u.str.n);
         return *out != NULL ? NULL : em_status_oom();
     }
     /* str.find(sub, start=0, end=len): the first index of sub in s[start:end], or -1 */
@@ -424,7 +424,7 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
         for (int64_t i = b[0]; at < 0 && i + m <= b[1]; i++) {
             at = memcmp(args[0]->u.str.s + i, args[1]->u.str.s, (size_t)m) == 0 ? i : -1;
         }
-        *out = ts_int(L, at);
+        *out = em_ts_int(L, at);
         return *out != NULL ? NULL : em_status_oom();
     }
     /* all / any of a list of bools */
@@ -440,7 +440,7 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
     }
     if (n == 1 && (strcmp(op, "int") == 0 || strcmp(op, "aten::Int") == 0 ||
                    strcmp(op, "aten::IntImplicit") == 0) && is_num(args[0])) {
-        *out = ts_int(L, (int64_t)num(args[0]));
+        *out = em_ts_int(L, (int64_t)num(args[0]));
         return *out != NULL ? NULL : em_status_oom();
     }
     if (n == 1 && (strcmp(op, "float") == 0 || strcmp(op, "aten::Float") == 0 ||
@@ -458,7 +458,7 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
     if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0)) {
         const ts_av *a = args[0];
         if (a->k == TA_LIST || a->k == TA_TUPLE || a->k == TA_STR) {
-            *out = ts_int(L, (int64_t)(a->k == TA_STR ? a->u.str.n : a->u.seq.n));
+            *out = em_ts_int(L, (int64_t)(a->k == TA_STR ? a->u.str.n : a->u.seq.n));
             return *out != NULL ? NULL : em_status_oom();
         }
     }
@@ -471,7 +471,7 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
     }
     if (strcmp(op, "aten::neg") == 0 && n == 1 && is_num(args[0])) {
         if (args[0]->k == TA_INT) {
-            *out = ts_int(L, -args[0]->u.i);
+            *out = em_ts_int(L, -args[0]->u.i);
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, -num(args[0]), false, out);
@@ -520,12 +520,12 @@ ember_status *ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_t n
     if (strcmp(bare, "add") == 0 && n == 2 && (args[0]->k == TA_LIST || args[0]->k == TA_STR) &&
         args[0]->k == args[1]->k) {
         if (args[0]->k == TA_STR) {
-            char *s = ts_printf(L, "%s%s", args[0]->u.str.s, args[1]->u.str.s);
-            *out = s != NULL ? ts_str(L, s, strlen(s)) : NULL;
+            char *s = em_ts_printf(L, "%s%s", args[0]->u.str.s, args[1]->u.str.s);
+            *out = s != NULL ? em_ts_str(L, s, strlen(s)) : NULL;
             return *out != NULL ? NULL : em_status_oom();
         }
         size_t na = args[0]->u.seq.n, nb = args[1]->u.seq.n;
-        *out = ts_seq(L, TA_LIST, na + nb);
+        *out = em_ts_seq(L, TA_LIST, na + nb);
         if (*out == NULL) {
             return em_status_oom();
         }

@@ -34,7 +34,7 @@ static const struct {
     {28, EMBER_DTYPE_U32},       {29, EMBER_DTYPE_U64},
 };
 
-int ts_scalar_type(ember_dtype dt)
+int em_ts_scalar_type(ember_dtype dt)
 {
     for (size_t i = 0; i < sizeof scalar_types / sizeof scalar_types[0]; i++) {
         if (scalar_types[i].dt == dt) {
@@ -44,7 +44,7 @@ int ts_scalar_type(ember_dtype dt)
     return -1;
 }
 
-ember_dtype ts_dtype_of_scalar_type(int64_t st)
+ember_dtype em_ts_dtype_of_scalar_type(int64_t st)
 {
     for (size_t i = 0; i < sizeof scalar_types / sizeof scalar_types[0]; i++) {
         if (scalar_types[i].st == st) {
@@ -59,18 +59,18 @@ static ember_status *dtype_arg(ts_lower *L, const ts_call *c, size_t i, ember_dt
                                ember_dtype *dt)
 {
     int64_t st = -1;
-    if (ts_arg_none(c, i)) {
+    if (em_ts_arg_none(c, i)) {
         *dt = dflt;
         return NULL;
     }
-    TS_TRY(ts_arg_int(L, c, i, &st));
-    *dt = ts_dtype_of_scalar_type(st);
+    TS_TRY(em_ts_arg_int(L, c, i, &st));
+    *dt = em_ts_dtype_of_scalar_type(st);
     if (*dt == EMBER_DTYPE_UNDEFINED) {
         static const char *const names[] = {[8] = "complex32", [9] = "complex64",
                                             [10] = "complex128", [12] = "qint8",
                                             [13] = "quint8", [14] = "qint32"};
         const char *name = st >= 0 && st < 15 && names[st] != NULL ? names[st] : "this dtype";
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: dtype %s (torch ScalarType %lld) "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: dtype %s (torch ScalarType %lld) "
                       "is not supported", c->op, name, (long long)st);
     }
     return NULL;
@@ -80,10 +80,10 @@ static ember_status *dtype_arg(ts_lower *L, const ts_call *c, size_t i, ember_dt
  * ignored: ember places tensors itself. */
 static ember_status *check_layout(ts_lower *L, const ts_call *c, size_t i)
 {
-    if (ts_arg_none(c, i) || (c->a[i]->k == TA_INT && c->a[i]->u.i == 0)) {
+    if (em_ts_arg_none(c, i) || (c->a[i]->k == TA_INT && c->a[i]->u.i == 0)) {
         return NULL;
     }
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: only the strided layout is supported",
+    return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: only the strided layout is supported",
                   c->op);
 }
 
@@ -111,7 +111,7 @@ static bool is_float_dtype(ember_dtype dt)
 
 /* ---- dims the lowering can tell ---- */
 
-bool ts_dim_of_scalar(ts_lower *L, const ts_av *s, em_dim *d)
+bool em_ts_dim_of_scalar(ts_lower *L, const ts_av *s, em_dim *d)
 {
     if (s->k != TA_SCALAR || s->u.t.g != L->g) {
         return false;
@@ -138,14 +138,14 @@ bool ts_dim_of_scalar(ts_lower *L, const ts_av *s, em_dim *d)
         /* An unknown dim read by size() gets a symbol of its own: code reshaping by sizes it
          * read ([b, g, c/g, h, w] then [b, -1, h, w]) then keeps its dims. Symbols only name
          * dims for load time (the planner binds the inputs' ones). */
-        const char *name = ts_printf(L, "%s.dim%lld", x->name, (long long)k);
+        const char *name = em_ts_printf(L, "%s.dim%lld", x->name, (long long)k);
         x->dims[k].sym = name != NULL ? em_graph_symbol(L->g, name) : 0;
     }
     *d = x->dims[k];
     return d->v >= 0 || d->sym > 0;
 }
 
-void ts_refine_dims(ts_lower *L, int v, const ts_av *list)
+void em_ts_refine_dims(ts_lower *L, int v, const ts_av *list)
 {
     em_value *val = &L->g->values[v];
     if ((list->k != TA_LIST && list->k != TA_TUPLE) || val->rank != (int)list->u.seq.n) {
@@ -159,15 +159,15 @@ void ts_refine_dims(ts_lower *L, int v, const ts_av *list)
         }
         if (it->k == TA_INT && it->u.i >= 0) {
             val->dims[d] = (em_dim){it->u.i, 0};
-        } else if (ts_dim_of_scalar(L, it, &dim)) {
+        } else if (em_ts_dim_of_scalar(L, it, &dim)) {
             val->dims[d] = dim;
         }
     }
 }
 
-void ts_reshape_dims(ts_lower *L, int v, int x, const ts_av *list)
+void em_ts_reshape_dims(ts_lower *L, int v, int x, const ts_av *list)
 {
-    ts_refine_dims(L, v, list);
+    em_ts_refine_dims(L, v, list);
     em_value *yv = &L->g->values[v];
     const em_value *xv = &L->g->values[x];
     int k = -1;
@@ -221,7 +221,7 @@ void ts_reshape_dims(ts_lower *L, int v, int x, const ts_av *list)
     }
 }
 
-void ts_copy_dims(ts_lower *L, int v, int from)
+void em_ts_copy_dims(ts_lower *L, int v, int from)
 {
     em_value *val = &L->g->values[v];
     const em_value *f = &L->g->values[from];
@@ -235,19 +235,19 @@ void ts_copy_dims(ts_lower *L, int v, int from)
     }
 }
 
-ember_status *ts_shape_of(ts_lower *L, const ts_call *c, int x, int64_t start, int64_t end,
+ember_status *em_ts_shape_of(ts_lower *L, const ts_call *c, int x, int64_t start, int64_t end,
                           int *out)
 {
     int node = -1, rank = 0;
-    TS_TRY(ts_rank(L, c, x, &rank));
-    TS_TRY(ts_emit(L, c, EM_OP_SHAPE, &x, 1, out, 1, &node));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    TS_TRY(em_ts_emit(L, c, EM_OP_SHAPE, &x, 1, out, 1, &node));
     if (start != 0) {
         TS_TRY(em_node_set_int(L->g, node, "start", start));
     }
     if (end < rank) {
         TS_TRY(em_node_set_int(L->g, node, "end", end));
     }
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* ---- creation ---- */
@@ -257,8 +257,8 @@ static ember_status *filled(ts_lower *L, const ts_call *c, int shape, ember_dtyp
                             const ts_av *fill, int *out)
 {
     int in[2] = {-1, shape};
-    TS_TRY(ts_as_tensor(L, c, fill, dt, &in[0]));
-    return ts_emit(L, c, EM_OP_EXPAND, in, 2, out, 1, NULL);
+    TS_TRY(em_ts_as_tensor(L, c, fill, dt, &in[0]));
+    return em_ts_emit(L, c, EM_OP_EXPAND, in, 2, out, 1, NULL);
 }
 
 /* Creation from a size list: zeros / ones / empty / full(size, [fill,] dtype, layout, device,
@@ -275,10 +275,10 @@ static ember_status *from_size(ts_lower *L, const ts_call *c, size_t i_size, con
     TS_TRY(dtype_arg(L, c, i_dtype, dflt != EMBER_DTYPE_UNDEFINED ? dflt : number_dtype(fill),
                      &dt));
     TS_TRY(check_layout(L, c, i_dtype + 1));
-    TS_TRY(ts_int_list_tensor(L, c, c->a[i_size], &shape));
+    TS_TRY(em_ts_int_list_tensor(L, c, c->a[i_size], &shape));
     TS_TRY(filled(L, c, shape, dt, fill, &y));
-    ts_refine_dims(L, y, c->a[i_size]);
-    return ts_ret_tensor(L, y, out);
+    em_ts_refine_dims(L, y, c->a[i_size]);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* The fill of creation op c by its name: 1 for ones, 0 for zeros and empty (ember's empty
@@ -301,8 +301,8 @@ static ember_status *lower_from_size(ts_lower *L, const ts_call *c, ts_av **out)
 /* The dtype of tensor argument 0 (the new_* and *_like families default to it). */
 static ember_status *self_dtype(ts_lower *L, const ts_call *c, int *x, ember_dtype *dt)
 {
-    TS_TRY(ts_arg_tensor(L, c, 0, x));
-    *dt = ts_val(L, *x)->dtype;
+    TS_TRY(em_ts_arg_tensor(L, c, 0, x));
+    *dt = em_ts_val(L, *x)->dtype;
     return NULL;
 }
 
@@ -332,17 +332,17 @@ static ember_status *lower_like(ts_lower *L, const ts_call *c, ts_av **out)
     }
     TS_TRY(dtype_arg(L, c, i_dtype, dt, &dt));
     TS_TRY(check_layout(L, c, i_dtype + 1));
-    TS_TRY(ts_shape_of(L, c, x, 0, EMBER_MAX_RANK, &shape));
+    TS_TRY(em_ts_shape_of(L, c, x, 0, EMBER_MAX_RANK, &shape));
     TS_TRY(filled(L, c, shape, dt, fill, &y));
-    ts_copy_dims(L, y, x);
-    return ts_ret_tensor(L, y, out);
+    em_ts_copy_dims(L, y, x);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* Random tensors: ember's outputs are deterministic. */
 static ember_status *lower_random(ts_lower *L, const ts_call *c, ts_av **out)
 {
     (void)out;
-    return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: random tensors are not supported",
+    return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: random tensors are not supported",
                   c->op);
 }
 
@@ -384,18 +384,18 @@ static ember_status *lower_arange(ts_lower *L, const ts_call *c, ts_av **out)
     ember_dtype work = is_float_dtype(dt) ? EMBER_DTYPE_F64 : EMBER_DTYPE_I64;
     int in[3] = {-1, -1, -1}, r = -1, y = -1;
     for (int i = 0; i < 3; i++) {
-        TS_TRY(ts_as_tensor(L, c, args[i], work, &in[i]));
+        TS_TRY(em_ts_as_tensor(L, c, args[i], work, &in[i]));
     }
-    TS_TRY(ts_emit(L, c, EM_OP_RANGE, in, 3, &r, 1, NULL));
-    TS_TRY(ts_cast(L, c, r, dt, &y));
+    TS_TRY(em_ts_emit(L, c, EM_OP_RANGE, in, 3, &r, 1, NULL));
+    TS_TRY(em_ts_cast(L, c, r, dt, &y));
     /* arange(n) of a dim n has that dim. */
     em_dim d = {-1, 0};
     if (is_known_number(args[0]) && number_value(args[0]) == 0 && is_known_number(args[2]) &&
-        number_value(args[2]) == 1 && ts_dim_of_scalar(L, args[1], &d) &&
+        number_value(args[2]) == 1 && em_ts_dim_of_scalar(L, args[1], &d) &&
         L->g->values[y].dims[0].v < 0) {
         L->g->values[y].dims[0] = d;
     }
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* The data of a known tensor of n elements: ints (also bools) or doubles. */
@@ -412,7 +412,7 @@ static ember_status *known_const(ts_lower *L, const ts_call *c, const known_data
 {
     int v = -1;
     if (k->any_float) {
-        TS_TRY(ts_const(L, EMBER_DTYPE_F64, rank, dims, k->f, &v));
+        TS_TRY(em_ts_const(L, EMBER_DTYPE_F64, rank, dims, k->f, &v));
     } else if (dt == EMBER_DTYPE_BOOL) {
         unsigned char *b = em_ts_arena_alloc(&L->arena, (size_t)(k->n > 0 ? k->n : 1));
         if (b == NULL) {
@@ -421,11 +421,11 @@ static ember_status *known_const(ts_lower *L, const ts_call *c, const known_data
         for (int64_t j = 0; j < k->n; j++) {
             b[j] = k->i[j] != 0;
         }
-        TS_TRY(ts_const(L, EMBER_DTYPE_BOOL, rank, dims, b, &v));
+        TS_TRY(em_ts_const(L, EMBER_DTYPE_BOOL, rank, dims, b, &v));
     } else {
-        TS_TRY(ts_const(L, EMBER_DTYPE_I64, rank, dims, k->i, &v));
+        TS_TRY(em_ts_const(L, EMBER_DTYPE_I64, rank, dims, k->i, &v));
     }
-    return ts_cast(L, c, v, dt, out);
+    return em_ts_cast(L, c, v, dt, out);
 }
 
 /* linspace(start, end, steps, *, dtype=None, ...) of known numbers: computed at load time the
@@ -436,14 +436,14 @@ static ember_status *lower_linspace(ts_lower *L, const ts_call *c, ts_av **out)
     int64_t steps = 0;
     ember_dtype dt = EMBER_DTYPE_UNDEFINED;
     if (!is_known_number(c->a[0]) || !is_known_number(c->a[1])) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: start and end must be known at "
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: start and end must be known at "
                       "load time", c->op);
     }
-    TS_TRY(ts_arg_int(L, c, 2, &steps));
+    TS_TRY(em_ts_arg_int(L, c, 2, &steps));
     TS_TRY(dtype_arg(L, c, 3, EMBER_DTYPE_F32, &dt));
     TS_TRY(check_layout(L, c, 4));
     if (steps < 0 || steps > (1 << 20)) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: %lld steps", c->op,
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: %lld steps", c->op,
                       (long long)steps);
     }
     known_data k = {.any_float = true, .n = steps};
@@ -473,7 +473,7 @@ static ember_status *lower_linspace(ts_lower *L, const ts_call *c, ts_av **out)
     }
     int y = -1;
     TS_TRY(known_const(L, c, &k, 1, &steps, dt, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* The shape of nested lists of known numbers (rectangular), or false. */
@@ -534,23 +534,23 @@ static ember_status *dynamic_list(ts_lower *L, const ts_call *c, const ts_av *l,
     if (parts == NULL) {
         return em_status_oom();
     }
-    TS_TRY(ts_const_i64s(L, &zero, 1, &axes));
+    TS_TRY(em_ts_const_i64s(L, &zero, 1, &axes));
     for (size_t i = 0; i < l->u.seq.n; i++) {
         int in[2] = {-1, axes};
         if (!is_known_number(l->u.seq.items[i]) && l->u.seq.items[i]->k != TA_SCALAR) {
-            return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: item %zu of the data is %s",
-                          c->op, i, ts_kind_name(l->u.seq.items[i]->k));
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: item %zu of the data is %s",
+                          c->op, i, em_ts_kind_name(l->u.seq.items[i]->k));
         }
-        TS_TRY(ts_as_tensor(L, c, l->u.seq.items[i], dt, &in[0]));
-        TS_TRY(ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, &parts[i], 1, NULL));
+        TS_TRY(em_ts_as_tensor(L, c, l->u.seq.items[i], dt, &in[0]));
+        TS_TRY(em_ts_emit(L, c, EM_OP_UNSQUEEZE, in, 2, &parts[i], 1, NULL));
     }
     if (l->u.seq.n == 1) {
         *out = parts[0];
         return NULL;
     }
-    TS_TRY(ts_emit(L, c, EM_OP_CONCAT, parts, (int)l->u.seq.n, out, 1, &node));
+    TS_TRY(em_ts_emit(L, c, EM_OP_CONCAT, parts, (int)l->u.seq.n, out, 1, &node));
     TS_TRY(em_node_set_int(L->g, node, "axis", 0));
-    return ts_infer(L, c, node);
+    return em_ts_infer(L, c, node);
 }
 
 /* tensor(data, *, dtype=None, device=None, requires_grad=False) of a number or (nested) list
@@ -565,8 +565,8 @@ static ember_status *lower_tensor(ts_lower *L, const ts_call *c, ts_av **out)
         int x = -1;
         TS_TRY(self_dtype(L, c, &x, &dt));
         TS_TRY(dtype_arg(L, c, 1, dt, &dt));
-        TS_TRY(ts_cast(L, c, x, dt, &y));
-        return ts_ret_tensor(L, y, out);
+        TS_TRY(em_ts_cast(L, c, x, dt, &y));
+        return em_ts_ret_tensor(L, y, out);
     }
     if (!nested_shape(data, 0, dims, &rank)) {
         if ((data->k == TA_LIST || data->k == TA_TUPLE) || data->k == TA_SCALAR) {
@@ -580,14 +580,14 @@ static ember_status *lower_tensor(ts_lower *L, const ts_call *c, ts_av **out)
             TS_TRY(dtype_arg(L, c, 1, fl ? EMBER_DTYPE_F32 : all_bool ? EMBER_DTYPE_BOOL
                                                                        : EMBER_DTYPE_I64, &dt));
             if (data->k == TA_SCALAR) {
-                TS_TRY(ts_as_tensor(L, c, data, dt, &y));
+                TS_TRY(em_ts_as_tensor(L, c, data, dt, &y));
             } else {
                 TS_TRY(dynamic_list(L, c, data, dt, &y));
             }
-            return ts_ret_tensor(L, y, out);
+            return em_ts_ret_tensor(L, y, out);
         }
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: data must be numbers or "
-                      "rectangular lists of them, got %s", c->op, ts_kind_name(data->k));
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: data must be numbers or "
+                      "rectangular lists of them, got %s", c->op, em_ts_kind_name(data->k));
     }
     int64_t n = 1;
     for (int d = 0; d < rank; d++) {
@@ -609,7 +609,7 @@ static ember_status *lower_tensor(ts_lower *L, const ts_call *c, ts_av **out)
         k.any_float = true;
     }
     TS_TRY(known_const(L, c, &k, rank, dims, dt, &y));
-    return ts_ret_tensor(L, y, out);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* scalar_tensor(s, *, dtype=None, ...): a 0-d tensor, float32 by default. */
@@ -619,8 +619,8 @@ static ember_status *lower_scalar_tensor(ts_lower *L, const ts_call *c, ts_av **
     int y = -1;
     TS_TRY(dtype_arg(L, c, 1, EMBER_DTYPE_F32, &dt));
     TS_TRY(check_layout(L, c, 2));
-    TS_TRY(ts_as_tensor(L, c, c->a[0], dt, &y));
-    return ts_ret_tensor(L, y, out);
+    TS_TRY(em_ts_as_tensor(L, c, c->a[0], dt, &y));
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* eye(n, [m,] *, dtype=None, ...): EyeLike of a zero [n, m] tensor. */
@@ -633,31 +633,31 @@ static ember_status *lower_eye(ts_lower *L, const ts_call *c, ts_av **out)
     int shape = -1, z = -1, y = -1;
     TS_TRY(dtype_arg(L, c, i_dtype, EMBER_DTYPE_F32, &dt));
     TS_TRY(check_layout(L, c, i_dtype + 1));
-    ts_av *size = ts_seq(L, TA_LIST, 2);
+    ts_av *size = em_ts_seq(L, TA_LIST, 2);
     if (size == NULL) {
         return em_status_oom();
     }
     size->u.seq.items[0] = c->a[0];
     size->u.seq.items[1] = has_m ? c->a[1] : c->a[0];
-    TS_TRY(ts_int_list_tensor(L, c, size, &shape));
+    TS_TRY(em_ts_int_list_tensor(L, c, size, &shape));
     TS_TRY(filled(L, c, shape, dt, &zero, &z));
-    ts_refine_dims(L, z, size);
-    TS_TRY(ts_emit(L, c, EM_OP_EYELIKE, &z, 1, &y, 1, NULL));
-    ts_copy_dims(L, y, z);
-    return ts_ret_tensor(L, y, out);
+    em_ts_refine_dims(L, z, size);
+    TS_TRY(em_ts_emit(L, c, EM_OP_EYELIKE, &z, 1, &y, 1, NULL));
+    em_ts_copy_dims(L, y, z);
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* prim::dtype(a): torch's ScalarType number, known at load time. */
 static ember_status *lower_prim_dtype(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    int st = ts_scalar_type(ts_val(L, x)->dtype);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    int st = em_ts_scalar_type(em_ts_val(L, x)->dtype);
     if (st < 0) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a tensor of dtype %s has no torch "
-                      "dtype", c->op, ember_dtype_name(ts_val(L, x)->dtype));
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a tensor of dtype %s has no torch "
+                      "dtype", c->op, ember_dtype_name(em_ts_val(L, x)->dtype));
     }
-    *out = ts_int(L, st);
+    *out = em_ts_int(L, st);
     return *out != NULL ? NULL : em_status_oom();
 }
 
@@ -665,7 +665,7 @@ static ember_status *lower_prim_dtype(ts_lower *L, const ts_call *c, ts_av **out
 static ember_status *lower_prim_device(ts_lower *L, const ts_call *c, ts_av **out)
 {
     (void)c;
-    *out = ts_str(L, "cpu", 3);
+    *out = em_ts_str(L, "cpu", 3);
     if (*out != NULL) {
         (*out)->k = TA_DEVICE;
     }
@@ -676,8 +676,8 @@ static ember_status *lower_prim_device(ts_lower *L, const ts_call *c, ts_av **ou
 static ember_status *lower_is_floating_point(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    *out = ts_bool(L, is_float_dtype(ts_val(L, x)->dtype));
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    *out = em_ts_bool(L, is_float_dtype(em_ts_val(L, x)->dtype));
     return *out != NULL ? NULL : em_status_oom();
 }
 
@@ -695,8 +695,8 @@ static ember_status *lower_to(ts_lower *L, const ts_call *c, ts_av **out)
     const char *o = c->overload;
     if (strcmp(o, "other") == 0) {
         int other = -1;
-        TS_TRY(ts_arg_tensor(L, c, 1, &other));
-        dt = ts_val(L, other)->dtype;
+        TS_TRY(em_ts_arg_tensor(L, c, 1, &other));
+        dt = em_ts_val(L, other)->dtype;
     } else if (strcmp(o, "device") == 0 || strcmp(o, "prim_Device") == 0) {
         TS_TRY(dtype_arg(L, c, 2, dt, &dt));
     } else if (strcmp(o, "dtype") == 0 || strcmp(o, "prim_dtype") == 0) {
@@ -705,20 +705,20 @@ static ember_status *lower_to(ts_lower *L, const ts_call *c, ts_av **out)
         TS_TRY(dtype_arg(L, c, 1, dt, &dt));
         TS_TRY(check_layout(L, c, 2));
     } else if (strcmp(o, "prim_other") != 0) {
-        return ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s.%s is not supported", c->op, o);
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s.%s is not supported", c->op, o);
     }
-    TS_TRY(ts_cast(L, c, x, dt, &y));
-    return ts_ret_tensor(L, y, out);
+    TS_TRY(em_ts_cast(L, c, x, dt, &y));
+    return em_ts_ret_tensor(L, y, out);
 }
 
 /* type_as(self, other) */
 static ember_status *lower_type_as(ts_lower *L, const ts_call *c, ts_av **out)
 {
     int x = -1, other = -1, y = -1;
-    TS_TRY(ts_arg_tensor(L, c, 0, &x));
-    TS_TRY(ts_arg_tensor(L, c, 1, &other));
-    TS_TRY(ts_cast(L, c, x, ts_val(L, other)->dtype, &y));
-    return ts_ret_tensor(L, y, out);
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_tensor(L, c, 1, &other));
+    TS_TRY(em_ts_cast(L, c, x, em_ts_val(L, other)->dtype, &y));
+    return em_ts_ret_tensor(L, y, out);
 }
 
 static const ts_op_entry tensor_ops[] = {
@@ -755,4 +755,4 @@ static const ts_op_entry tensor_ops[] = {
     {"aten::type_as", lower_type_as},
 };
 
-const ts_op_table ts_tensor_table = {tensor_ops, sizeof tensor_ops / sizeof tensor_ops[0]};
+const ts_op_table em_ts_tensor_table = {tensor_ops, sizeof tensor_ops / sizeof tensor_ops[0]};

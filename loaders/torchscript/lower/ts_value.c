@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-ts_av *ts_new(ts_lower *L, ts_ak k)
+ts_av *em_ts_new(ts_lower *L, ts_ak k)
 {
     ts_av *a = em_ts_arena_alloc(&L->arena, sizeof *a);
     if (a != NULL) {
@@ -22,38 +22,38 @@ ts_av *ts_new(ts_lower *L, ts_ak k)
     return a;
 }
 
-ts_av *ts_none(ts_lower *L) { return ts_new(L, TA_NONE); }
+ts_av *em_ts_none(ts_lower *L) { return em_ts_new(L, TA_NONE); }
 
-ts_av *ts_bool(ts_lower *L, bool b)
+ts_av *em_ts_bool(ts_lower *L, bool b)
 {
-    ts_av *a = ts_new(L, TA_BOOL);
+    ts_av *a = em_ts_new(L, TA_BOOL);
     if (a != NULL) {
         a->u.b = b;
     }
     return a;
 }
 
-ts_av *ts_int(ts_lower *L, int64_t i)
+ts_av *em_ts_int(ts_lower *L, int64_t i)
 {
-    ts_av *a = ts_new(L, TA_INT);
+    ts_av *a = em_ts_new(L, TA_INT);
     if (a != NULL) {
         a->u.i = i;
     }
     return a;
 }
 
-ts_av *ts_float(ts_lower *L, double f)
+ts_av *em_ts_float(ts_lower *L, double f)
 {
-    ts_av *a = ts_new(L, TA_FLOAT);
+    ts_av *a = em_ts_new(L, TA_FLOAT);
     if (a != NULL) {
         a->u.f = f;
     }
     return a;
 }
 
-ts_av *ts_str(ts_lower *L, const char *s, size_t n)
+ts_av *em_ts_str(ts_lower *L, const char *s, size_t n)
 {
-    ts_av *a = ts_new(L, TA_STR);
+    ts_av *a = em_ts_new(L, TA_STR);
     char *c = em_ts_arena_strndup(&L->arena, s, n);
     if (a == NULL || c == NULL) {
         return NULL;
@@ -63,9 +63,9 @@ ts_av *ts_str(ts_lower *L, const char *s, size_t n)
     return a;
 }
 
-ts_av *ts_tensor(ts_lower *L, int v)
+ts_av *em_ts_tensor(ts_lower *L, int v)
 {
-    ts_av *a = ts_new(L, TA_TENSOR);
+    ts_av *a = em_ts_new(L, TA_TENSOR);
     if (a != NULL) {
         a->u.t.v = v;
         a->u.t.g = L->g;
@@ -74,9 +74,9 @@ ts_av *ts_tensor(ts_lower *L, int v)
     return a;
 }
 
-ts_av *ts_seq(ts_lower *L, ts_ak k, size_t n)
+ts_av *em_ts_seq(ts_lower *L, ts_ak k, size_t n)
 {
-    ts_av *a = ts_new(L, k);
+    ts_av *a = em_ts_new(L, k);
     if (a == NULL) {
         return NULL;
     }
@@ -105,7 +105,7 @@ static void **grow(ts_lower *L, void **old, size_t n, size_t *cap)
     return p;
 }
 
-ember_status *ts_list_append(ts_lower *L, ts_av *list, ts_av *item)
+ember_status *em_ts_list_append(ts_lower *L, ts_av *list, ts_av *item)
 {
     if (list->u.seq.n == list->u.seq.cap) {
         void **p = grow(L, (void **)list->u.seq.items, list->u.seq.n, &list->u.seq.cap);
@@ -118,7 +118,7 @@ ember_status *ts_list_append(ts_lower *L, ts_av *list, ts_av *item)
     return NULL;
 }
 
-const char *ts_kind_name(ts_ak k)
+const char *em_ts_kind_name(ts_ak k)
 {
     static const char *const names[] = {"None", "bool", "int", "float", "str", "Device",
                                         "tuple", "list", "dict", "Tensor", "scalar",
@@ -128,12 +128,12 @@ const char *ts_kind_name(ts_ak k)
     return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
-char *ts_strdup(ts_lower *L, const char *s)
+char *em_ts_strdup(ts_lower *L, const char *s)
 {
     return em_ts_arena_strndup(&L->arena, s, strlen(s));
 }
 
-char *ts_printf(ts_lower *L, const char *fmt, ...)
+char *em_ts_printf(ts_lower *L, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -183,12 +183,12 @@ static ember_status *names_set(ts_lower *L, const char ***names, ts_av ***vals, 
     return NULL;
 }
 
-ember_status *ts_env_set(ts_lower *L, ts_env *e, const char *name, ts_av *v)
+ember_status *em_ts_env_set(ts_lower *L, ts_env *e, const char *name, ts_av *v)
 {
     return names_set(L, &e->names, &e->vals, &e->n, &e->cap, name, v);
 }
 
-ts_av *ts_env_get(const ts_env *e, const char *name)
+ts_av *em_ts_env_get(const ts_env *e, const char *name)
 {
     for (size_t i = e->n; i-- > 0;) {
         if (strcmp(e->names[i], name) == 0) {
@@ -198,12 +198,12 @@ ts_av *ts_env_get(const ts_env *e, const char *name)
     return NULL;
 }
 
-ember_status *ts_obj_set(ts_lower *L, ts_obj *o, const char *name, ts_av *v)
+ember_status *em_ts_obj_set(ts_lower *L, ts_obj *o, const char *name, ts_av *v)
 {
     return names_set(L, &o->names, &o->vals, &o->n, &o->cap, name, v);
 }
 
-ember_status *ts_env_copy(ts_lower *L, const ts_env *src, ts_env *dst)
+ember_status *em_ts_env_copy(ts_lower *L, const ts_env *src, ts_env *dst)
 {
     size_t cap = src->n > 4 ? src->n : 4;
     dst->names = em_ts_arena_alloc(&L->arena, cap * sizeof(char *));
@@ -220,7 +220,7 @@ ember_status *ts_env_copy(ts_lower *L, const ts_env *src, ts_env *dst)
     return NULL;
 }
 
-bool ts_same_value(const ts_av *a, const ts_av *b)
+bool em_ts_same_value(const ts_av *a, const ts_av *b)
 {
     if (a == b) {
         return true;
@@ -247,7 +247,7 @@ bool ts_same_value(const ts_av *a, const ts_av *b)
             return false;
         }
         for (size_t i = 0; i < a->u.seq.n; i++) {
-            if (!ts_same_value(a->u.seq.items[i], b->u.seq.items[i])) {
+            if (!em_ts_same_value(a->u.seq.items[i], b->u.seq.items[i])) {
                 return false;
             }
         }
@@ -363,7 +363,7 @@ static ember_status *snap_walk(ts_lower *L, ts_snap *s, ts_av *v, int depth)
     }
 }
 
-ember_status *ts_snap_take(ts_lower *L, const ts_env *env, ts_snap *s)
+ember_status *em_ts_snap_take(ts_lower *L, const ts_env *env, ts_snap *s)
 {
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < env->n; i++) {
@@ -372,7 +372,7 @@ ember_status *ts_snap_take(ts_lower *L, const ts_env *env, ts_snap *s)
     return NULL;
 }
 
-bool ts_snap_changed(const ts_snap *s, size_t i, bool *grown)
+bool em_ts_snap_changed(const ts_snap *s, size_t i, bool *grown)
 {
     const ts_snap_rec *r = &s->r[i];
     const ts_av *c = r->c;
@@ -391,7 +391,7 @@ bool ts_snap_changed(const ts_snap *s, size_t i, bool *grown)
     return !prefix || c->u.seq.n != r->n;
 }
 
-void ts_snap_restore(const ts_snap *s)
+void em_ts_snap_restore(const ts_snap *s)
 {
     for (size_t i = 0; i < s->n; i++) {
         const ts_snap_rec *r = &s->r[i];
@@ -457,10 +457,10 @@ static ember_status *class_const(ts_lower *L, const ts_obj *o, const char *name,
         return NULL;
     }
     ts_env empty = {0};
-    return ts_eval(L, &empty, m->value, out);
+    return em_ts_eval(L, &empty, m->value, out);
 }
 
-ember_status *ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos pos, ts_av **out)
+ember_status *em_ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos pos, ts_av **out)
 {
     ts_obj *o = obj->u.obj;
     *out = NULL;
@@ -472,15 +472,15 @@ ember_status *ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos po
     }
     const em_tsv *sv = o->state != NULL ? em_tsv_dict_get(o->state, name) : NULL;
     if (sv != NULL) {
-        const char *path = o->path[0] != '\0' ? ts_printf(L, "%s.%s", o->path, name)
-                                                : ts_strdup(L, name);
+        const char *path = o->path[0] != '\0' ? em_ts_printf(L, "%s.%s", o->path, name)
+                                                : em_ts_strdup(L, name);
         if (path == NULL) {
             return em_status_oom();
         }
-        ember_status *st = ts_from_tsv(L, sv, path, out);
+        ember_status *st = em_ts_from_tsv(L, sv, path, out);
         if (st == NULL) {
             /* Later reads see the same abstract value (and writes replace it). */
-            st = ts_obj_set(L, o, ts_strdup(L, name), *out);
+            st = em_ts_obj_set(L, o, em_ts_strdup(L, name), *out);
         }
         return st;
     }
@@ -490,17 +490,17 @@ ember_status *ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos po
     }
     const em_ts_func *m = o->cls != NULL ? em_ts_class_method(o->cls, name) : NULL;
     if (m != NULL) {
-        ts_av *f = ts_new(L, TA_FUNC);
+        ts_av *f = em_ts_new(L, TA_FUNC);
         if (f == NULL) {
             return em_status_oom();
         }
         f->u.fn.fn = m;
         f->u.fn.self = obj;
-        f->u.fn.qual = ts_printf(L, "%s.%s", o->qual, name);
+        f->u.fn.qual = em_ts_printf(L, "%s.%s", o->qual, name);
         *out = f;
         return NULL;
     }
-    return ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "object of class %s has no attribute '%s'",
+    return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "object of class %s has no attribute '%s'",
                   o->qual, name);
 }
 
@@ -548,7 +548,7 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
     size_t es = em_dtype_size(t->dtype);
     const char *name = path;
     if (em_graph_find_value(L->root, name) >= 0) {
-        name = ts_value_name(L, path);
+        name = em_ts_value_name(L, path);
     }
     if (name == NULL) {
         return em_status_oom();
@@ -599,7 +599,7 @@ static ember_status *tensor_init(ts_lower *L, const em_tsv_tensor *t, const char
     return st;
 }
 
-bool ts_number_at(ember_dtype dt, const void *p, double *v)
+bool em_ts_number_at(ember_dtype dt, const void *p, double *v)
 {
     switch (dt) {
     case EMBER_DTYPE_F64: { double x; memcpy(&x, p, 8); *v = x; return true; }
@@ -623,7 +623,7 @@ static double tsv_elem(const em_tsv_tensor *t, int64_t i)
         return NAN;
     }
     const unsigned char *p = (const unsigned char *)em_storage_data(t->storage) + (size_t)at * es;
-    return ts_number_at(t->dtype, p, &v) ? v : NAN;
+    return em_ts_number_at(t->dtype, p, &v) ? v : NAN;
 }
 
 /* The scale and zero point of a pickled quantized tensor as root-graph constants: F32 scales,
@@ -680,16 +680,16 @@ static ember_status *qparams_init(ts_lower *L, const em_tsv_tensor *t, const cha
     em_graph *g = L->g;
     L->g = L->root;
     int64_t dims[1] = {n};
-    ember_status *st = ts_const(L, EMBER_DTYPE_F32, q->axis >= 0 ? 1 : 0, dims, sc, &q->scale);
+    ember_status *st = em_ts_const(L, EMBER_DTYPE_F32, q->axis >= 0 ? 1 : 0, dims, sc, &q->scale);
     if (st == NULL) {
-        st = ts_const(L, t->dtype, q->axis >= 0 ? 1 : 0, dims, zp, &q->zero_point);
+        st = em_ts_const(L, t->dtype, q->axis >= 0 ? 1 : 0, dims, zp, &q->zero_point);
     }
     L->g = g;
     *out = q;
     return st;
 }
 
-ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av **out)
+ember_status *em_ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av **out)
 {
     ember_status *st = NULL;
     *out = memo_get(L, v);
@@ -699,54 +699,54 @@ ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av 
     ts_av *a = NULL;
     switch (v->kind) {
     case EM_TSV_NONE:
-        a = ts_none(L);
+        a = em_ts_none(L);
         break;
     case EM_TSV_BOOL:
-        a = ts_bool(L, v->u.b);
+        a = em_ts_bool(L, v->u.b);
         break;
     case EM_TSV_INT:
-        a = ts_int(L, v->u.i);
+        a = em_ts_int(L, v->u.i);
         break;
     case EM_TSV_FLOAT:
-        a = ts_float(L, v->u.f);
+        a = em_ts_float(L, v->u.f);
         break;
     case EM_TSV_STR:
-        a = ts_str(L, v->u.str.s, v->u.str.n);
+        a = em_ts_str(L, v->u.str.s, v->u.str.n);
         break;
     case EM_TSV_DEVICE:
-        a = ts_str(L, v->u.str.s, v->u.str.n);
+        a = em_ts_str(L, v->u.str.s, v->u.str.n);
         if (a != NULL) {
             a->k = TA_DEVICE;
         }
         break;
     case EM_TSV_TUPLE:
     case EM_TSV_LIST:
-        a = ts_seq(L, v->kind == EM_TSV_TUPLE ? TA_TUPLE : TA_LIST, v->u.seq.n);
+        a = em_ts_seq(L, v->kind == EM_TSV_TUPLE ? TA_TUPLE : TA_LIST, v->u.seq.n);
         if (a == NULL) {
             break;
         }
         for (size_t i = 0; i < v->u.seq.n; i++) {
-            const char *p = ts_printf(L, "%s.%zu", path, i);
+            const char *p = em_ts_printf(L, "%s.%zu", path, i);
             if (p == NULL) {
                 return em_status_oom();
             }
-            EMBER_TRY(ts_from_tsv(L, v->u.seq.items[i], p, &a->u.seq.items[i]));
+            EMBER_TRY(em_ts_from_tsv(L, v->u.seq.items[i], p, &a->u.seq.items[i]));
         }
         break;
     case EM_TSV_DICT:
-        a = ts_new(L, TA_DICT);
+        a = em_ts_new(L, TA_DICT);
         if (a == NULL) {
             break;
         }
         for (size_t i = 0; i < v->u.dict.n; i++) {
             ts_av *k = NULL, *val = NULL;
-            EMBER_TRY(ts_from_tsv(L, v->u.dict.keys[i], path, &k));
-            const char *p = k->k == TA_STR ? ts_printf(L, "%s.%s", path, k->u.str.s)
-                                           : ts_printf(L, "%s.%zu", path, i);
+            EMBER_TRY(em_ts_from_tsv(L, v->u.dict.keys[i], path, &k));
+            const char *p = k->k == TA_STR ? em_ts_printf(L, "%s.%s", path, k->u.str.s)
+                                           : em_ts_printf(L, "%s.%zu", path, i);
             if (p == NULL) {
                 return em_status_oom();
             }
-            EMBER_TRY(ts_from_tsv(L, v->u.dict.values[i], p, &val));
+            EMBER_TRY(em_ts_from_tsv(L, v->u.dict.values[i], p, &val));
             if (a->u.dict.n == a->u.dict.cap) {
                 size_t c1 = a->u.dict.cap, c2 = a->u.dict.cap;
                 void **nk = grow(L, (void **)a->u.dict.keys, a->u.dict.n, &c1);
@@ -765,7 +765,7 @@ ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av 
     case EM_TSV_TENSOR: {
         int vi = -1;
         EMBER_TRY(tensor_init(L, &v->u.t, path, &vi));
-        a = ts_tensor(L, vi);
+        a = em_ts_tensor(L, vi);
         if (a != NULL) {
             a->u.t.g = L->root;
         }
@@ -776,13 +776,13 @@ ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av 
     }
     case EM_TSV_OBJECT: {
         ts_av *cls = NULL;
-        a = ts_new(L, TA_OBJECT);
+        a = em_ts_new(L, TA_OBJECT);
         ts_obj *o = em_ts_arena_alloc(&L->arena, sizeof *o);
         if (a == NULL || o == NULL) {
             return em_status_oom();
         }
         em_ts_pos nopos = {0};
-        EMBER_TRY(ts_resolve(L, v->u.obj.cls, nopos, &cls));
+        EMBER_TRY(em_ts_resolve(L, v->u.obj.cls, nopos, &cls));
         if (cls->k != TA_CLASS) {
             return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: pickled object of '%s', which is "
                                  "not a class", L->what, v->u.obj.cls);
@@ -795,7 +795,7 @@ ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av 
                 0) {
             /* fbgemm/qnnpack linear weights: the state is (weight, bias), which is what the
              * quantized lowering takes as packed weights (ts_ops_quant.c) */
-            EMBER_TRY(ts_from_tsv(L, v->u.obj.state, path, &a));
+            EMBER_TRY(em_ts_from_tsv(L, v->u.obj.state, path, &a));
             if (a->k != TA_TUPLE || a->u.seq.n != 2) {
                 return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': packed linear weights "
                                      "are not a (weight, bias) pair", L->what, path);
@@ -817,14 +817,14 @@ ember_status *ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av 
              * quantized modules pack their weights there). */
             ts_av *state = NULL, *f = NULL, *none = NULL;
             EMBER_TRY(memo_put(L, v, a));
-            EMBER_TRY(ts_from_tsv(L, v->u.obj.state, path, &state));
-            if ((f = ts_new(L, TA_FUNC)) == NULL) {
+            EMBER_TRY(em_ts_from_tsv(L, v->u.obj.state, path, &state));
+            if ((f = em_ts_new(L, TA_FUNC)) == NULL) {
                 return em_status_oom();
             }
             f->u.fn.fn = set;
             f->u.fn.self = a;
-            f->u.fn.qual = ts_printf(L, "%s.__setstate__", o->qual);
-            EMBER_TRY(ts_call_func(L, f, &state, 1, NULL, NULL, 0, nopos, &none));
+            f->u.fn.qual = em_ts_printf(L, "%s.__setstate__", o->qual);
+            EMBER_TRY(em_ts_call_func(L, f, &state, 1, NULL, NULL, 0, nopos, &none));
             *out = a;
             return NULL;
         }
