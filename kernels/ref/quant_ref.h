@@ -12,6 +12,7 @@
 #define EMBER_KERNELS_REF_QUANT_REF_H
 
 #include "plan/kernel.h"
+#include "quantization/qmath.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,16 +62,6 @@ ember_status *em_q_attr_flag(const em_kinfo *ki, const char *name, int64_t dflt,
 ember_status *em_q_int_input(const em_kinfo *ki, int i, const char *what, bool required,
                              bool *known, int64_t *v);
 
-/* A quantized storage type. */
-typedef struct em_qtype {
-    ember_dtype dt;
-    bool quantize_ok; /* may be QuantizeLinear's output (int32 is a DequantizeLinear input only) */
-    double lo, hi;    /* the integer range the quantized values saturate to */
-    bool fp;          /* a float format (float8 / float4 / float6): lo and hi unused */
-} em_qtype;
-
-/* The description of dt, or NULL when dt is no quantized storage type. */
-const em_qtype *em_q_type(ember_dtype dt);
 /* The stored value of element i as a real number (integers exactly). */
 double em_q_real(const em_qtype *t, const void *p, int64_t i);
 /* The stored value of element i of an integer quantized type. */
@@ -85,44 +76,11 @@ bool em_q_param_dtype_ok(ember_dtype dt, ember_dtype want);
  * attribute of the float8 types); integer types always saturate. */
 void em_q_quantize(const em_qtype *t, void *p, int64_t i, double v, double zp, bool saturate);
 
-/*
- * Where the scale (and zero point) of element e of x lives, for per-tensor, per-axis and
- * blocked quantization alike: with e = (o * dim + a) * inner + r (a the coordinate along the
- * axis), the parameter index is o * s_outer + (a / block) * s_axis + r * s_inner.
- */
-typedef struct em_qmap {
-    int64_t inner, dim, block;
-    int64_t s_outer, s_axis, s_inner;
-} em_qmap;
-
-static inline int64_t em_qmap_index(const em_qmap *m, int64_t e)
-{
-    int64_t r = e % m->inner, t = e / m->inner;
-    return (t / m->dim) * m->s_outer + ((t % m->dim) / m->block) * m->s_axis + r * m->s_inner;
-}
-
 /* Builds the map of QuantizeLinear/DequantizeLinear from x, the scale (input 1), the optional
  * zero point (input 2: NULL when absent), the axis and block_size attributes; INVALID_MODEL
  * names the node when the shapes do not fit. */
 ember_status *em_qmap_parse(const em_kinfo *ki, const em_tensor *x, const em_tensor *scale,
                             const em_tensor *zp, int64_t axis, int64_t block, em_qmap *m);
-
-/* Requantization multiplier of the QLinear ops, in float32 as ONNX's reference and ONNX
- * Runtime compute it: (a_scale * b_scale) / y_scale. */
-static inline double em_q_multiplier(double a_scale, double b_scale, double y_scale)
-{
-    float m = (float)a_scale * (float)b_scale;
-    m = m / (float)y_scale;
-    return m;
-}
-
-/* The low 32 bits of v as a two's complement int32 (the integer ops' int32 accumulators wrap;
- * no implementation-defined conversion). */
-static inline int32_t em_q_wrap32(int64_t v)
-{
-    uint32_t w = (uint32_t)(uint64_t)v;
-    return w <= INT32_MAX ? (int32_t)w : (int32_t)(w - 2147483648u) + INT32_MIN;
-}
 
 /* The QLinear ops' result: saturate(round_half_even(acc * mult) + zp) into element i. */
 void em_q_requantize(const em_qtype *t, void *p, int64_t i, int64_t acc, double mult, double zp);
