@@ -3,12 +3,14 @@
 # Runs every test of ember, as CI does:
 #   1. Release build (warnings are errors) and ctest;
 #   2. the same tests with kernels capped to portable C (EMBER_ISA_MAX=scalar);
-#   3. AddressSanitizer + UndefinedBehaviorSanitizer build and ctest;
-#   4. install, then build and run examples/classify.c against the installed package through
+#   3. each optional dependency switched off alone (ONNX, TorchScript, image codecs, oneDNN,
+#      OpenBLAS, CUDA): library, ember program, API and CLI tests;
+#   4. AddressSanitizer + UndefinedBehaviorSanitizer build and ctest;
+#   5. install, then build and run examples/classify.c against the installed package through
 #      pkg-config (shared and static) and CMake's find_package(ember);
-#   5. exported symbols (only ember_* from the .so; only em_* and ember_* globals in the .a),
+#   6. exported symbols (only ember_* from the .so; only em_* and ember_* globals in the .a),
 #      module include rules (and that a planted wrong include is caught), headers compiling alone;
-#   6. libFuzzer targets built with clang and run briefly on their seed corpora.
+#   7. libFuzzer targets built with clang and run briefly on their seed corpora.
 # Before 1, the onnx 1.23 conformance suite is generated from PyPI's onnx in a venv (see below);
 # ctest then runs it beside Debian's onnx 1.12 data.
 # Build trees go under $EMBER_TEST_DIR (default: build-test/).
@@ -35,8 +37,17 @@ if [ "$suite" != off ] && [ ! -d "$suite/node" ]; then
 fi
 [ "$suite" = off ] && suite="" || echo "onnx 1.23 suite: $suite ($(ls "$suite/node" | wc -l) node cases)"
 
+# ccache lets the builds below share the objects their configurations compile alike (the
+# feature-off builds recompile only what a feature touches): paths are made relative to the
+# source root, so build trees in different folders hit the same entries.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+
 step "release build"
-cmake -S . -B "$out/release" -DCMAKE_BUILD_TYPE=Release -DEMBER_WERROR=ON \
+cmake -S . -B "$out/release" -DCMAKE_BUILD_TYPE=Release -DEMBER_WERROR=ON "${launcher[@]}" \
   -DEMBER_ONNX123_SUITE="$suite" >"$out.release.log" 2>&1 \
   || { cat "$out.release.log"; exit 1; }
 grep -A12 "ember .* configuration" "$out.release.log" || true
@@ -46,8 +57,24 @@ ctest --test-dir "$out/release" --output-on-failure -j"$jobs"
 step "portable kernels only (EMBER_ISA_MAX=scalar)"
 EMBER_ISA_MAX=scalar ctest --test-dir "$out/release" --output-on-failure -j"$jobs" -L 'api|cli'
 
+step "each optional part switched off alone: library, API and CLI tests"
+# What a user who lacks one dependency builds. Each configuration compiles the library, the
+# ember program and the API tests (target ember_api_cli_tests) and runs `ctest -L 'api|cli'`.
+for feat in ONNX TORCHSCRIPT IMAGE ONEDNN OPENBLAS CUDA; do
+  dir="$out/no-$(echo "$feat" | tr 'A-Z' 'a-z')"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DEMBER_WERROR=ON -DEMBER_WITH_$feat=OFF \
+    "${launcher[@]}" -DEMBER_ONNX123_SUITE= >"$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
+  cmake --build "$dir" -j"$jobs" --target ember_api_cli_tests >>"$dir.log" 2>&1 \
+    || { tail -40 "$dir.log"; exit 1; }
+  grep -q "EMBER_WITH_$feat=OFF" "$dir.log"
+  echo "EMBER_WITH_$feat=OFF: $(grep -o ' loaders=[^ ]* ' <("$dir/ember" --version)) built"
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" -L 'api|cli' >"$dir.ctest.log" 2>&1 \
+    || { cat "$dir.ctest.log"; exit 1; }
+  grep "tests passed" "$dir.ctest.log"
+done
+
 step "sanitizer build (address, undefined)"
-cmake -S . -B "$out/asan" -DCMAKE_BUILD_TYPE=Debug -DEMBER_SANITIZE=address,undefined \
+cmake -S . -B "$out/asan" -DCMAKE_BUILD_TYPE=Debug -DEMBER_SANITIZE=address,undefined "${launcher[@]}" \
   -DEMBER_WITH_CUDA=OFF -DEMBER_WERROR=ON -DEMBER_ONNX123_SUITE="$suite" >"$out.asan.log" 2>&1 || { cat "$out.asan.log"; exit 1; }
 cmake --build "$out/asan" -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

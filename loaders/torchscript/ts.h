@@ -15,25 +15,22 @@
 
 #include "ember.h"
 #include "ir/graph.h"
+#include "ir/loader.h"
 #include "core/tensor.h"
 
 #include <stddef.h>
 
-/* What the loader assumes of forward()'s tensor arguments: TorchScript declares none. dims
- * always stay symbolic, so the graph serves every shape of that rank. */
-typedef struct em_ts_input_spec {
-    ember_dtype dtype; /* UNDEFINED: float32 */
-    int rank;          /* -1: unknown (code that needs the rank then fails, naming the input) */
-} em_ts_input_spec;
 
 /*
  * Builds `g` (empty, from em_graph_new) from the archive in `image` (retained by the graph's
  * weights). `path` names it in messages (NULL: "<memory>"). spec[i] describes the i-th tensor
- * argument of forward() after self (n_spec may be smaller than their count).
+ * argument of forward() after self (n_spec may be smaller than their count); TorchScript
+ * declares no ranks, and dims always stay symbolic, so the graph serves every shape of that
+ * rank (dtype UNDEFINED: float32; rank -1: code that needs it fails, naming the input).
  * Returns INVALID_MODEL, UNSUPPORTED, IO or OUT_OF_MEMORY; on failure `g` may hold a partial
  * graph, which the caller destroys.
  */
-ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_spec *spec,
+ember_status *em_ts_load(em_storage *image, const char *path, const em_input_spec *spec,
                          size_t n_spec, em_graph *g);
 
 #endif /* EMBER_LOADERS_TORCHSCRIPT_TS_H */

@@ -138,7 +138,7 @@ static ember_status *read_pickle(ts_lower *L, const char *record, const char *di
 }
 
 /* Declares forward()'s parameters after self as graph inputs. */
-static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_ts_input_spec *spec,
+static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_input_spec *spec,
                                 size_t n_spec, ts_av ***args, size_t *n_args)
 {
     size_t n = fwd->n_params > 0 ? fwd->n_params - 1 : 0;
@@ -303,7 +303,7 @@ static ember_status *set_metadata(ts_lower *L, const em_tsv *root)
     return st;
 }
 
-ember_status *em_ts_load(em_storage *image, const char *path, const em_ts_input_spec *spec,
+ember_status *em_ts_load(em_storage *image, const char *path, const em_input_spec *spec,
                          size_t n_spec, em_graph *g)
 {
     ember_status *st = NULL;

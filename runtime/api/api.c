@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ember.h: versions, build info, options, models and tensors. Sessions are in session.c.
- * Models are told apart by content: a zip archive (TorchScript) starts with "PK\3\4"; an ONNX
- * ModelProto is a protobuf whose first field is ir_version (tag 0x08).
+ * Models are told apart by content: each entry of the loader table (loaders.h) is asked in
+ * turn whether the file's first bytes are its format.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "api/api_internal.h"
@@ -16,11 +16,8 @@
 #include "plan/fold.h"
 #include "core/status.h"
 
+#include "api/loaders.h"
 #include "loaders/npy/npy.h"
-#ifdef EMBER_HAVE_ONNX
-#include "loaders/onnx/onnx.h"
-#include "loaders/torchscript/ts.h"
-#endif
 
 #include <errno.h>
 #include <pthread.h>
@@ -44,27 +41,14 @@ static char build_info[512];
 
 static void build_info_make(void)
 {
-    char isa[256];
+    char isa[256], loaders[128];
     em_isa_list(em_cpu_features(), isa, sizeof isa);
+    em_loader_list("npy", loaders, sizeof loaders);
     snprintf(build_info, sizeof build_info,
              "version=%s arch=%s compiler=%s build=%s isa=%s backends=cpu,%s loaders=%s "
              "cuda=%s cuda_devices=%d",
              ember_version_string(), EMBER_BUILD_SYSTEM_PROCESSOR, EMBER_BUILD_COMPILER,
-             EMBER_BUILD_TYPE, isa, em_registry_backends(),
-#ifdef EMBER_HAVE_ONNX
-             "npy,onnx",
-#else
-             "npy",
-#endif
-#ifdef EMBER_HAVE_CUDA
-#ifdef EMBER_HAVE_CUDNN
-             "on+cudnn",
-#else
-             "on",
-#endif
-#else
-             "off",
-#endif
+             EMBER_BUILD_TYPE, isa, em_registry_backends(), loaders, em_backend_cuda_info(),
              em_backend_cuda_devices());
 }
 
@@ -239,48 +223,6 @@ fail:
     return st;
 }
 
-/* Whether a byte can open a ModelProto: the tag of one of its fields with the right wire type
- * (ir_version, producer_name/version, domain, model_version, doc_string, graph, opset_import,
- * metadata_props). */
-static bool onnx_first_tag(unsigned char b)
-{
-    static const unsigned char tags[] = {0x08, 0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42, 0x72};
-    return memchr(tags, b, sizeof tags) != NULL;
-}
-
-#ifdef EMBER_HAVE_ONNX
-static ember_status *load_onnx(ember_model *m, const char *path)
-{
-    em_onnx_opsets os = {0};
-    ember_status *st = em_onnx_load(m->bytes, path, m->g, &os);
-    if (st == NULL) {
-        m->format = "onnx";
-        m->n_opsets = os.n;
-        m->opset_domains = os.domains;
-        m->opset_versions = os.versions;
-    }
-    return st;
-}
-#endif
-
-#ifdef EMBER_HAVE_TORCHSCRIPT
-static ember_status *load_torchscript(ember_model *m, const char *path)
-{
-    em_ts_input_spec spec[EM_MAX_INPUT_SPECS];
-    size_t n = m->opts != NULL ? m->opts->n_inputs : 0;
-    for (size_t i = 0; i < n; i++) {
-        bool set = m->opts->input_set[i];
-        spec[i].dtype = set ? m->opts->input_dtype[i] : EMBER_DTYPE_UNDEFINED;
-        spec[i].rank = set ? m->opts->input_rank[i] : -1;
-    }
-    ember_status *st = em_ts_load(m->bytes, path, spec, n, m->g);
-    if (st == NULL) {
-        m->format = "torchscript";
-    }
-    return st;
-}
-#endif
-
 /* Identifies the format of a model image and hands it to its loader. `path` is NULL for a
  * model from memory. */
 static ember_status *load_image(ember_model *m, const char *path)
@@ -288,34 +230,34 @@ static ember_status *load_image(ember_model *m, const char *path)
     const char *what = path != NULL ? path : "<memory>";
     const unsigned char *d = em_storage_data(m->bytes);
     size_t n = em_storage_size(m->bytes);
-    if (n >= 4 && memcmp(d, "PK\003\004", 4) == 0) {
-#ifdef EMBER_HAVE_TORCHSCRIPT
-        return load_torchscript(m, path);
-#else
-        return em_status_new(EMBER_ERR_UNSUPPORTED,
-                             "%s: a TorchScript archive; this build has no TorchScript loader "
-                             "(configured with EMBER_WITH_TORCHSCRIPT=OFF or without libzip)",
+    const em_loader *ld = em_loader_for(d, n);
+    if (ld == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL,
+                             "%s: not a model ember knows (neither an ONNX protobuf nor a "
+                             "TorchScript zip archive)",
                              what);
-#endif
     }
-    if (n >= 2 && d[0] == 0x80 && d[1] == 0x02) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: a pickle written by torch.save(); "
-                             "ember reads TorchScript archives (torch.jit.save)", what);
+    if (ld->load == NULL) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: %s; this build has no loader for it (%s)",
+                             what, ld->kind, ld->missing);
     }
-    if (n >= 2 && onnx_first_tag(d[0])) {
-#ifdef EMBER_HAVE_ONNX
-        return load_onnx(m, path);
-#else
-        return em_status_new(EMBER_ERR_UNSUPPORTED,
-                             "%s: looks like an ONNX model; this build has no ONNX loader "
-                             "(configured with EMBER_WITH_ONNX=OFF or without protobuf-c)",
-                             what);
-#endif
+    em_input_spec spec[EM_MAX_INPUT_SPECS];
+    size_t n_spec = m->opts != NULL ? m->opts->n_inputs : 0;
+    for (size_t i = 0; i < n_spec; i++) {
+        bool set = m->opts->input_set[i];
+        spec[i].dtype = set ? m->opts->input_dtype[i] : EMBER_DTYPE_UNDEFINED;
+        spec[i].rank = set ? m->opts->input_rank[i] : -1;
     }
-    return em_status_new(EMBER_ERR_INVALID_MODEL,
-                         "%s: not a model ember knows (neither an ONNX protobuf nor a "
-                         "TorchScript zip archive)",
-                         what);
+    em_load_args args = {m->bytes, path, spec, n_spec};
+    em_load_info info = {0};
+    ember_status *st = ld->load(&args, m->g, &info);
+    if (st == NULL) {
+        m->format = ld->name;
+        m->n_opsets = info.n_opsets;
+        m->opset_domains = info.opset_domains;
+        m->opset_versions = info.opset_versions;
+    }
+    return st;
 }
 
 ember_status *ember_model_load_file(const char *path, const ember_model_options *opts,
@@ -651,7 +593,6 @@ ember_status *em_api_write_file(const char *path, const void *data, size_t n)
 
 /* ---- ONNX tensors and opsets ---- */
 
-#ifdef EMBER_HAVE_ONNX
 /* Moves an em_storage holding exactly a tensor's bytes into a new owned ember_tensor. */
 static ember_status *tensor_from_storage(const em_tensor *shape, em_storage *s,
                                          ember_tensor **out)
@@ -667,29 +608,24 @@ static ember_status *tensor_from_storage(const em_tensor *shape, em_storage *s,
     *out = t;
     return st;
 }
-#endif
 
 static ember_status *tensor_load_pb(const void *data, size_t size, const char *what,
                                     const char *path, ember_tensor **out)
 {
-#ifdef EMBER_HAVE_ONNX
+    const em_loader *onnx = em_loader_named("onnx");
+    if (onnx == NULL || onnx->read_tensor == NULL) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "%s: an ONNX TensorProto; this build has no ONNX loader",
+                             what != NULL ? what : "<memory>");
+    }
     em_tensor shape = {0};
     em_storage *s = NULL;
-    ember_status *st = em_onnx_read_tensor(data, size, what, path, NULL, &shape, &s);
+    ember_status *st = onnx->read_tensor(data, size, what, path, NULL, &shape, &s);
     if (st == NULL) {
         st = tensor_from_storage(&shape, s, out);
     }
     em_storage_release(s);
     return st;
-#else
-    (void)data;
-    (void)size;
-    (void)path;
-    (void)out;
-    return em_status_new(EMBER_ERR_UNSUPPORTED,
-                         "%s: an ONNX TensorProto; this build has no ONNX loader",
-                         what != NULL ? what : "<memory>");
-#endif
 }
 
 ember_status *ember_tensor_load_pb_memory(const void *data, size_t size, const char *what,
@@ -780,7 +716,11 @@ ember_status *ember_value_load_pb(const char *path, ember_type_kind kind, ember_
     if (kind == EMBER_TYPE_TENSOR) {
         return ember_tensor_load_pb(path, out);
     }
-#ifdef EMBER_HAVE_ONNX
+    const em_loader *onnx = em_loader_named("onnx");
+    if (onnx == NULL || onnx->read_value == NULL) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: an ONNX value; this build has no ONNX "
+                             "loader", path);
+    }
     em_storage *s = NULL;
     em_rv v = {0};
     ember_status *st = em_storage_new_mmap(NULL, path, &s);
@@ -790,15 +730,11 @@ ember_status *ember_value_load_pb(const char *path, ember_type_kind kind, ember_
     em_vtype vt = kind == EMBER_TYPE_SEQUENCE   ? EM_VT_SEQUENCE
                   : kind == EMBER_TYPE_OPTIONAL ? EM_VT_OPTIONAL
                                                 : EM_VT_OPTIONAL_SEQUENCE;
-    st = em_onnx_read_value(em_storage_data(s), em_storage_size(s), path, vt, NULL, &v);
+    st = onnx->read_value(em_storage_data(s), em_storage_size(s), path, vt, NULL, &v);
     if (st == NULL) {
         st = em_api_value_from_rv(NULL, &v, out);
     }
     em_rv_clear(NULL, &v);
     em_storage_release(s);
     return st;
-#else
-    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: an ONNX value; this build has no ONNX "
-                         "loader", path);
-#endif
 }

@@ -47,3 +47,14 @@ int em_backend_cuda_devices(void)
     return 0;
 #endif
 }
+
+const char *em_backend_cuda_info(void)
+{
+#if defined(EMBER_HAVE_CUDA) && defined(EMBER_HAVE_CUDNN)
+    return "on+cudnn";
+#elif defined(EMBER_HAVE_CUDA)
+    return "on";
+#else
+    return "off";
+#endif
+}

@@ -9,5 +9,7 @@
 const em_kernel_table *const *em_backend_tables(void);
 /* Number of CUDA devices usable now (0 without CUDA support or a device). */
 int em_backend_cuda_devices(void);
+/* How CUDA was built in: "on+cudnn", "on" or "off" (build info). */
+const char *em_backend_cuda_info(void);
 
 #endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The loader table (loaders.h): the one place that names the formats. */
+#include "api/loaders.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const em_loader em_loader_onnx;        /* loaders/onnx/onnx_entry.c */
+extern const em_loader em_loader_torchscript; /* loaders/torchscript/ts_entry.c */
+extern const em_loader em_loader_torch_save;  /* loaders/torchscript/ts_entry.c */
+
+static const em_loader *const table[] = {
+    &em_loader_torchscript,
+    &em_loader_torch_save,
+    &em_loader_onnx,
+};
+
+const em_loader *em_loader_for(const unsigned char *head, size_t n)
+{
+    for (size_t i = 0; n > 0 && i < sizeof table / sizeof table[0]; i++) {
+        if (table[i]->sniff(head, n)) {
+            return table[i];
+        }
+    }
+    return NULL;
+}
+
+const em_loader *em_loader_named(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(table[i]->name, name) == 0) {
+            return table[i];
+        }
+    }
+    return NULL;
+}
+
+const char *em_loader_list(const char *first, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap == 0) {
+        return buf;
+    }
+    buf[0] = '\0';
+    if (first != NULL) {
+        len = (size_t)snprintf(buf, cap, "%s", first);
+    }
+    for (size_t i = 0; i < sizeof table / sizeof table[0] && len < cap; i++) {
+        if (table[i]->load == NULL || table[i]->refuses) {
+            continue;
+        }
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", len > 0 ? "," : "", table[i]->name);
+    }
+    return buf;
+}

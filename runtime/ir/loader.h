@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The loader interface: what each loaders/<format>/ folder registers in the loader table
+ * (runtime/api/loaders.c), as kernel folders register kernel tables. A loader turns a file's
+ * bytes into a graph (ir/graph.h); it sees runtime core/, ir/ and shape/, never the planner or
+ * the executor. The API tells formats apart by asking each entry's `sniff`, in table order, so
+ * no file of the API names a format or tests a build option.
+ *
+ * An entry exists in every build: `sniff` needs nothing but bytes, and a loader that was not
+ * built (its library missing or switched off) has `load` NULL and says why in `missing`, so
+ * that a file of its format gets a clear UNSUPPORTED instead of "unknown format".
+ * Threads: entries are constant; every function is reentrant.
+ */
+#ifndef EMBER_IR_LOADER_H
+#define EMBER_IR_LOADER_H
+
+#include "core/tensor.h"
+#include "core/value.h"
+#include "ember.h"
+#include "ir/graph.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a loader may assume of the model's i-th tensor input when the file does not say
+ * (TorchScript declares no ranks); from ember_model_options_set_input_rank. */
+typedef struct em_input_spec {
+    ember_dtype dtype; /* UNDEFINED: float32 */
+    int rank;          /* -1: unknown */
+} em_input_spec;
+
+typedef struct em_load_args {
+    em_storage *image;            /* the whole file or buffer; weights may retain it */
+    const char *path;             /* the file (messages, external data); NULL from memory */
+    const em_input_spec *inputs;  /* n_inputs entries, may be fewer than the model's inputs */
+    size_t n_inputs;
+} em_load_args;
+
+/* What a loader reports besides the graph; zeroed by the caller. Arrays are allocated with the
+ * graph's allocator and owned by the caller after a successful load. */
+typedef struct em_load_info {
+    size_t n_opsets;       /* ONNX opset imports, in file order */
+    char **opset_domains;  /* "" for the default domain */
+    int64_t *opset_versions;
+} em_load_info;
+
+typedef struct em_loader {
+    const char *name;    /* "onnx": build info, messages */
+    const char *kind;    /* what sniff recognised, for messages: "an ONNX model" */
+    const char *missing; /* when load is NULL: why ("configured with EMBER_WITH_ONNX=OFF ...") */
+    bool refuses;        /* recognised only to be refused with a hint (a torch.save pickle):
+                          * no loader of its own, left out of the build info's list */
+    /* Whether the image's first bytes (n of them, n >= 1) look like this format. */
+    bool (*sniff)(const unsigned char *head, size_t n);
+    /* Builds `g` (empty) from a->image. Returns INVALID_MODEL, UNSUPPORTED, IO or
+     * OUT_OF_MEMORY; on failure `g` may be partial (the caller destroys it). NULL: not built. */
+    ember_status *(*load)(const em_load_args *a, em_graph *g, em_load_info *info);
+    /* Optional: one serialized tensor of this format (ONNX's TensorProto), as
+     * em_onnx_read_tensor describes. NULL: the format has none, or the loader is not built. */
+    ember_status *(*read_tensor)(const void *data, size_t size, const char *what,
+                                 const char *path, const ember_allocator *al, em_tensor *shape,
+                                 em_storage **out);
+    /* Optional: one serialized sequence or optional value (ONNX's SequenceProto /
+     * OptionalProto) into a run-time value. */
+    ember_status *(*read_value)(const void *data, size_t size, const char *what, em_vtype vt,
+                                const ember_allocator *al, em_rv *out);
+} em_loader;
+
+#endif /* EMBER_IR_LOADER_H */
