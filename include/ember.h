@@ -20,6 +20,14 @@
  * concurrent run gets its own activation arena. Options objects and tensors are not
  * synchronised: do not change one from two threads at once. A status belongs to the thread
  * that received it.
+ *
+ * Sections, in order; each uses only what the ones above it declare:
+ *   1. Versions and macros                 6. Models and loading
+ *   2. Status                              7. Sessions and running
+ *   3. Element types and value kinds       8. Profiling
+ *   4. Allocator, logging and strings      9. Tensor files (.npy, ONNX .pb)
+ *   5. Tensors, sequences and optionals   10. Run-time version and build info
+ * New declarations go into the section they belong to, not at the end of the file.
  */
 #ifndef EMBER_H
 #define EMBER_H
@@ -32,7 +40,14 @@
 extern "C" {
 #endif
 
-/* ---- Versioning ------------------------------------------------------------------------ */
+/* ---- 1. Versions and macros ------------------------------------------------------------ */
+
+/*
+ * Compile-time version of this header and the macros that decorate every declaration below:
+ * EMBER_API (exported symbol), EMBER_NODISCARD (a returned status must not be ignored),
+ * EMBER_DEPRECATED (marks API due for removal at the next major version). The run-time
+ * version of the linked library is in section 10.
+ */
 
 #define EMBER_VERSION_MAJOR 0
 #define EMBER_VERSION_MINOR 1
@@ -63,19 +78,14 @@ extern "C" {
 #define EMBER_DEPRECATED(msg)
 #endif
 
-/* The version of the library linked at run time, e.g. "0.1.0". Static string. Threads: any. */
-EMBER_API const char *ember_version_string(void);
-/* EMBER_VERSION_NUMBER of the library linked at run time. Threads: any. */
-EMBER_API int ember_version_number(void);
-/*
- * What this build contains, one `key=value` token per item separated by spaces, e.g.
- * "version=0.1.0 isa=avx2,avx512f,avx512vnni backends=cpu,openblas,onednn cuda=off".
- * `isa=` lists the features detected on this CPU and usable by compiled-in kernels.
- * Static string, valid for the life of the process. Threads: any.
- */
-EMBER_API const char *ember_build_info(void);
+/* ---- 2. Status ------------------------------------------------------------------------- */
 
-/* ---- Status ---------------------------------------------------------------------------- */
+/*
+ * How every fallible call reports failure: it returns `ember_status *`, NULL on success.
+ * Ownership: a non-NULL status belongs to the caller, who frees it with
+ * ember_status_destroy(); the message belongs to the status. Threads: a status belongs to the
+ * thread that received it.
+ */
 
 /* Codes are stable: values are only ever appended. */
 typedef enum ember_code {
@@ -101,7 +111,13 @@ EMBER_API void ember_status_destroy(ember_status *st);
 /* A static name for a code, e.g. "INVALID_MODEL". */
 EMBER_API const char *ember_code_name(ember_code code);
 
-/* ---- Data types ------------------------------------------------------------------------ */
+/* ---- 3. Element types and value kinds -------------------------------------------------- */
+
+/*
+ * What a tensor holds (ember_dtype), what a handle holds (ember_value_kind: a tensor, a
+ * sequence or an empty optional) and what a model input or output is declared as
+ * (ember_type_kind). Names are static strings. Threads: any.
+ */
 
 /*
  * Numbering follows ONNX's TensorProto.DataType so values can be appended compatibly.
@@ -155,7 +171,35 @@ EMBER_API const char *ember_dtype_name(ember_dtype dt);
 /* Largest rank a tensor may have. */
 #define EMBER_MAX_RANK 8
 
-/* ---- Allocator and logging ------------------------------------------------------------- */
+/*
+ * Some models take or produce ONNX sequences of tensors (seq(tensor)) and optional values
+ * (optional(tensor), optional(seq(tensor))). These travel in ember_tensor handles too: a handle
+ * is a tensor, a sequence of tensors, or an empty optional. A present optional is passed as its
+ * tensor or sequence. Sequence and empty-optional outputs are always created by the run (pass a
+ * NULL slot). The tensor accessors (dtype, rank, data...) describe tensors only: on a sequence
+ * they give the element dtype and rank 0 with no data.
+ */
+typedef enum ember_value_kind {
+    EMBER_VALUE_TENSOR = 0,
+    EMBER_VALUE_SEQUENCE = 1,
+    EMBER_VALUE_NONE = 2 /* an empty optional */
+} ember_value_kind;
+
+/* What a model input or output is declared as. */
+typedef enum ember_type_kind {
+    EMBER_TYPE_TENSOR = 0,
+    EMBER_TYPE_SEQUENCE = 1,
+    EMBER_TYPE_OPTIONAL = 2,         /* optional(tensor) */
+    EMBER_TYPE_OPTIONAL_SEQUENCE = 3 /* optional(seq(tensor)) */
+} ember_type_kind;
+
+/* ---- 4. Allocator, logging and returned strings ---------------------------------------- */
+
+/*
+ * Hooks a caller sets on the model options (section 6): the allocator for the memory of a
+ * model, its sessions and tensors, and the log callback. Strings the library allocates for
+ * the caller (graph and plan text) are freed with ember_string_free().
+ */
 
 /*
  * A user allocator. Every heap allocation the library makes for a model, its sessions and
@@ -184,7 +228,93 @@ typedef enum ember_log_level {
 /* Log callback. `msg` is valid for the duration of the call. May fire on worker threads. */
 typedef void (*ember_log_fn)(void *ctx, ember_log_level level, const char *msg);
 
-/* ---- Model ----------------------------------------------------------------------------- */
+/* Frees a string returned by the library. Ignores NULL. */
+EMBER_API void ember_string_free(char *s);
+
+/* ---- 5. Tensors, sequences and optionals ----------------------------------------------- */
+
+/*
+ * The handles that carry values into and out of a run. An ember_tensor handle is a dense
+ * tensor, a sequence of tensors or an empty optional (section 3). Ownership: a handle returned
+ * through `**out` belongs to the caller and is freed with ember_tensor_destroy(); pointers a
+ * handle returns (dims, data, strings, sequence items) belong to it. Threads: not
+ * synchronised; distinct handles are independent.
+ */
+
+/*
+ * A dense, C-ordered tensor. It either owns its memory (ember_tensor_create: 64-byte aligned,
+ * zero-filled) or wraps caller memory without copying (ember_tensor_wrap: the memory must
+ * outlive the tensor). Threads: not synchronised; distinct tensors are independent.
+ */
+typedef struct ember_tensor ember_tensor;
+
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create(ember_dtype dtype,
+                                                            const int64_t *dims, int rank,
+                                                            ember_tensor **out);
+/* Wraps `nbytes` at `data`; `nbytes` must equal the element count times the dtype size. */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_wrap(ember_dtype dtype, const int64_t *dims,
+                                                          int rank, void *data, size_t nbytes,
+                                                          ember_tensor **out);
+/* Frees the tensor and, if it owns it, its memory. Ignores NULL. */
+EMBER_API void ember_tensor_destroy(ember_tensor *t);
+EMBER_API ember_dtype ember_tensor_dtype(const ember_tensor *t);
+EMBER_API int ember_tensor_rank(const ember_tensor *t);
+/* Pointer to the tensor's `rank` dims, owned by the tensor. */
+EMBER_API const int64_t *ember_tensor_dims(const ember_tensor *t);
+EMBER_API int64_t ember_tensor_elem_count(const ember_tensor *t);
+EMBER_API size_t ember_tensor_nbytes(const ember_tensor *t);
+EMBER_API void *ember_tensor_data(ember_tensor *t);
+
+/* -- String tensors -- */
+
+/*
+ * Tensors of dtype EMBER_DTYPE_STRING hold `const char *` elements (ember_tensor_data() gives
+ * the array): NUL-terminated UTF-8, a NULL element reading as "". ember_tensor_create() makes
+ * one of empty strings; ember_tensor_wrap() wraps the caller's pointer array. Pointers a caller
+ * stores into a tensor's array must stay valid while the tensor is used. Strings a run
+ * produces and those of the functions below are copies the tensor owns: they stay valid until
+ * the tensor is destroyed or, for a bound output slot, filled by another run. A string tensor
+ * saves as a numpy unicode array ('<U' with the longest element's length) with
+ * ember_tensor_save_npy() (INVALID_ARG for text that is not UTF-8); unicode ('<U') and bytes
+ * ('|S') .npy files and TensorProto string_data load as string tensors.
+ */
+
+/* A new string tensor of dims[0..rank) holding copies of strings[0..numel) in row-major order
+ * (a NULL entry gives ""; `strings` may be NULL when there are no elements). INVALID_ARG for
+ * bad dims or a NULL argument. Free it with ember_tensor_destroy(). Threads: any. */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create_strings(const int64_t *dims, int rank,
+                                                                    const char *const *strings,
+                                                                    ember_tensor **out);
+/* Element i (row-major) of a string tensor: never NULL for an element ("" for a NULL pointer),
+ * owned by the tensor. NULL when `t` is not a string tensor or i is out of range. */
+EMBER_API const char *ember_tensor_string(const ember_tensor *t, int64_t i);
+
+/* -- Sequences and optionals (handle kinds: ember_value_kind, section 3) -- */
+
+/* Whether `t` is a tensor, a sequence or an empty optional. */
+EMBER_API ember_value_kind ember_tensor_kind(const ember_tensor *t);
+/* A new sequence holding copies of items[0..n) (tensors of dtype `elem`; n may be 0). Free it
+ * with ember_tensor_destroy(). Threads: any. */
+EMBER_API EMBER_NODISCARD ember_status *ember_sequence_create(ember_dtype elem,
+                                                              ember_tensor *const *items,
+                                                              size_t n, ember_tensor **out);
+/* Item count of a sequence (0 for other handles) and item i, owned by the sequence (NULL when
+ * out of range). */
+EMBER_API size_t ember_sequence_length(const ember_tensor *seq);
+EMBER_API ember_tensor *ember_sequence_item(const ember_tensor *seq, size_t i);
+/* A new empty optional whose value would have element dtype `elem`. */
+EMBER_API EMBER_NODISCARD ember_status *ember_optional_none_create(ember_dtype elem,
+                                                                   ember_tensor **out);
+
+/* ---- 6. Models and loading ------------------------------------------------------------- */
+
+/*
+ * Reading a model (ONNX, TorchScript or built in) and asking what it declares: inputs and
+ * outputs, metadata, opsets and its graph. Ownership: a loaded model is freed with
+ * ember_model_destroy(), which ends the strings it returned; it must outlive every session
+ * created from it. Threads: a loaded model is immutable; every function on a
+ * `const ember_model *` may be called concurrently. Model options are not synchronised.
+ */
 
 /*
  * A loaded model: the graph, its weights and its declared inputs and outputs. Immutable once
@@ -192,6 +322,8 @@ typedef void (*ember_log_fn)(void *ctx, ember_log_level level, const char *msg);
  * The model must outlive every session created from it.
  */
 typedef struct ember_model ember_model;
+
+/* -- Model options -- */
 
 /* Options for loading a model. Threads: not synchronised. */
 typedef struct ember_model_options ember_model_options;
@@ -219,6 +351,31 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_input_rank(ember
                                                                            size_t index,
                                                                            ember_dtype dtype,
                                                                            int rank);
+
+/*
+ * How much a model's graph is rewritten once at load, before any planning (as ONNX Runtime's
+ * SessionOptions.graph_optimization_level). Outputs agree at every level within float
+ * rounding; graph inputs, outputs, their names and dtypes are never changed.
+ *  - EMBER_GRAPH_OPT_NONE: the graph as the loader built it.
+ *  - EMBER_GRAPH_OPT_BASIC: constant folding, dead-code elimination and fusions (Conv +
+ *    BatchNormalization, Conv + bias / residual Add / activation into FusedConv).
+ *  - EMBER_GRAPH_OPT_ALL (the default): BASIC plus the layout pass, which keeps chains of
+ *    convolutions in a channel-blocked layout with reorders only at their edges.
+ * ember_model_node_count(), ember_model_graph_text() and `ember inspect` show the graph after
+ * the passes. Graphs with control flow (subgraphs) are loaded as they are at every level.
+ */
+typedef enum ember_graph_opt {
+    EMBER_GRAPH_OPT_NONE = 0,
+    EMBER_GRAPH_OPT_BASIC = 1,
+    EMBER_GRAPH_OPT_ALL = 2
+} ember_graph_opt;
+
+/* Sets the graph optimization level of the models loaded with `opts` (default
+ * EMBER_GRAPH_OPT_ALL). INVALID_ARG for a NULL `opts` or a level not listed above. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_model_options_set_graph_optimization(ember_model_options *opts, ember_graph_opt level);
+
+/* -- Loading -- */
 
 /*
  * Loads a model file; the format (ONNX protobuf or TorchScript zip archive) is told by
@@ -250,6 +407,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_load_builtin(const char *nam
 
 EMBER_API void ember_model_destroy(ember_model *model);
 
+/* -- Inputs and outputs -- */
+
 /* Format the model was read from: "onnx", "torchscript" or "builtin". */
 EMBER_API const char *ember_model_format(const ember_model *model);
 EMBER_API size_t ember_model_input_count(const ember_model *model);
@@ -259,6 +418,9 @@ EMBER_API const char *ember_model_input_name(const ember_model *model, size_t i)
 EMBER_API const char *ember_model_output_name(const ember_model *model, size_t i);
 EMBER_API ember_dtype ember_model_input_dtype(const ember_model *model, size_t i);
 EMBER_API ember_dtype ember_model_output_dtype(const ember_model *model, size_t i);
+/* The declared kind of model input / output i (EMBER_TYPE_TENSOR when out of range). */
+EMBER_API ember_type_kind ember_model_input_type(const ember_model *model, size_t i);
+EMBER_API ember_type_kind ember_model_output_type(const ember_model *model, size_t i);
 /*
  * Declared shape of input/output `i`: writes up to `cap` dims to `dims` and returns the rank
  * (-1 when `i` is out of range or the rank is unknown). A symbolic or unknown dim is -1; its
@@ -272,6 +434,34 @@ EMBER_API int ember_model_output_shape(const ember_model *model, size_t i, int64
 EMBER_API const char *ember_model_input_dim_name(const ember_model *model, size_t i, int d);
 EMBER_API const char *ember_model_output_dim_name(const ember_model *model, size_t i, int d);
 
+/* -- Metadata and opsets -- */
+
+/*
+ * Model metadata as key/value strings, in the order the loader set them. ONNX models give
+ * "producer_name", "producer_version", "domain", "model_version", "doc_string", "graph_name"
+ * (those present) and their metadata_props; TorchScript archives give "torchscript.version"
+ * (the archive's file format version), "torchscript.root" (the root module's class) and
+ * "torchscript.modules" (the module tree: one line per module, indented by depth, with its
+ * attribute name, class and parameter count). ember_model_metadata() returns false for an
+ * index out of range; the strings live as long as the model.
+ */
+EMBER_API size_t ember_model_metadata_count(const ember_model *model);
+EMBER_API bool ember_model_metadata(const ember_model *model, size_t i, const char **key,
+                                    const char **value);
+
+/*
+ * The operator sets a model imports, in the order of its file: `domain` is "" for ONNX's
+ * default domain (or as written, e.g. "ai.onnx", "com.microsoft") and `version` its opset.
+ * Built-in and TorchScript models import none (count 0). ember_model_opset() returns false
+ * when `i` is out of range (then the out-arguments are untouched); `*domain` belongs to the
+ * model. Either out-argument may be NULL. Threads: any, like every read of a model.
+ */
+EMBER_API size_t ember_model_opset_count(const ember_model *model);
+EMBER_API bool ember_model_opset(const ember_model *model, size_t i, const char **domain,
+                                 int64_t *version);
+
+/* -- Graph -- */
+
 /* Number of nodes, the op name of node `i` ("Conv", ...) and its node name (may be ""). */
 EMBER_API size_t ember_model_node_count(const ember_model *model);
 EMBER_API const char *ember_model_node_op(const ember_model *model, size_t i);
@@ -284,55 +474,17 @@ EMBER_API int64_t ember_model_param_count(const ember_model *model);
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_model_graph_text(const ember_model *model,
                                                                char **text);
-/* Frees a string returned by the library. Ignores NULL. */
-EMBER_API void ember_string_free(char *s);
 
-/* ---- Tensors --------------------------------------------------------------------------- */
+/* ---- 7. Sessions and running ----------------------------------------------------------- */
 
 /*
- * A dense, C-ordered tensor. It either owns its memory (ember_tensor_create: 64-byte aligned,
- * zero-filled) or wraps caller memory without copying (ember_tensor_wrap: the memory must
- * outlive the tensor). Threads: not synchronised; distinct tensors are independent.
+ * A session turns a model into something runnable: session options, creation, running,
+ * plans prepared ahead of a run and what they cost in memory. Ownership: a session is freed
+ * with ember_session_destroy() and borrows its model. Threads: ember_session_run() and the
+ * read-only queries may be called from many threads at once; session options are not
+ * synchronised; ember_session_release_plans() must not overlap a run on the same session,
+ * nor ember_session_destroy() any call on it.
  */
-typedef struct ember_tensor ember_tensor;
-
-EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create(ember_dtype dtype,
-                                                            const int64_t *dims, int rank,
-                                                            ember_tensor **out);
-/* Wraps `nbytes` at `data`; `nbytes` must equal the element count times the dtype size. */
-EMBER_API EMBER_NODISCARD ember_status *ember_tensor_wrap(ember_dtype dtype, const int64_t *dims,
-                                                          int rank, void *data, size_t nbytes,
-                                                          ember_tensor **out);
-/* Frees the tensor and, if it owns it, its memory. Ignores NULL. */
-EMBER_API void ember_tensor_destroy(ember_tensor *t);
-EMBER_API ember_dtype ember_tensor_dtype(const ember_tensor *t);
-EMBER_API int ember_tensor_rank(const ember_tensor *t);
-/* Pointer to the tensor's `rank` dims, owned by the tensor. */
-EMBER_API const int64_t *ember_tensor_dims(const ember_tensor *t);
-EMBER_API int64_t ember_tensor_elem_count(const ember_tensor *t);
-EMBER_API size_t ember_tensor_nbytes(const ember_tensor *t);
-EMBER_API void *ember_tensor_data(ember_tensor *t);
-
-/*
- * Reads a NumPy `.npy` file (format 1.0–3.0, C order, little-endian, any dtype above) into a
- * new owned tensor freed with ember_tensor_destroy(). IO when the file cannot be read;
- * INVALID_MODEL for a malformed or truncated file, Fortran order or big-endian data;
- * UNSUPPORTED for a dtype ember has no equivalent of or an unknown format version.
- * The message names the file.
- */
-EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy(const char *path,
-                                                              ember_tensor **out);
-/* The same from `size` bytes in memory; `what` names the source in messages (may be NULL). */
-EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy_memory(const void *data,
-                                                                     size_t size,
-                                                                     const char *what,
-                                                                     ember_tensor **out);
-/* Writes `t` as a `.npy` file (format 1.0, C order, little-endian; strings as '<U'). IO on a
- * write error; UNSUPPORTED for bf16, which NumPy has no type for. */
-EMBER_API EMBER_NODISCARD ember_status *ember_tensor_save_npy(const ember_tensor *t,
-                                                              const char *path);
-
-/* ---- Sessions -------------------------------------------------------------------------- */
 
 typedef enum ember_device { EMBER_DEVICE_CPU = 0, EMBER_DEVICE_CUDA = 1 } ember_device;
 typedef enum ember_precision {
@@ -402,6 +554,10 @@ EMBER_API EMBER_NODISCARD ember_status *ember_session_run(ember_session *s,
 EMBER_API EMBER_NODISCARD ember_status *ember_session_prepare(ember_session *s,
                                                               const int64_t *const *shapes,
                                                               const int *ranks, size_t n_inputs);
+/* Number of compute threads the session uses. */
+EMBER_API int ember_session_thread_count(const ember_session *s);
+
+/* -- Plans and memory -- */
 
 /*
  * Memory figures of the most recently built plan: `arena_bytes` is the size of one activation
@@ -420,10 +576,14 @@ EMBER_API EMBER_NODISCARD ember_status *ember_session_plan_text(const ember_sess
 /* Drops every cached plan and idle arena; the next run plans again. Threads: not concurrent
  * with a run on the same session. */
 EMBER_API void ember_session_release_plans(ember_session *s);
-/* Number of compute threads the session uses. */
-EMBER_API int ember_session_thread_count(const ember_session *s);
 
-/* ---- Profiling ------------------------------------------------------------------------- */
+/* ---- 8. Profiling ---------------------------------------------------------------------- */
+
+/*
+ * Per-node timings of a session created with ember_session_options_set_profiling(). A
+ * snapshot outlives its session but not its model, whose names it returns; free it with
+ * ember_profile_destroy(). Threads: a snapshot is read-only and may be shared.
+ */
 
 /*
  * A snapshot of the per-node events recorded by a session created with profiling on: one
@@ -448,8 +608,37 @@ EMBER_API int64_t ember_profile_event_dur_ns(const ember_profile *p, size_t i);
 EMBER_API int64_t ember_profile_event_run(const ember_profile *p, size_t i);
 EMBER_API int ember_profile_event_thread(const ember_profile *p, size_t i);
 
+/* ---- 9. Tensor files (.npy, ONNX .pb) -------------------------------------------------- */
 
-/* ---- ONNX tensors and opsets (appended in 0.1) ------------------------------------------ */
+/*
+ * Reading and writing values as files (test data, `ember run` inputs and outputs): NumPy
+ * `.npy` and serialized ONNX protobuf values. Ownership: a value read is a new handle freed
+ * with ember_tensor_destroy(); a value written is only read. Threads: any, on distinct
+ * handles; errors name the file.
+ */
+
+/* -- NumPy .npy -- */
+
+/*
+ * Reads a NumPy `.npy` file (format 1.0–3.0, C order, little-endian, any dtype above) into a
+ * new owned tensor freed with ember_tensor_destroy(). IO when the file cannot be read;
+ * INVALID_MODEL for a malformed or truncated file, Fortran order or big-endian data;
+ * UNSUPPORTED for a dtype ember has no equivalent of or an unknown format version.
+ * The message names the file.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy(const char *path,
+                                                              ember_tensor **out);
+/* The same from `size` bytes in memory; `what` names the source in messages (may be NULL). */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy_memory(const void *data,
+                                                                     size_t size,
+                                                                     const char *what,
+                                                                     ember_tensor **out);
+/* Writes `t` as a `.npy` file (format 1.0, C order, little-endian; strings as '<U'). IO on a
+ * write error; UNSUPPORTED for bf16, which NumPy has no type for. */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_save_npy(const ember_tensor *t,
+                                                              const char *path);
+
+/* -- ONNX TensorProto, SequenceProto, OptionalProto -- */
 
 /*
  * Reads a serialized ONNX TensorProto (a `.pb` file such as the conformance suite's
@@ -467,77 +656,6 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_pb_memory(const void *
                                                                     size_t size,
                                                                     const char *what,
                                                                     ember_tensor **out);
-/*
- * Reads a tensor file of either kind, told apart by content: a `.npy` file starts with
- * "\x93NUMPY", anything else is read as an ONNX TensorProto. Errors as for
- * ember_tensor_load_npy() and ember_tensor_load_pb(). Threads: any.
- */
-EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load(const char *path, ember_tensor **out);
-
-/*
- * Model metadata as key/value strings, in the order the loader set them. ONNX models give
- * "producer_name", "producer_version", "domain", "model_version", "doc_string", "graph_name"
- * (those present) and their metadata_props; TorchScript archives give "torchscript.version"
- * (the archive's file format version), "torchscript.root" (the root module's class) and
- * "torchscript.modules" (the module tree: one line per module, indented by depth, with its
- * attribute name, class and parameter count). ember_model_metadata() returns false for an
- * index out of range; the strings live as long as the model.
- */
-EMBER_API size_t ember_model_metadata_count(const ember_model *model);
-EMBER_API bool ember_model_metadata(const ember_model *model, size_t i, const char **key,
-                                    const char **value);
-
-/*
- * The operator sets a model imports, in the order of its file: `domain` is "" for ONNX's
- * default domain (or as written, e.g. "ai.onnx", "com.microsoft") and `version` its opset.
- * Built-in and TorchScript models import none (count 0). ember_model_opset() returns false
- * when `i` is out of range (then the out-arguments are untouched); `*domain` belongs to the
- * model. Either out-argument may be NULL. Threads: any, like every read of a model.
- */
-EMBER_API size_t ember_model_opset_count(const ember_model *model);
-EMBER_API bool ember_model_opset(const ember_model *model, size_t i, const char **domain,
-                                 int64_t *version);
-
-/* ---- Sequences and optionals (appended in 0.1) ------------------------------------------ */
-
-/*
- * Some models take or produce ONNX sequences of tensors (seq(tensor)) and optional values
- * (optional(tensor), optional(seq(tensor))). These travel in ember_tensor handles too: a handle
- * is a tensor, a sequence of tensors, or an empty optional. A present optional is passed as its
- * tensor or sequence. Sequence and empty-optional outputs are always created by the run (pass a
- * NULL slot). The tensor accessors (dtype, rank, data...) describe tensors only: on a sequence
- * they give the element dtype and rank 0 with no data.
- */
-typedef enum ember_value_kind {
-    EMBER_VALUE_TENSOR = 0,
-    EMBER_VALUE_SEQUENCE = 1,
-    EMBER_VALUE_NONE = 2 /* an empty optional */
-} ember_value_kind;
-
-/* What a model input or output is declared as. */
-typedef enum ember_type_kind {
-    EMBER_TYPE_TENSOR = 0,
-    EMBER_TYPE_SEQUENCE = 1,
-    EMBER_TYPE_OPTIONAL = 2,         /* optional(tensor) */
-    EMBER_TYPE_OPTIONAL_SEQUENCE = 3 /* optional(seq(tensor)) */
-} ember_type_kind;
-
-EMBER_API ember_value_kind ember_tensor_kind(const ember_tensor *t);
-/* A new sequence holding copies of items[0..n) (tensors of dtype `elem`; n may be 0). Free it
- * with ember_tensor_destroy(). Threads: any. */
-EMBER_API EMBER_NODISCARD ember_status *ember_sequence_create(ember_dtype elem,
-                                                              ember_tensor *const *items,
-                                                              size_t n, ember_tensor **out);
-/* Item count of a sequence (0 for other handles) and item i, owned by the sequence (NULL when
- * out of range). */
-EMBER_API size_t ember_sequence_length(const ember_tensor *seq);
-EMBER_API ember_tensor *ember_sequence_item(const ember_tensor *seq, size_t i);
-/* A new empty optional whose value would have element dtype `elem`. */
-EMBER_API EMBER_NODISCARD ember_status *ember_optional_none_create(ember_dtype elem,
-                                                                   ember_tensor **out);
-/* The declared kind of model input / output i (EMBER_TYPE_TENSOR when out of range). */
-EMBER_API ember_type_kind ember_model_input_type(const ember_model *model, size_t i);
-EMBER_API ember_type_kind ember_model_output_type(const ember_model *model, size_t i);
 /*
  * Reads a serialized ONNX value of the given kind: a TensorProto (EMBER_TYPE_TENSOR), a
  * SequenceProto of tensors (EMBER_TYPE_SEQUENCE) or an OptionalProto (the optional kinds;
@@ -558,54 +676,33 @@ EMBER_API EMBER_NODISCARD ember_status *ember_value_save_pb(const ember_tensor *
                                                             ember_type_kind kind,
                                                             const char *path);
 
-/* ---- String tensors (appended in 0.1) -------------------------------------------------- */
+/* -- Either format -- */
 
 /*
- * Tensors of dtype EMBER_DTYPE_STRING hold `const char *` elements (ember_tensor_data() gives
- * the array): NUL-terminated UTF-8, a NULL element reading as "". ember_tensor_create() makes
- * one of empty strings; ember_tensor_wrap() wraps the caller's pointer array. Pointers a caller
- * stores into a tensor's array must stay valid while the tensor is used. Strings a run
- * produces and those of the functions below are copies the tensor owns: they stay valid until
- * the tensor is destroyed or, for a bound output slot, filled by another run. A string tensor
- * saves as a numpy unicode array ('<U' with the longest element's length) with
- * ember_tensor_save_npy() (INVALID_ARG for text that is not UTF-8); unicode ('<U') and bytes
- * ('|S') .npy files and TensorProto string_data load as string tensors.
+ * Reads a tensor file of either kind, told apart by content: a `.npy` file starts with
+ * "\x93NUMPY", anything else is read as an ONNX TensorProto. Errors as for
+ * ember_tensor_load_npy() and ember_tensor_load_pb(). Threads: any.
  */
+EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load(const char *path, ember_tensor **out);
 
-/* A new string tensor of dims[0..rank) holding copies of strings[0..numel) in row-major order
- * (a NULL entry gives ""; `strings` may be NULL when there are no elements). INVALID_ARG for
- * bad dims or a NULL argument. Free it with ember_tensor_destroy(). Threads: any. */
-EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create_strings(const int64_t *dims, int rank,
-                                                                    const char *const *strings,
-                                                                    ember_tensor **out);
-/* Element i (row-major) of a string tensor: never NULL for an element ("" for a NULL pointer),
- * owned by the tensor. NULL when `t` is not a string tensor or i is out of range. */
-EMBER_API const char *ember_tensor_string(const ember_tensor *t, int64_t i);
-
-/* ---- Graph optimization (appended in 0.1) ---------------------------------------------- */
+/* ---- 10. Run-time version and build info ----------------------------------------------- */
 
 /*
- * How much a model's graph is rewritten once at load, before any planning (as ONNX Runtime's
- * SessionOptions.graph_optimization_level). Outputs agree at every level within float
- * rounding; graph inputs, outputs, their names and dtypes are never changed.
- *  - EMBER_GRAPH_OPT_NONE: the graph as the loader built it.
- *  - EMBER_GRAPH_OPT_BASIC: constant folding, dead-code elimination and fusions (Conv +
- *    BatchNormalization, Conv + bias / residual Add / activation into FusedConv).
- *  - EMBER_GRAPH_OPT_ALL (the default): BASIC plus the layout pass, which keeps chains of
- *    convolutions in a channel-blocked layout with reorders only at their edges.
- * ember_model_node_count(), ember_model_graph_text() and `ember inspect` show the graph after
- * the passes. Graphs with control flow (subgraphs) are loaded as they are at every level.
+ * What the linked library is and what it was built with; compare with the macros of
+ * section 1 to detect a header/library mismatch. Static strings. Threads: any.
  */
-typedef enum ember_graph_opt {
-    EMBER_GRAPH_OPT_NONE = 0,
-    EMBER_GRAPH_OPT_BASIC = 1,
-    EMBER_GRAPH_OPT_ALL = 2
-} ember_graph_opt;
 
-/* Sets the graph optimization level of the models loaded with `opts` (default
- * EMBER_GRAPH_OPT_ALL). INVALID_ARG for a NULL `opts` or a level not listed above. */
-EMBER_API EMBER_NODISCARD ember_status *
-ember_model_options_set_graph_optimization(ember_model_options *opts, ember_graph_opt level);
+/* The version of the library linked at run time, e.g. "0.1.0". Static string. Threads: any. */
+EMBER_API const char *ember_version_string(void);
+/* EMBER_VERSION_NUMBER of the library linked at run time. Threads: any. */
+EMBER_API int ember_version_number(void);
+/*
+ * What this build contains, one `key=value` token per item separated by spaces, e.g.
+ * "version=0.1.0 isa=avx2,avx512f,avx512vnni backends=cpu,openblas,onednn cuda=off".
+ * `isa=` lists the features detected on this CPU and usable by compiled-in kernels.
+ * Static string, valid for the life of the process. Threads: any.
+ */
+EMBER_API const char *ember_build_info(void);
 
 #ifdef __cplusplus
 }
