@@ -3,7 +3,7 @@
 
 Two stages, each run by the Python that has that PyTorch:
 
-  --stage torch2   (PyPI torch 2.x, e.g. /work/venv-torch/bin/python)
+  --stage torch2   (PyPI torch 2.x, bench/.env/torch2/bin/python from bench/setup.sh)
       builds each model with a fixed seed and random weights (weights=None: nothing is
       downloaded), gives BatchNorm layers random statistics (so Conv+BN folding is exercised),
       and writes to CACHE/<model>/:
@@ -16,7 +16,7 @@ Two stages, each run by the Python that has that PyTorch:
   --stage torch1   (Debian's torch 1.13, /usr/bin/python3; it also has onnx)
       loads weights.npz into the same architecture and writes
         model.onnx           torch.onnx.export, opset 17 (torch 2.x's exporter needs the onnx
-                             package, which /work/venv-torch lacks)
+                             package, which that venv lacks)
         trace-torch1.pt, script-torch1.pt, meta-torch1.json
       and records the eager torch 1.13 output's max abs diff from ref.npy.
 
