@@ -101,36 +101,89 @@ static int64_t floordiv(int64_t a, int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* The builtins this file evaluates, by name: one table lookup per call instead of a chain of
+ * string comparisons. Binary arithmetic and comparisons (arith) are named bare ("add", the
+ * aten:: / prim:: prefix removed); the other builtins by the name the call uses. */
+typedef enum arith_op {
+    AR_NONE = 0, AR_ADD, AR_SUB, AR_MUL, AR_DIV, AR_FLOORDIV, AR_MOD, AR_POW, AR_EQ, AR_NE,
+    AR_LT, AR_LE, AR_GT, AR_GE, AR_AND, AR_OR, AR_XOR, AR_MIN, AR_MAX
+} arith_op;
+
+typedef enum scalar_builtin {
+    SB_NONE = 0, SB_RANGE, SB_LEN, SB_EQ, SB_NE, SB_IS, SB_ISNOT, SB_SLICE, SB_FORMAT,
+    SB_LIST_ADD, SB_STR, SB_FIND, SB_ALL, SB_ANY, SB_INT, SB_FLOAT, SB_SCALAR, SB_BOOL, SB_NOT,
+    SB_NEG, SB_CONTAINS, SB_ABS, SB_FLOOR, SB_CEIL, SB_SQRT, SB_MIN, SB_MAX
+} scalar_builtin;
+
+typedef struct named_id {
+    const char *name;
+    int id;
+} named_id;
+
+/* clang-format off */
+static const named_id arith_ops[] = {
+    {"add", AR_ADD}, {"sub", AR_SUB}, {"mul", AR_MUL}, {"div", AR_DIV},
+    {"floordiv", AR_FLOORDIV}, {"floor_divide", AR_FLOORDIV}, {"remainder", AR_MOD},
+    {"fmod", AR_MOD}, {"pow", AR_POW}, {"eq", AR_EQ}, {"ne", AR_NE}, {"lt", AR_LT},
+    {"le", AR_LE}, {"gt", AR_GT}, {"ge", AR_GE}, {"__and__", AR_AND}, {"__or__", AR_OR},
+    {"__xor__", AR_XOR}, {"min", AR_MIN}, {"max", AR_MAX},
+};
+
+static const named_id scalar_builtins[] = {
+    {"range", SB_RANGE}, {"len", SB_LEN}, {"aten::len", SB_LEN}, {"aten::eq", SB_EQ},
+    {"aten::ne", SB_NE}, {"aten::__is__", SB_IS}, {"aten::__isnot__", SB_ISNOT},
+    {"aten::slice", SB_SLICE}, {"aten::format", SB_FORMAT}, {"aten::add", SB_LIST_ADD},
+    {"str", SB_STR}, {"aten::find", SB_FIND}, {"aten::all", SB_ALL}, {"aten::any", SB_ANY},
+    {"int", SB_INT}, {"aten::Int", SB_INT}, {"aten::IntImplicit", SB_INT},
+    {"float", SB_FLOAT}, {"aten::Float", SB_FLOAT}, {"aten::FloatImplicit", SB_FLOAT},
+    {"aten::ScalarImplicit", SB_SCALAR}, {"bool", SB_BOOL}, {"aten::Bool", SB_BOOL},
+    {"aten::__not__", SB_NOT}, {"aten::neg", SB_NEG}, {"aten::__contains__", SB_CONTAINS},
+    {"aten::abs", SB_ABS}, {"abs", SB_ABS}, {"aten::floor", SB_FLOOR}, {"aten::ceil", SB_CEIL},
+    {"aten::sqrt", SB_SQRT}, {"min", SB_MIN}, {"max", SB_MAX},
+};
+/* clang-format on */
+
+static int id_of(const named_id *t, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(t[i].name, name) == 0) {
+            return t[i].id;
+        }
+    }
+    return 0;
+}
+
 static ember_status *arith(ts_lower *L, const char *op, ts_av *a, ts_av *b, em_ts_pos pos,
                            ts_av **out)
 {
     bool ints = (a->k == TA_INT || a->k == TA_BOOL) && (b->k == TA_INT || b->k == TA_BOOL);
     double x = num(a), y = num(b);
-    if (strcmp(op, "add") == 0) {
+    arith_op k = (arith_op)id_of(arith_ops, sizeof arith_ops / sizeof arith_ops[0], op);
+    if (k == AR_ADD) {
         if (ints) {
             *out = em_ts_int(L, ival(a) + ival(b));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, x + y, false, out);
     }
-    if (strcmp(op, "sub") == 0) {
+    if (k == AR_SUB) {
         if (ints) {
             *out = em_ts_int(L, ival(a) - ival(b));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, x - y, false, out);
     }
-    if (strcmp(op, "mul") == 0) {
+    if (k == AR_MUL) {
         if (ints) {
             *out = em_ts_int(L, ival(a) * ival(b));
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, x * y, false, out);
     }
-    if (strcmp(op, "div") == 0) {
+    if (k == AR_DIV) {
         return ret_num(L, x / y, false, out);
     }
-    if (strcmp(op, "floordiv") == 0 || strcmp(op, "floor_divide") == 0) {
+    if (k == AR_FLOORDIV) {
         if (ints) {
             if (ival(b) == 0) {
                 return em_ts_err(L, EMBER_ERR_INVALID_ARG, pos, "integer division by zero");
@@ -140,7 +193,7 @@ static ember_status *arith(ts_lower *L, const char *op, ts_av *a, ts_av *b, em_t
         }
         return ret_num(L, floor(x / y), false, out);
     }
-    if (strcmp(op, "remainder") == 0 || strcmp(op, "fmod") == 0) {
+    if (k == AR_MOD) {
         if (ints) {
             if (ival(b) == 0) {
                 return em_ts_err(L, EMBER_ERR_INVALID_ARG, pos, "integer modulo by zero");
@@ -150,38 +203,38 @@ static ember_status *arith(ts_lower *L, const char *op, ts_av *a, ts_av *b, em_t
         }
         return ret_num(L, x - floor(x / y) * y, false, out);
     }
-    if (strcmp(op, "pow") == 0) {
+    if (k == AR_POW) {
         return ret_num(L, pow(x, y), ints && y >= 0, out);
     }
-    if (strcmp(op, "eq") == 0) {
+    if (k == AR_EQ) {
         return ret_bool(L, x == y, out);
     }
-    if (strcmp(op, "ne") == 0) {
+    if (k == AR_NE) {
         return ret_bool(L, x != y, out);
     }
-    if (strcmp(op, "lt") == 0) {
+    if (k == AR_LT) {
         return ret_bool(L, x < y, out);
     }
-    if (strcmp(op, "le") == 0) {
+    if (k == AR_LE) {
         return ret_bool(L, x <= y, out);
     }
-    if (strcmp(op, "gt") == 0) {
+    if (k == AR_GT) {
         return ret_bool(L, x > y, out);
     }
-    if (strcmp(op, "ge") == 0) {
+    if (k == AR_GE) {
         return ret_bool(L, x >= y, out);
     }
-    if (strcmp(op, "__and__") == 0 || strcmp(op, "__or__") == 0 || strcmp(op, "__xor__") == 0) {
-        int64_t r = op[2] == 'a' ? (ival(a) & ival(b)) : op[2] == 'o' ? (ival(a) | ival(b))
-                                                                    : (ival(a) ^ ival(b));
+    if (k == AR_AND || k == AR_OR || k == AR_XOR) {
+        int64_t r = k == AR_AND ? (ival(a) & ival(b)) : k == AR_OR ? (ival(a) | ival(b))
+                                                                   : (ival(a) ^ ival(b));
         if (a->k == TA_BOOL && b->k == TA_BOOL) {
             return ret_bool(L, r != 0, out);
         }
         *out = em_ts_int(L, r);
         return *out != NULL ? NULL : em_status_oom();
     }
-    if (strcmp(op, "min") == 0 || strcmp(op, "max") == 0) {
-        bool lo = op[1] == 'i';
+    if (k == AR_MIN || k == AR_MAX) {
+        bool lo = k == AR_MIN;
         return ret_num(L, lo ? fmin(x, y) : fmax(x, y), ints, out);
     }
     *out = NULL;
@@ -312,40 +365,42 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
 {
     *handled = true;
     *out = NULL;
-    if (strcmp(op, "range") == 0) {
+    size_t nsb = sizeof scalar_builtins / sizeof scalar_builtins[0];
+    scalar_builtin k = (scalar_builtin)id_of(scalar_builtins, nsb, op);
+    if (k == SB_RANGE) {
         return make_range(L, args, n, pos, out);
     }
     /* The length of a list is known even when its items are not. */
-    if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0) &&
+    if (n == 1 && k == SB_LEN &&
         (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
         *out = em_ts_int(L, (int64_t)args[0]->u.seq.n);
         return *out != NULL ? NULL : em_status_oom();
     }
     /* == and != of two lists whose items are sizes, known or not */
-    if ((strcmp(op, "aten::eq") == 0 || strcmp(op, "aten::ne") == 0) && n == 2 &&
+    if ((k == SB_EQ || k == SB_NE) && n == 2 &&
         (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE) &&
         (args[1]->k == TA_LIST || args[1]->k == TA_TUPLE)) {
         int eq = lists_equal(L, args[0], args[1]);
         if (eq >= 0) {
-            return ret_bool(L, strcmp(op, "aten::eq") == 0 ? eq == 1 : eq == 0, out);
+            return ret_bool(L, k == SB_EQ ? eq == 1 : eq == 0, out);
         }
     }
     /* `a is b` with a tensor on either side is known too: an Optional[Tensor] argument is a
      * tensor value or None when the model is lowered, and tensors are the same graph value. */
-    if ((strcmp(op, "aten::__is__") == 0 || strcmp(op, "aten::__isnot__") == 0) && n == 2 &&
+    if ((k == SB_IS || k == SB_ISNOT) && n == 2 &&
         (is_graph_value(args[0]) || is_graph_value(args[1]))) {
         const ts_av *a = args[0], *b = args[1];
         bool is = a->k == b->k && a->u.t.v == b->u.t.v && a->u.t.g == b->u.t.g;
-        return ret_bool(L, strcmp(op, "aten::__is__") == 0 ? is : !is, out);
+        return ret_bool(L, k == SB_IS ? is : !is, out);
     }
     /* `v is None` is known whatever v holds (Optional checks of tensors and size lists). */
-    if ((strcmp(op, "aten::__is__") == 0 || strcmp(op, "aten::__isnot__") == 0) && n == 2 &&
+    if ((k == SB_IS || k == SB_ISNOT) && n == 2 &&
         (args[0]->k == TA_NONE || args[1]->k == TA_NONE)) {
         bool is = args[0]->k == args[1]->k;
-        return ret_bool(L, strcmp(op, "aten::__isnot__") == 0 ? !is : is, out);
+        return ret_bool(L, k == SB_ISNOT ? !is : is, out);
     }
     /* So is a slice of it (aten::slice.t: `torch.slice(torch.size(x), -2)` for x.shape[-2:]). */
-    if (strcmp(op, "aten::slice") == 0 && n >= 1 && n <= 4 &&
+    if (k == SB_SLICE && n >= 1 && n <= 4 &&
         (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
         int64_t len = (int64_t)args[0]->u.seq.n, b[3] = {0, len, 1};
         bool ok = true;
@@ -371,24 +426,25 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
     }
     /* Messages format values unknown at load too (they go to raises, which become data
      * checks): those print as <kind>. */
-    if (strcmp(op, "aten::format") == 0 && n >= 1 && args[0]->k == TA_STR) {
+    if (k == SB_FORMAT && n >= 1 && args[0]->k == TA_STR) {
         return format_str(L, args, n, out);
     }
     /* The length of a dict, and the concatenation of two lists, are known whatever the items
      * hold. */
-    if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0) &&
+    if (n == 1 && k == SB_LEN &&
         args[0]->k == TA_DICT) {
         *out = em_ts_int(L, (int64_t)args[0]->u.dict.n);
         return *out != NULL ? NULL : em_status_oom();
     }
-    if (strcmp(op, "aten::add") == 0 && n == 2 && args[0]->k == TA_LIST &&
+    if (k == SB_LIST_ADD && n == 2 && args[0]->k == TA_LIST &&
         args[1]->k == TA_LIST) {
         size_t na = args[0]->u.seq.n, nb = args[1]->u.seq.n;
         if ((*out = em_ts_seq(L, TA_LIST, na + nb)) == NULL) {
             return em_status_oom();
         }
         for (size_t i = 0; i < na + nb; i++) {
-            (*out)->u.seq.items[i] = i < na ? args[0]->u.seq.items[i] : args[1]->u.seq.items[i - na];
+            (*out)->u.seq.items[i] =
+                i < na ? args[0]->u.seq.items[i] : args[1]->u.seq.items[i - na];
         }
         return NULL;
     }
@@ -398,7 +454,7 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
             return NULL;
         }
     }
-    if (n == 1 && strcmp(op, "str") == 0 &&
+    if (n == 1 && k == SB_STR &&
         (args[0]->k == TA_STR || args[0]->k == TA_DEVICE || args[0]->k == TA_INT ||
          args[0]->k == TA_BOOL)) {
         char num_s[32];
@@ -413,8 +469,9 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
         return *out != NULL ? NULL : em_status_oom();
     }
     /* str.find(sub, start=0, end=len): the first index of sub in s[start:end], or -1 */
-    if (strcmp(op, "aten::find") == 0 && n >= 2 && n <= 4 && args[0]->k == TA_STR &&
-        args[1]->k == TA_STR && (n < 3 || args[2]->k == TA_INT) && (n < 4 || args[3]->k == TA_INT)) {
+    if (k == SB_FIND && n >= 2 && n <= 4 && args[0]->k == TA_STR &&
+        args[1]->k == TA_STR && (n < 3 || args[2]->k == TA_INT) &&
+        (n < 4 || args[3]->k == TA_INT)) {
         int64_t len = (int64_t)args[0]->u.str.n, b[2] = {0, len};
         for (size_t i = 2; i < n; i++) {
             int64_t v = args[i]->u.i < 0 ? args[i]->u.i + len : args[i]->u.i;
@@ -428,9 +485,9 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
         return *out != NULL ? NULL : em_status_oom();
     }
     /* all / any of a list of bools */
-    if ((strcmp(op, "aten::all") == 0 || strcmp(op, "aten::any") == 0) && n == 1 &&
+    if ((k == SB_ALL || k == SB_ANY) && n == 1 &&
         args[0]->k == TA_LIST) {
-        bool all = op[6] == 'a' && op[7] == 'l', r = all;
+        bool all = k == SB_ALL, r = all;
         for (size_t i = 0; i < args[0]->u.seq.n; i++) {
             const ts_av *a = args[0]->u.seq.items[i];
             bool v = is_num(a) && num(a) != 0;
@@ -438,50 +495,47 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
         }
         return ret_bool(L, r, out);
     }
-    if (n == 1 && (strcmp(op, "int") == 0 || strcmp(op, "aten::Int") == 0 ||
-                   strcmp(op, "aten::IntImplicit") == 0) && is_num(args[0])) {
+    if (n == 1 && k == SB_INT && is_num(args[0])) {
         *out = em_ts_int(L, (int64_t)num(args[0]));
         return *out != NULL ? NULL : em_status_oom();
     }
-    if (n == 1 && (strcmp(op, "float") == 0 || strcmp(op, "aten::Float") == 0 ||
-                   strcmp(op, "aten::FloatImplicit") == 0 ||
-                   strcmp(op, "aten::ScalarImplicit") == 0) && is_num(args[0])) {
-        if (strcmp(op, "aten::ScalarImplicit") == 0) {
+    if (n == 1 && (k == SB_FLOAT || k == SB_SCALAR) && is_num(args[0])) {
+        if (k == SB_SCALAR) {
             *out = args[0];
             return NULL;
         }
         return ret_num(L, num(args[0]), false, out);
     }
-    if (n == 1 && (strcmp(op, "bool") == 0 || strcmp(op, "aten::Bool") == 0) && is_num(args[0])) {
+    if (n == 1 && k == SB_BOOL && is_num(args[0])) {
         return ret_bool(L, num(args[0]) != 0, out);
     }
-    if (n == 1 && (strcmp(op, "len") == 0 || strcmp(op, "aten::len") == 0)) {
+    if (n == 1 && k == SB_LEN) {
         const ts_av *a = args[0];
         if (a->k == TA_LIST || a->k == TA_TUPLE || a->k == TA_STR) {
             *out = em_ts_int(L, (int64_t)(a->k == TA_STR ? a->u.str.n : a->u.seq.n));
             return *out != NULL ? NULL : em_status_oom();
         }
     }
-    if ((strcmp(op, "aten::__is__") == 0 || strcmp(op, "aten::__isnot__") == 0) && n == 2) {
+    if ((k == SB_IS || k == SB_ISNOT) && n == 2) {
         bool is = same(args[0], args[1]) && (args[0]->k == args[1]->k);
-        return ret_bool(L, op[8] == 'i' && op[9] == 's' && op[10] == 'n' ? !is : is, out);
+        return ret_bool(L, k == SB_ISNOT ? !is : is, out);
     }
-    if (strcmp(op, "aten::__not__") == 0 && n == 1 && args[0]->k == TA_BOOL) {
+    if (k == SB_NOT && n == 1 && args[0]->k == TA_BOOL) {
         return ret_bool(L, !args[0]->u.b, out);
     }
-    if (strcmp(op, "aten::neg") == 0 && n == 1 && is_num(args[0])) {
+    if (k == SB_NEG && n == 1 && is_num(args[0])) {
         if (args[0]->k == TA_INT) {
             *out = em_ts_int(L, -args[0]->u.i);
             return *out != NULL ? NULL : em_status_oom();
         }
         return ret_num(L, -num(args[0]), false, out);
     }
-    if ((strcmp(op, "aten::eq") == 0 || strcmp(op, "aten::ne") == 0) && n == 2 &&
+    if ((k == SB_EQ || k == SB_NE) && n == 2 &&
         !(is_num(args[0]) && is_num(args[1]))) {
         bool eq = same(args[0], args[1]);
-        return ret_bool(L, op[6] == 'e' ? eq : !eq, out);
+        return ret_bool(L, k == SB_EQ ? eq : !eq, out);
     }
-    if (strcmp(op, "aten::__contains__") == 0 && n == 2 &&
+    if (k == SB_CONTAINS && n == 2 &&
         (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE)) {
         bool found = false;
         for (size_t i = 0; i < args[0]->u.seq.n && !found; i++) {
@@ -489,16 +543,15 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
         }
         return ret_bool(L, found, out);
     }
-    if ((strcmp(op, "aten::abs") == 0 || strcmp(op, "abs") == 0) && n == 1 && is_num(args[0])) {
+    if (k == SB_ABS && n == 1 && is_num(args[0])) {
         return ret_num(L, fabs(num(args[0])), args[0]->k == TA_INT, out);
     }
-    if ((strcmp(op, "aten::floor") == 0 || strcmp(op, "aten::ceil") == 0 ||
-         strcmp(op, "aten::sqrt") == 0) && n == 1 && is_num(args[0])) {
+    if ((k == SB_FLOOR || k == SB_CEIL || k == SB_SQRT) && n == 1 && is_num(args[0])) {
         double x = num(args[0]);
-        bool fl = op[6] == 'f', ce = op[6] == 'c';
+        bool fl = k == SB_FLOOR, ce = k == SB_CEIL;
         return ret_num(L, fl ? floor(x) : ce ? ceil(x) : sqrt(x), fl || ce, out);
     }
-    if ((strcmp(op, "min") == 0 || strcmp(op, "max") == 0) && n == 1 &&
+    if ((k == SB_MIN || k == SB_MAX) && n == 1 &&
         (args[0]->k == TA_LIST || args[0]->k == TA_TUPLE) && args[0]->u.seq.n > 0) {
         ts_av *best = args[0]->u.seq.items[0];
         for (size_t i = 1; i < args[0]->u.seq.n; i++) {
@@ -517,7 +570,8 @@ ember_status *em_ts_scalar_call(ts_lower *L, const char *op, ts_av **args, size_
             return NULL;
         }
     }
-    if (strcmp(bare, "add") == 0 && n == 2 && (args[0]->k == TA_LIST || args[0]->k == TA_STR) &&
+    bool add = id_of(arith_ops, sizeof arith_ops / sizeof arith_ops[0], bare) == AR_ADD;
+    if (add && n == 2 && (args[0]->k == TA_LIST || args[0]->k == TA_STR) &&
         args[0]->k == args[1]->k) {
         if (args[0]->k == TA_STR) {
             char *s = em_ts_printf(L, "%s%s", args[0]->u.str.s, args[1]->u.str.s);
