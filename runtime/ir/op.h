@@ -11,8 +11,11 @@ enum {
     EM_OPF_SHAPE_ONLY = 1u << 2, /* outputs depend on the inputs' shapes only (Shape, Size) */
     EM_OPF_NONDET = 1u << 3,     /* not a function of its inputs (random): never folded */
     EM_OPF_DYNAMIC = 1u << 4,    /* output shapes depend on input data (NonZero, Unique, ...) */
-    EM_OPF_INTERP = 1u << 5      /* run by the interpreter itself, not a kernel: control flow
+    EM_OPF_INTERP = 1u << 5,     /* run by the interpreter itself, not a kernel: control flow
                                   * (If, Loop, Scan) and sequence / optional values */
+    EM_OPF_STRINGS = 1u << 6     /* may see string tensors: its kernels move string elements
+                                  * as 8-byte values, or have string kernels of their own
+                                  * (runtime/exec/interp_str.c refuses strings to other ops) */
 };
 
 typedef enum em_op {
