@@ -135,23 +135,19 @@ int em_gx_index_map(em_gctx *c, int x);
 int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt);
 
 /* ---- rules ---- */
-/* clang-format off */
-#define GX_RULES(X)                                                                        \
-    X(add) X(sub) X(mul) X(div) X(neg) X(pow) X(exp) X(log) X(sqrt) X(abs) X(reciprocal)   \
-    X(erf) X(sin) X(cos) X(trig) X(relu) X(leakyrelu) X(prelu) X(elu) X(selu) X(celu)      \
-    X(hard) X(softsign) X(thresholdedrelu) X(softplus) X(sigmoid) X(tanh) X(clip) X(where) \
-    X(maxmin) X(sum) X(mean) X(cast) X(identity) X(dropout) X(zero) X(softmax)             \
-    X(logsoftmax) X(matmul) X(gemm) X(reshape) X(transpose) X(expand) X(concat) X(split)   \
-    X(slice) X(gather) X(gatherelements) X(move) X(topk) X(cumsum) X(reducesum)            \
-    X(reducemean) X(reducesumsquare) X(reducel1) X(reducel2) X(reducelogsumexp)            \
-    X(reducelogsum) X(reducemaxmin) X(globalmaxpool) X(conv) X(maxpool) X(averagepool)     \
-    X(globalaveragepool) X(batchnorm) X(instancenorm) X(layernorm) X(sceloss) X(nllloss)
-/* clang-format on */
-#define GX_DECLARE(r) void em_gx_rule_##r(em_gctx *c, const em_node *n, const int *gy);
-GX_RULES(GX_DECLARE)
-#undef GX_DECLARE
+/* The `grad` column of the op lists (runtime/ir/ops*.def) names each op's rule: EM_GRAD(r) is
+ * em_gx_rule_r (in grad_rules_<family>.c; one rule may serve several ops, as trig does Tan,
+ * Atan, Sinh, ...), EM_NOGRAD marks an op autodiff does not differentiate. The prototypes
+ * come from the same expansion (a rule of several ops is declared once per op). */
+#define EM_GRAD(r) void em_gx_rule_##r(em_gctx *c, const em_node *n, const int *gy);
+#define EM_NOGRAD
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad) grad
+#include "ir/ops.def"
+#undef EM_OP
+#undef EM_NOGRAD
+#undef EM_GRAD
 
-/* The rule of op, or NULL. */
+/* The rule of op, or NULL (EM_NOGRAD). */
 gx_rule em_gx_rule_of(em_op op);
 
 #endif /* EMBER_AUTOGRAD_GRAD_INTERNAL_H */

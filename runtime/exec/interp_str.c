@@ -26,7 +26,8 @@ static bool graph_has_strings(const em_graph *g, int depth)
             return true;
         }
         switch (n->op) {
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) case EM_OP_##id:
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad)             \
+    case EM_OP_##id:
 #include "ir/ops_text.def"
 #undef EM_OP
             if (n->op != EM_OP_TFIDFVECTORIZER) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const em_op_info op_table[EM_OP_COUNT] = {
-#define EM_OP(id, nm, min_in, max_in, min_out, max_out, fl, shape, vin) \
+#define EM_OP(id, nm, min_in, max_in, min_out, max_out, fl, shape, vin, grad) \
     [EM_OP_##id] = {nm, min_in, max_in, min_out, max_out, fl, vin},
 #include "ir/ops.def"
 #undef EM_OP

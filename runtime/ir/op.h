@@ -19,7 +19,8 @@ enum {
 };
 
 typedef enum em_op {
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) EM_OP_##id,
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad) \
+    EM_OP_##id,
 #include "ir/ops.def"
 #undef EM_OP
     EM_OP_COUNT

@@ -542,7 +542,8 @@ ember_status *em_shape_batchnorm(const em_node *n, const em_shape *in, em_shape 
 }
 
 static const em_shape_fn shape_fns[EM_OP_COUNT] = {
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) [EM_OP_##id] = shape,
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad)             \
+    [EM_OP_##id] = shape,
 #include "ir/ops.def"
 #undef EM_OP
 };

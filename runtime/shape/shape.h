@@ -24,7 +24,7 @@ typedef struct em_shape {
 typedef ember_status *(*em_shape_fn)(const em_node *n, const em_shape *in, em_shape *out);
 
 /* The shape functions named in ops.def. */
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) \
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad) \
     ember_status *shape(const em_node *n, const em_shape *in, em_shape *out);
 #include "ir/ops.def"
 #undef EM_OP
