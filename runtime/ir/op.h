@@ -31,10 +31,14 @@ typedef struct em_op_info {
     int min_in, max_in, min_out, max_out;
     unsigned flags;
     unsigned value_inputs; /* bitmask: inputs whose values decide the output shapes */
+    const char *family;    /* "math", "nn", ...: the ops_<family>.def holding the row, and the
+                            * name of the op's shape, kernel and gradient files (ops.def) */
 } em_op_info;
 
 const em_op_info *em_op_info_of(em_op op);
 const char *em_op_name(em_op op);
+/* The op's family ("?" for an op out of range). */
+const char *em_op_family(em_op op);
 /* Looks an op up by its (ONNX) name; returns false when there is none. */
 bool em_op_from_name(const char *name, em_op *out);
 
