@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Reference kernels of the blocked twins (runtime/ir/blocked.h; blocked_ref.c; rows in
+ * Reference kernels of the blocked twins (runtime/ir/blocked.h; nn_blocked_ref.c; rows in
  * kernels_nn.def): BlockedPool and BlockedAffine, f32. Included by ref.h.
  */
 #ifndef EMBER_KERNELS_REF_BLOCKED_REF_H

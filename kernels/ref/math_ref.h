@@ -4,7 +4,7 @@
  *
  * Every math op runs on one elementwise engine (math_ew_ref.c): one prepare and one run for
  * all of them, registered with dtype UNDEFINED (the prepare checks the dtypes each op accepts)
- * or, for Add/Sub/Mul/Div/Relu/Sigmoid/Tanh, once per dtype that kernels.def does not cover.
+ * or, for Add/Sub/Mul/Div/Relu/Sigmoid/Tanh, once per dtype that math_eltwise_ref.c does not cover.
  *
  * The engine computes in three value domains: double for f16/bf16/f32/f64, int64_t for signed
  * integers and uint64_t for unsigned integers and bool. Inputs are loaded block by block into

@@ -48,7 +48,7 @@ EM_NN_REF_DECL(em_gridsample_prepare__ref, em_gridsample__ref)
 /* nn_grid_ref.c: AffineGrid-20 (2-D and 3-D, align_corners; f16 bf16 f32 f64). */
 EM_NN_REF_DECL(em_affinegrid_prepare__ref, em_affinegrid__ref)
 
-/* pool_ref.c: LpPool-18 (p, dilations, ceil_mode; runs em_pool__ref of ref.h), GlobalMaxPool and
+/* nn_pool_ref.c: LpPool-18 (p, dilations, ceil_mode; runs em_pool__ref of ref.h), GlobalMaxPool and
  * GlobalLpPool (run em_globalpool__ref); f16 bf16 f32 f64. */
 ember_status *em_lppool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
 ember_status *em_globalmaxpool_prepare__ref(const em_kinfo *ki, void **state,

@@ -24,13 +24,13 @@ EM_REDUCE_REF_DECL(em_argreduce_prepare__ref, em_argreduce__ref)
 EM_REDUCE_REF_DECL(em_logsoftmax_prepare__ref, em_logsoftmax__ref)
 EM_REDUCE_REF_DECL(em_hardmax_prepare__ref, em_hardmax__ref)
 EM_REDUCE_REF_DECL(em_lpnorm_prepare__ref, em_lpnorm__ref)
-/* Softmax-13 for f64 f16 bf16 (f32 has its own kernel in softmax_ref.c): runs with
+/* Softmax-13 for f64 f16 bf16 (f32 has its own kernel in reduce_softmax_f32_ref.c): runs with
  * em_logsoftmax__ref, which then writes exp of each result. */
 ember_status *em_softmax_wide_prepare__ref(const em_kinfo *ki, void **state,
                                            size_t *scratch_bytes);
 
 /* reduce_scan_ref.c: CumSum (f32 f64 f16 bf16 i32 i64; axis input i32/i64, exclusive, reverse),
- * also CumProd's kernel (and u32 u64 for it: kernels_math.def), and TopK-24 (f32 f64 f16 bf16
+ * also CumProd's kernel (and u32 u64 for it), and TopK-24 (f32 f64 f16 bf16
  * i32 i64 i8 u8 u64; k input, axis, largest, sorted; ties keep the lower index). */
 EM_REDUCE_REF_DECL(em_cumsum_prepare__ref, em_cumsum__ref)
 EM_REDUCE_REF_DECL(em_topk_prepare__ref, em_topk__ref)
