@@ -36,20 +36,20 @@
  *    ScatterElements(reduction = add) writes the gradient at those flat positions.
  *  - The seed dy defaults to ones of y's shape; an x that y does not depend on gets zeros.
  *
- * Which ops have a rule: the `grad` column of the op lists (runtime/ir/ops*.def), one entry
- * per op: EM_GRAD(rule) names em_gx_rule_<rule>, EM_NOGRAD an op that is not differentiated
- * (an error names the node and op when a gradient must flow through it; ops whose outputs are
- * integers or booleans never need one). Cases the rules cover: Pow with a tensor, constant or
- * integer exponent; Max / Min of one or two inputs; Dropout in inference, and in training
- * through its mask (training_mode constant or not); Floor, Ceil, Round and Sign (a zero
- * gradient); MatMul batched, broadcast and 1-D; Gemm with transA, transB, alpha, beta and a
- * broadcast C; Pad in every mode; ReduceMax / ReduceMin (ties share the gradient); Conv of any
- * rank, groups, strides, pads, dilations and auto_pad; BatchNormalization in inference and
- * training. Limits: Conv / pool strides > 1 and auto_pad SAME need the spatial dims known at
- * build time (the backward's output padding depends on them); AveragePool with ceil_mode and count_include_pad together is refused;
+ * Which ops have a rule: the `grad` column of the op lists (runtime/ir/ops*.def), one entry per
+ * op: EM_GRAD(rule) names em_gx_rule_<rule>, EM_NOGRAD an op that is not differentiated (an error
+ * names the node and op when a gradient must flow through it; ops whose outputs are integers or
+ * booleans never need one). Cases the rules cover: Pow with a tensor, constant or integer
+ * exponent; Max / Min of one or two inputs; Dropout in inference, and in training through its
+ * mask (training_mode constant or not); Floor, Ceil, Round and Sign (a zero gradient); MatMul
+ * batched, broadcast and 1-D; Gemm with transA, transB, alpha, beta and a broadcast C; Pad in
+ * every mode; ReduceMax / ReduceMin (ties share the gradient); Conv of any rank, groups, strides,
+ * pads, dilations and auto_pad; BatchNormalization in inference and training. Limits: Conv / pool
+ * strides > 1 and auto_pad SAME need the spatial dims known at build time (the backward's output
+ * padding depends on them); AveragePool with ceil_mode and count_include_pad together is refused;
  * MaxPool with storage_order 1 is refused; Concat of more than 64 inputs; the class weights of
- * the losses, the running statistics of BatchNormalization in training and
- * LayerNormalization's Mean / InvStdDev outputs get no gradient (an error if one is needed).
+ * the losses, the running statistics of BatchNormalization in training and LayerNormalization's
+ * Mean / InvStdDev outputs get no gradient (an error if one is needed).
  */
 #ifndef EMBER_AUTOGRAD_AUTOGRAD_H
 #define EMBER_AUTOGRAD_AUTOGRAD_H

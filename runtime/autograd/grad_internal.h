@@ -72,6 +72,10 @@ void em_gx_set_ints(em_gctx *c, int node, const char *name, const int64_t *v, in
 void em_gx_set_string(em_gctx *c, int node, const char *name, const char *v);
 /* Copies attribute `name` of forward node n onto node (when n has it). */
 void em_gx_copy_attr(em_gctx *c, int node, const em_node *n, const char *name);
+/* Output o of the forward node being differentiated, added (dtype dt, output 0's shape)
+ * when the node lacks it: MaxPool's Indices, Dropout's mask. The rule's copy of the node
+ * then lists stale outputs: read them before calling this. */
+int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt);
 
 int em_gx_op1(em_gctx *c, em_op op, int a);
 int em_gx_op2(em_gctx *c, em_op op, int a, int b);
@@ -129,10 +133,26 @@ void em_gx_like(em_gctx *c, int v, int x);
 int em_gx_scatter_flat(em_gctx *c, int x, int idx, int g, const char *reduction);
 /* Range(numel(x)) reshaped to x's shape: flat positions, int64. */
 int em_gx_index_map(em_gctx *c, int x);
-/* Output o of the forward node being differentiated, added (dtype dt, output 0's shape)
- * when the node lacks it: MaxPool's Indices, Dropout's mask. The rule's copy of the node
- * then lists stale outputs: read them before calling this. */
-int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt);
+/* ScatterElements(zeros of x's shape, idx, g) along n's `axis`, adding repeats (the gradient
+ * of GatherElements, and of TopK through its indices). */
+int em_gx_scatter_axis(em_gctx *c, const em_node *n, int x, int idx, int g);
+
+/* ---- grad_rules_reduce.c: shared with the nn family's rules ---- */
+
+/* mask = (x == y_full); gives x the share g / count of maxima (count: a ReduceSum of the mask
+ * with n's axes and attributes, or over axes[0..na) for count_op GlobalMaxPool). ReduceMax /
+ * ReduceMin and GlobalMaxPool. */
+void em_gx_give_to_extrema(em_gctx *c, const em_node *n, int y_full, int g, em_op count_op,
+                           const int64_t *axes, int na);
+/* Normalization (BatchNormalization, InstanceNormalization, LayerNormalization): the axes but
+ * the channel (0, 2, 3, ..) of rank r into axes, returning their count; a per-channel [C] value
+ * shaped to broadcast against [N, C, spatial..] of rank r; xhat and 1 / sqrt(var + eps) of x
+ * normalized over axes (keepdims); and dx from dxhat = g * scale. */
+int em_gx_not_channel(int r, int64_t *axes);
+int em_gx_per_channel(em_gctx *c, int v, int r);
+void em_gx_norm_moments(em_gctx *c, int x, const int64_t *axes, int na, double eps, int *xhat,
+                        int *inv);
+int em_gx_norm_dx(em_gctx *c, int dxhat, int xhat, int inv, const int64_t *axes, int na);
 
 /* ---- rules ---- */
 /* The `grad` column of the op lists (runtime/ir/ops*.def) names each op's rule: EM_GRAD(r) is
