@@ -11,8 +11,9 @@
  *  - Its row is in runtime/ir/ops_F.def.
  * A function that ops (rows) of several families share may live with any of them, and a shape
  * function so shared also in the common runtime/shape/shape.c. Every file of those folders,
- * and every test file test_shape_*.c and test_ref_*.c, is named after a family (or is one of
- * the few common files), and each family with kernels has a test_ref_F*.c. The file checks read
+ * and every test file test_shape_*.c, test_autograd_*.c and test_ref_*.c, is named after a
+ * family (or is one of the few common files), and each family with kernels has a
+ * test_ref_F*.c. The file checks read
  * the sources, found from EMBER_TEST_DATA (the tests/data folder); a definition is found by its
  * first line ("ember_status *em_x(", "void em_x("); a kernel function written by a macro is not
  * found and not checked, but every row must have one found.
@@ -36,7 +37,7 @@
 #include "plan/kernel.h"
 #include "shape/shape.h"
 
-/* ---- the lists, expanded here -------------------------------------------------------------- */
+/* ---- the lists, expanded here ---------------------------------------------------------------- */
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -71,7 +72,7 @@ static const kernel_row kernel_rows[] = {
 };
 enum { N_KERNEL_ROWS = sizeof kernel_rows / sizeof kernel_rows[0] };
 
-/* ---- problems are collected, then reported together ----------------------------------------- */
+/* ---- problems are collected, then reported together ------------------------------------------ */
 
 static int n_problems;
 
@@ -98,7 +99,7 @@ static void report(void)
     }
 }
 
-/* ---- families ---------------------------------------------------------------------------- */
+/* ---- families -------------------------------------------------------------------------------- */
 
 static const char *families[N_OPS];
 static int n_families;
@@ -140,7 +141,7 @@ static bool in_list(const char *s, const char *const *list, int n)
     return false;
 }
 
-/* ---- the runtime facts ------------------------------------------------------------------------ */
+/* ---- the runtime facts ----------------------------------------------------------------------- */
 
 static void test_every_op_has_its_facts(void **state)
 {
@@ -190,7 +191,7 @@ static void test_every_op_has_its_facts(void **state)
     report();
 }
 
-/* ---- the sources ------------------------------------------------------------------------------- */
+/* ---- the sources ----------------------------------------------------------------------------- */
 
 static char root[1024];
 
@@ -405,7 +406,7 @@ static void test_facts_live_in_family_files(void **state)
     report();
 }
 
-/* ---- file names ------------------------------------------------------------------------------- */
+/* ---- file names ------------------------------------------------------------------------------ */
 
 /* Every file of dir named <read><anything><suffix> is <prefix><family>[_part]<suffix> (prefix
  * starts with read), or one of `common`. */
@@ -438,6 +439,7 @@ static void test_files_are_named_by_family(void **state)
                                                     "test_shape_fx.h"};
     static const char *const test_ref_common[] = {"test_ref_common.c", "test_ref_table.c",
                                                   "test_ref_util.h"};
+    static const char *const test_autograd_common[] = {"test_autograd.c", "test_autograd_util.h"};
     check_names("runtime/ir", "ops_", "ops_", ".def", NULL, 0);
     check_names("runtime/shape", "shape", "shape_", ".c", shape_common, 1);
     check_names("runtime/autograd", "grad_rules", "grad_rules_", ".c", NULL, 0);
@@ -446,6 +448,9 @@ static void test_files_are_named_by_family(void **state)
     check_names("kernels/ref", "", "", ".h", ref_headers, 1);
     check_names("tests/runtime", "test_shape", "test_shape_", ".c", test_shape_common, 1);
     check_names("tests/runtime", "test_shape", "test_shape_", ".h", test_shape_common + 1, 2);
+    check_names("tests/runtime", "test_autograd", "test_autograd_", ".c", test_autograd_common, 1);
+    check_names("tests/runtime", "test_autograd", "test_autograd_", ".h", test_autograd_common + 1,
+                1);
     check_names("tests/kernels", "test_ref", "test_ref_", ".c", test_ref_common, 2);
     check_names("tests/kernels", "test_ref", "test_ref_", ".h", test_ref_common + 2, 1);
     /* A family with kernels has their tests. */
