@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Entry points of the image family's reference kernels (kernels_image.def), and the interface
- * between the ImageDecoder kernel (image_decode_ref.c) and its decoders. Included by ref.h.
+ * The interface between the image family's ImageDecoder kernel (image_decode_ref.c; declared by
+ * ref.h from kernels_image.def) and its decoders. Included by ref.h.
  *
  * ImageDecoder-20 decodes what PIL's Image.open decodes (the ONNX reference) and converts it as
  * img.convert("RGB") / img.convert("L") would: grey sources are replicated to RGB, alpha is
@@ -25,11 +25,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* image_decode_ref.c: ImageDecoder-20, uint8 1-D input, pixel_format RGB / BGR / Grayscale. */
-ember_status *em_imagedecoder_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_imagedecoder__ref(const void *state, const em_tensor *in, em_tensor *out,
-                          const em_kctx *ctx);
 
 /* ---- The decoders ---------------------------------------------------------------------- */
 

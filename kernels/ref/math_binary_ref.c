@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Broadcasting math ops of two or more inputs on the elementwise engine (math_ew_ref.c): Add,
- * Sub, Mul, Div (the dtypes kernels.def leaves out), Pow (base and exponent of different
+ * Sub, Mul, Div (the dtypes math_eltwise_ref.c leaves out), Pow (base and exponent of different
  * dtypes, Pow-15), Mod (fmod attribute), BitShift, Equal, Less, LessOrEqual, Greater,
  * GreaterOrEqual, And, Or, Xor, Where, the variadic Max, Min, Sum and Mean, and PRelu (slope
  * broadcast to X).

@@ -4,7 +4,7 @@
  * conversions, loads and stores with the ONNX Cast rules, the n-ary broadcasting plan (numpy
  * multidirectional broadcasting, ONNX Broadcasting.md) and the generic prepare and run.
  *
- * Broadcasting plan: as in eltwise_ref.c, size-1 output axes are dropped and neighbouring axes
+ * Broadcasting plan: as in math_eltwise_ref.c, size-1 output axes are dropped and neighbouring axes
  * merged when every input is either fully present or fully broadcast along both, so "same
  * shape" is one axis. run walks the output in order over [begin, end) chunks, one strided row
  * at a time, and hands each row to the op function in blocks of EM_MATH_BLOCK elements.

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Entry points of the math family's reference kernels (kernels_math.def). Included by ref.h.
+ * The math family's elementwise engine (math_ew_ref.c), shared by its math_*_ref.c files. Its
+ * entry points, like every kernel's, are declared by ref.h from the kernel lists
+ * (kernels_math.def). Included by ref.h.
  *
- * Every math op runs on one elementwise engine (math_ew_ref.c): one prepare and one run for
- * all of them, registered with dtype UNDEFINED (the prepare checks the dtypes each op accepts)
- * or, for Add/Sub/Mul/Div/Relu/Sigmoid/Tanh, once per dtype that kernels.def does not cover.
+ * Every math op runs on the engine: one prepare (em_math_prepare__ref) and one run
+ * (em_math__ref) for all of them, registered with dtype UNDEFINED (the prepare checks the
+ * dtypes each op accepts) or, for Add/Sub/Mul/Div/Relu/Sigmoid/Tanh, once per dtype that
+ * math_eltwise_ref.c does not cover.
  *
  * The engine computes in three value domains: double for f16/bf16/f32/f64, int64_t for signed
  * integers and uint64_t for unsigned integers and bool. Inputs are loaded block by block into
@@ -20,15 +23,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* The prepare and run of every math kernel. out[0] may be in[0] exactly (in place). */
-ember_status *em_math_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_math__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* BitCast-26 (math_bitcast_ref.c): input 0's bytes under the dtype 'to' of the same bit width;
- * nothing to do when the planner made the output a view of the input (EM_OPF_ALIAS). */
-ember_status *em_bitcast_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_bitcast__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
 /* ---- Engine internals shared by the math_*_ref.c files ----------------------------------- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ArrayFeatureExtractor-1, Binarizer-1 and LabelEncoder-4 of domain ai.onnx.ml (ml_ref.h).
+ * ArrayFeatureExtractor-1, Binarizer-1 and LabelEncoder-4 of domain ai.onnx.ml (kernels_ml.def).
  */
 #include "ref.h"
 

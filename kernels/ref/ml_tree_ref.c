@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * TreeEnsemble-5 of domain ai.onnx.ml (ml_ref.h). Interior nodes are the nodes_* tuples; a
+ * TreeEnsemble-5 of domain ai.onnx.ml (kernels_ml.def). Interior nodes are the nodes_* tuples; a
  * node's true / false branch is another node or, when nodes_trueleafs / nodes_falseleafs say
  * so, a leaf_* tuple (weight, target). Each row of X walks every tree from its root to a leaf;
  * the leaves' weights are aggregated per target, then post-transformed. Computed in double.

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Entry points of the nn family's reference kernels (kernels_nn.def) and the helpers they share
- * (nn_common_ref.c). Included by ref.h. Each kernel takes any dtype and switches on it inside;
- * prepare declines (UNSUPPORTED) the dtypes it does not handle. Values are computed in double
- * and stored once: floats rounded to nearest, integers truncated toward zero and saturated.
+ * The helpers the nn family's reference kernels share (nn_common_ref.c, nn_layout_ref.c). Their
+ * entry points are declared by ref.h from kernels_nn.def. Included by ref.h. Past the
+ * foundation set, each kernel takes any dtype and switches on it inside; prepare declines
+ * (UNSUPPORTED) the dtypes it does not handle. Values are computed in double and stored once:
+ * floats rounded to nearest, integers truncated toward zero and saturated.
  */
 #ifndef EMBER_KERNELS_REF_NN_REF_H
 #define EMBER_KERNELS_REF_NN_REF_H
@@ -13,52 +14,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#define EM_NN_REF_DECL(prep, run)                                                                  \
-    ember_status *prep(const em_kinfo *ki, void **state, size_t *scratch_bytes);                   \
-    void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* nn_convt_ref.c: ConvTranspose (opset 11/22): N-D, group, strides, dilations, pads, auto_pad,
- * output_padding, output_shape, kernel_shape, optional B; f16 bf16 f32 f64. */
-EM_NN_REF_DECL(em_convtranspose_prepare__ref, em_convtranspose__ref)
-
-/* nn_convt_ref.c: DeformConv-22, 2-D (group, offset_group, optional B and mask); f16 bf16 f32
- * f64. */
-EM_NN_REF_DECL(em_deformconv_prepare__ref, em_deformconv__ref)
-
-/* nn_misc_ref.c: Col2Im-18 (N-D; block_shape known when planning; floats and i8 u8 i32 i64) and
- * CenterCropPad-18 (axes; any dtype). */
-EM_NN_REF_DECL(em_col2im_prepare__ref, em_col2im__ref)
-EM_NN_REF_DECL(em_centercroppad_prepare__ref, em_centercroppad__ref)
-
-/* nn_resize_ref.c: Resize-19: scales or sizes, axes, roi (tf_crop_and_resize), modes nearest /
- * linear / cubic on any axes, every coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
- * exclude_outside, antialias, keep_aspect_ratio_policy, extrapolation_value; f16 bf16 f32 f64 i8 u8
- * i32 i64. */
-EM_NN_REF_DECL(em_resize_prepare__ref, em_resize__ref)
-
-/* nn_detect_ref.c: NonMaxSuppression-11 (f32 boxes and scores, center_point_box) and
- * RoiAlign-16 (avg / max, half_pixel / output_half_pixel; f16 bf16 f32 f64). */
-EM_NN_REF_DECL(em_nms_prepare__ref, em_nms__ref)
-EM_NN_REF_DECL(em_roialign_prepare__ref, em_roialign__ref)
-
-/* nn_grid_ref.c: GridSample-20 (N-D; linear / nearest / cubic, also bilinear / bicubic of
- * opset 16; padding zeros / border / reflection; align_corners; f16 bf16 f32 f64). */
-EM_NN_REF_DECL(em_gridsample_prepare__ref, em_gridsample__ref)
-/* nn_grid_ref.c: AffineGrid-20 (2-D and 3-D, align_corners; f16 bf16 f32 f64). */
-EM_NN_REF_DECL(em_affinegrid_prepare__ref, em_affinegrid__ref)
-
-/* pool_ref.c: LpPool-18 (p, dilations, ceil_mode; runs em_pool__ref of ref.h), GlobalMaxPool and
- * GlobalLpPool (run em_globalpool__ref); f16 bf16 f32 f64. */
-ember_status *em_lppool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-ember_status *em_globalmaxpool_prepare__ref(const em_kinfo *ki, void **state,
-                                            size_t *scratch_bytes);
-ember_status *em_globallppool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-
-/* nn_unpool_ref.c: MaxUnpool (optional output_shape input), any numeric dtype. */
-EM_NN_REF_DECL(em_maxunpool_prepare__ref, em_maxunpool__ref)
-
-#undef EM_NN_REF_DECL
 
 /* ---- Helpers shared by the nn family's kernels (nn_common_ref.c) ------------------------- */
 
@@ -83,6 +38,11 @@ ember_status *em_nn_attr_enum(const em_kinfo *ki, const char *name, const char *
 /* Keys' cubic convolution weights of the taps at floor - 1, floor, floor + 1, floor + 2 for a
  * point `t` in [0, 1] past floor, with coefficient a (-0.75: PyTorch, -0.5: TensorFlow). */
 void em_nn_cubic_coeffs(double t, double a, double c[4]);
+
+/* nn_layout_ref.c: the block / unblock loops of the channel-blocked layout ([N, C, plane] <->
+ * [N, C/b, plane, b], zero lanes past C), shared with FusedConv's blocked form. */
+void em_ref_block(const float *src, float *dst, int64_t n, int64_t c, int64_t plane, int64_t b);
+void em_ref_unblock(const float *src, float *dst, int64_t n, int64_t c, int64_t plane, int64_t b);
 
 /* NonMaxSuppression's selection (em_nms_select) is in runtime/ir/dyn.h. */
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Entry points of the quant family's reference kernels (kernels_quant.def). Included by ref.h.
+/* The helpers the quant family's reference kernels share (quant_common_ref.c); their entry
+ * points are declared by ref.h from kernels_quant.def. Included by ref.h.
  *
  * Every kernel is registered with dtype UNDEFINED and checks the dtypes it handles in prepare.
  * Quantized storage types are described by one table (quant_common_ref.c, em_q_type): uint8,
@@ -16,34 +17,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* The signature every entry below shares (kernel.h em_krun_fn / em_kprepare_fn). */
-#define EM_QUANT_REF_DECL(prep, run)                                                               \
-    ember_status *prep(const em_kinfo *ki, void **state, size_t *scratch_bytes);                   \
-    void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* quant_linear_ref.c: QuantizeLinear-28 (x f32 f16 bf16 i32; scale f32 f16 bf16 i32 f8e8m0;
- * per tensor, per axis or blocked; output any em_q_type from the zero point or output_dtype;
- * `precision` of the division; round half to even, saturating), DequantizeLinear-28 (x any
- * em_q_type or i32; scale f32 f16 bf16 f8e8m0; output the scale's dtype or output_dtype) and
- * DynamicQuantizeLinear-11 (f32 -> u8, scale, zero point). */
-EM_QUANT_REF_DECL(em_quantizelinear_prepare__ref, em_quantizelinear__ref)
-EM_QUANT_REF_DECL(em_dequantizelinear_prepare__ref, em_dequantizelinear__ref)
-EM_QUANT_REF_DECL(em_dynquant_prepare__ref, em_dynquant__ref)
-
-/* quant_matmul_ref.c: MatMulInteger-10 (u8/i8 operands, numpy batching, zero points per tensor,
- * per row of A / column of B, or per batch and row / column) and QLinearMatMul-21 (u8/i8;
- * a and y per tensor or per row, b per tensor or per column; scales f32 f16 bf16). */
-EM_QUANT_REF_DECL(em_matmulinteger_prepare__ref, em_matmulinteger__ref)
-EM_QUANT_REF_DECL(em_qlinearmatmul_prepare__ref, em_qlinearmatmul__ref)
-
-/* quant_conv_ref.c: ConvInteger-10 and QLinearConv-10 (u8/i8, N-D spatial, pads, strides,
- * dilations, group, auto_pad; x zero point per tensor, w zero point and scale per tensor or
- * per output channel; QLinearConv's optional int32 bias). */
-EM_QUANT_REF_DECL(em_convinteger_prepare__ref, em_convinteger__ref)
-EM_QUANT_REF_DECL(em_qlinearconv_prepare__ref, em_qlinearconv__ref)
-
-#undef EM_QUANT_REF_DECL
 
 /* ---- Helpers shared by the quant and signal families (quant_common_ref.c) ---------------- */
 /* Loads go through the tensor family's em_tref_get (element i of any numeric dtype as double;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Entry points of the random family's reference kernels (kernels_random.def) and the generator
- * they share (random_common_ref.c). Included by ref.h.
+ * The generator the random family's reference kernels share (random_common_ref.c); their
+ * entry points are declared by ref.h from kernels_random.def. Included by ref.h.
  *
  * Generator: Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
  * SC'11), a counter-based generator: block b of run r is philox(key, counter = {b, r}), 128
@@ -23,24 +23,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-#define EM_RANDOM_REF_DECL(fn)                                                                     \
-    ember_status *em_##fn##_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes); \
-    void em_##fn##__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* random_gen_ref.c: RandomUniform, RandomNormal (shape and dtype attributes) and their *Like
- * forms (f16 f32 f64 bf16 outputs; low/high, mean/scale), Bernoulli (f16 f32 f64 bf16 input
- * probabilities; any numeric or bool output dtype) and Multinomial (f16 f32 f64 logits
- * [batch, class] -> int32/int64 [batch, sample_size]). All take the float attribute 'seed'. */
-EM_RANDOM_REF_DECL(random)
-EM_RANDOM_REF_DECL(bernoulli)
-EM_RANDOM_REF_DECL(multinomial)
-
-/* random_dropout_ref.c: Dropout-13 (f16 f32 f64 bf16 data; ratio default 0.5; training_mode
- * default false; optional bool mask; int attribute 'seed'). out[0] may be in[0] (in place). */
-EM_RANDOM_REF_DECL(dropout)
-
-#undef EM_RANDOM_REF_DECL
 
 /* ---- The generator (random_common_ref.c) ---------------------------------------------------- */
 

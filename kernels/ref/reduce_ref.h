@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Entry points of the reduce family's reference kernels (kernels_reduce.def). Included by ref.h. */
+/* The helpers the reduce family's reference kernels share (reduce_common_ref.c); their entry
+ * points are declared by ref.h from kernels_reduce.def. Included by ref.h. */
 #ifndef EMBER_KERNELS_REF_REDUCE_REF_H
 #define EMBER_KERNELS_REF_REDUCE_REF_H
 
@@ -7,48 +8,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* The signature every entry below shares (kernel.h em_krun_fn / em_kprepare_fn). */
-#define EM_REDUCE_REF_DECL(prep, run)                                                              \
-    ember_status *prep(const em_kinfo *ki, void **state, size_t *scratch_bytes);                   \
-    void run(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* reduce_axes_ref.c: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare (opset 18:
- * optional axes input, keepdims, noop_with_empty_axes; f32 f64 f16 bf16 i32 i64 i8 u8, bool for
- * Max/Min) and ArgMax/ArgMin (axis, keepdims, select_last_index; same dtypes but bool). */
-EM_REDUCE_REF_DECL(em_reduce_prepare__ref, em_reduce__ref)
-EM_REDUCE_REF_DECL(em_argreduce_prepare__ref, em_argreduce__ref)
-
-/* reduce_softmax_ref.c: LogSoftmax and Hardmax (opset 13, one axis) and LpNormalization-22
- * (axis, p 1 or 2; a zero norm gives 0), f32 f64 f16 bf16. */
-EM_REDUCE_REF_DECL(em_logsoftmax_prepare__ref, em_logsoftmax__ref)
-EM_REDUCE_REF_DECL(em_hardmax_prepare__ref, em_hardmax__ref)
-EM_REDUCE_REF_DECL(em_lpnorm_prepare__ref, em_lpnorm__ref)
-/* Softmax-13 for f64 f16 bf16 (f32 has its own kernel in softmax_ref.c): runs with
- * em_logsoftmax__ref, which then writes exp of each result. */
-ember_status *em_softmax_wide_prepare__ref(const em_kinfo *ki, void **state,
-                                           size_t *scratch_bytes);
-
-/* reduce_scan_ref.c: CumSum (f32 f64 f16 bf16 i32 i64; axis input i32/i64, exclusive, reverse),
- * also CumProd's kernel (and u32 u64 for it: kernels_math.def), and TopK-24 (f32 f64 f16 bf16
- * i32 i64 i8 u8 u64; k input, axis, largest, sorted; ties keep the lower index). */
-EM_REDUCE_REF_DECL(em_cumsum_prepare__ref, em_cumsum__ref)
-EM_REDUCE_REF_DECL(em_topk_prepare__ref, em_topk__ref)
-
-/* reduce_norm_ref.c: LayerNormalization (opset 17, optional Mean/InvStdDev outputs),
- * InstanceNormalization, MeanVarianceNormalization, LRN; f32 f64 f16 bf16. */
-EM_REDUCE_REF_DECL(em_layernorm_prepare__ref, em_layernorm__ref)
-EM_REDUCE_REF_DECL(em_instancenorm_prepare__ref, em_instancenorm__ref)
-EM_REDUCE_REF_DECL(em_mvn_prepare__ref, em_mvn__ref)
-EM_REDUCE_REF_DECL(em_lrn_prepare__ref, em_lrn__ref)
-
-/* reduce_linalg_ref.c: Det (f32 f64 f16 bf16, batched [*, M, M]) and Einsum (f32 f64 f16 bf16
- * i32 i64, up to 8 inputs; implicit and explicit output, repeated labels, broadcasting "..."). */
-EM_REDUCE_REF_DECL(em_det_prepare__ref, em_det__ref)
-EM_REDUCE_REF_DECL(em_einsum_prepare__ref, em_einsum__ref)
-
-
-#undef EM_REDUCE_REF_DECL
 
 /* ---- Helpers shared by the reduce family's kernels (reduce_common_ref.c) ----------------- */
 

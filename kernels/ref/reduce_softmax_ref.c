@@ -2,8 +2,8 @@
 /*
  * LogSoftmax-13, Hardmax-13 and LpNormalization-22, f32 f64 f16 bf16, along one axis
  * (and Softmax-13 for f64 f16 bf16: exp of the LogSoftmax line, computed in double)
- * (attribute `axis`, default -1). As in softmax_ref.c the input is viewed as [outer, n, inner]
- * around the axis and each of the outer * inner lines is independent.
+ * (attribute `axis`, default -1). As in reduce_softmax_f32_ref.c the input is viewed as
+ * [outer, n, inner] around the axis and each of the outer * inner lines is independent.
  *   LogSoftmax: y = x - max - log(sum(exp(x - max))), in double; a line whose max is not
  *               finite (+inf, an all -inf line, NaN) is all NaN, as in the ONNX reference.
  *   Hardmax:    1 at the first maximum of the line (a NaN, if any, counts as the maximum,

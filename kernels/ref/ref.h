@@ -5,7 +5,9 @@
  * clarity over speed, accumulate sums and dot products in double, and are built with
  * -ffp-contract=off so results do not depend on FMA fusion.
  *
- * Every kernel is one line in kernels.def; table.c expands it into em_ref_table. Each
+ * Every kernel is one line in its family's kernels_<family>.def (kernels.def includes them all),
+ * which also says what each kernel handles; table.c expands the list into em_ref_table and this
+ * header into the declarations of the functions the rows name. Each
  * `prepare` validates the node (dtypes, ranks, attributes, and the output shapes the planner
  * inferred) and returns INVALID_MODEL (malformed node) or UNSUPPORTED (valid but not handled
  * here) with a message naming the node and op. It parses attributes into a small per-op state
@@ -20,23 +22,17 @@
 #include "plan/kernel.h"
 #include "core/status.h"
 
-/* The op families, each with its own kernels_<family>.def and header. */
+/* The helpers shared within a family: <family>_ref.h (a family without any has none). */
 #include "attn_ref.h"
-#include "blocked_ref.h"
 #include "dyn_ref.h"
-#include "loss_ref.h"
 #include "math_ref.h"
-#include "ml_ref.h"
 #include "image_ref.h"
 #include "nn_ref.h"
 #include "quant_ref.h"
 #include "random_ref.h"
 #include "reduce_ref.h"
 #include "rnn_ref.h"
-#include "signal_ref.h"
 #include "tensor_ref.h"
-#include "text_ref.h"
-#include "train_ref.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,89 +41,33 @@
 /* Every reference kernel (device CPU, isa 0, priority 0). */
 extern const em_kernel_table em_ref_table;
 
-/* ---- Kernel entry points (see kernels.def for the op and dtype of each) ------------------ */
+/* ---- Kernel entry points, declared from kernels.def -------------------------------------- */
 
-/* conv_ref.c: Conv f32, N-D spatial (NCHW, NCW, NCDHW, ...), groups, optional bias. */
-ember_status *em_conv_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_conv_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-/* conv_ref.c: FusedConv f32 (Conv + bias + residual Z + activation, runtime/ir/fusedconv.h), plain
- * or channel-blocked (attribute `blocked`, 2-D). layout_ref.c: ReorderToBlocked /
- * ReorderFromBlocked f32, and the block / unblock loops ([N, C, plane] <-> [N, C/b, plane, b],
- * zero lanes past C). */
-ember_status *em_fusedconv_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_fusedconv_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
-                           const em_kctx *ctx);
-ember_status *em_toblocked_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-ember_status *em_fromblocked_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_toblocked_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
-                           const em_kctx *ctx);
-void em_fromblocked_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
-                             const em_kctx *ctx);
-void em_ref_block(const float *src, float *dst, int64_t n, int64_t c, int64_t plane, int64_t b);
-void em_ref_unblock(const float *src, float *dst, int64_t n, int64_t c, int64_t plane, int64_t b);
-
-/* gemm_ref.c: Gemm f32 (alpha, beta, transA, transB, broadcast C) and MatMul f32 (numpy). */
-ember_status *em_gemm_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_gemm_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-ember_status *em_matmul_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_matmul__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* eltwise_ref.c: unary activations (f32) and broadcasting binary arithmetic. out[0] may be
- * in[0] exactly (in-place). */
-ember_status *em_unary_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_relu_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-void em_sigmoid_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
-                         const em_kctx *ctx);
-void em_tanh_f32__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-ember_status *em_binary_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-#define EM_REF_BINARY_DECL(op, sig)                                                                \
-    void em_##op##_##sig##__ref(const void *state, const em_tensor *in, em_tensor *out,            \
-                                const em_kctx *ctx);
-#define EM_REF_BINARY_DECL_ALL(op)                                                                 \
-    EM_REF_BINARY_DECL(op, f32)                                                                    \
-    EM_REF_BINARY_DECL(op, f64)                                                                    \
-    EM_REF_BINARY_DECL(op, i32)                                                                    \
-    EM_REF_BINARY_DECL(op, i64)
-EM_REF_BINARY_DECL_ALL(add)
-EM_REF_BINARY_DECL_ALL(sub)
-EM_REF_BINARY_DECL_ALL(mul)
-EM_REF_BINARY_DECL_ALL(div)
-#undef EM_REF_BINARY_DECL_ALL
-#undef EM_REF_BINARY_DECL
-
-/* pool_ref.c: MaxPool (optional Indices output, storage_order; f16 bf16 f32 f64 i8 u8), AveragePool
- * and LpPool (nn_ref.h; f16 bf16 f32 f64), N-D spatial, sharing one run; GlobalAveragePool and the
- * GlobalMaxPool / GlobalLpPool of nn_ref.h (f16 bf16 f32 f64), sharing another. */
-ember_status *em_maxpool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-ember_status *em_avgpool_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_pool__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-ember_status *em_globalavgpool_prepare__ref(const em_kinfo *ki, void **state,
-                                            size_t *scratch_bytes);
-void em_globalpool__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* widen_ref.c: f16 / bf16 nodes run by an f32 kernel on widened copies in scratch (Conv,
- * MatMul). */
-ember_status *em_conv_widen_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-ember_status *em_matmul_widen_prepare__ref(const em_kinfo *ki, void **state,
-                                           size_t *scratch_bytes);
-void em_widen_release__ref(const ember_allocator *al, void *state);
-void em_widen__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* softmax_ref.c: Softmax f32 along one axis (opset 13). */
-ember_status *em_softmax_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_softmax_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
-                         const em_kctx *ctx);
-
-/* shape_ref.c: Reshape, Flatten, Identity for any dtype: a byte copy, skipped when the
- * planner aliased the output to the input. */
-ember_status *em_copy_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_copy__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* batchnorm_ref.c: BatchNormalization-15 f32, inference and training_mode (batch statistics,
- * optional running_mean / running_var outputs). */
-ember_status *em_batchnorm_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_batchnorm_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
-                           const em_kctx *ctx);
+/* Every prepare, release and run that a row of kernels.def names, declared with kernel.h's
+ * function types, so that the list is the one place a kernel is written down (and a definition
+ * of another type fails to compile); a function that serves several rows is declared once per
+ * row. A NULL prepare or release declares nothing: EM_REF_DECLARE pastes the argument as
+ * written onto EM_REF_NULL_, which is a macro only for NULL (expanding to a comma and
+ * EM_REF_SKIP, so that EM_REF_PICK selects EM_REF_SKIP); for a function's name the paste is a
+ * plain identifier and EM_REF_PICK selects EM_REF_DECL. */
+#define EM_REF_PICK(a, b, ...) b
+#define EM_REF_PICK_(...) EM_REF_PICK(__VA_ARGS__)
+#define EM_REF_NULL_NULL ~, EM_REF_SKIP
+#define EM_REF_DECL(type, f) type f;
+#define EM_REF_SKIP(type, f)
+#define EM_REF_DECLARE(probe, type, f) EM_REF_PICK_(probe, EM_REF_DECL, ~)(type, f)
+#define EM_KERNEL(name, op, dt, prepare, release, run)                                             \
+    EM_REF_DECLARE(EM_REF_NULL_##prepare, em_kprepare_proto, prepare)                             \
+    EM_REF_DECLARE(EM_REF_NULL_##release, em_krelease_proto, release)                             \
+    em_krun_proto run;
+#include "kernels.def"
+#undef EM_KERNEL
+#undef EM_REF_DECLARE
+#undef EM_REF_SKIP
+#undef EM_REF_DECL
+#undef EM_REF_NULL_NULL
+#undef EM_REF_PICK_
+#undef EM_REF_PICK
 
 /* ---- Helpers shared by the reference kernels (common_ref.c) ------------------------------ */
 

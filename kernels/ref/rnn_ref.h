@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Entry points of the rnn family's reference kernels (kernels_rnn.def). Included by ref.h. */
+/* The internals the rnn family's reference kernel shares between rnn_prepare_ref.c and
+ * rnn_cell_ref.c; its entry points are declared by ref.h from kernels_rnn.def. Included by
+ * ref.h. */
 #ifndef EMBER_KERNELS_REF_RNN_REF_H
 #define EMBER_KERNELS_REF_RNN_REF_H
 
@@ -8,14 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* RNN-22, GRU-22 and LSTM-22, f32 f64 f16 bf16 (one prepare and one run for the three ops):
- * every attribute (direction, activations with activation_alpha/beta, clip, hidden_size,
- * layout, GRU's linear_before_reset, LSTM's input_forget), every optional input (B,
- * sequence_lens, initial_h, initial_c, P) and output (Y, Y_h, Y_c). rnn_prepare_ref.c
- * validates and parses, rnn_cell_ref.c computes. The kernel needs scratch (doubles). */
-ember_status *em_rnn_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-void em_rnn__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
 
 /* ---- Internals shared by rnn_prepare_ref.c and rnn_cell_ref.c ----------------------------- */
 

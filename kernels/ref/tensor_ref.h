@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Entry points of the tensor family's reference kernels (kernels_tensor.def) and the helpers
- * they share (tensor_common_ref.c). Included by ref.h.
+ * The helpers the tensor family's reference kernels share (tensor_common_ref.c); their entry
+ * points are declared by ref.h from kernels_tensor.def. Included by ref.h.
  *
  * Most of these ops only move or index elements, so one kernel serves every dtype: it copies
  * elements of em_dtype_size bytes. Inputs whose values decide the output shape (Slice's
@@ -20,46 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-
-#define EM_TREF_DECL(fn)                                                                           \
-    ember_status *em_##fn##_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes); \
-    void em_##fn##__ref(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx);
-
-/* tensor_move_ref.c: Transpose, Concat, Squeeze/Unsqueeze (a copy), Expand, Tile, Split,
- * DepthToSpace, SpaceToDepth: any dtype. */
-EM_TREF_DECL(transpose)
-EM_TREF_DECL(concat)
-EM_TREF_DECL(squeeze)
-EM_TREF_DECL(expand)
-EM_TREF_DECL(tile)
-EM_TREF_DECL(split)
-EM_TREF_DECL(depthtospace)
-EM_TREF_DECL(spacetodepth)
-
-/* tensor_slice_ref.c: Slice, Pad (constant/reflect/edge/wrap), ReverseSequence, Trilu: any
- * dtype. */
-EM_TREF_DECL(slice)
-EM_TREF_DECL(pad)
-EM_TREF_DECL(reversesequence)
-EM_TREF_DECL(trilu)
-
-/* tensor_index_ref.c: Gather, GatherElements, GatherND, OneHot (any dtype); ScatterElements,
- * ScatterND (any dtype without reduction; add/mul/max/min on numeric dtypes but u64). */
-EM_TREF_DECL(gather)
-EM_TREF_DECL(gatherelements)
-EM_TREF_DECL(gathernd)
-EM_TREF_DECL(scatterelements)
-EM_TREF_DECL(scatternd)
-EM_TREF_DECL(onehot)
-
-/* tensor_gen_ref.c: Shape, Size, ConstantOfShape, Range (f32 f64 i16 i32 i64), EyeLike. */
-EM_TREF_DECL(shape)
-EM_TREF_DECL(size)
-EM_TREF_DECL(constantofshape)
-EM_TREF_DECL(range)
-EM_TREF_DECL(eyelike)
-
-#undef EM_TREF_DECL
 
 /* ---- shared helpers (tensor_common_ref.c) -------------------------------------------------- */
 

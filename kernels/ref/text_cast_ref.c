@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Cast-19 and CastLike-19 to and from strings (text_ref.h), following onnx's reference
+ * Cast-19 and CastLike-19 to and from strings (kernels_text.def), following onnx's reference
  * implementation (numpy's astype): to a string, a float prints its shortest decimal form that
  * reads back to the same value (found by increasing %.*e precision until it round-trips), laid
  * out as numpy's str() does: positional ("0.1", "100.0") when 1e-4 <= |x| < 10^k, k = 16 for

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * StringNormalizer-10 (text_ref.h). Follows the operator spec and onnxruntime: an element equal
+ * StringNormalizer-10. Follows the operator spec and onnxruntime: an element equal
  * to a stopword (exactly, or after lowercasing both when is_case_sensitive is 0) is dropped
  * whole; the rest keep their order and are upper- or lowercased (runtime/ir/text.h, the same
  * mapping for every `locale`). onnx's Python reference differs in two ways ember does not copy:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * RegexFullMatch-20 (text_ref.h) on POSIX <regex.h>. The pattern is RE2 syntax; it is rewritten
+ * RegexFullMatch-20 on POSIX <regex.h>. The pattern is RE2 syntax; it is rewritten
  * into a POSIX extended regex, wrapped as ^(...)$ so that a match is a full match, and compiled
  * once in prepare. Rewrites: \d \D \w \W \s \S become bracket expressions (ASCII, as RE2's);
  * escapes inside brackets ([\w.\-]) become POSIX bracket members, ordered so that ']' comes

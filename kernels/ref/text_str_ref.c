@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * StringConcat-20, StringSplit-20, and string forms of Equal-19 and Where-16 (text_ref.h).
+ * StringConcat-20, StringSplit-20, and string forms of Equal-19 and Where-16 (kernels_text.def).
  * The three broadcasting ops share one plan: per input, element strides over the output's
  * dims with 0 along broadcast axes, walked with an odometer. Where and Equal never allocate:
- * Where copies pointers, which the interpreter keeps valid (text_ref.h).
+ * Where copies pointers, which the interpreter keeps valid (kernels_text.def).
  */
 #include "ref.h"
 

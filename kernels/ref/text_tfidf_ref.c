@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * TfIdfVectorizer-9 (text_ref.h), counting as onnx's reference implementation and onnxruntime
+ * TfIdfVectorizer-9 (kernels_text.def), counting as onnx's reference implementation and onnxruntime
  * do. The pool holds n-grams grouped by length: ngram_counts[k] is where the (k+1)-grams start;
  * n-grams are numbered 1, 2, ... in pool order across every length, those outside
  * [min_gram_length, max_gram_length] keeping their numbers without being loaded, and n-gram j

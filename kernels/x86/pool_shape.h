@@ -2,7 +2,7 @@
 /*
  * MaxPool, AveragePool (2-D, f32, NCHW) and GlobalAveragePool / GlobalMaxPool (f32, any
  * rank >= 3) for the x86 units: attribute parsing and the per-column tables (plain C, no
- * intrinsics; the computation is in pool_driver.inc). Semantics as kernels/ref/pool_ref.c:
+ * intrinsics; the computation is in pool_driver.inc). Semantics as kernels/ref/nn_pool_ref.c:
  * a MaxPool window wholly in the padding yields -FLT_MAX, an AveragePool one 0; AveragePool
  * divides by the taps inside the input, or with count_include_pad inside [-pad_begin, in +
  * pad_end) (the count is the product of the per-axis counts). Declined (UNSUPPORTED, the

@@ -16,12 +16,13 @@
  *    several); its op's rule then emits the input gradients and contributes them to the inputs
  *    that need one. Contributions are summed once, when the producer is visited (or at the end
  *    for the xs), and the sum replaces them.
- *  - Rules (runtime/grad_rules_*.c) are one function per op, in a table keyed on the op id.
- *    They build nodes through the builders of grad_internal.h, which run each new node's
- *    shape function at once, so later rules see dtypes and (symbolic) dims. Errors are sticky
- *    in the context: a builder called after a failure does nothing and returns -1, and the
- *    first message wins. An op on the differentiated path without a rule, or a case a rule
- *    does not cover, is an UNSUPPORTED error naming the node and the op.
+ *  - Rules (runtime/autograd/grad_rules_*.c) are functions named by the `grad` column of the op
+ *    lists, which autograd.c expands into a table keyed on the op id. They build nodes through the
+ *    builders of grad_internal.h, which run each new node's shape function at once, so later rules
+ *    see dtypes and (symbolic) dims. Errors are sticky in the context: a builder called after a
+ *    failure does nothing and returns -1, and the first message wins. An op on the differentiated
+ *    path without a rule, or a case a rule does not cover, is an UNSUPPORTED error naming the node
+ *    and the op.
  *  - Broadcasting is undone by em_gx_sum_to: leading axes the input lacks and axes where the input
  *    has dim 1 and the gradient does not are summed (ReduceSum, keepdims), then the result is
  *    reshaped to the input's shape. Where a dim is not known at build time (symbolic, so it may
@@ -35,27 +36,20 @@
  *    ScatterElements(reduction = add) writes the gradient at those flat positions.
  *  - The seed dy defaults to ones of y's shape; an x that y does not depend on gets zeros.
  *
- * Rules: Add Sub Mul Div Neg Pow (tensor, constant or integer exponent) Exp Log Sqrt Abs
- * Reciprocal Erf Sin Cos Tan Atan Sinh Cosh Asin Acos Asinh Acosh Atanh Relu LeakyRelu PRelu
- * Elu Selu Celu HardSigmoid HardSwish Softsign ThresholdedRelu Softplus Sigmoid Tanh Clip
- * Where Max / Min (one or two inputs) Sum Mean Cast Identity Dropout (inference, and training
- * through its mask, training_mode constant or not) Floor Ceil Round Sign (zero) Softmax
- * LogSoftmax MatMul (batched, broadcast, 1-D) Gemm (transA, transB, alpha, beta, C broadcast)
- * Reshape Flatten Squeeze Unsqueeze Transpose Expand Concat Split Slice Gather GatherElements
- * GatherND Tile Pad (every mode) DepthToSpace SpaceToDepth ReverseSequence Trilu CenterCropPad
- * TopK CumSum ReduceSum ReduceMean ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
- * ReduceLogSumExp ReduceMax ReduceMin (ties share the gradient) Conv (any rank, groups,
- * strides, pads, dilations, auto_pad) MaxPool AveragePool GlobalAveragePool GlobalMaxPool
- * BatchNormalization (inference and training) InstanceNormalization LayerNormalization
- * SoftmaxCrossEntropyLoss NegativeLogLikelihoodLoss.
- * Left out (an error names the node and op): ReduceProd, LpPool, GlobalLpPool, LRN, MVN, the
- * recurrent layers, Resize, GridSample, RoiAlign, Einsum, Det, Shrink, Mod, ConvTranspose,
- * the quantized ops, control flow, and everything else. Limits: Conv / pool strides > 1 and
- * auto_pad SAME need the spatial dims known at build time (the backward's output padding
- * depends on them); AveragePool with ceil_mode and count_include_pad together is refused;
+ * Which ops have a rule: the `grad` column of the op lists (runtime/ir/ops*.def), one entry per
+ * op: EM_GRAD(rule) names em_gx_rule_<rule>, EM_NOGRAD an op that is not differentiated (an error
+ * names the node and op when a gradient must flow through it; ops whose outputs are integers or
+ * booleans never need one). Cases the rules cover: Pow with a tensor, constant or integer
+ * exponent; Max / Min of one or two inputs; Dropout in inference, and in training through its
+ * mask (training_mode constant or not); Floor, Ceil, Round and Sign (a zero gradient); MatMul
+ * batched, broadcast and 1-D; Gemm with transA, transB, alpha, beta and a broadcast C; Pad in
+ * every mode; ReduceMax / ReduceMin (ties share the gradient); Conv of any rank, groups, strides,
+ * pads, dilations and auto_pad; BatchNormalization in inference and training. Limits: Conv / pool
+ * strides > 1 and auto_pad SAME need the spatial dims known at build time (the backward's output
+ * padding depends on them); AveragePool with ceil_mode and count_include_pad together is refused;
  * MaxPool with storage_order 1 is refused; Concat of more than 64 inputs; the class weights of
- * the losses, the running statistics of BatchNormalization in training and
- * LayerNormalization's Mean / InvStdDev outputs get no gradient (an error if one is needed).
+ * the losses, the running statistics of BatchNormalization in training and LayerNormalization's
+ * Mean / InvStdDev outputs get no gradient (an error if one is needed).
  */
 #ifndef EMBER_AUTOGRAD_AUTOGRAD_H
 #define EMBER_AUTOGRAD_AUTOGRAD_H

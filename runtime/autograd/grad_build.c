@@ -335,3 +335,36 @@ int em_gx_sum(em_gctx *c, const int *vals, int n)
     }
     return cur;
 }
+
+int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt)
+{
+    char name[128];
+    int vi = -1;
+    if (!em_gx_ok(c)) {
+        return -1;
+    }
+    em_node *fn = &c->g->nodes[c->node];
+    if (fn->n_out > o) {
+        return fn->out[o];
+    }
+    EMBER_ASSERT(fn->n_out == o);
+    int *outs = em_realloc(c->g->al, fn->out, sizeof(int) * (size_t)(o + 1));
+    if (outs == NULL) {
+        c->st = em_status_oom();
+        return -1;
+    }
+    fn->out = outs;
+    snprintf(name, sizeof name, "%s/%u", c->prefix, c->serial++);
+    const em_value *y = em_gx_val(c, outs[0]);
+    em_value yc = *y;
+    ember_status *st = em_graph_add_value(c->g, name, dt, yc.rank, yc.dims, &vi);
+    if (st != NULL) {
+        c->st = st;
+        return -1;
+    }
+    fn = &c->g->nodes[c->node];
+    fn->out[o] = vi;
+    fn->n_out = o + 1;
+    c->g->values[vi].producer = c->node;
+    return vi;
+}

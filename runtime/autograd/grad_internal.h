@@ -72,6 +72,10 @@ void em_gx_set_ints(em_gctx *c, int node, const char *name, const int64_t *v, in
 void em_gx_set_string(em_gctx *c, int node, const char *name, const char *v);
 /* Copies attribute `name` of forward node n onto node (when n has it). */
 void em_gx_copy_attr(em_gctx *c, int node, const em_node *n, const char *name);
+/* Output o of the forward node being differentiated, added (dtype dt, output 0's shape)
+ * when the node lacks it: MaxPool's Indices, Dropout's mask. The rule's copy of the node
+ * then lists stale outputs: read them before calling this. */
+int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt);
 
 int em_gx_op1(em_gctx *c, em_op op, int a);
 int em_gx_op2(em_gctx *c, em_op op, int a, int b);
@@ -129,29 +133,41 @@ void em_gx_like(em_gctx *c, int v, int x);
 int em_gx_scatter_flat(em_gctx *c, int x, int idx, int g, const char *reduction);
 /* Range(numel(x)) reshaped to x's shape: flat positions, int64. */
 int em_gx_index_map(em_gctx *c, int x);
-/* Output o of the forward node being differentiated, added (dtype dt, output 0's shape)
- * when the node lacks it: MaxPool's Indices, Dropout's mask. The rule's copy of the node
- * then lists stale outputs: read them before calling this. */
-int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt);
+/* ScatterElements(zeros of x's shape, idx, g) along n's `axis`, adding repeats (the gradient
+ * of GatherElements, and of TopK through its indices). */
+int em_gx_scatter_axis(em_gctx *c, const em_node *n, int x, int idx, int g);
+
+/* ---- grad_rules_reduce.c: shared with the nn family's rules ---- */
+
+/* mask = (x == y_full); gives x the share g / count of maxima (count: a ReduceSum of the mask
+ * with n's axes and attributes, or over axes[0..na) for count_op GlobalMaxPool). ReduceMax /
+ * ReduceMin and GlobalMaxPool. */
+void em_gx_give_to_extrema(em_gctx *c, const em_node *n, int y_full, int g, em_op count_op,
+                           const int64_t *axes, int na);
+/* Normalization (BatchNormalization, InstanceNormalization, LayerNormalization): the axes but
+ * the channel (0, 2, 3, ..) of rank r into axes, returning their count; a per-channel [C] value
+ * shaped to broadcast against [N, C, spatial..] of rank r; xhat and 1 / sqrt(var + eps) of x
+ * normalized over axes (keepdims); and dx from dxhat = g * scale. */
+int em_gx_not_channel(int r, int64_t *axes);
+int em_gx_per_channel(em_gctx *c, int v, int r);
+void em_gx_norm_moments(em_gctx *c, int x, const int64_t *axes, int na, double eps, int *xhat,
+                        int *inv);
+int em_gx_norm_dx(em_gctx *c, int dxhat, int xhat, int inv, const int64_t *axes, int na);
 
 /* ---- rules ---- */
-/* clang-format off */
-#define GX_RULES(X)                                                                        \
-    X(add) X(sub) X(mul) X(div) X(neg) X(pow) X(exp) X(log) X(sqrt) X(abs) X(reciprocal)   \
-    X(erf) X(sin) X(cos) X(trig) X(relu) X(leakyrelu) X(prelu) X(elu) X(selu) X(celu)      \
-    X(hard) X(softsign) X(thresholdedrelu) X(softplus) X(sigmoid) X(tanh) X(clip) X(where) \
-    X(maxmin) X(sum) X(mean) X(cast) X(identity) X(dropout) X(zero) X(softmax)             \
-    X(logsoftmax) X(matmul) X(gemm) X(reshape) X(transpose) X(expand) X(concat) X(split)   \
-    X(slice) X(gather) X(gatherelements) X(move) X(topk) X(cumsum) X(reducesum)            \
-    X(reducemean) X(reducesumsquare) X(reducel1) X(reducel2) X(reducelogsumexp)            \
-    X(reducelogsum) X(reducemaxmin) X(globalmaxpool) X(conv) X(maxpool) X(averagepool)     \
-    X(globalaveragepool) X(batchnorm) X(instancenorm) X(layernorm) X(sceloss) X(nllloss)
-/* clang-format on */
-#define GX_DECLARE(r) void em_gx_rule_##r(em_gctx *c, const em_node *n, const int *gy);
-GX_RULES(GX_DECLARE)
-#undef GX_DECLARE
+/* The `grad` column of the op lists (runtime/ir/ops*.def) names each op's rule: EM_GRAD(r) is
+ * em_gx_rule_r (in grad_rules_<family>.c; one rule may serve several ops, as trig does Tan,
+ * Atan, Sinh, ...), EM_NOGRAD marks an op autodiff does not differentiate. The prototypes
+ * come from the same expansion (a rule of several ops is declared once per op). */
+#define EM_GRAD(r) void em_gx_rule_##r(em_gctx *c, const em_node *n, const int *gy);
+#define EM_NOGRAD
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad) grad
+#include "ir/ops.def"
+#undef EM_OP
+#undef EM_NOGRAD
+#undef EM_GRAD
 
-/* The rule of op, or NULL. */
+/* The rule of op, or NULL (EM_NOGRAD). */
 gx_rule em_gx_rule_of(em_op op);
 
 #endif /* EMBER_AUTOGRAD_GRAD_INTERNAL_H */

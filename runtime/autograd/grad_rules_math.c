@@ -358,11 +358,6 @@ void em_gx_rule_cast(em_gctx *c, const em_node *n, const int *gy)
     em_gx_give(c, n->in[0], em_gx_cast(c, gy[0], dt_of(c, n->in[0])));
 }
 
-void em_gx_rule_identity(em_gctx *c, const em_node *n, const int *gy)
-{
-    em_gx_give(c, n->in[0], gy[0]);
-}
-
 /* Floor, Ceil, Round, Sign: piecewise constant, the gradient is zero (nothing is given). */
 void em_gx_rule_zero(em_gctx *c, const em_node *n, const int *gy)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Gradient rules of the linear-algebra, shape and indexing ops and the reductions
- * (grad_internal.h). Views (Reshape, Flatten, Squeeze, Unsqueeze) reshape g back; Transpose
+ * Gradient rules of the tensor family's shape and indexing ops (grad_internal.h). Identity
+ * passes g on; views (Reshape, Flatten, Squeeze, Unsqueeze) reshape g back; Transpose
  * applies the inverse permutation; Concat splits g, Split concatenates (zeros for outputs
  * without a gradient); Slice, Gather and the other ops that only move elements scatter g
  * through an index map (em_gx_index_map), so negative, clamped and strided indices, padding
@@ -20,107 +20,9 @@ static int rank_of(em_gctx *c, int v)
     return r;
 }
 
-/* v with its last two axes swapped. */
-static int swap_last(em_gctx *c, int v)
+void em_gx_rule_identity(em_gctx *c, const em_node *n, const int *gy)
 {
-    int64_t perm[EM_MAX_RANK];
-    int r = rank_of(c, v);
-    if (r < 2) {
-        em_gx_fail(c, "an operand of rank %d where a matrix is expected", r);
-        return -1;
-    }
-    for (int i = 0; i < r; i++) {
-        perm[i] = i;
-    }
-    perm[r - 2] = r - 1;
-    perm[r - 1] = r - 2;
-    return em_gx_transpose(c, v, perm, r);
-}
-
-/* A 1-D operand of MatMul as a matrix: [K] -> [1, K] (a) or [K, 1] (b). */
-static int as_matrix(em_gctx *c, int v, int64_t axis)
-{
-    return rank_of(c, v) == 1 ? em_gx_unsqueeze(c, v, &axis, 1) : v;
-}
-
-/* Y = A B with numpy broadcasting over batch dims; 1-D operands are promoted as numpy does. */
-void em_gx_rule_matmul(em_gctx *c, const em_node *n, const int *gy)
-{
-    int a = n->in[0], b = n->in[1], g = gy[0];
-    int ra = rank_of(c, a), rb = rank_of(c, b), rg = rank_of(c, g);
-    if (!em_gx_ok(c)) {
-        return;
-    }
-    int a2 = as_matrix(c, a, 0), b2 = as_matrix(c, b, 1), g2 = g;
-    if (rb == 1) {
-        int64_t ax = rg;
-        g2 = em_gx_unsqueeze(c, g2, &ax, 1);
-        rg++;
-    }
-    if (ra == 1) {
-        int64_t ax = rg - 1;
-        g2 = em_gx_unsqueeze(c, g2, &ax, 1);
-    }
-    if (em_gx_needs(c, a)) {
-        int d = em_gx_op2(c, EM_OP_MATMUL, g2, swap_last(c, b2));
-        em_gx_give(c, a, em_gx_reshape_like(c, em_gx_sum_to(c, d, a2), a));
-    }
-    if (em_gx_needs(c, b)) {
-        int d = em_gx_op2(c, EM_OP_MATMUL, swap_last(c, a2), g2);
-        em_gx_give(c, b, em_gx_reshape_like(c, em_gx_sum_to(c, d, b2), b));
-    }
-}
-
-static int gemm(em_gctx *c, int p, int q, int tp, int tq, float alpha)
-{
-    const int in[2] = {p, q};
-    if (p < 0 || q < 0) {
-        return -1;
-    }
-    int ni = em_gx_begin(c, EM_OP_GEMM, in, 2, 1, NULL);
-    em_gx_set_int(c, ni, "transA", tp);
-    em_gx_set_int(c, ni, "transB", tq);
-    if (alpha != 1.0f) {
-        em_gx_set_float(c, ni, "alpha", alpha);
-    }
-    return em_gx_end(c, ni);
-}
-
-/* Y = alpha op(A) op(B) + beta C. Each input gradient is one Gemm with the transposes
- * arranged so that no Transpose node is needed. */
-void em_gx_rule_gemm(em_gctx *c, const em_node *n, const int *gy)
-{
-    int a = n->in[0], b = n->in[1], cc = n->n_in > 2 ? n->in[2] : -1, g = gy[0];
-    int ta = em_node_attr_int(n, "transA", 0) != 0, tb = em_node_attr_int(n, "transB", 0) != 0;
-    float alpha = em_node_attr_float(n, "alpha", 1.0f), beta = em_node_attr_float(n, "beta", 1.0f);
-    if (em_gx_needs(c, a)) {
-        em_gx_give(c, a, ta ? gemm(c, b, g, tb, 1, alpha) : gemm(c, g, b, 0, !tb, alpha));
-    }
-    if (em_gx_needs(c, b)) {
-        em_gx_give(c, b, tb ? gemm(c, g, a, 1, ta, alpha) : gemm(c, a, g, !ta, 0, alpha));
-    }
-    if (em_gx_needs(c, cc)) {
-        int t = beta == 1.0f ? g : em_gx_mul(c, g, em_gx_scalar(c, em_gx_val(c, g)->dtype, beta));
-        em_gx_give(c, cc, em_gx_sum_to(c, t, cc));
-    }
-}
-
-/* Softmax along one axis (opset 13): dx = y (g - sum(g y)). */
-void em_gx_rule_softmax(em_gctx *c, const em_node *n, const int *gy)
-{
-    int y = n->out[0], g = gy[0];
-    int64_t axis = em_node_attr_int(n, "axis", -1);
-    int s = em_gx_reduce(c, EM_OP_REDUCESUM, em_gx_mul(c, g, y), &axis, 1, true);
-    em_gx_give(c, n->in[0], em_gx_mul(c, y, em_gx_sub(c, g, s)));
-}
-
-/* dx = g - exp(y) sum(g). */
-void em_gx_rule_logsoftmax(em_gctx *c, const em_node *n, const int *gy)
-{
-    int y = n->out[0], g = gy[0];
-    int64_t axis = em_node_attr_int(n, "axis", -1);
-    int s = em_gx_reduce(c, EM_OP_REDUCESUM, g, &axis, 1, true);
-    em_gx_give(c, n->in[0], em_gx_sub(c, g, em_gx_mul(c, em_gx_op1(c, EM_OP_EXP, y), s)));
+    em_gx_give(c, n->in[0], gy[0]);
 }
 
 /* Reshape, Flatten, Squeeze, Unsqueeze. */
@@ -243,42 +145,9 @@ void em_gx_rule_gather(em_gctx *c, const em_node *n, const int *gy)
     em_gx_give(c, x, em_gx_scatter_flat(c, x, em_gx_end(c, ni), gy[0], "add"));
 }
 
-/* ScatterElements(zeros like x, indices, g) along `axis` (default dflt), adding repeats. */
-static int scatter_axis(em_gctx *c, const em_node *n, int x, int idx, int g)
-{
-    const int in[3] = {em_gx_zeros_like(c, x), idx, g};
-    if (!em_gx_ok(c)) {
-        return -1;
-    }
-    int ni = em_gx_begin(c, EM_OP_SCATTERELEMENTS, in, 3, 1, NULL);
-    em_gx_copy_attr(c, ni, n, "axis");
-    em_gx_set_string(c, ni, "reduction", "add");
-    int r = em_gx_end(c, ni);
-    em_gx_like(c, r, x);
-    return r;
-}
-
 void em_gx_rule_gatherelements(em_gctx *c, const em_node *n, const int *gy)
 {
-    em_gx_give(c, n->in[0], scatter_axis(c, n, n->in[0], n->in[1], gy[0]));
-}
-
-/* TopK: the values' gradient goes back to where the indices point. */
-void em_gx_rule_topk(em_gctx *c, const em_node *n, const int *gy)
-{
-    if (gy[0] >= 0) {
-        em_gx_give(c, n->in[0], scatter_axis(c, n, n->in[0], n->out[1], gy[0]));
-    }
-}
-
-/* CumSum: the reverse cumulative sum of g (exclusive stays exclusive). */
-void em_gx_rule_cumsum(em_gctx *c, const em_node *n, const int *gy)
-{
-    const int in[2] = {gy[0], n->in[1]};
-    int ni = em_gx_begin(c, EM_OP_CUMSUM, in, 2, 1, NULL);
-    em_gx_copy_attr(c, ni, n, "exclusive");
-    em_gx_set_int(c, ni, "reverse", em_node_attr_int(n, "reverse", 0) == 0);
-    em_gx_give(c, n->in[0], em_gx_end(c, ni));
+    em_gx_give(c, n->in[0], em_gx_scatter_axis(c, n, n->in[0], n->in[1], gy[0]));
 }
 
 /* Ops that only move, repeat or drop elements of input 0 (GatherND, Tile, Pad, DepthToSpace,

@@ -338,3 +338,17 @@ int em_gx_scatter_flat(em_gctx *c, int x, int idx, int g, const char *reduction)
     em_gx_like(c, r, x);
     return r;
 }
+
+int em_gx_scatter_axis(em_gctx *c, const em_node *n, int x, int idx, int g)
+{
+    const int in[3] = {em_gx_zeros_like(c, x), idx, g};
+    if (!em_gx_ok(c)) {
+        return -1;
+    }
+    int ni = em_gx_begin(c, EM_OP_SCATTERELEMENTS, in, 3, 1, NULL);
+    em_gx_copy_attr(c, ni, n, "axis");
+    em_gx_set_string(c, ni, "reduction", "add");
+    int r = em_gx_end(c, ni);
+    em_gx_like(c, r, x);
+    return r;
+}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The interpreter's side of string tensors (strtensor.h): which graphs hold strings, which ops
- * may see them, and the lifetimes of a kernel node's string outputs. An op not listed here
- * fails with a clear error on a string input or output instead of reading pointers as numbers.
+ * may see them (EM_OPF_STRINGS on their rows in the op lists), and the lifetimes of a kernel
+ * node's string outputs. An op without the flag fails with a clear error on a string input or
+ * output instead of reading pointers as numbers.
  */
 #include "exec/interp_ops.h"
 
@@ -25,7 +26,8 @@ static bool graph_has_strings(const em_graph *g, int depth)
             return true;
         }
         switch (n->op) {
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) case EM_OP_##id:
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad)             \
+    case EM_OP_##id:
 #include "ir/ops_text.def"
 #undef EM_OP
             if (n->op != EM_OP_TFIDFVECTORIZER) {
@@ -47,47 +49,19 @@ static bool graph_has_strings(const em_graph *g, int depth)
 
 bool em_graph_has_strings(const em_graph *g) { return graph_has_strings(g, 0); }
 
-/* Ops whose kernels move string elements as 8-byte values, or have string kernels of their
- * own (the text family; Cast, CastLike, Equal and Where in kernels_text.def). */
+/* Ops flagged EM_OPF_STRINGS in the op lists: their kernels move string elements as 8-byte
+ * values, or have string kernels of their own (the text family; Cast, CastLike, Equal and
+ * Where in kernels_text.def; LabelEncoder's string keys and values). ScatterElements and
+ * ScatterND copy strings but cannot reduce them. */
 static bool takes_strings(const em_node *n)
 {
-    switch (n->op) {
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) case EM_OP_##id:
-#include "ir/ops_text.def"
-#undef EM_OP
-    case EM_OP_IDENTITY:
-    case EM_OP_RESHAPE:
-    case EM_OP_FLATTEN:
-    case EM_OP_SQUEEZE:
-    case EM_OP_UNSQUEEZE:
-    case EM_OP_TRANSPOSE:
-    case EM_OP_CONCAT:
-    case EM_OP_SPLIT:
-    case EM_OP_GATHER:
-    case EM_OP_GATHERELEMENTS:
-    case EM_OP_GATHERND:
-    case EM_OP_SLICE:
-    case EM_OP_EXPAND:
-    case EM_OP_TILE:
-    case EM_OP_PAD:
-    case EM_OP_SHAPE:
-    case EM_OP_SIZE:
-    case EM_OP_COMPRESS:
-    case EM_OP_REVERSESEQUENCE:
-    case EM_OP_DEPTHTOSPACE:
-    case EM_OP_SPACETODEPTH:
-    case EM_OP_CAST:
-    case EM_OP_CASTLIKE:
-    case EM_OP_EQUAL:
-    case EM_OP_WHERE:
-    case EM_OP_LABELENCODER: /* string keys and values: kernels/ref/ml_ref.c */
-        return true;
-    case EM_OP_SCATTERELEMENTS:
-    case EM_OP_SCATTERND: /* a copy unless it reduces */
-        return strcmp(em_node_attr_string(n, "reduction", "none"), "none") == 0;
-    default:
+    if ((em_op_info_of(n->op)->flags & EM_OPF_STRINGS) == 0) {
         return false;
     }
+    if (n->op == EM_OP_SCATTERELEMENTS || n->op == EM_OP_SCATTERND) {
+        return strcmp(em_node_attr_string(n, "reduction", "none"), "none") == 0;
+    }
+    return true;
 }
 
 /* The dtypes the text family's Cast rows convert strings from and to. */

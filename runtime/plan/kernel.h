@@ -50,10 +50,15 @@ typedef struct em_kctx {
     void *scratch;       /* `scratch_bytes` from prepare, EM_ALIGN-aligned, or NULL */
 } em_kctx;
 
-typedef ember_status *(*em_kprepare_fn)(const em_kinfo *ki, void **state, size_t *scratch_bytes);
-typedef void (*em_krelease_fn)(const ember_allocator *al, void *state);
-typedef void (*em_krun_fn)(const void *state, const em_tensor *in, em_tensor *out,
+/* The entry points' function types, which kernel lists may declare their functions with (a
+ * definition of another type then fails to compile); tables hold pointers to them. */
+typedef ember_status *em_kprepare_proto(const em_kinfo *ki, void **state, size_t *scratch_bytes);
+typedef void em_krelease_proto(const ember_allocator *al, void *state);
+typedef void em_krun_proto(const void *state, const em_tensor *in, em_tensor *out,
                            const em_kctx *ctx);
+typedef em_kprepare_proto *em_kprepare_fn;
+typedef em_krelease_proto *em_krelease_fn;
+typedef em_krun_proto *em_krun_fn;
 
 typedef struct em_kernel {
     const char *name;       /* "em_conv_f32__ref": in logs, plans and tests */

@@ -24,10 +24,13 @@ typedef struct em_shape {
 typedef ember_status *(*em_shape_fn)(const em_node *n, const em_shape *in, em_shape *out);
 
 /* The shape functions named in ops.def. */
-#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin) \
+#define EM_OP(id, name, min_in, max_in, min_out, max_out, flags, shape, vin, grad) \
     ember_status *shape(const em_node *n, const em_shape *in, em_shape *out);
 #include "ir/ops.def"
 #undef EM_OP
+
+/* The shape function of op (the shape_fn column of the op lists), or NULL. */
+em_shape_fn em_shape_fn_of(em_op op);
 
 /* Infers the outputs of `n` through its op's shape function. */
 ember_status *em_shape_infer_node(const em_node *n, const em_shape *in, em_shape *out);

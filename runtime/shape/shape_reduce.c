@@ -4,7 +4,8 @@
  * as input 1 (empty or absent axes: all axes, or none with noop_with_empty_axes), ArgMax/ArgMin
  * (axis, keepdims), TopK (k as input 1), LayerNormalization's Mean/InvStdDev (X's shape with
  * the normalised axes set to 1), Det ([*, M, M] -> [*]), and the ops whose output has the
- * shape of input 0 (CumSum, InstanceNormalization, MeanVarianceNormalization, LRN), and
+ * shape of input 0 (the softmaxes, CumSum, InstanceNormalization, MeanVarianceNormalization,
+ * LRN), and
  * Einsum (numpy einsum labels; the equation parser in einsum.c is shared with the kernel).
  * When a value input's data is not known, dims it decides are unknown, never an error.
  */
@@ -122,6 +123,20 @@ ember_status *em_shape_argreduce(const em_node *n, const em_shape *in, em_shape 
     }
     reduce_out(x, 1u << (axis < 0 ? axis + x->rank : axis), em_node_attr_int(n, "keepdims", 1) != 0,
                out);
+    return NULL;
+}
+
+/* Softmax, LogSoftmax and Hardmax (opset 13): input 0's shape, one axis. */
+ember_status *em_shape_softmax(const em_node *n, const em_shape *in, em_shape *out)
+{
+    *out = in[0];
+    out->value = NULL;
+    if (in[0].rank >= 0) {
+        int64_t axis = em_node_attr_int(n, "axis", -1);
+        if (axis < -in[0].rank || axis >= (in[0].rank > 0 ? in[0].rank : 1)) {
+            return em_shape_bad(n, "'axis' out of range");
+        }
+    }
     return NULL;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shared by test_ref_blocked.c and test_x86_blocked.c: cases of BlockedPool and BlockedAffine
+ * Shared by test_ref_nn_blocked.c and test_x86_blocked.c: cases of BlockedPool and BlockedAffine
  * (runtime/ir/blocked.h) given on the plain [N, C, H, W] layout, and runners that block the
  * input (NaN in the padding lanes past C), run a kernel, check that the output's padding lanes
  * are exactly 0, and return the output unblocked (plain, test_malloc'ed).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape/shape_nn.c (and the pool rows of shape.c): the nn family's shape functions through
+ * runtime/shape/shape_nn.c (and the pools of shape_nn_base.c): the nn family's shape functions through
  * em_shape_infer_node. ConvTranspose (explicit pads, output_padding, output_shape, SAME_*,
  * VALID, group, symbolic batch, unknown weight shape); Resize (scales, sizes, empty scales of
  * Resize-11, axes, keep_aspect_ratio_policy, unknown values, symbols through scale 1); the

@@ -5,7 +5,7 @@
  * (all axes, or noop), axes whose values are unknown (rank kept or dropped by the axes count,
  * dims unknown, never an error), symbolic dims passed through; ArgMax/ArgMin; TopK with K known
  * and unknown; CumSum; LayerNormalization's three outputs; InstanceNormalization, MVN, LRN,
- * Det, LogSoftmax and Hardmax; Einsum (explicit, implicit, "..." broadcasting, symbolic dims);
+ * Det, Softmax, LogSoftmax and Hardmax; Einsum (explicit, implicit, "..." broadcasting, symbolic dims);
  * and the errors, each naming the node.
  */
 #include <math.h>
@@ -248,6 +248,31 @@ static void test_same_shape_ops(void **state)
     infer_err(&s, &x);
 }
 
+/* Softmax (opset 13): input 0's shape for every axis in [-rank, rank), an error outside. */
+static void test_softmax(void **state)
+{
+    (void)state;
+    sn s;
+    em_shape out[1];
+    em_shape x = shp(EMBER_DTYPE_F32, 3, DIMS(2, 3, 4));
+    static const int64_t ok_axes[] = {-3, -2, -1, 0, 1, 2};
+    for (size_t i = 0; i < sizeof ok_axes / sizeof ok_axes[0]; i++) {
+        sn_init(&s, EM_OP_SOFTMAX, "softmax", 1, 1);
+        sn_int(&s, "axis", ok_axes[i]);
+        infer_ok(&s, &x, out);
+        EXPECT(out[0], EMBER_DTYPE_F32, 2, 3, 4);
+    }
+    static const int64_t bad_axes[] = {3, -4, 10};
+    for (size_t i = 0; i < sizeof bad_axes / sizeof bad_axes[0]; i++) {
+        sn_init(&s, EM_OP_SOFTMAX, "softmax_bad", 1, 1);
+        sn_int(&s, "axis", bad_axes[i]);
+        infer_err(&s, &x);
+    }
+    sn_init(&s, EM_OP_SOFTMAX, "softmax_default", 1, 1);
+    infer_ok(&s, &x, out);
+    EXPECT(out[0], EMBER_DTYPE_F32, 2, 3, 4);
+}
+
 static void test_layernorm(void **state)
 {
     (void)state;
@@ -385,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_argreduce),
         cmocka_unit_test(test_topk),
         cmocka_unit_test(test_same_shape_ops),
+        cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_layernorm),
         cmocka_unit_test(test_det),
         cmocka_unit_test(test_einsum),

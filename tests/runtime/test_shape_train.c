@@ -3,7 +3,7 @@
  * runtime/shape/shape_train.c: Adagrad, Adam and Momentum with one and several optimized tensors
  * (each output like its tensor, symbolic dims kept), and their errors (whole groups, output
  * count, R and T dtypes and ranks, a group tensor of another dtype or shape); plus
- * BatchNormalization's training outputs (runtime/shape/shape.c em_shape_batchnorm).
+ * BatchNormalization's training outputs (runtime/shape/shape_nn_base.c em_shape_batchnorm).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Gradient rules of Conv and the pools (grad_internal.h), any number of spatial axes.
+ * Gradient rules of the nn family (grad_internal.h): Conv and the pools (any number of
+ * spatial axes), BatchNormalization, Gemm and MatMul.
  *
  * Conv, X [N, C, S..], W [M, C/G, K..], Y [N, M, O..], stride s, dilation d, pads pb / pe:
  *  - dX = ConvTranspose(g, W) with the same strides, dilations, pads and group; its output
@@ -16,14 +17,14 @@
  * AveragePool: g is divided by each window's count (k taps, or with count_include_pad 0 the
  * taps inside the input: LpPool with p = 1 over ones) and spread over the window by a
  * ConvTranspose with a ones kernel, the planes of [N, C] treated as a batch of one channel.
- * MaxPool scatter-adds g at its Indices output (added to the forward node when missing).
+ * MaxPool scatter-adds g at its Indices output (added to the forward node when missing);
+ * GlobalMaxPool splits g between the elements equal to the maximum (em_gx_give_to_extrema).
+ * BatchNormalization: the normalization of grad_rules_reduce.c over every axis but the channel,
+ * with batch statistics in training; in inference its mean / var inputs, all five of its inputs
+ * get gradients. MatMul and Gemm: one product per input gradient, batch dims summed back.
  */
 #include "autograd/grad_internal.h"
 
-#include "core/alloc.h"
-#include "core/status.h"
-
-#include <stdio.h>
 #include <string.h>
 
 typedef struct geom {
@@ -270,41 +271,6 @@ void em_gx_rule_conv(em_gctx *c, const em_node *n, const int *gy)
     }
 }
 
-/* Adds output `o` (dtype dt, the shape of output 0) to the forward node being differentiated
- * when it lacks it (MaxPool's Indices, Dropout's mask); returns that output. */
-int em_gx_forward_output(em_gctx *c, int o, ember_dtype dt)
-{
-    char name[128];
-    int vi = -1;
-    if (!em_gx_ok(c)) {
-        return -1;
-    }
-    em_node *fn = &c->g->nodes[c->node];
-    if (fn->n_out > o) {
-        return fn->out[o];
-    }
-    EMBER_ASSERT(fn->n_out == o);
-    int *outs = em_realloc(c->g->al, fn->out, sizeof(int) * (size_t)(o + 1));
-    if (outs == NULL) {
-        c->st = em_status_oom();
-        return -1;
-    }
-    fn->out = outs;
-    snprintf(name, sizeof name, "%s/%u", c->prefix, c->serial++);
-    const em_value *y = em_gx_val(c, outs[0]);
-    em_value yc = *y;
-    ember_status *st = em_graph_add_value(c->g, name, dt, yc.rank, yc.dims, &vi);
-    if (st != NULL) {
-        c->st = st;
-        return -1;
-    }
-    fn = &c->g->nodes[c->node];
-    fn->out[o] = vi;
-    fn->n_out = o + 1;
-    c->g->values[vi].producer = c->node;
-    return vi;
-}
-
 void em_gx_rule_maxpool(em_gctx *c, const em_node *n, const int *gy)
 {
     int x = n->in[0], g = gy[0];
@@ -395,4 +361,187 @@ void em_gx_rule_globalaveragepool(em_gctx *c, const em_node *n, const int *gy)
     int e = em_gx_expand(c, g, em_gx_shape_of(c, x));
     em_gx_like(c, e, x);
     em_gx_give(c, x, em_gx_div(c, e, em_gx_cast(c, cnt, dt)));
+}
+
+void em_gx_rule_globalmaxpool(em_gctx *c, const em_node *n, const int *gy)
+{
+    int64_t axes[EM_MAX_RANK];
+    int r = em_gx_val(c, n->in[0])->rank;
+    if (r < 3) {
+        em_gx_fail(c, "the input rank is not known");
+        return;
+    }
+    for (int i = 2; i < r; i++) {
+        axes[i - 2] = i;
+    }
+    em_gx_give_to_extrema(c, n, n->out[0], gy[0], EM_OP_GLOBALMAXPOOL, axes, r - 2);
+}
+
+static ember_dtype dt_of(const em_gctx *c, int v)
+{
+    return em_gx_val(c, v)->dtype;
+}
+
+static void batchnorm_training(em_gctx *c, const em_node *n, int g, const int64_t *axes, int na)
+{
+    int x = n->in[0], scale = n->in[1], r = em_gx_val(c, x)->rank, xhat, inv;
+    em_gx_norm_moments(c, x, axes, na, em_node_attr_float(n, "epsilon", 1e-5f), &xhat, &inv);
+    if (em_gx_needs(c, x)) {
+        int dxhat = em_gx_mul(c, g, em_gx_per_channel(c, scale, r));
+        em_gx_give(c, x, em_gx_norm_dx(c, dxhat, xhat, inv, axes, na));
+    }
+    if (em_gx_needs(c, scale)) {
+        em_gx_give(c, scale, em_gx_reduce(c, EM_OP_REDUCESUM, em_gx_mul(c, g, xhat), axes, na, false));
+    }
+    if (em_gx_needs(c, n->in[2])) {
+        em_gx_give(c, n->in[2], em_gx_reduce(c, EM_OP_REDUCESUM, g, axes, na, false));
+    }
+}
+
+/* y = (x - mean) * scale * inv + B, inv = 1 / sqrt(var + eps), per channel. */
+static void batchnorm_inference(em_gctx *c, const em_node *n, int g, const int64_t *axes, int na)
+{
+    int x = n->in[0], scale = n->in[1], b = n->in[2], mean = n->in[3], var = n->in[4];
+    int r = em_gx_val(c, x)->rank;
+    int e = em_gx_scalar(c, dt_of(c, x), em_node_attr_float(n, "epsilon", 1e-5f));
+    int inv = em_gx_op1(c, EM_OP_RECIPROCAL, em_gx_op1(c, EM_OP_SQRT, em_gx_add(c, var, e)));
+    if (em_gx_needs(c, x)) {
+        em_gx_give(c, x, em_gx_mul(c, g, em_gx_per_channel(c, em_gx_mul(c, scale, inv), r)));
+    }
+    int gsum = em_gx_reduce(c, EM_OP_REDUCESUM, g, axes, na, false);
+    em_gx_give(c, b, gsum);
+    if (em_gx_needs(c, mean)) {
+        em_gx_give(c, mean, em_gx_neg(c, em_gx_mul(c, gsum, em_gx_mul(c, scale, inv))));
+    }
+    if (!em_gx_needs(c, scale) && !em_gx_needs(c, var)) {
+        return;
+    }
+    int xc = em_gx_sub(c, x, em_gx_per_channel(c, mean, r));
+    int gxc = em_gx_reduce(c, EM_OP_REDUCESUM, em_gx_mul(c, g, xc), axes, na, false);
+    if (em_gx_needs(c, scale)) {
+        em_gx_give(c, scale, em_gx_mul(c, gxc, inv));
+    }
+    if (em_gx_needs(c, var)) {
+        int inv3 = em_gx_mul(c, inv, em_gx_mul(c, inv, inv));
+        int k = em_gx_scalar(c, dt_of(c, x), -0.5);
+        em_gx_give(c, var, em_gx_mul(c, em_gx_mul(c, gxc, scale), em_gx_mul(c, k, inv3)));
+    }
+}
+
+void em_gx_rule_batchnorm(em_gctx *c, const em_node *n, const int *gy)
+{
+    int64_t axes[EM_MAX_RANK];
+    int r = em_gx_val(c, n->in[0])->rank;
+    bool training = em_node_attr_int(n, "training_mode", 0) != 0;
+    if (r < 2) {
+        em_gx_fail(c, "the input rank is not known");
+        return;
+    }
+    if ((n->n_out > 1 && gy[1] >= 0) || (n->n_out > 2 && gy[2] >= 0)) {
+        em_gx_fail(c, "gradients through the running mean / variance are not implemented");
+        return;
+    }
+    if (gy[0] < 0) {
+        return;
+    }
+    int na = em_gx_not_channel(r, axes);
+    if (training) {
+        batchnorm_training(c, n, gy[0], axes, na);
+    } else {
+        batchnorm_inference(c, n, gy[0], axes, na);
+    }
+}
+
+static int rank_of(em_gctx *c, int v)
+{
+    int r = v >= 0 ? em_gx_val(c, v)->rank : -1;
+    if (v >= 0 && r < 0) {
+        em_gx_fail(c, "the rank of '%s' is not known", em_gx_val(c, v)->name);
+    }
+    return r;
+}
+
+/* v with its last two axes swapped. */
+static int swap_last(em_gctx *c, int v)
+{
+    int64_t perm[EM_MAX_RANK];
+    int r = rank_of(c, v);
+    if (r < 2) {
+        em_gx_fail(c, "an operand of rank %d where a matrix is expected", r);
+        return -1;
+    }
+    for (int i = 0; i < r; i++) {
+        perm[i] = i;
+    }
+    perm[r - 2] = r - 1;
+    perm[r - 1] = r - 2;
+    return em_gx_transpose(c, v, perm, r);
+}
+
+/* A 1-D operand of MatMul as a matrix: [K] -> [1, K] (a) or [K, 1] (b). */
+static int as_matrix(em_gctx *c, int v, int64_t axis)
+{
+    return rank_of(c, v) == 1 ? em_gx_unsqueeze(c, v, &axis, 1) : v;
+}
+
+/* Y = A B with numpy broadcasting over batch dims; 1-D operands are promoted as numpy does. */
+void em_gx_rule_matmul(em_gctx *c, const em_node *n, const int *gy)
+{
+    int a = n->in[0], b = n->in[1], g = gy[0];
+    int ra = rank_of(c, a), rb = rank_of(c, b), rg = rank_of(c, g);
+    if (!em_gx_ok(c)) {
+        return;
+    }
+    int a2 = as_matrix(c, a, 0), b2 = as_matrix(c, b, 1), g2 = g;
+    if (rb == 1) {
+        int64_t ax = rg;
+        g2 = em_gx_unsqueeze(c, g2, &ax, 1);
+        rg++;
+    }
+    if (ra == 1) {
+        int64_t ax = rg - 1;
+        g2 = em_gx_unsqueeze(c, g2, &ax, 1);
+    }
+    if (em_gx_needs(c, a)) {
+        int d = em_gx_op2(c, EM_OP_MATMUL, g2, swap_last(c, b2));
+        em_gx_give(c, a, em_gx_reshape_like(c, em_gx_sum_to(c, d, a2), a));
+    }
+    if (em_gx_needs(c, b)) {
+        int d = em_gx_op2(c, EM_OP_MATMUL, swap_last(c, a2), g2);
+        em_gx_give(c, b, em_gx_reshape_like(c, em_gx_sum_to(c, d, b2), b));
+    }
+}
+
+static int gemm(em_gctx *c, int p, int q, int tp, int tq, float alpha)
+{
+    const int in[2] = {p, q};
+    if (p < 0 || q < 0) {
+        return -1;
+    }
+    int ni = em_gx_begin(c, EM_OP_GEMM, in, 2, 1, NULL);
+    em_gx_set_int(c, ni, "transA", tp);
+    em_gx_set_int(c, ni, "transB", tq);
+    if (alpha != 1.0f) {
+        em_gx_set_float(c, ni, "alpha", alpha);
+    }
+    return em_gx_end(c, ni);
+}
+
+/* Y = alpha op(A) op(B) + beta C. Each input gradient is one Gemm with the transposes
+ * arranged so that no Transpose node is needed. */
+void em_gx_rule_gemm(em_gctx *c, const em_node *n, const int *gy)
+{
+    int a = n->in[0], b = n->in[1], cc = n->n_in > 2 ? n->in[2] : -1, g = gy[0];
+    int ta = em_node_attr_int(n, "transA", 0) != 0, tb = em_node_attr_int(n, "transB", 0) != 0;
+    float alpha = em_node_attr_float(n, "alpha", 1.0f), beta = em_node_attr_float(n, "beta", 1.0f);
+    if (em_gx_needs(c, a)) {
+        em_gx_give(c, a, ta ? gemm(c, b, g, tb, 1, alpha) : gemm(c, g, b, 0, !tb, alpha));
+    }
+    if (em_gx_needs(c, b)) {
+        em_gx_give(c, b, tb ? gemm(c, g, a, 1, ta, alpha) : gemm(c, a, g, !ta, 0, alpha));
+    }
+    if (em_gx_needs(c, cc)) {
+        int t = beta == 1.0f ? g : em_gx_mul(c, g, em_gx_scalar(c, em_gx_val(c, g)->dtype, beta));
+        em_gx_give(c, cc, em_gx_sum_to(c, t, cc));
+    }
 }

@@ -201,7 +201,7 @@ ember_status *em_matmul_prepare__ref(const em_kinfo *ki, void **state, size_t *s
     *scratch_bytes = 0;
     EMBER_TRY(em_ref_check_arity(ki, 2, 2, 1));
     const em_tensor *ta = &ki->in[0], *tb = &ki->in[1];
-    /* f32, or f64 (the same loop in double; f16/bf16 widen to f32 in widen_ref.c). */
+    /* f32, or f64 (the same loop in double; f16/bf16 widen to f32 in nn_widen_ref.c). */
     ember_dtype dt = ta->dtype == EMBER_DTYPE_F64 ? EMBER_DTYPE_F64 : EMBER_DTYPE_F32;
     a.f64 = dt == EMBER_DTYPE_F64;
     EMBER_TRY(em_ref_check_tensor(ki, ta, dt, "input 0 (A)"));

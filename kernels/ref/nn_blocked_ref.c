@@ -4,7 +4,7 @@
  * channels, straight on the blocked layout: one (batch, channel block) unit at a time, lane by
  * lane, in double. Lanes past C are written 0.
  *
- * BlockedPool follows pool_ref.c exactly: a MaxPool window wholly in the padding yields
+ * BlockedPool follows nn_pool_ref.c exactly: a MaxPool window wholly in the padding yields
  * -FLT_MAX, NaN propagates (the first NaN wins); AveragePool divides by the taps inside the
  * input, or with count_include_pad by those inside the padded input (per axis, multiplied), an
  * empty window yields 0; the global pools reduce the whole plane. BlockedAffine computes

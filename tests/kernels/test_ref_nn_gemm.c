@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/gemm_ref.c: Gemm f32 and MatMul f32 against naive products in double.
+ * kernels/ref/nn_gemm_ref.c: Gemm f32 and MatMul f32 against naive products in double.
  * Gemm: odd M, K, N (1, 3, 7, 17), transA/transB, alpha/beta (including beta = 0 with an inf
  * in C), every broadcast form of C (absent, scalar, [1], [N], [M,1], [1,N], [M,N]), K = 0,
  * threaded == serial, and malformed nodes. MatMul: 1-D x 1-D, 1-D x N-D, N-D x 1-D, batch

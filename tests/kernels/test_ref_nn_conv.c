@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/conv_ref.c: Conv f32 against a naive convolution written here in double. The
+ * kernels/ref/nn_conv_ref.c: Conv f32 against a naive convolution written here in double. The
  * naive version treats every case as 3-D (missing spatial axes have size 1) and works out
  * pads and output sizes itself from the ONNX formulas, bounds-checking every tap. Cases
  * cover 1-D, 2-D and 3-D, odd sizes, pads (symmetric and not), strides, dilations, groups,

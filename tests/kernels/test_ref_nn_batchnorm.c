@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/batchnorm_ref.c: BatchNormalization f32 against the formula in double.
+ * kernels/ref/nn_batchnorm_ref.c: BatchNormalization f32 against the formula in double.
  * Inference: rank 2, 3, 4 and 5 inputs, a single channel, a zero batch, default and explicit
  * epsilon, a threaded run equal to the serial one, the running-statistics outputs (copies of
  * input_mean / input_var). Training (training_mode = 1): batch statistics per channel (the

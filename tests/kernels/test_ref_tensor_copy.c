@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/shape_ref.c: Reshape, Flatten and Identity (any dtype). The kernel copies the
+ * kernels/ref/tensor_copy_ref.c: Reshape, Flatten and Identity (any dtype). The kernel copies the
  * bytes of input 0 unless the output aliases it. Checks: byte-exact copies for f32, i64, u8,
  * bool, f16 and a rank-0 tensor, the aliased case leaves the bytes alone, zero-sized tensors,
  * one registered kernel per op that accepts any dtype, and malformed nodes (element count or

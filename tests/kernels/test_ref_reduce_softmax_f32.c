@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/softmax_ref.c: Softmax f32 (opset 13, one axis) against a naive softmax in
+ * kernels/ref/reduce_softmax_f32_ref.c: Softmax f32 (opset 13, one axis) against a naive softmax in
  * double. Cases: every axis of a 3-D tensor given as positive and negative values, the
  * default axis, rank 1, odd sizes, a length-1 axis, zero-sized axes, large inputs (±1000,
  * which overflow exp without the max subtraction), -inf entries, a threaded run equal to the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/widen_ref.c: Conv on f16 and bf16 (Conv-22) through the f32 reference kernel on
+ * kernels/ref/nn_widen_ref.c: Conv on f16 and bf16 (Conv-22) through the f32 reference kernel on
  * widened copies. X = 1..9 [1, 1, 3, 3], W = [[1, 2], [3, 4]], B = 0.5: each output is the
  * window's dot product plus the bias, worked out by hand (37.5, 47.5, 67.5, 77.5), all exact in
  * both 16-bit formats; their bit patterns come from Python's struct module ('e', and the high

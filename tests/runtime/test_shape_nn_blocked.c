@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/shape/shape_blocked.c: BlockedPool (each pool kind, ceil_mode, pads, auto_pad, a symbolic
- * batch and unknown spatial dims kept) and BlockedAffine (every per-channel operand form, absent
- * operands, activations), and the errors, each naming the node: missing or wrong `channels`,
- * a plain or wrongly blocked X, an unknown `pool`, operands of another shape or dtype, an
- * activation FusedConv does not take.
+ * runtime/shape/shape_nn_blocked.c: BlockedPool (each pool kind, ceil_mode, pads, auto_pad, a
+ * symbolic batch and unknown spatial dims kept) and BlockedAffine (every per-channel operand
+ * form, absent operands, activations), and the errors, each naming the node: missing or wrong
+ * `channels`, a plain or wrongly blocked X, an unknown `pool`, operands of another shape or
+ * dtype, an activation FusedConv does not take.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/eltwise_ref.c: Relu, Sigmoid, Tanh (f32) and Add, Sub, Mul, Div (f32, f64, i32,
+ * kernels/ref/math_eltwise_ref.c: Relu, Sigmoid, Tanh (f32) and Add, Sub, Mul, Div (f32, f64, i32,
  * i64) against naive per-element computations in double (integers exactly). Binary cases
  * cover same shapes, scalars on either side, rows, columns, rank mismatch, two-sided
  * broadcasting, zero-sized axes and a tensor large enough to be split into chunks that start

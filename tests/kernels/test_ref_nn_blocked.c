@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The reference BlockedPool and BlockedAffine (kernels/ref/blocked_ref.c) against naive loops
+ * The reference BlockedPool and BlockedAffine (kernels/ref/nn_blocked_ref.c) against naive loops
  * written here on the plain [N, C, H, W] layout, for blocks of 16 and 8 with C a multiple of
  * the block or not: the input's padding lanes hold NaN and the output's must come out 0.
  * BlockedPool: MaxPool / AveragePool with strides, dilations, explicit pads, ceil_mode,

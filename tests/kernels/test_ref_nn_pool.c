@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kernels/ref/pool_ref.c: MaxPool (and its Indices), AveragePool, LpPool and the global pools
+ * kernels/ref/nn_pool_ref.c: MaxPool (and its Indices), AveragePool, LpPool and the global pools
  * against naive pooling written here in double. The naive version treats every case as 3-D,
  * works out output sizes and pads from the ONNX formulas itself (explicit pads with floor or
  * ceil_mode, SAME_UPPER, SAME_LOWER, VALID), bounds-checks every tap and takes the first
