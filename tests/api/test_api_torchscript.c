@@ -243,6 +243,19 @@ static void test_errors(void **state)
     static const unsigned char pickle[] = {0x80, 0x02, 0x7d, 0x71, 0x00, 0x2e};
     expect_error(ember_model_load_memory(pickle, sizeof pickle, 0, NULL, &m),
                  EMBER_ERR_UNSUPPORTED, "torch.save()");
+    /* A sound zip whose data.pkl pickles an object of a class no code/ record defines (it was
+     * a SIGSEGV in em_ts_from_tsv): every layout of the zip layer's hostile set. */
+    static const char *const no_code[] = {"ok_deflated.pt", "ok_folders.pt", "ok_zip64.pt",
+                                          "ok_zip64_extra.pt"};
+    for (size_t i = 0; i < sizeof no_code / sizeof no_code[0]; i++) {
+        char path[4096];
+        const char *root = getenv("EMBER_TEST_DATA");
+        snprintf(path, sizeof path, "%s/torchscript/archive/hostile/%s",
+                 root ? root : "tests/data", no_code[i]);
+        expect_error(ember_model_load_file(path, NULL, &m), EMBER_ERR_INVALID_MODEL,
+                     "pickled object of class '__torch__.M', which no code/ record");
+        assert_null(m);
+    }
 }
 
 /* An operator ember does not lower is named, with the line of serialized code and a caret. */

@@ -783,6 +783,11 @@ ember_status *em_ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_
         }
         em_ts_pos nopos = {0};
         EMBER_TRY(em_ts_resolve(L, v->u.obj.cls, nopos, &cls));
+        if (cls == NULL) { /* no code/ record defines it */
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: pickled object of class '%s', "
+                                 "which no code/ record of the archive defines", L->what,
+                                 v->u.obj.cls);
+        }
         if (cls->k != TA_CLASS) {
             return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: pickled object of '%s', which is "
                                  "not a class", L->what, v->u.obj.cls);
