@@ -294,6 +294,32 @@ def nested(depth):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def bad_structure():
+    """Files a lenient reader would accept: varints beyond 64 bits, a negative declared dim, a
+    tensor with two data sources, a graph without outputs, ir_version 0 and far too new."""
+    m = small_model()
+    m.ClearField("ir_version")
+    rest = m.SerializeToString()
+    # ir_version (field 1, varint) as 12 bytes, and as 10 bytes whose last carries bit 64+.
+    write_bad("varint_long.onnx", b"\x08" + b"\x80" * 10 + b"\x01" + rest)
+    write_bad("varint_overflow.onnx", b"\x08" + b"\xff" * 9 + b"\x7f" + rest)
+    m = small_model()
+    m.graph.input[0].type.tensor_type.shape.dim[1].dim_value = -3
+    write_bad("negative_dim.onnx", m)
+    w = numpy_helper.from_array(rand(2, 3), "w")
+    w.float_data.extend([1.0] * 6)  # raw_data and float_data
+    m = small_model("Add", inits=[w], n_in=2)
+    m.graph.node[0].input[1] = "w"
+    write_bad("two_sources.onnx", m)
+    m = small_model()
+    del m.graph.output[:]
+    write_bad("no_outputs.onnx", m)
+    for ir in (0, 99):
+        m = small_model()
+        m.ir_version = ir
+        write_bad("ir_version_%d.onnx" % ir, m)
+
+
 def bad_models():
     good = small_model().SerializeToString()
     write_bad("truncated.onnx", good[:len(good) * 2 // 3])
@@ -438,6 +464,7 @@ def main():
     constants()
     external()
     bad_models()
+    bad_structure()
     fuzz_corpus()
     sequences()
     seq_split()

@@ -23,6 +23,8 @@
 /* Oldest and newest opset of the default domain the loader reads. */
 #define EM_ONNX_OPSET_MIN 1
 #define EM_ONNX_OPSET_MAX 28
+/* Newest IR version (ModelProto.ir_version) the loader knows: ONNX 1.23's. */
+#define EM_ONNX_IR_VERSION_MAX 14
 
 /* The opset imports of a model, in file order; allocated with the graph's allocator. */
 typedef struct em_onnx_opsets {

@@ -708,7 +708,12 @@ static ember_status *graph_input(onnx_ctx *c, onnx_scope *sc, const Onnx__ValueI
         const Onnx__TensorShapeProto__Dimension *dim = shape->dim[d];
         bool has_v = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
         bool has_p = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-        dims[d] = has_v && dim->dim_value >= 0 ? dim->dim_value : -1;
+        if (has_v && dim->dim_value < 0) {
+            return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "graph input '%s': dim %d is %lld (a "
+                               "declared dim is a size >= 0 or a name)", name, d,
+                               (long long)dim->dim_value);
+        }
+        dims[d] = has_v ? dim->dim_value : -1;
         names[d] = has_p ? dim->dim_param : NULL;
     }
     st = em_graph_add_input(sc->g, name, dt, rank, dims, names, &idx);
@@ -1053,11 +1058,24 @@ ember_status *em_onnx_load(em_storage *image, const char *path, em_graph *g, em_
         st = em_onnx_err(&c, EMBER_ERR_INVALID_MODEL, "the model has no graph");
         goto fail;
     }
+    if (mp->ir_version < 1 || mp->ir_version > EM_ONNX_IR_VERSION_MAX) {
+        st = em_onnx_err(&c, mp->ir_version > EM_ONNX_IR_VERSION_MAX ? EMBER_ERR_UNSUPPORTED
+                                                                     : EMBER_ERR_INVALID_MODEL,
+                         "ir_version %lld is outside 1 to %d (%d is the newest ember knows, "
+                         "ONNX 1.23's)", (long long)mp->ir_version, EM_ONNX_IR_VERSION_MAX,
+                         EM_ONNX_IR_VERSION_MAX);
+        goto fail;
+    }
     EMBER_TRY(read_opsets(&c, mp, opsets));
     EMBER_TRY(check_default_unused(&c, mp->graph));
     EMBER_TRY(check_ops(&c, mp->graph));
     if (path != NULL) {
         EMBER_TRY(folder_of(&c, path));
+    }
+    if (mp->graph->n_output == 0) {
+        st = em_onnx_err(&c, EMBER_ERR_INVALID_MODEL, "graph '%s' has no outputs",
+                         mp->graph->name != NULL ? mp->graph->name : "");
+        goto fail;
     }
     EMBER_TRY(build_graph(&c, mp->graph, g, NULL, 0));
     EMBER_TRY(read_metadata(mp, g));

@@ -409,6 +409,40 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
     return st;
 }
 
+/* A tensor's data has one source: raw_data, one typed field, or an external file. Which of
+ * two would win is the reader's accident (ONNX Runtime reads raw_data, others the typed
+ * field), so a tensor with two is refused, naming both. */
+static ember_status *one_source(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name)
+{
+    const char *src[8];
+    int n = 0;
+    bool external = tp->has_data_location &&
+                    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    if (tp->has_raw_data) {
+        src[n++] = "raw_data";
+    }
+    if (external) {
+        src[n++] = "external data";
+    }
+    src[n] = "float_data";
+    n += tp->n_float_data > 0;
+    src[n] = "int32_data";
+    n += tp->n_int32_data > 0;
+    src[n] = "string_data";
+    n += tp->n_string_data > 0;
+    src[n] = "int64_data";
+    n += tp->n_int64_data > 0;
+    src[n] = "double_data";
+    n += tp->n_double_data > 0;
+    src[n] = "uint64_data";
+    n += tp->n_uint64_data > 0;
+    if (n > 1) {
+        return em_onnx_err(c, EMBER_ERR_INVALID_MODEL, "tensor '%s': holds both %s and %s (a "
+                           "tensor's data has one source)", name, src[0], src[1]);
+    }
+    return NULL;
+}
+
 ember_status *em_onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, const char *name,
                                   em_tensor *shape, em_storage **out, size_t *offset)
 {
@@ -417,6 +451,10 @@ ember_status *em_onnx_tensor_convert(onnx_ctx *c, const Onnx__TensorProto *tp, c
     *offset = 0;
     memset(shape, 0, sizeof *shape);
     ember_status *st = tensor_shape(c, tp, name, shape, &nbytes);
+    if (st != NULL) {
+        return st;
+    }
+    st = one_source(c, tp, name);
     if (st != NULL) {
         return st;
     }

@@ -3,10 +3,12 @@
  * A pass over the raw protobuf before protobuf-c unpacks it. protobuf-c recurses once per
  * nested message, and ONNX's schema is recursive (graphs in attributes of nodes of graphs,
  * TypeProto in TypeProto), so a small file could nest deep enough to exhaust the stack. This
- * walk knows just the message fields of onnx.proto that lead to recursion, checks the wire
- * format (tags, varints, lengths within their message) and refuses subgraphs nested deeper
- * than EM_ONNX_MAX_DEPTH or types deeper than ONNX_MAX_TYPE_DEPTH, before any recursion
- * deeper than those limits happens. It also notes where the raw_data of each initializer of
+ * walk knows the message fields of onnx.proto that lead to recursion or hold integers, checks
+ * the wire format (tags, lengths within their message, varints of at most 10 bytes and 64 bits,
+ * packed integer runs included) and refuses subgraphs nested deeper than EM_ONNX_MAX_DEPTH or
+ * types deeper than ONNX_MAX_TYPE_DEPTH, before any recursion deeper than those limits
+ * happens. Integers inside messages it does not know (StringStringEntryProto, ...) are left to
+ * protobuf-c. It also notes where the raw_data of each initializer of
  * the main graph lies in the image.
  *
  * protobuf-c copies every bytes field it unpacks, so unpacking the image as it is would hold
@@ -37,8 +39,23 @@ typedef enum wmsg {
     W_TYPE,
     W_TYPE_WRAP, /* TypeProto.Sequence / Optional (elem_type = 1) */
     W_TYPE_MAP,  /* TypeProto.Map (value_type = 2) */
-    W_TENSOR
+    W_TENSOR,
+    /* Messages without recursion, walked for their varints (and what they lead to). */
+    W_OPSET,       /* OperatorSetIdProto */
+    W_SEGMENT,     /* TensorProto.Segment */
+    W_SPARSE,      /* SparseTensorProto */
+    W_TYPE_TENSOR, /* TypeProto.Tensor and TypeProto.SparseTensor */
+    W_SHAPE,       /* TensorShapeProto */
+    W_DIM          /* TensorShapeProto.Dimension */
 } wmsg;
+
+static const char *const wmsg_names[] = {
+    "a message", "ModelProto", "GraphProto", "NodeProto", "AttributeProto", "FunctionProto",
+    "TrainingInfoProto", "ValueInfoProto", "TypeProto", "TypeProto.Sequence / Optional",
+    "TypeProto.Map", "TensorProto", "OperatorSetIdProto", "TensorProto.Segment",
+    "SparseTensorProto", "TypeProto.Tensor", "TensorShapeProto", "TensorShapeProto.Dimension",
+};
+_Static_assert(sizeof wmsg_names / sizeof wmsg_names[0] == W_DIM + 1, "a name per wmsg");
 
 typedef struct wchild {
     wmsg parent;
@@ -56,6 +73,17 @@ static const wchild children[] = {
     {W_ATTR, 14, W_TYPE},   {W_ATTR, 15, W_TYPE},    {W_VALUEINFO, 2, W_TYPE},
     {W_TYPE, 4, W_TYPE_WRAP}, {W_TYPE, 9, W_TYPE_WRAP}, {W_TYPE, 5, W_TYPE_MAP},
     {W_TYPE_WRAP, 1, W_TYPE}, {W_TYPE_MAP, 2, W_TYPE},
+    {W_MODEL, 8, W_OPSET},  {W_FUNC, 9, W_OPSET},    {W_TENSOR, 3, W_SEGMENT},
+    {W_GRAPH, 15, W_SPARSE}, {W_ATTR, 5, W_TENSOR},  {W_ATTR, 10, W_TENSOR},
+    {W_ATTR, 22, W_SPARSE}, {W_ATTR, 23, W_SPARSE},  {W_SPARSE, 1, W_TENSOR},
+    {W_SPARSE, 2, W_TENSOR}, {W_TYPE, 1, W_TYPE_TENSOR}, {W_TYPE, 8, W_TYPE_TENSOR},
+    {W_TYPE_TENSOR, 2, W_SHAPE}, {W_SHAPE, 1, W_DIM},
+};
+
+/* Repeated integer fields, which may come packed (one length-delimited run of varints). */
+static const wchild packed[] = {
+    {W_TENSOR, 1, W_LEAF},  {W_TENSOR, 5, W_LEAF},   {W_TENSOR, 7, W_LEAF},
+    {W_TENSOR, 11, W_LEAF}, {W_ATTR, 8, W_LEAF},     {W_SPARSE, 3, W_LEAF},
 };
 /* clang-format on */
 
@@ -75,17 +103,34 @@ static wmsg child_of(wmsg parent, uint32_t field)
     return W_LEAF;
 }
 
-static bool varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+typedef enum vread { V_OK = 0, V_END, V_LONG } vread;
+
+/* Reads a varint; V_LONG when it has more than 10 bytes or its 10th byte carries bits beyond
+ * 64 (protobuf's limit, which a lenient reader would truncate silently). */
+static vread varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
     uint64_t x = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (*p >= end) {
-            return false;
+            return V_END;
         }
         uint8_t b = *(*p)++;
-        x |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
+        if (shift == 63 && (b & 0x7e) != 0) {
+            return V_LONG;
+        }
+        x |= (uint64_t)(b & 0x7f) << shift;
         if ((b & 0x80) == 0) {
             *v = x;
+            return V_OK;
+        }
+    }
+    return V_LONG;
+}
+
+static bool is_packed(wmsg t, uint32_t field)
+{
+    for (size_t i = 0; i < sizeof packed / sizeof packed[0]; i++) {
+        if (packed[i].parent == t && packed[i].field == field) {
             return true;
         }
     }
@@ -96,6 +141,28 @@ static ember_status *bad_wire(const wstate *w, const uint8_t *at)
 {
     return em_onnx_err(w->c, EMBER_ERR_INVALID_MODEL,
                     "not a valid ONNX model (protobuf parse error near byte %td)", at - w->base);
+}
+
+static ember_status *long_varint(const wstate *w, const uint8_t *at, wmsg t, uint32_t field)
+{
+    return em_onnx_err(w->c, EMBER_ERR_INVALID_MODEL,
+                       "field %u of %s at byte %td: a varint longer than 10 bytes or beyond 64 "
+                       "bits", field, wmsg_names[t], at - w->base);
+}
+
+/* The payload [p, end) of packed repeated varints. */
+static ember_status *walk_packed(const wstate *w, const uint8_t *p, const uint8_t *end, wmsg t,
+                                 uint32_t field)
+{
+    while (p < end) {
+        const uint8_t *at = p;
+        uint64_t v;
+        vread r = varint(&p, end, &v);
+        if (r != V_OK) {
+            return r == V_LONG ? long_varint(w, at, t, field) : bad_wire(w, at);
+        }
+    }
+    return NULL;
 }
 
 static ember_status *note_raw(wstate *w, onnx_span **slot)
@@ -125,16 +192,18 @@ static ember_status *walk(wstate *w, const uint8_t *p, const uint8_t *end, wmsg 
     while (p < end) {
         const uint8_t *at = p;
         uint64_t tag, len;
-        if (!varint(&p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) {
+        if (varint(&p, end, &tag) != V_OK || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) {
             return bad_wire(w, at);
         }
         uint32_t field = (uint32_t)(tag >> 3);
         switch (tag & 7) {
-        case 0:
-            if (!varint(&p, end, &len)) {
-                return bad_wire(w, at);
+        case 0: {
+            vread r = varint(&p, end, &len);
+            if (r != V_OK) {
+                return r == V_LONG ? long_varint(w, at, t, field) : bad_wire(w, at);
             }
             continue;
+        }
         case 1:
         case 5: {
             size_t k = (tag & 7) == 1 ? 8 : 4;
@@ -149,11 +218,18 @@ static ember_status *walk(wstate *w, const uint8_t *p, const uint8_t *end, wmsg 
         default:
             return bad_wire(w, at); /* groups and reserved wire types */
         }
-        if (!varint(&p, end, &len) || len > (uint64_t)(end - p)) {
+        if (varint(&p, end, &len) != V_OK || len > (uint64_t)(end - p)) {
             return bad_wire(w, at);
         }
         const uint8_t *sub = p;
         p += len;
+        if (is_packed(t, field)) {
+            ember_status *st = walk_packed(w, sub, p, t, field);
+            if (st != NULL) {
+                return st;
+            }
+            continue;
+        }
         if (t == W_TENSOR && field == 9 && main_graph && w->c->n_raw > 0) {
             onnx_span *r = &w->c->raw[w->c->n_raw - 1];
             r->off = (size_t)(sub - w->base);

@@ -298,6 +298,14 @@ static const bad_case bad_cases[] = {
     {"dims_overflow.onnx",     EMBER_ERR_INVALID_MODEL, "tensor 'w': dims [1099511627776,1099511627776,1048576] overflow"},
     {"deep_nesting.onnx",      EMBER_ERR_INVALID_MODEL, "subgraphs nested deeper than 32 levels"},
     {"opset_too_new.onnx",     EMBER_ERR_UNSUPPORTED, "opset 30 of the default domain is not supported"},
+    /* Accepted by a lenient reader (issue #17): each refused, naming the field. */
+    {"varint_long.onnx",       EMBER_ERR_INVALID_MODEL, "field 1 of ModelProto at byte 0: a varint longer than 10 bytes"},
+    {"varint_overflow.onnx",   EMBER_ERR_INVALID_MODEL, "field 1 of ModelProto at byte 0: a varint longer than 10 bytes or beyond 64 bits"},
+    {"negative_dim.onnx",      EMBER_ERR_INVALID_MODEL, "graph input 'x': dim 1 is -3"},
+    {"two_sources.onnx",       EMBER_ERR_INVALID_MODEL, "tensor 'w': holds both raw_data and float_data"},
+    {"no_outputs.onnx",        EMBER_ERR_INVALID_MODEL, "graph 'g' has no outputs"},
+    {"ir_version_0.onnx",      EMBER_ERR_INVALID_MODEL, "ir_version 0 is outside 1 to 14"},
+    {"ir_version_99.onnx",     EMBER_ERR_UNSUPPORTED, "ir_version 99 is outside 1 to 14 (14 is the newest ember knows"},
 };
 /* clang-format on */
 
