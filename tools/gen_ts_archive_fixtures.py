@@ -492,6 +492,22 @@ def hostile_archives_ok():
     }
 
 
+def hostile_archives_loader():
+    """Sound zips that the TorchScript loader itself must refuse (issue #17): a module whose
+    class no code/ record defines, constants.pkl missing or not a tuple, pickles of a protocol
+    torch.jit.save never writes."""
+    pkl = module_pkl([("x", I(5))])
+    consts = rec("constants.pkl", b"\x80\x02)q\x00.")
+    return {
+        "no_code.pt": zip_bytes([rec("data.pkl", pkl), consts, VERSION]),
+        "no_constants.pt": zip_bytes([rec("data.pkl", pkl), VERSION]),
+        "constants_dict.pt": zip_bytes([rec("data.pkl", pkl), rec("constants.pkl",
+                                        b"\x80\x02}q\x00."), VERSION]),
+        "proto3.pt": zip_bytes([rec("data.pkl", b"\x80\x03" + pkl[2:]), consts, VERSION]),
+        "no_proto.pt": zip_bytes([rec("data.pkl", pkl[2:]), consts, VERSION]),
+    }
+
+
 def nested(depth):
     return b"\x80\x02" + b"]" * depth + b"a" * (depth - 1) + b"."
 
@@ -534,6 +550,7 @@ def write_hostile():
     os.makedirs(d, exist_ok=True)
     items = dict(hostile_archives())
     items.update(hostile_archives_ok())
+    items.update(hostile_archives_loader())
     items.update(HOSTILE_PICKLES)
     for name, data in items.items():
         with open(os.path.join(d, name), "wb") as f:

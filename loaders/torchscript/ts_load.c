@@ -134,6 +134,16 @@ static ember_status *read_pickle(ts_lower *L, const char *record, const char *di
     ember_status *st = em_ts_pickle_load(em_storage_data(s), em_storage_size(s), what,
                                          load_record, &rc, L->al, out);
     em_storage_release(s);
+    int proto = st == NULL ? em_ts_pickle_protocol(*out) : 2;
+    if (proto != 2) { /* torch.jit.save's pickler writes protocol 2, always */
+        st = proto < 0 ? em_status_new(EMBER_ERR_INVALID_MODEL, "%s: a pickle without a PROTO "
+                                       "opcode (protocol 0 or 1); torch.jit.save writes "
+                                       "protocol 2", what)
+                       : em_status_new(EMBER_ERR_INVALID_MODEL, "%s: pickle protocol %d; "
+                                       "torch.jit.save writes protocol 2", what, proto);
+        em_ts_pickle_free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
@@ -327,9 +337,17 @@ ember_status *em_ts_load(em_storage *image, const char *path, const em_input_spe
                            "save it again with a newer torch.jit.save", L.what);
         goto fail;
     }
-    if (em_ts_zip_has(zip, "constants.pkl")) {
-        EMBER_TRY(read_pickle(&L, "constants.pkl", "constants", &consts));
-        L.constants = em_ts_pickle_root(consts);
+    if (!em_ts_zip_has(zip, "constants.pkl")) { /* torch.jit.save always writes one */
+        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: the archive has no constants.pkl "
+                           "record", L.what);
+        goto fail;
+    }
+    EMBER_TRY(read_pickle(&L, "constants.pkl", "constants", &consts));
+    L.constants = em_ts_pickle_root(consts);
+    if (L.constants->kind != EM_TSV_TUPLE) {
+        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: constants.pkl holds a %s, not a tuple",
+                           L.what, em_tsv_kind_name(L.constants->kind));
+        goto fail;
     }
     EMBER_TRY(read_pickle(&L, "data.pkl", "data", &data));
     const em_tsv *root = em_ts_pickle_root(data);

@@ -24,6 +24,7 @@
 struct em_ts_pickle {
     em_ts_arena ar;
     const em_tsv *root;
+    int proto;
 };
 
 /* ---- opcode names ---------------------------------------------------------------------- */
@@ -657,6 +658,7 @@ static ember_status *op_stack(tsp *p)
             return em_tsp_error(p, EMBER_ERR_INVALID_MODEL, "%s",
                                 p->op_at != 0 ? "not the first opcode" : "protocol above 5");
         }
+        p->proto = (int)u;
         return NULL;
     }
 fail:
@@ -751,11 +753,12 @@ ember_status *em_ts_pickle_load(const void *data, size_t size, const char *what,
     }
     em_ts_arena_init(&pk->ar, al);
     p = (tsp){.b = data, .n = size, .what = what != NULL ? what : "pickle", .al = al,
-              .ar = &pk->ar, .records = records, .ctx = ctx};
+              .ar = &pk->ar, .records = records, .ctx = ctx, .proto = -1};
     em_tsv *root = NULL;
     EMBER_TRY(run(&p, &root));
     EMBER_TRY(em_tsp_walk(&p, root));
     pk->root = root;
+    pk->proto = p.proto;
     *out = pk;
     pk = NULL;
 fail:
@@ -768,6 +771,8 @@ fail:
 }
 
 const em_tsv *em_ts_pickle_root(const em_ts_pickle *p) { return p != NULL ? p->root : NULL; }
+
+int em_ts_pickle_protocol(const em_ts_pickle *p) { return p != NULL ? p->proto : -1; }
 
 void em_ts_pickle_free(em_ts_pickle *p)
 {

@@ -144,6 +144,8 @@ ember_status *em_ts_pickle_load(const void *data, size_t size, const char *what,
                                 em_ts_record_fn records, void *ctx, const ember_allocator *al,
                                 em_ts_pickle **out);
 const em_tsv *em_ts_pickle_root(const em_ts_pickle *p);
+/* The protocol of the pickle's PROTO opcode; -1 when it has none (protocols 0 and 1). */
+int em_ts_pickle_protocol(const em_ts_pickle *p);
 void em_ts_pickle_free(em_ts_pickle *p);
 
 /* Dict lookup by string key (the last entry with that key); NULL when absent or `d` is not

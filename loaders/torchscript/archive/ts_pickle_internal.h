@@ -41,6 +41,7 @@ typedef struct tsp {
     const unsigned char *b;
     size_t n, pos;
     size_t op_at;       /* offset of the opcode being run */
+    int proto;          /* the PROTO opcode's protocol; -1 until one is run */
     unsigned char op;
     const char *what;
     const ember_allocator *al;
