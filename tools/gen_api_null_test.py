@@ -9,7 +9,8 @@ How it works. The header is read with comments and preprocessor lines removed; e
 is parsed into a return type, a name and parameters. Opaque `typedef struct X X;` are the
 object types, `typedef enum {...} X;` the enums (for an out-of-range value), `typedef R
 (*X)(...)` function pointers. Each parameter is one of:
-  - an object (`ember_model *`, `const ember_session *`, ...): NULL, or the fixture's object;
+  - an object (`ember_model *`, `const ember_session *`, ...): NULL, or the fixture's object
+    (all of a function's objects at once, and each alone when it takes several);
   - an out pointer (`ember_x **` or `char **` not followed by a count): NULL, or a local
     holding a sentinel that must read NULL after a failure and is freed after a success;
   - any other pointer (strings, arrays, allocator, callbacks): NULL;
@@ -237,7 +238,7 @@ class Header:
                 item = item.strip()
                 if not item:
                     continue
-                mm = re.fullmatch(r'(\w+)\s*(?:=\s*(-?\w+))?', item)
+                mm = re.fullmatch(r'(\w+)\s*(?:=\s*(-?(?:0[xX][0-9a-fA-F]+|[0-9]+)))?', item)
                 if mm is None:
                     raise ParseError('line %d: enum %s: cannot read member %r'
                                      % (line_of(t, m.start()), m.group(2), item))
@@ -375,9 +376,7 @@ class Gen:
         if mode == 3:
             mode = 0 if p.name in INDEX_NAMES else 1
         if k == 'object':
-            if not objects:
-                return 'NULL'
-            return FIXTURES[p.type.base]
+            return FIXTURES[p.type.base] if objects is True or objects == p.name else 'NULL'
         if k == 'out':
             return '&o_%s' % p.name if outs else 'NULL'
         if k == 'numout':
@@ -395,8 +394,10 @@ class Gen:
         raise AssertionError(k)
 
     def variants(self, f):
-        """(args, objects bound, outs bound, mode) tuples, duplicates removed."""
-        has_obj = any(p.kind == 'object' for p in f.params)
+        """(args, objects bound, outs bound, mode) tuples, duplicates removed. `objects` is
+        False (none bound), True (all) or the name of the one bound."""
+        objs = [p.name for p in f.params if p.kind == 'object']
+        has_obj = bool(objs)
         has_out = any(p.kind in ('out', 'numout') for p in f.params)
         plan = [(False, False, 0)]
         if not f.is_destroy:
@@ -409,6 +410,11 @@ class Gen:
                     plan.append((True, True, mode))
             if not has_obj:  # numbers still vary without objects
                 plan += [(False, False, 1), (False, False, 2)]
+            if len(objs) > 1:  # each object alone, the others NULL (opts NULL = defaults)
+                for name in objs:
+                    plan.append((name, False, 0))
+                    if f.kind == 'status' and has_out:
+                        plan.append((name, True, 0))
         seen, res = set(), []
         for objects, outs, mode in plan:
             if (objects and not has_obj):
