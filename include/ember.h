@@ -9,6 +9,11 @@
  *    `ember_<obj>_destroy` frees an object, returns nothing, and ignores NULL.
  *  - Every call that can fail returns `ember_status *`: NULL means success. A non-NULL
  *    status carries a code and a message and must be released with ember_status_destroy().
+ *  - Arguments are checked: a NULL object or out pointer, a count beyond what the object or
+ *    the implementation holds and an enum value outside its enum are INVALID_ARG, with a
+ *    message naming the function and the argument ("session_memory_info: NULL session").
+ *    Accessors that return a value give the fixed value their doc names for a NULL object or
+ *    an index out of range; void setters ignore a NULL object.
  *  - Arguments are borrowed for the duration of the call unless the doc says "takes
  *    ownership". Returned `const char *` strings and arrays belong to the object they came
  *    from and stay valid until that object is destroyed.
@@ -108,7 +113,7 @@ EMBER_API ember_code ember_status_code(const ember_status *st);
 EMBER_API const char *ember_status_message(const ember_status *st);
 /* Frees `st`. Ignores NULL and the preallocated out-of-memory status. */
 EMBER_API void ember_status_destroy(ember_status *st);
-/* A static name for a code, e.g. "INVALID_MODEL". */
+/* A static name for a code, e.g. "INVALID_MODEL"; "UNKNOWN" for a value not an ember_code. */
 EMBER_API const char *ember_code_name(ember_code code);
 
 /* ---- 3. Element types and value kinds -------------------------------------------------- */
@@ -248,18 +253,23 @@ EMBER_API void ember_string_free(char *s);
  */
 typedef struct ember_tensor ember_tensor;
 
+/* A new zero-filled tensor of dims[0..rank). INVALID_ARG for a dtype with no elements, a rank
+ * outside 0..EMBER_MAX_RANK, NULL dims with a rank above 0, negative or overflowing dims. */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create(ember_dtype dtype,
                                                             const int64_t *dims, int rank,
                                                             ember_tensor **out);
-/* Wraps `nbytes` at `data`; `nbytes` must equal the element count times the dtype size. */
+/* Wraps `nbytes` at `data`; `nbytes` must equal the element count times the dtype size
+ * (INVALID_ARG otherwise, or for NULL data with a size above 0). */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_wrap(ember_dtype dtype, const int64_t *dims,
                                                           int rank, void *data, size_t nbytes,
                                                           ember_tensor **out);
 /* Frees the tensor and, if it owns it, its memory. Ignores NULL. */
 EMBER_API void ember_tensor_destroy(ember_tensor *t);
+/* The tensor's dtype, rank, dims, element count, size in bytes and data. For a NULL `t`:
+ * EMBER_DTYPE_UNDEFINED, -1, NULL, 0, 0 and NULL. */
 EMBER_API ember_dtype ember_tensor_dtype(const ember_tensor *t);
 EMBER_API int ember_tensor_rank(const ember_tensor *t);
-/* Pointer to the tensor's `rank` dims, owned by the tensor. */
+/* Pointer to the tensor's `rank` dims, owned by the tensor (NULL for a NULL `t`). */
 EMBER_API const int64_t *ember_tensor_dims(const ember_tensor *t);
 EMBER_API int64_t ember_tensor_elem_count(const ember_tensor *t);
 EMBER_API size_t ember_tensor_nbytes(const ember_tensor *t);
@@ -286,23 +296,25 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_create_strings(const int64_
                                                                     const char *const *strings,
                                                                     ember_tensor **out);
 /* Element i (row-major) of a string tensor: never NULL for an element ("" for a NULL pointer),
- * owned by the tensor. NULL when `t` is not a string tensor or i is out of range. */
+ * owned by the tensor. NULL when `t` is NULL or not a string tensor, or i is out of range. */
 EMBER_API const char *ember_tensor_string(const ember_tensor *t, int64_t i);
 
 /* -- Sequences and optionals (handle kinds: ember_value_kind, section 3) -- */
 
-/* Whether `t` is a tensor, a sequence or an empty optional. */
+/* Whether `t` is a tensor, a sequence or an empty optional (EMBER_VALUE_TENSOR for NULL). */
 EMBER_API ember_value_kind ember_tensor_kind(const ember_tensor *t);
 /* A new sequence holding copies of items[0..n) (tensors of dtype `elem`; n may be 0). Free it
- * with ember_tensor_destroy(). Threads: any. */
+ * with ember_tensor_destroy(). INVALID_ARG for an `elem` that is not an ember_dtype, an item of
+ * another dtype or kind, or more than INT_MAX items. Threads: any. */
 EMBER_API EMBER_NODISCARD ember_status *ember_sequence_create(ember_dtype elem,
                                                               ember_tensor *const *items,
                                                               size_t n, ember_tensor **out);
-/* Item count of a sequence (0 for other handles) and item i, owned by the sequence (NULL when
- * out of range). */
+/* Item count of a sequence (0 for other handles and NULL) and item i, owned by the sequence
+ * (NULL when out of range). */
 EMBER_API size_t ember_sequence_length(const ember_tensor *seq);
 EMBER_API ember_tensor *ember_sequence_item(const ember_tensor *seq, size_t i);
-/* A new empty optional whose value would have element dtype `elem`. */
+/* A new empty optional whose value would have element dtype `elem` (INVALID_ARG when `elem` is
+ * not an ember_dtype). */
 EMBER_API EMBER_NODISCARD ember_status *ember_optional_none_create(ember_dtype elem,
                                                                    ember_tensor **out);
 
@@ -390,7 +402,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_load_file(const char *path,
 /* Flags for ember_model_load_memory. */
 #define EMBER_LOAD_BORROW 0x1u /* do not copy: the bytes must outlive the model, unchanged */
 
-/* Loads a model from `size` bytes at `data`. Copies the bytes unless EMBER_LOAD_BORROW. */
+/* Loads a model from `size` bytes at `data`. Copies the bytes unless EMBER_LOAD_BORROW.
+ * INVALID_ARG for a flag other than EMBER_LOAD_BORROW. */
 EMBER_API EMBER_NODISCARD ember_status *ember_model_load_memory(const void *data, size_t size,
                                                                 unsigned flags,
                                                                 const ember_model_options *opts,
@@ -409,28 +422,33 @@ EMBER_API void ember_model_destroy(ember_model *model);
 
 /* -- Inputs and outputs -- */
 
-/* Format the model was read from: "onnx", "torchscript" or "builtin". */
+/* Format the model was read from: "onnx", "torchscript" or "builtin" (NULL for NULL). */
 EMBER_API const char *ember_model_format(const ember_model *model);
+/* Number of inputs / outputs (0 for a NULL model). */
 EMBER_API size_t ember_model_input_count(const ember_model *model);
 EMBER_API size_t ember_model_output_count(const ember_model *model);
-/* Name of input/output `i`, or NULL when `i` is out of range. Owned by the model. */
+/* Name of input/output `i`, or NULL when `i` is out of range or `model` NULL. Owned by the
+ * model. */
 EMBER_API const char *ember_model_input_name(const ember_model *model, size_t i);
 EMBER_API const char *ember_model_output_name(const ember_model *model, size_t i);
+/* Declared dtype of input/output `i` (EMBER_DTYPE_UNDEFINED when out of range or NULL). */
 EMBER_API ember_dtype ember_model_input_dtype(const ember_model *model, size_t i);
 EMBER_API ember_dtype ember_model_output_dtype(const ember_model *model, size_t i);
-/* The declared kind of model input / output i (EMBER_TYPE_TENSOR when out of range). */
+/* The declared kind of model input / output i (EMBER_TYPE_TENSOR when out of range or NULL). */
 EMBER_API ember_type_kind ember_model_input_type(const ember_model *model, size_t i);
 EMBER_API ember_type_kind ember_model_output_type(const ember_model *model, size_t i);
 /*
  * Declared shape of input/output `i`: writes up to `cap` dims to `dims` and returns the rank
- * (-1 when `i` is out of range or the rank is unknown). A symbolic or unknown dim is -1; its
- * name, if it has one, comes from ember_model_input_dim_name().
+ * (-1 when `i` is out of range, `model` NULL or the rank unknown). A symbolic or unknown dim is
+ * -1; its name, if it has one, comes from ember_model_input_dim_name(). With `dims` NULL or
+ * `cap` 0 or less nothing is written: the rank alone.
  */
 EMBER_API int ember_model_input_shape(const ember_model *model, size_t i, int64_t *dims,
                                       int cap);
 EMBER_API int ember_model_output_shape(const ember_model *model, size_t i, int64_t *dims,
                                        int cap);
-/* Name of symbolic dim `d` of input/output `i` ("N", "batch", ...), or NULL when it has none. */
+/* Name of symbolic dim `d` of input/output `i` ("N", "batch", ...), or NULL when it has none
+ * (and for a NULL model or an index out of range). */
 EMBER_API const char *ember_model_input_dim_name(const ember_model *model, size_t i, int d);
 EMBER_API const char *ember_model_output_dim_name(const ember_model *model, size_t i, int d);
 
@@ -443,7 +461,8 @@ EMBER_API const char *ember_model_output_dim_name(const ember_model *model, size
  * (the archive's file format version), "torchscript.root" (the root module's class) and
  * "torchscript.modules" (the module tree: one line per module, indented by depth, with its
  * attribute name, class and parameter count). ember_model_metadata() returns false for an
- * index out of range; the strings live as long as the model.
+ * index out of range (the count is 0 and it returns false for a NULL model); either
+ * out-argument may be NULL; the strings live as long as the model.
  */
 EMBER_API size_t ember_model_metadata_count(const ember_model *model);
 EMBER_API bool ember_model_metadata(const ember_model *model, size_t i, const char **key,
@@ -453,8 +472,9 @@ EMBER_API bool ember_model_metadata(const ember_model *model, size_t i, const ch
  * The operator sets a model imports, in the order of its file: `domain` is "" for ONNX's
  * default domain (or as written, e.g. "ai.onnx", "com.microsoft") and `version` its opset.
  * Built-in and TorchScript models import none (count 0). ember_model_opset() returns false
- * when `i` is out of range (then the out-arguments are untouched); `*domain` belongs to the
- * model. Either out-argument may be NULL. Threads: any, like every read of a model.
+ * when `i` is out of range (then the out-arguments are untouched); a NULL model counts 0 and
+ * gives false. `*domain` belongs to the model. Either out-argument may be NULL. Threads: any,
+ * like every read of a model.
  */
 EMBER_API size_t ember_model_opset_count(const ember_model *model);
 EMBER_API bool ember_model_opset(const ember_model *model, size_t i, const char **domain,
@@ -462,11 +482,12 @@ EMBER_API bool ember_model_opset(const ember_model *model, size_t i, const char 
 
 /* -- Graph -- */
 
-/* Number of nodes, the op name of node `i` ("Conv", ...) and its node name (may be ""). */
+/* Number of nodes, the op name of node `i` ("Conv", ...) and its node name (may be ""); 0 and
+ * NULL for a NULL model, NULL for `i` out of range. */
 EMBER_API size_t ember_model_node_count(const ember_model *model);
 EMBER_API const char *ember_model_node_op(const ember_model *model, size_t i);
 EMBER_API const char *ember_model_node_name(const ember_model *model, size_t i);
-/* Total number of elements in the model's weights (initializers). */
+/* Total number of elements in the model's weights (initializers); 0 for a NULL model. */
 EMBER_API int64_t ember_model_param_count(const ember_model *model);
 /*
  * The graph in ember's readable text form, one node per line. On success `*text` is a
@@ -498,8 +519,11 @@ typedef struct ember_session_options ember_session_options;
 
 EMBER_API EMBER_NODISCARD ember_status *ember_session_options_create(ember_session_options **out);
 EMBER_API void ember_session_options_destroy(ember_session_options *opts);
-/* Compute threads, the calling thread included; 0 (default) means one per core. */
+/* Compute threads, the calling thread included; 0 (default) means one per core. More than
+ * 1024 makes ember_session_create() return INVALID_ARG. */
 EMBER_API void ember_session_options_set_threads(ember_session_options *opts, int n_threads);
+/* Device and precision; a value outside its enum makes ember_session_create() return
+ * INVALID_ARG naming it. */
 EMBER_API void ember_session_options_set_device(ember_session_options *opts, ember_device dev);
 EMBER_API void ember_session_options_set_precision(ember_session_options *opts,
                                                    ember_precision p);
@@ -525,8 +549,9 @@ typedef struct ember_session ember_session;
 
 /*
  * Creates a session for `model` (which must outlive it). `opts` may be NULL. When every
- * input shape is fully known, the plan for it is built here. Returns UNSUPPORTED for a device,
- * precision or op this build cannot run, OUT_OF_MEMORY.
+ * input shape is fully known, the plan for it is built here. Returns INVALID_ARG for options
+ * holding a value outside its enum or too many threads, UNSUPPORTED for a device, precision
+ * or op this build cannot run, OUT_OF_MEMORY.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_session_create(const ember_model *model,
                                                              const ember_session_options *opts,
@@ -538,7 +563,8 @@ EMBER_API void ember_session_destroy(ember_session *s);
  * slot per model output: a slot holding a tensor receives the result in place (its dtype and
  * shape must match, INVALID_ARG otherwise); a NULL slot receives a new tensor the caller frees
  * with ember_tensor_destroy(). With every output bound, a run of an already planned shape makes
- * no heap allocation. Errors name the input, the node and what is wrong.
+ * no heap allocation. INVALID_ARG when `n_inputs` or `n_outputs` is not the model's count.
+ * Errors name the input, the node and what is wrong.
  * Threads: may be called concurrently on one session.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_session_run(ember_session *s,
@@ -549,12 +575,14 @@ EMBER_API EMBER_NODISCARD ember_status *ember_session_run(ember_session *s,
 
 /*
  * Builds (or finds in the cache) the plan for the given input shapes without running it.
- * `shapes[i]` points at `ranks[i]` dims of input i.
+ * `shapes[i]` points at `ranks[i]` dims of input i. INVALID_ARG when `n_inputs` is not the
+ * model's input count, a rank is outside 0..EMBER_MAX_RANK or a shape of rank above 0 is
+ * NULL; STATE for a model run node by node, which has no plan.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_session_prepare(ember_session *s,
                                                               const int64_t *const *shapes,
                                                               const int *ranks, size_t n_inputs);
-/* Number of compute threads the session uses. */
+/* Number of compute threads the session uses (0 for a NULL session). */
 EMBER_API int ember_session_thread_count(const ember_session *s);
 
 /* -- Plans and memory -- */
@@ -562,7 +590,7 @@ EMBER_API int ember_session_thread_count(const ember_session *s);
 /*
  * Memory figures of the most recently built plan: `arena_bytes` is the size of one activation
  * arena, `naive_bytes` the sum of all intermediate tensors (what a planner without reuse would
- * need). STATE when no plan was built yet.
+ * need). Either out-argument may be NULL. STATE when no plan was built yet.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_session_memory_info(const ember_session *s,
                                                                   size_t *arena_bytes,
@@ -597,6 +625,8 @@ typedef struct ember_profile ember_profile;
 EMBER_API EMBER_NODISCARD ember_status *ember_session_profile(ember_session *s, bool clear,
                                                               ember_profile **out);
 EMBER_API void ember_profile_destroy(ember_profile *p);
+/* Number of events (0 for a NULL profile). The accessors of event `i` below give "" and 0 for
+ * a NULL profile or `i` out of range. */
 EMBER_API size_t ember_profile_event_count(const ember_profile *p);
 /* Node name (never NULL; "" when unnamed), op name and kernel name of event `i`. */
 EMBER_API const char *ember_profile_event_node(const ember_profile *p, size_t i);
@@ -634,7 +664,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_npy_memory(const void 
                                                                      const char *what,
                                                                      ember_tensor **out);
 /* Writes `t` as a `.npy` file (format 1.0, C order, little-endian; strings as '<U'). IO on a
- * write error; UNSUPPORTED for bf16, which NumPy has no type for. */
+ * write error; UNSUPPORTED for bf16, which NumPy has no type for; INVALID_ARG for a sequence
+ * or an empty optional (ember_value_save_pb() writes those). */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_save_npy(const ember_tensor *t,
                                                               const char *path);
 
@@ -660,7 +691,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load_pb_memory(const void *
  * Reads a serialized ONNX value of the given kind: a TensorProto (EMBER_TYPE_TENSOR), a
  * SequenceProto of tensors (EMBER_TYPE_SEQUENCE) or an OptionalProto (the optional kinds;
  * an empty one gives an EMBER_VALUE_NONE handle). The kind must come from the model (a file
- * does not say which message it holds). Errors as for ember_tensor_load_pb(). Threads: any.
+ * does not say which message it holds). Errors as for ember_tensor_load_pb(); INVALID_ARG for
+ * a `kind` that is not an ember_type_kind. Threads: any.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_value_load_pb(const char *path, ember_type_kind kind,
                                                             ember_tensor **out);

@@ -58,12 +58,24 @@ const char *ember_build_info(void)
     return build_info;
 }
 
+/* ---- argument checks ---- */
+
+ember_status *em_api_null_arg(const char *fn, const char *what)
+{
+    return em_status_new(EMBER_ERR_INVALID_ARG, "%s: NULL %s", fn, what);
+}
+
+bool em_api_dtype_known(ember_dtype dt)
+{
+    return dt == EMBER_DTYPE_UNDEFINED || em_dtype_valid(dt);
+}
+
 /* ---- model options ---- */
 
 ember_status *ember_model_options_create(ember_model_options **out)
 {
     if (out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "model_options_create: NULL out");
+        return em_api_null_arg("model_options_create", "out");
     }
     *out = calloc(1, sizeof **out);
     return *out == NULL ? em_status_oom() : NULL;
@@ -74,11 +86,21 @@ void ember_model_options_destroy(ember_model_options *opts) { free(opts); }
 ember_status *ember_model_options_set_input_rank(ember_model_options *opts, size_t index,
                                                  ember_dtype dtype, int rank)
 {
-    if (opts == NULL || index >= EM_MAX_INPUT_SPECS || rank < -1 || rank > EMBER_MAX_RANK ||
-        (dtype != EMBER_DTYPE_UNDEFINED && !em_dtype_valid(dtype))) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "model_options_set_input_rank: bad argument "
-                             "(index %zu of at most %d, rank %d of -1..%d)", index,
-                             EM_MAX_INPUT_SPECS - 1, rank, EMBER_MAX_RANK);
+    static const char fn[] = "model_options_set_input_rank";
+    if (opts == NULL) {
+        return em_api_null_arg(fn, "options");
+    }
+    if (index >= EM_MAX_INPUT_SPECS) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: index %zu is out of range 0..%d", fn,
+                             index, EM_MAX_INPUT_SPECS - 1);
+    }
+    if (!em_api_dtype_known(dtype)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: dtype %d is not an ember_dtype", fn,
+                             (int)dtype);
+    }
+    if (rank < -1 || rank > EMBER_MAX_RANK) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: rank %d is out of range -1..%d", fn,
+                             rank, EMBER_MAX_RANK);
     }
     opts->input_dtype[index] = dtype;
     opts->input_rank[index] = rank;
@@ -92,12 +114,15 @@ ember_status *ember_model_options_set_input_rank(ember_model_options *opts, size
 ember_status *ember_model_options_set_graph_optimization(ember_model_options *opts,
                                                          ember_graph_opt level)
 {
-    if (opts == NULL || (level != EMBER_GRAPH_OPT_NONE && level != EMBER_GRAPH_OPT_BASIC &&
-                         level != EMBER_GRAPH_OPT_ALL)) {
+    if (opts == NULL) {
+        return em_api_null_arg("model_options_set_graph_optimization", "options");
+    }
+    if (level != EMBER_GRAPH_OPT_NONE && level != EMBER_GRAPH_OPT_BASIC &&
+        level != EMBER_GRAPH_OPT_ALL) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
-                             "model_options_set_graph_optimization: %s (levels: NONE 0, BASIC 1, "
-                             "ALL 2)",
-                             opts == NULL ? "NULL options" : "unknown level");
+                             "model_options_set_graph_optimization: unknown level %d, not an "
+                             "ember_graph_opt (levels: NONE 0, BASIC 1, ALL 2)",
+                             (int)level);
     }
     opts->graph_opt = level;
     opts->has_graph_opt = true;
@@ -205,12 +230,13 @@ ember_status *ember_model_load_builtin(const char *name, const ember_model_optio
     ember_status *st = NULL;
     ember_model *m = NULL;
     if (out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "model_load_builtin: NULL out");
+        return em_api_null_arg("model_load_builtin", "out");
     }
     *out = NULL;
     if (name != NULL && strcmp(name, "default") != 0 && strcmp(name, "mnist") != 0) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
-                             "no built-in model named '%s' (there is: default)", name);
+                             "model_load_builtin: no built-in model named '%s' (there is: "
+                             "default)", name);
     }
     EMBER_TRY(model_new(opts, &m));
     m->format = "builtin";
@@ -265,10 +291,13 @@ ember_status *ember_model_load_file(const char *path, const ember_model_options 
 {
     ember_status *st = NULL;
     ember_model *m = NULL;
-    if (out == NULL || path == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "model_load_file: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("model_load_file", "out");
     }
     *out = NULL;
+    if (path == NULL) {
+        return em_api_null_arg("model_load_file", "path");
+    }
     EMBER_TRY(model_new(opts, &m));
     EMBER_TRY(em_storage_new_mmap(m->al, path, &m->bytes));
     m->opts = opts;
@@ -287,10 +316,19 @@ ember_status *ember_model_load_memory(const void *data, size_t size, unsigned fl
 {
     ember_status *st = NULL;
     ember_model *m = NULL;
-    if (out == NULL || (data == NULL && size > 0)) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "model_load_memory: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("model_load_memory", "out");
     }
     *out = NULL;
+    if (data == NULL && size > 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "model_load_memory: NULL data of size %zu",
+                             size);
+    }
+    if ((flags & ~EMBER_LOAD_BORROW) != 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "model_load_memory: unknown flags 0x%x (EMBER_LOAD_BORROW is 0x1)",
+                             flags & ~EMBER_LOAD_BORROW);
+    }
     EMBER_TRY(model_new(opts, &m));
     if (flags & EMBER_LOAD_BORROW) {
         EMBER_TRY(em_storage_new_borrowed(m->al, (void *)data, size, &m->bytes));
@@ -311,12 +349,24 @@ fail:
     return st;
 }
 
-const char *ember_model_format(const ember_model *m) { return m->format; }
-size_t ember_model_input_count(const ember_model *m) { return (size_t)m->g->n_inputs; }
-size_t ember_model_output_count(const ember_model *m) { return (size_t)m->g->n_outputs; }
+const char *ember_model_format(const ember_model *m) { return m != NULL ? m->format : NULL; }
 
+size_t ember_model_input_count(const ember_model *m)
+{
+    return m != NULL ? (size_t)m->g->n_inputs : 0;
+}
+
+size_t ember_model_output_count(const ember_model *m)
+{
+    return m != NULL ? (size_t)m->g->n_outputs : 0;
+}
+
+/* Input or output i of the model; NULL for a NULL model or i out of range. */
 static const em_value *io_value(const ember_model *m, size_t i, bool input)
 {
+    if (m == NULL) {
+        return NULL;
+    }
     const em_graph *g = m->g;
     if (input) {
         return i < (size_t)g->n_inputs ? &g->values[g->inputs[i]] : NULL;
@@ -353,7 +403,7 @@ static int value_shape(const em_value *v, int64_t *dims, int cap)
     if (v == NULL || v->rank < 0) {
         return -1;
     }
-    for (int d = 0; d < v->rank && d < cap; d++) {
+    for (int d = 0; dims != NULL && d < v->rank && d < cap; d++) {
         dims[d] = v->dims[d].v;
     }
     return v->rank;
@@ -387,43 +437,62 @@ const char *ember_model_output_dim_name(const ember_model *m, size_t i, int d)
     return dim_name(m, io_value(m, i, false), d);
 }
 
-size_t ember_model_node_count(const ember_model *m) { return (size_t)m->g->n_nodes; }
+size_t ember_model_node_count(const ember_model *m)
+{
+    return m != NULL ? (size_t)m->g->n_nodes : 0;
+}
 
 const char *ember_model_node_op(const ember_model *m, size_t i)
 {
-    return i < (size_t)m->g->n_nodes ? em_op_name(m->g->nodes[i].op) : NULL;
+    return m != NULL && i < (size_t)m->g->n_nodes ? em_op_name(m->g->nodes[i].op) : NULL;
 }
 
 const char *ember_model_node_name(const ember_model *m, size_t i)
 {
-    return i < (size_t)m->g->n_nodes ? m->g->nodes[i].name : NULL;
+    return m != NULL && i < (size_t)m->g->n_nodes ? m->g->nodes[i].name : NULL;
 }
 
-int64_t ember_model_param_count(const ember_model *m) { return em_graph_param_count(m->g); }
+int64_t ember_model_param_count(const ember_model *m)
+{
+    return m != NULL ? em_graph_param_count(m->g) : 0;
+}
 
 ember_status *ember_model_graph_text(const ember_model *m, char **text)
 {
-    if (m == NULL || text == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "model_graph_text: NULL argument");
+    if (text == NULL) {
+        return em_api_null_arg("model_graph_text", "text");
+    }
+    *text = NULL;
+    if (m == NULL) {
+        return em_api_null_arg("model_graph_text", "model");
     }
     return em_graph_to_text(m->g, text);
 }
 
 /* ---- tensors ---- */
 
-static ember_status *check_shape(ember_dtype dt, const int64_t *dims, int rank, size_t *nbytes)
+ember_status *em_api_check_shape(const char *fn, ember_dtype dt, const int64_t *dims, int rank,
+                                 size_t *nbytes)
 {
     em_tensor t = {0};
-    if (!em_dtype_valid(dt)) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor: unknown dtype %d", (int)dt);
+    if (dt == EMBER_DTYPE_UNDEFINED) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: dtype EMBER_DTYPE_UNDEFINED (0) has no "
+                             "elements", fn);
     }
-    if (rank < 0 || rank > EMBER_MAX_RANK || (rank > 0 && dims == NULL)) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor: rank %d out of range 0..%d", rank,
+    if (!em_dtype_valid(dt)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: dtype %d is not an ember_dtype", fn,
+                             (int)dt);
+    }
+    if (rank < 0 || rank > EMBER_MAX_RANK) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: rank %d is out of range 0..%d", fn, rank,
                              EMBER_MAX_RANK);
+    }
+    if (rank > 0 && dims == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: NULL dims with rank %d", fn, rank);
     }
     em_tensor_set_shape(&t, dt, dims, rank);
     if (!em_tensor_nbytes_checked(&t, nbytes)) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor: negative or overflowing dims");
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: negative or overflowing dims", fn);
     }
     return NULL;
 }
@@ -432,7 +501,7 @@ ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, con
                                   int rank, ember_tensor **out)
 {
     size_t nbytes;
-    ember_status *st = check_shape(dt, dims, rank, &nbytes);
+    ember_status *st = em_api_check_shape("tensor", dt, dims, rank, &nbytes);
     if (st != NULL) {
         return st;
     }
@@ -460,11 +529,13 @@ ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, con
 ember_status *ember_tensor_create(ember_dtype dtype, const int64_t *dims, int rank,
                                   ember_tensor **out)
 {
+    size_t nbytes;
     if (out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_create: NULL out");
+        return em_api_null_arg("tensor_create", "out");
     }
     *out = NULL;
-    return em_tensor_new_owned(NULL, dtype, dims, rank, out);
+    ember_status *st = em_api_check_shape("tensor_create", dtype, dims, rank, &nbytes);
+    return st != NULL ? st : em_tensor_new_owned(NULL, dtype, dims, rank, out);
 }
 
 ember_status *ember_tensor_wrap(ember_dtype dtype, const int64_t *dims, int rank, void *data,
@@ -472,14 +543,19 @@ ember_status *ember_tensor_wrap(ember_dtype dtype, const int64_t *dims, int rank
 {
     size_t need;
     if (out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_wrap: NULL out");
+        return em_api_null_arg("tensor_wrap", "out");
     }
     *out = NULL;
-    ember_status *st = check_shape(dtype, dims, rank, &need);
+    ember_status *st = em_api_check_shape("tensor_wrap", dtype, dims, rank, &need);
     if (st != NULL) {
         return st;
     }
-    if (nbytes != need || (data == NULL && need > 0)) {
+    if (data == NULL && (nbytes > 0 || need > 0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "tensor_wrap: NULL data (nbytes %zu, the shape needs %zu)", nbytes,
+                             need);
+    }
+    if (nbytes != need) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
                              "tensor_wrap: %zu bytes given, the shape needs %zu", nbytes, need);
     }
@@ -514,12 +590,21 @@ void ember_tensor_destroy(ember_tensor *t)
     }
 }
 
-ember_dtype ember_tensor_dtype(const ember_tensor *t) { return t->t.dtype; }
-int ember_tensor_rank(const ember_tensor *t) { return t->t.rank; }
-const int64_t *ember_tensor_dims(const ember_tensor *t) { return t->t.dims; }
-int64_t ember_tensor_elem_count(const ember_tensor *t) { return em_tensor_numel(&t->t); }
-size_t ember_tensor_nbytes(const ember_tensor *t) { return t->nbytes; }
-void *ember_tensor_data(ember_tensor *t) { return t->t.data; }
+ember_dtype ember_tensor_dtype(const ember_tensor *t)
+{
+    return t != NULL ? t->t.dtype : EMBER_DTYPE_UNDEFINED;
+}
+
+int ember_tensor_rank(const ember_tensor *t) { return t != NULL ? t->t.rank : -1; }
+const int64_t *ember_tensor_dims(const ember_tensor *t) { return t != NULL ? t->t.dims : NULL; }
+
+int64_t ember_tensor_elem_count(const ember_tensor *t)
+{
+    return t != NULL ? em_tensor_numel(&t->t) : 0;
+}
+
+size_t ember_tensor_nbytes(const ember_tensor *t) { return t != NULL ? t->nbytes : 0; }
+void *ember_tensor_data(ember_tensor *t) { return t != NULL ? t->t.data : NULL; }
 
 ember_status *ember_tensor_load_npy_memory(const void *data, size_t size, const char *what,
                                            ember_tensor **out)
@@ -527,10 +612,14 @@ ember_status *ember_tensor_load_npy_memory(const void *data, size_t size, const 
     em_tensor shape = {0};
     em_storage *s = NULL;
     ember_tensor *t = NULL;
-    if (out == NULL || (data == NULL && size > 0)) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load_npy: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("tensor_load_npy_memory", "out");
     }
     *out = NULL;
+    if (data == NULL && size > 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "tensor_load_npy_memory: NULL data of size %zu", size);
+    }
     ember_status *st = em_npy_read(data, size, what, NULL, &shape, &s);
     if (st != NULL) {
         return st;
@@ -550,10 +639,13 @@ ember_status *ember_tensor_load_npy_memory(const void *data, size_t size, const 
 ember_status *ember_tensor_load_npy(const char *path, ember_tensor **out)
 {
     em_storage *s = NULL;
-    if (out == NULL || path == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load_npy: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("tensor_load_npy", "out");
     }
     *out = NULL;
+    if (path == NULL) {
+        return em_api_null_arg("tensor_load_npy", "path");
+    }
     ember_status *st = em_storage_new_mmap(NULL, path, &s);
     if (st != NULL) {
         return st;
@@ -568,7 +660,13 @@ ember_status *ember_tensor_save_npy(const ember_tensor *t, const char *path)
     void *buf = NULL;
     size_t n = 0;
     if (t == NULL || path == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_save_npy: NULL argument");
+        return em_api_null_arg("tensor_save_npy", t == NULL ? "tensor" : "path");
+    }
+    if (t->kind != EMBER_VALUE_TENSOR) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "tensor_save_npy: the handle is %s, not a tensor (.npy holds one "
+                             "array; ember_value_save_pb writes sequences and optionals)",
+                             t->kind == EMBER_VALUE_SEQUENCE ? "a sequence" : "an empty optional");
     }
     ember_status *st = em_npy_write(&t->t, &buf, &n);
     if (st != NULL) {
@@ -631,21 +729,30 @@ static ember_status *tensor_load_pb(const void *data, size_t size, const char *w
 ember_status *ember_tensor_load_pb_memory(const void *data, size_t size, const char *what,
                                           ember_tensor **out)
 {
-    if (out == NULL || (data == NULL && size > 0)) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load_pb: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("tensor_load_pb_memory", "out");
     }
     *out = NULL;
+    if (data == NULL && size > 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "tensor_load_pb_memory: NULL data of size %zu", size);
+    }
     return tensor_load_pb(data, size, what, NULL, out);
 }
 
-/* Maps `path` and reads it as .npy (npy true), .pb (false) or by content (pick true). */
-static ember_status *tensor_load_file(const char *path, bool pick, bool npy, ember_tensor **out)
+/* Maps `path` and reads it as .npy (npy true), .pb (false) or by content (pick true). `fn`
+ * names the public function in argument errors. */
+static ember_status *tensor_load_file(const char *fn, const char *path, bool pick, bool npy,
+                                      ember_tensor **out)
 {
     em_storage *s = NULL;
-    if (out == NULL || path == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_load: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg(fn, "out");
     }
     *out = NULL;
+    if (path == NULL) {
+        return em_api_null_arg(fn, "path");
+    }
     ember_status *st = em_storage_new_mmap(NULL, path, &s);
     if (st != NULL) {
         return st;
@@ -663,12 +770,12 @@ static ember_status *tensor_load_file(const char *path, bool pick, bool npy, emb
 
 ember_status *ember_tensor_load_pb(const char *path, ember_tensor **out)
 {
-    return tensor_load_file(path, false, false, out);
+    return tensor_load_file("tensor_load_pb", path, false, false, out);
 }
 
 ember_status *ember_tensor_load(const char *path, ember_tensor **out)
 {
-    return tensor_load_file(path, true, false, out);
+    return tensor_load_file("tensor_load", path, true, false, out);
 }
 
 size_t ember_model_metadata_count(const ember_model *m)
@@ -709,10 +816,17 @@ bool ember_model_opset(const ember_model *m, size_t i, const char **domain, int6
 /* Sequence and optional files (the rest of the value API is in api_value.c). */
 ember_status *ember_value_load_pb(const char *path, ember_type_kind kind, ember_tensor **out)
 {
-    if (out == NULL || path == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "value_load_pb: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("value_load_pb", "out");
     }
     *out = NULL;
+    if (path == NULL) {
+        return em_api_null_arg("value_load_pb", "path");
+    }
+    if ((unsigned)kind > EMBER_TYPE_OPTIONAL_SEQUENCE) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "value_load_pb: kind %d is not an ember_type_kind", (int)kind);
+    }
     if (kind == EMBER_TYPE_TENSOR) {
         return ember_tensor_load_pb(path, out);
     }

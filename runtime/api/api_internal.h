@@ -11,6 +11,8 @@
 
 /* Most inputs ember_model_options_set_input_rank describes. */
 #define EM_MAX_INPUT_SPECS 64
+/* Most compute threads a session runs (ember_session_options_set_threads). */
+#define EM_MAX_THREADS 1024
 
 struct ember_model_options {
     ember_allocator alloc;
@@ -66,6 +68,13 @@ struct ember_session_options {
 
 /* Builds the built-in default model into `g`. */
 ember_status *em_builtin_default(em_graph *g);
+/* Argument checks of the public functions: INVALID_ARG "<fn>: NULL <what>". */
+ember_status *em_api_null_arg(const char *fn, const char *what);
+/* Checks the dtype, dims and rank a caller gives `fn` for a new tensor; sets `*nbytes`. */
+ember_status *em_api_check_shape(const char *fn, ember_dtype dt, const int64_t *dims, int rank,
+                                 size_t *nbytes);
+/* Whether `dt` is a value of ember_dtype, EMBER_DTYPE_UNDEFINED included. */
+bool em_api_dtype_known(ember_dtype dt);
 /* Creates an owned tensor with the model's allocator (outputs of a run). */
 ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, const int64_t *dims,
                                   int rank, ember_tensor **out);

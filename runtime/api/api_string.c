@@ -33,17 +33,23 @@ ember_status *ember_tensor_create_strings(const int64_t *dims, int rank,
                                           const char *const *strings, ember_tensor **out)
 {
     if (out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_create_strings: NULL out");
+        return em_api_null_arg("tensor_create_strings", "out");
     }
     *out = NULL;
     ember_tensor *t = NULL;
-    ember_status *st = em_tensor_new_owned(NULL, EMBER_DTYPE_STRING, dims, rank, &t);
+    size_t nbytes;
+    ember_status *st = em_api_check_shape("tensor_create_strings", EMBER_DTYPE_STRING, dims,
+                                          rank, &nbytes);
     if (st != NULL) {
         return st;
     }
-    if (strings == NULL && em_tensor_numel(&t->t) > 0) {
-        ember_tensor_destroy(t);
-        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_create_strings: NULL strings");
+    if (strings == NULL && nbytes > 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "tensor_create_strings: NULL strings for "
+                             "%zu elements", nbytes / sizeof(char *));
+    }
+    st = em_tensor_new_owned(NULL, EMBER_DTYPE_STRING, dims, rank, &t);
+    if (st != NULL) {
+        return st;
     }
     em_tensor src = t->t;
     src.data = (void *)strings;

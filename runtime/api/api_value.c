@@ -8,6 +8,7 @@
 
 #include "loaders/onnx/pb_write.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,10 +65,21 @@ static ember_status *tensor_copy(const ember_allocator *al, const em_tensor *src
 ember_status *ember_sequence_create(ember_dtype elem, ember_tensor *const *items, size_t n,
                                     ember_tensor **out)
 {
-    if (out == NULL || (n > 0 && items == NULL)) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "sequence_create: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("sequence_create", "out");
     }
     *out = NULL;
+    if (!em_api_dtype_known(elem)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "sequence_create: elem %d is not an "
+                             "ember_dtype", (int)elem);
+    }
+    if (n > INT_MAX) { /* em_rv counts items in an int */
+        return em_status_new(EMBER_ERR_INVALID_ARG, "sequence_create: %zu items, more than the "
+                             "%d a sequence holds", n, INT_MAX);
+    }
+    if (n > 0 && items == NULL) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "sequence_create: NULL items with n %zu", n);
+    }
     for (size_t i = 0; i < n; i++) {
         if (items[i] == NULL || items[i]->kind != EMBER_VALUE_TENSOR ||
             items[i]->t.dtype != elem) {
@@ -93,7 +105,12 @@ ember_status *ember_sequence_create(ember_dtype elem, ember_tensor *const *items
 ember_status *ember_optional_none_create(ember_dtype elem, ember_tensor **out)
 {
     if (out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "optional_none_create: NULL out");
+        return em_api_null_arg("optional_none_create", "out");
+    }
+    *out = NULL;
+    if (!em_api_dtype_known(elem)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "optional_none_create: elem %d is not an "
+                             "ember_dtype", (int)elem);
     }
     return handle_new(NULL, EMBER_VALUE_NONE, elem, 0, out);
 }
@@ -227,10 +244,11 @@ static ember_status *pb_value(em_pbuf *b, const ember_tensor *v, ember_type_kind
 ember_status *ember_value_save_pb(const ember_tensor *v, ember_type_kind kind, const char *path)
 {
     if (v == NULL || path == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "value_save_pb: NULL argument");
+        return em_api_null_arg("value_save_pb", v == NULL ? "value" : "path");
     }
     if ((unsigned)kind > EMBER_TYPE_OPTIONAL_SEQUENCE) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "value_save_pb: unknown kind %d", (int)kind);
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "value_save_pb: kind %d is not an ember_type_kind", (int)kind);
     }
     em_pbuf b = {0};
     ember_status *st = pb_value(&b, v, kind);

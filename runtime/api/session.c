@@ -47,8 +47,8 @@ struct ember_session {
     bool interp; /* the graph runs through the interpreter (interp.h), not plans */
     int cache_cap;
     pthread_mutex_t mu;
-    plan_entry **plans;
-    int n_plans;
+    plan_entry **plans; /* plans_cap slots, grown up to cache_cap as plans are built */
+    int n_plans, plans_cap;
     plan_entry *last;
     uint64_t clock;
     int64_t t0;
@@ -68,7 +68,7 @@ struct ember_profile {
 ember_status *ember_session_options_create(ember_session_options **out)
 {
     if (out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "session_options_create: NULL out");
+        return em_api_null_arg("session_options_create", "out");
     }
     *out = calloc(1, sizeof **out);
     if (*out == NULL) {
@@ -119,11 +119,12 @@ ember_status *ember_session_options_set_isa_max(ember_session_options *o, const 
 {
     uint64_t mask;
     if (o == NULL || isa == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "set_isa_max: NULL argument");
+        return em_api_null_arg("session_options_set_isa_max", o == NULL ? "options" : "isa");
     }
     if (!em_isa_cap_parse(isa, &mask)) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
-                             "unknown ISA cap '%s' (expected scalar, avx2, avx512 or native)",
+                             "session_options_set_isa_max: unknown ISA cap '%s' (expected "
+                             "scalar, avx2, avx512 or native)",
                              isa);
     }
     o->isa_set = true;
@@ -183,6 +184,16 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
     }
     e->plan = p;
     e->last_use = ++s->clock;
+    if (s->n_plans == s->plans_cap && s->plans_cap < s->cache_cap) {
+        int cap = s->plans_cap <= s->cache_cap / 2 ? 2 * s->plans_cap : s->cache_cap;
+        plan_entry **grown = em_realloc(s->al, s->plans, (size_t)cap * sizeof *grown);
+        if (grown == NULL) {
+            entry_destroy(s->al, e);
+            return em_status_oom();
+        }
+        s->plans = grown;
+        s->plans_cap = cap;
+    }
     if (s->n_plans >= s->cache_cap) {
         int lru = 0;
         for (int i = 1; i < s->n_plans; i++) {
@@ -207,31 +218,54 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
 
 /* ---- sessions ---- */
 
-ember_status *ember_session_create(const ember_model *model, const ember_session_options *opt,
-                                   ember_session **out)
+/* The options' values the setters stored unchecked: INVALID_ARG for a value outside its enum
+ * or range, UNSUPPORTED for one this version cannot run. */
+static ember_status *check_options(const ember_session_options *opt)
 {
-    ember_status *st = NULL;
-    ember_session *s = NULL;
-    if (out == NULL || model == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "session_create: NULL argument");
+    if ((unsigned)opt->device > EMBER_DEVICE_CUDA) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_create: device %d is not an "
+                             "ember_device", (int)opt->device);
     }
-    *out = NULL;
-    ember_session_options dflt = {0};
-    dflt.plan_cache = 8;
-    if (opt == NULL) {
-        opt = &dflt;
+    if ((unsigned)opt->precision > EMBER_PRECISION_INT8) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_create: precision %d is not an "
+                             "ember_precision", (int)opt->precision);
+    }
+    if (opt->threads > EM_MAX_THREADS) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "session_create: %d threads, more than the "
+                             "%d a session runs", opt->threads, EM_MAX_THREADS);
     }
     if (opt->device == EMBER_DEVICE_CUDA) {
         return em_status_new(EMBER_ERR_UNSUPPORTED,
                              "device cuda: this version executes on the CPU only");
     }
-    if (opt->device != EMBER_DEVICE_CPU) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "unknown device %d", (int)opt->device);
-    }
     if (opt->precision != EMBER_PRECISION_FP32) {
         return em_status_new(EMBER_ERR_UNSUPPORTED,
                              "precision %s: this version runs fp32 only",
                              opt->precision == EMBER_PRECISION_FP16 ? "fp16" : "int8");
+    }
+    return NULL;
+}
+
+ember_status *ember_session_create(const ember_model *model, const ember_session_options *opt,
+                                   ember_session **out)
+{
+    ember_status *st = NULL;
+    ember_session *s = NULL;
+    if (out == NULL) {
+        return em_api_null_arg("session_create", "out");
+    }
+    *out = NULL;
+    if (model == NULL) {
+        return em_api_null_arg("session_create", "model");
+    }
+    ember_session_options dflt = {0};
+    dflt.plan_cache = 8;
+    if (opt == NULL) {
+        opt = &dflt;
+    }
+    st = check_options(opt);
+    if (st != NULL) {
+        return st;
     }
     uint64_t isa = em_cpu_features();
     if (opt->isa_set) {
@@ -258,7 +292,8 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
     s->cache_cap = opt->plan_cache > 0 ? opt->plan_cache : 8;
     s->t0 = em_now_ns();
     pthread_mutex_init(&s->mu, NULL);
-    s->plans = em_calloc(s->al, (size_t)s->cache_cap, sizeof *s->plans);
+    s->plans_cap = s->cache_cap < 8 ? s->cache_cap : 8;
+    s->plans = em_calloc(s->al, (size_t)s->plans_cap, sizeof *s->plans);
     if (s->plans == NULL) {
         st = em_status_oom();
         goto fail;
@@ -323,14 +358,51 @@ void ember_session_destroy(ember_session *s)
     em_free(s->al, s);
 }
 
-int ember_session_thread_count(const ember_session *s) { return em_threadpool_size(s->pool); }
+int ember_session_thread_count(const ember_session *s)
+{
+    return s != NULL ? em_threadpool_size(s->pool) : 0;
+}
+
+/* The arguments of ember_session_prepare: one shape per model input, each of a rank the
+ * planner holds and with its dims given. */
+static ember_status *check_prepare(const ember_session *s, const int64_t *const *shapes,
+                                   const int *ranks, size_t n_inputs)
+{
+    static const char fn[] = "session_prepare";
+    if (s == NULL) {
+        return em_api_null_arg(fn, "session");
+    }
+    const em_graph *g = s->m->g;
+    if (n_inputs != (size_t)g->n_inputs) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: model has %d inputs, %zu were given", fn,
+                             g->n_inputs, n_inputs);
+    }
+    if (n_inputs > 0 && (shapes == NULL || ranks == NULL)) {
+        return em_api_null_arg(fn, shapes == NULL ? "shapes" : "ranks");
+    }
+    for (size_t i = 0; i < n_inputs; i++) {
+        const char *name = g->values[g->inputs[i]].name;
+        if (ranks[i] < 0 || ranks[i] > EMBER_MAX_RANK) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "%s: input %zu '%s': rank %d is out of range 0..%d", fn, i, name,
+                                 ranks[i], EMBER_MAX_RANK);
+        }
+        if (shapes[i] == NULL && ranks[i] > 0) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "%s: input %zu '%s': NULL shape with rank %d", fn, i, name,
+                                 ranks[i]);
+        }
+    }
+    return NULL;
+}
 
 ember_status *ember_session_prepare(ember_session *s, const int64_t *const *shapes,
                                     const int *ranks, size_t n_inputs)
 {
     plan_entry *e;
-    if (s == NULL || (n_inputs > 0 && (shapes == NULL || ranks == NULL))) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "session_prepare: NULL argument");
+    ember_status *st = check_prepare(s, shapes, ranks, n_inputs);
+    if (st != NULL) {
+        return st;
     }
     if (s->interp) {
         return em_status_new(EMBER_ERR_STATE,
@@ -338,7 +410,7 @@ ember_status *ember_session_prepare(ember_session *s, const int64_t *const *shap
                              "or data-dependent shapes): it has no plan to prepare");
     }
     pthread_mutex_lock(&s->mu);
-    ember_status *st = plan_get(s, shapes, ranks, NULL, (int)n_inputs, &e);
+    st = plan_get(s, shapes, ranks, NULL, (int)n_inputs, &e);
     if (st == NULL) {
         s->last = e;
     }
@@ -350,6 +422,9 @@ ember_status *ember_session_memory_info(const ember_session *s, size_t *arena, s
 {
     ember_session *ms = (ember_session *)s; /* the mutex is not part of the logical state */
     ember_status *st = NULL;
+    if (s == NULL) {
+        return em_api_null_arg("session_memory_info", "session");
+    }
     pthread_mutex_lock(&ms->mu);
     if (s->last == NULL) {
         st = em_status_new(EMBER_ERR_STATE, "session has no plan yet: run or prepare first");
@@ -370,9 +445,12 @@ ember_status *ember_session_plan_text(const ember_session *s, char **text)
     ember_session *ms = (ember_session *)s;
     ember_status *st;
     if (text == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "session_plan_text: NULL text");
+        return em_api_null_arg("session_plan_text", "text");
     }
     *text = NULL;
+    if (s == NULL) {
+        return em_api_null_arg("session_plan_text", "session");
+    }
     pthread_mutex_lock(&ms->mu);
     if (s->last == NULL) {
         st = em_status_new(EMBER_ERR_STATE, "session has no plan yet: run or prepare first");
@@ -586,16 +664,27 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
     plan_entry *e = NULL;
     em_runctx *c = NULL;
     ember_status *st = NULL;
-    if (s == NULL || (n_inputs > 0 && inputs == NULL) || outputs == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "session_run: NULL argument");
+    if (s == NULL) {
+        return em_api_null_arg("session_run", "session");
     }
     const em_graph *g = s->m->g;
-    if (n_inputs > 64 || g->n_outputs > 64) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "session_run: more than 64 inputs/outputs");
+    if (n_inputs != (size_t)g->n_inputs) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "session_run: model has %d inputs, %zu were given", g->n_inputs,
+                             n_inputs);
     }
     if (n_outputs != (size_t)g->n_outputs) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "model has %d outputs, %zu slots were given",
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "session_run: model has %d outputs, %zu slots were given",
                              g->n_outputs, n_outputs);
+    }
+    if ((n_inputs > 0 && inputs == NULL) || outputs == NULL) {
+        return em_api_null_arg("session_run", outputs == NULL ? "outputs" : "inputs");
+    }
+    if (g->n_inputs > 64 || g->n_outputs > 64) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "session_run: the model has %d inputs and %d "
+                             "outputs; this version runs at most 64 of each",
+                             g->n_inputs, g->n_outputs);
     }
     if (s->interp) {
         st = run_interp(s, inputs, n_inputs, outputs, created);
@@ -664,10 +753,13 @@ fail:
 
 ember_status *ember_session_profile(ember_session *s, bool clear, ember_profile **out)
 {
-    if (s == NULL || out == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "session_profile: NULL argument");
+    if (out == NULL) {
+        return em_api_null_arg("session_profile", "out");
     }
     *out = NULL;
+    if (s == NULL) {
+        return em_api_null_arg("session_profile", "session");
+    }
     if (!s->profiling) {
         return em_status_new(EMBER_ERR_STATE, "profiling is off for this session");
     }
@@ -702,39 +794,52 @@ void ember_profile_destroy(ember_profile *p)
     }
 }
 
-size_t ember_profile_event_count(const ember_profile *p) { return p->n; }
+size_t ember_profile_event_count(const ember_profile *p) { return p != NULL ? p->n : 0; }
+
+/* Event i of the profile; NULL for a NULL profile or i out of range. */
+static const prof_event *event_at(const ember_profile *p, size_t i)
+{
+    return p != NULL && i < p->n ? &p->events[i] : NULL;
+}
 
 const char *ember_profile_event_node(const ember_profile *p, size_t i)
 {
-    return i < p->n ? p->m->g->nodes[p->events[i].node].name : "";
+    const prof_event *e = event_at(p, i);
+    return e != NULL ? p->m->g->nodes[e->node].name : "";
 }
 
 const char *ember_profile_event_op(const ember_profile *p, size_t i)
 {
-    return i < p->n ? em_op_name(p->m->g->nodes[p->events[i].node].op) : "";
+    const prof_event *e = event_at(p, i);
+    return e != NULL ? em_op_name(p->m->g->nodes[e->node].op) : "";
 }
 
 const char *ember_profile_event_kernel(const ember_profile *p, size_t i)
 {
-    return i < p->n ? p->events[i].kernel : "";
+    const prof_event *e = event_at(p, i);
+    return e != NULL ? e->kernel : "";
 }
 
 int64_t ember_profile_event_start_ns(const ember_profile *p, size_t i)
 {
-    return i < p->n ? p->events[i].start : 0;
+    const prof_event *e = event_at(p, i);
+    return e != NULL ? e->start : 0;
 }
 
 int64_t ember_profile_event_dur_ns(const ember_profile *p, size_t i)
 {
-    return i < p->n ? p->events[i].dur : 0;
+    const prof_event *e = event_at(p, i);
+    return e != NULL ? e->dur : 0;
 }
 
 int64_t ember_profile_event_run(const ember_profile *p, size_t i)
 {
-    return i < p->n ? p->events[i].run : 0;
+    const prof_event *e = event_at(p, i);
+    return e != NULL ? e->run : 0;
 }
 
 int ember_profile_event_thread(const ember_profile *p, size_t i)
 {
-    return i < p->n ? p->events[i].thread : 0;
+    const prof_event *e = event_at(p, i);
+    return e != NULL ? e->thread : 0;
 }

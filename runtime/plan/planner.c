@@ -50,6 +50,12 @@ static ember_status *bind_inputs(em_plan *p, const int64_t *const *shapes, const
             }
         }
         em_tensor_set_shape(&pv->t, v->dtype, shapes[i], ranks[i]);
+        size_t nbytes;
+        if (!em_tensor_nbytes_checked(&pv->t, &nbytes)) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "input %d '%s': its dims overflow the addressable size", i,
+                                 v->name);
+        }
         pv->loc = EM_LOC_INPUT;
         pv->index = i;
     }
@@ -102,8 +108,10 @@ static ember_status *infer_concrete(em_plan *p, int ni, const plan_tmp *tmp)
             dims[d] = out[o].dims[d].v;
         }
         em_tensor_set_shape(&pv->t, out[o].dtype, dims, out[o].rank);
-        if (!em_tensor_nbytes_checked(&pv->t, &pv->bytes)) {
-            return em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (%s): output %d is too large",
+        if (!em_tensor_nbytes_checked(&pv->t, &pv->bytes)) { /* the input shapes' doing */
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "node '%s' (%s): output %d would overflow the addressable size "
+                                 "with these input shapes",
                                  n->name, em_op_name(n->op), o);
         }
     }
