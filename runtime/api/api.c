@@ -258,10 +258,9 @@ static ember_status *load_image(ember_model *m, const char *path)
     size_t n = em_storage_size(m->bytes);
     const em_loader *ld = em_loader_for(d, n);
     if (ld == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_MODEL,
-                             "%s: not a model ember knows (neither an ONNX protobuf nor a "
-                             "TorchScript zip archive)",
-                             what);
+        char kinds[256];
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: not a model ember knows (not %s)",
+                             what, em_loader_kinds(kinds, sizeof kinds));
     }
     if (ld->load == NULL) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: %s; this build has no loader for it (%s)",

@@ -35,7 +35,10 @@ const em_loader *em_loader_named(const char *name)
     return NULL;
 }
 
-const char *em_loader_list(const char *first, char *buf, size_t cap)
+/* Joins, after `first`, the name (or kind) of every entry that is a format of its own and, with
+ * built_only, whose loader this build has. */
+static const char *join(const char *first, const char *sep, bool built_only, bool kind, char *buf,
+                        size_t cap)
 {
     size_t len = 0;
     if (cap == 0) {
@@ -46,10 +49,21 @@ const char *em_loader_list(const char *first, char *buf, size_t cap)
         len = (size_t)snprintf(buf, cap, "%s", first);
     }
     for (size_t i = 0; i < sizeof table / sizeof table[0] && len < cap; i++) {
-        if (table[i]->load == NULL || table[i]->refuses) {
+        if (table[i]->refuses || (built_only && table[i]->load == NULL)) {
             continue;
         }
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", len > 0 ? "," : "", table[i]->name);
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", len > 0 ? sep : "",
+                                kind ? table[i]->kind : table[i]->name);
     }
     return buf;
+}
+
+const char *em_loader_list(const char *first, char *buf, size_t cap)
+{
+    return join(first, ",", true, false, buf, cap);
+}
+
+const char *em_loader_kinds(char *buf, size_t cap)
+{
+    return join(NULL, " or ", false, true, buf, cap);
 }

@@ -17,5 +17,8 @@ const em_loader *em_loader_named(const char *name);
 /* Writes the names of the loaders this build can run ("onnx,torchscript"), comma-separated,
  * after `first` (NULL: none), into buf; always NUL-terminated. Returns buf. */
 const char *em_loader_list(const char *first, char *buf, size_t cap);
+/* Writes what the formats ember knows are, built or not ("a TorchScript archive or an ONNX
+ * model"), for the message about a file of none of them. Returns buf. */
+const char *em_loader_kinds(char *buf, size_t cap);
 
 #endif /* EMBER_API_LOADERS_H */
