@@ -395,9 +395,9 @@ ember_model_options_set_graph_optimization(ember_model_options *opts, ember_grap
  * corrupted file does not run with wrong weights. With `verify` false the weight storages
  * (the data/ and constants/ records; most of the file) are used without the check, for files
  * you trust; the pickles, code and version records are checked always. The check reads the
- * weights once at load (PCLMULQDQ folding where the CPU has it: ~8 ms of ResNet-50's ~145 ms
- * load on a Zen 3 core). ONNX files carry no checksums: the option does not apply to them.
- * INVALID_ARG for a NULL `opts`.
+ * weights once at load (with PCLMULQDQ folding where the CPU has it: ~7 ms per 100 MB on a
+ * Zen 3 core, 4-10 % of ResNet-50's load). ONNX files carry no checksums: the option does not
+ * apply to them. INVALID_ARG for a NULL `opts`.
  */
 EMBER_API EMBER_NODISCARD ember_status *
 ember_model_options_set_verify_checksums(ember_model_options *opts, bool verify);
