@@ -32,9 +32,10 @@ bool cli_parse_int(const char *s, int lo, int hi, int *out);
 /* Parses an --optimize value (none, basic, all) into *level; false when unknown. */
 bool cli_parse_optimize(const char *s, ember_graph_opt *level);
 /* Loads `path` (NULL: the built-in default model) with graph optimization `level`; the --input
- * files, when given, tell a TorchScript model its input dtypes and ranks. */
+ * files, when given, tell a TorchScript model its input dtypes and ranks; `verify` false
+ * (--no-verify-checksums) skips the CRC-32 check of a TorchScript archive's weights. */
 ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
-                             ember_graph_opt level, ember_model **out);
+                             ember_graph_opt level, bool verify, ember_model **out);
 /* Concrete shape of input i from its declared shape and --shape options (symbolic dims that
  * no option fixes become 1). Returns the rank, or -1 with a message on stderr. */
 int cli_input_shape(const ember_model *m, size_t i, const cli_shape_opt *opts, int n_opts,

@@ -25,6 +25,8 @@ static void inspect_usage(FILE *f)
                "  --graph            also print the graph in ember's text form\n"
                "  --no-plan          skip the memory plan\n"
                "  --optimize LEVEL   graph passes at load: none, basic or all (default)\n"
+               "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
+               "                     weights (a file you trust; other records are checked)\n"
                "  --help             this help\n");
 }
 
@@ -151,7 +153,7 @@ static int print_plan(const ember_model *m, const char *const *inputs, int n_inp
 int cli_inspect(int argc, char **argv)
 {
     const char *model = NULL;
-    bool graph = false, plan = true;
+    bool graph = false, plan = true, verify = true;
     cli_shape_opt shapes[CLI_MAX_SHAPES];
     int n_shapes = 0;
     const char *inputs[CLI_MAX_INPUTS] = {0};
@@ -176,6 +178,8 @@ int cli_inspect(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--no-plan") == 0) {
             plan = false;
+        } else if (strcmp(a, "--no-verify-checksums") == 0) {
+            verify = false;
         } else if (strcmp(a, "--shape") == 0) {
             if (i + 1 >= argc || n_shapes >= CLI_MAX_SHAPES ||
                 !cli_parse_shape(argv[i + 1], &shapes[n_shapes])) {
@@ -192,7 +196,7 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    ember_status *st = cli_load_model(model, inputs, n_inputs, optimize, &m);
+    ember_status *st = cli_load_model(model, inputs, n_inputs, optimize, verify, &m);
     if (st != NULL) {
         return cli_fail(st);
     }

@@ -174,12 +174,15 @@ bool cli_parse_optimize(const char *s, ember_graph_opt *level)
 }
 
 ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
-                             ember_graph_opt level, ember_model **out)
+                             ember_graph_opt level, bool verify, ember_model **out)
 {
     ember_model_options *opts = NULL;
     ember_status *st = ember_model_options_create(&opts);
     if (st == NULL) {
         st = ember_model_options_set_graph_optimization(opts, level);
+    }
+    if (st == NULL) {
+        st = ember_model_options_set_verify_checksums(opts, verify);
     }
     if (st == NULL && path == NULL) {
         st = ember_model_load_builtin("default", opts, out);

@@ -24,6 +24,7 @@ typedef struct run_opts {
     ember_device device;
     ember_precision precision;
     bool profile, json;
+    bool no_verify; /* --no-verify-checksums */
     const char *trace;
     const char *isa;
     cli_shape_opt shapes[CLI_MAX_SHAPES];
@@ -58,6 +59,8 @@ static void run_usage(FILE *f)
             "  --optimize LEVEL    graph passes at load: none (the graph as loaded), basic\n"
             "                      (constant folding, dead code, fusions) or all (default:\n"
             "                      basic + blocked conv layout)\n"
+            "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
+            "                      weights (a file you trust; other records are checked)\n"
             "  --profile           print a per-op time table of the timed runs\n"
             "  --trace FILE        write a Chrome trace (chrome://tracing) of the timed runs\n"
             "  --json              print the figures as one JSON object\n"
@@ -113,6 +116,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
             takes = false;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
+            takes = false;
+        } else if (strcmp(a, "--no-verify-checksums") == 0) {
+            o->no_verify = true;
             takes = false;
         } else if (takes_value(a) && v == NULL) {
             return cli_error("%s needs a value", a), 2;
@@ -518,7 +524,7 @@ int cli_run(int argc, char **argv)
 
     double t0 = now_ms();
     if ((st = cli_load_model(o.model, (const char *const *)o.inputs, o.n_inputs, o.optimize,
-                             &m)) != NULL) {
+                             !o.no_verify, &m)) != NULL) {
         goto done;
     }
     if (ember_model_input_count(m) > CLI_MAX_INPUTS || ember_model_output_count(m) > CLI_MAX_INPUTS) {

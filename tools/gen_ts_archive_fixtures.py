@@ -30,10 +30,12 @@ The torch 1.x run also writes (no torch needed for these; run it after the 2.x o
 fuzz seeds include the 2.x pickles):
   py_p0.pkl py_p2.pkl py_p4.pkl   Python's own pickler, protocols 0, 2, 4, of PY_VALUE.
   hostile/*.pt, hostile/*.pkl     malformed archives and pickles (hostile_archives,
+                                  hostile_archives_loader, hostile_archives_crc,
                                   HOSTILE_PICKLES) and odd-but-valid ones (ok_*.pt); the C
                                   tests list the error each must give.
   tests/fuzz/corpus/fuzz_ts_zip/, fuzz_ts_pickle/   seed corpora of the two fuzz targets.
 """
+import io
 import os
 import pickle
 import struct
@@ -508,6 +510,95 @@ def hostile_archives_loader():
     }
 
 
+def payload_offset(data, name):
+    """Where record `name`'s bytes start in zip file `data` (after its local header)."""
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(name)
+    nlen, xlen = struct.unpack_from("<HH", data, info.header_offset + 26)
+    return info.header_offset + 30 + nlen + xlen
+
+
+def flip_bit(data, name, at=0, bit=0):
+    """One bit of record `name`'s stored bytes flipped; its CRC-32 in the directory left as it
+    was."""
+    out = bytearray(data)
+    out[payload_offset(data, name) + at] ^= 1 << bit
+    return bytes(out)
+
+
+def stale_crc(data, name):
+    """Record `name`'s CRC-32 changed (one bit) in its directory entry and in its local header
+    or, when it has one (torch writes them), its data descriptor: its data, deflated or not,
+    stays sound."""
+    z = zipfile.ZipFile(io.BytesIO(data))
+    info = z.getinfo(name)
+    out = bytearray(data)
+    if info.flag_bits & 0x08:
+        at = payload_offset(data, name) + info.compress_size
+        out[at + (4 if data[at:at + 4] == b"PK\x07\x08" else 0)] ^= 1
+    else:
+        out[info.header_offset + 14] ^= 1
+    cd = struct.unpack_from("<I", data, len(data) - 6)[0]  # EOCD: directory offset
+    for i in z.infolist():
+        if i.filename == name:
+            out[cd + 16] ^= 1
+            break
+        cd += 46 + len(i.filename.encode()) + len(i.extra) + len(i.comment)
+    return bytes(out)
+
+
+def rezip(src, drop=(), replace=None, add=()):
+    """The records of zip file `src` copied with Python's zipfile, as torch writes them
+    (stored unless torch deflated them; payloads 64-byte aligned with an "FB" extra field),
+    without the names in `drop`, with the data of the names in `replace` (name -> bytes)
+    changed, and `add` ((name, bytes) pairs, stored) appended."""
+    replace = replace or {}
+    z = zipfile.ZipFile(src)
+    recs = [(i.filename, replace.get(i.filename, z.read(i.filename)), i.compress_type)
+            for i in z.infolist() if i.filename not in drop]
+    recs += [(n, d, zipfile.ZIP_STORED) for n, d in add]
+    bio = io.BytesIO()
+    with zipfile.ZipFile(bio, "w") as out:
+        for name, data, method in recs:
+            zi = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            zi.compress_type = method
+            pad = (-(bio.tell() + 30 + len(name.encode()) + 4)) % 64
+            zi.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad
+            out.writestr(zi, data)
+    return bio.getvalue()
+
+
+def hostile_archives_crc():
+    """Issue #17: every record read has its CRC-32 checked, and the records torch.jit.load
+    needs are required. All from plain_t1.pt (Plain: forward(x) = x * k, the buffer k = [2, 3]
+    in data/0): a bit of the weight storage flipped with the CRC left stale (loads only with
+    ember_model_options_set_verify_checksums(false), then computes with k = [2, -3]), bits of
+    the pickle, the version and the (stored) code flipped, the CRC-32 of the deflated code
+    changed, records missing, a byteorder record
+    torch 2.x would write for a big-endian machine or not at all, a root object whose class is
+    not a Module."""
+    src = os.path.join(OUT, "plain_t1.pt")
+    plain = open(src, "rb").read()
+    code = zipfile.ZipFile(src).read("plain_t1/code/__torch__.py")
+    stored_code = rezip(src, drop=("plain_t1/code/__torch__.py",),
+                        add=[("plain_t1/code/__torch__.py", code)])
+    return {
+        # data/0 is [2.0, 3.0]: bit 7 of byte 7 is the sign of 3.0.
+        "crc_weight.pt": flip_bit(plain, "plain_t1/data/0", at=7, bit=7),
+        "crc_pickle.pt": flip_bit(plain, "plain_t1/data.pkl", at=20),
+        "crc_version.pt": flip_bit(plain, "plain_t1/version", at=0, bit=0),  # "3" -> "2"
+        "crc_code.pt": flip_bit(stored_code, "plain_t1/code/__torch__.py", at=6, bit=5),
+        "crc_code_deflated.pt": stale_crc(plain, "plain_t1/code/__torch__.py"),
+        "no_data_pkl.pt": rezip(src, drop=("plain_t1/data.pkl",)),
+        "no_version_record.pt": rezip(src, drop=("plain_t1/version",)),
+        "no_storage.pt": rezip(src, drop=("plain_t1/data/0",)),
+        "byteorder_big.pt": rezip(src, add=[("plain_t1/byteorder", b"big")]),
+        "byteorder_bad.pt": rezip(src, add=[("plain_t1/byteorder", b"middle")]),
+        "ok_byteorder.pt": rezip(src, add=[("plain_t1/byteorder", b"little")]),
+        "root_not_module.pt": rezip(src, replace={"plain_t1/code/__torch__.py": code.replace(
+            b"class Plain(Module):", b"class Plain:")}),
+    }
+
+
 def nested(depth):
     return b"\x80\x02" + b"]" * depth + b"a" * (depth - 1) + b"."
 
@@ -551,6 +642,7 @@ def write_hostile():
     items = dict(hostile_archives())
     items.update(hostile_archives_ok())
     items.update(hostile_archives_loader())
+    items.update(hostile_archives_crc())
     items.update(HOSTILE_PICKLES)
     for name, data in items.items():
         with open(os.path.join(d, name), "wb") as f:

@@ -22,15 +22,15 @@
 
 
 /*
- * Builds `g` (empty, from em_graph_new) from the archive in `image` (retained by the graph's
- * weights). `path` names it in messages (NULL: "<memory>"). spec[i] describes the i-th tensor
- * argument of forward() after self (n_spec may be smaller than their count); TorchScript
- * declares no ranks, and dims always stay symbolic, so the graph serves every shape of that
- * rank (dtype UNDEFINED: float32; rank -1: code that needs it fails, naming the input).
- * Returns INVALID_MODEL, UNSUPPORTED, IO or OUT_OF_MEMORY; on failure `g` may hold a partial
- * graph, which the caller destroys.
+ * Builds `g` (empty, from em_graph_new) from the archive in a->image (retained by the graph's
+ * weights). a->path names it in messages (NULL: "<memory>"). a->inputs[i] describes the i-th
+ * tensor argument of forward() after self (a->n_inputs may be smaller than their count);
+ * TorchScript declares no ranks, and dims always stay symbolic, so the graph serves every
+ * shape of that rank (dtype UNDEFINED: float32; rank -1: code that needs it fails, naming the
+ * input). Every record read is CRC-checked, but the storages (data/, constants/) when
+ * a->trust_checksums. Returns INVALID_MODEL, UNSUPPORTED, IO or OUT_OF_MEMORY; on failure `g`
+ * may hold a partial graph, which the caller destroys.
  */
-ember_status *em_ts_load(em_storage *image, const char *path, const em_input_spec *spec,
-                         size_t n_spec, em_graph *g);
+ember_status *em_ts_load(const em_load_args *a, em_graph *g);
 
 #endif /* EMBER_LOADERS_TORCHSCRIPT_TS_H */

@@ -24,7 +24,7 @@ static bool zip_sniff(const unsigned char *d, size_t n)
 static ember_status *ts_entry_load(const em_load_args *a, em_graph *g, em_load_info *info)
 {
     (void)info;
-    return em_ts_load(a->image, a->path, a->inputs, a->n_inputs, g);
+    return em_ts_load(a, g);
 }
 #define TS_LOAD ts_entry_load
 #else

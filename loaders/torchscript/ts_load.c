@@ -110,7 +110,9 @@ ember_status *em_ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av 
 
 typedef struct record_ctx {
     const em_ts_zip *zip;
+    const char *what;   /* "model.pt: data.pkl" */
     const char *dir;
+    unsigned flags; /* em_ts_zip_read's: EM_TS_ZIP_TRUST_CRC for trusted weights */
 } record_ctx;
 
 static ember_status *load_record(void *ctx, const char *key, em_storage **out)
@@ -118,18 +120,25 @@ static ember_status *load_record(void *ctx, const char *key, em_storage **out)
     const record_ctx *rc = ctx;
     char name[256];
     if (snprintf(name, sizeof name, "%s/%s", rc->dir, key) >= (int)sizeof name) {
-        return em_status_new(EMBER_ERR_INVALID_MODEL, "storage key '%.40s...' is too long", key);
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: storage key '%.40s...' is too long",
+                             rc->what, key);
     }
-    return em_ts_zip_get(rc->zip, name, out);
+    if (!em_ts_zip_has(rc->zip, name)) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor storage '%s' has no record "
+                             "%s/%s", rc->what, key, em_ts_zip_root(rc->zip), name);
+    }
+    return em_ts_zip_read(rc->zip, name, rc->flags, out);
 }
 
+/* Runs pickle `record`, whose storages are the records of folder `dir`, read with
+ * em_ts_zip_read's `flags`. */
 static ember_status *read_pickle(ts_lower *L, const char *record, const char *dir,
-                                 em_ts_pickle **out)
+                                 unsigned flags, em_ts_pickle **out)
 {
     em_storage *s = NULL;
-    record_ctx rc = {L->zip, dir};
     char what[512];
     snprintf(what, sizeof what, "%s: %s", L->what, record);
+    record_ctx rc = {L->zip, what, dir, flags};
     TS_TRY(em_ts_zip_get(L->zip, record, &s));
     ember_status *st = em_ts_pickle_load(em_storage_data(s), em_storage_size(s), what,
                                          load_record, &rc, L->al, out);
@@ -313,10 +322,67 @@ static ember_status *set_metadata(ts_lower *L, const em_tsv *root)
     return st;
 }
 
-ember_status *em_ts_load(em_storage *image, const char *path, const em_input_spec *spec,
-                         size_t n_spec, em_graph *g)
+/* The records torch.jit.load needs besides the version (checked by em_ts_zip_open):
+ * constants.pkl and data.pkl (the code of each class is looked for when the class is used),
+ * and, when torch 2.x wrote one, a byteorder record that says "little". */
+static ember_status *check_records(ts_lower *L)
+{
+    static const char *const required[] = {"constants.pkl", "data.pkl"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        if (!em_ts_zip_has(L->zip, required[i])) { /* torch.jit.save always writes both */
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: the archive has no %s record",
+                                 L->what, required[i]);
+        }
+    }
+    if (!em_ts_zip_has(L->zip, "byteorder")) { /* before torch 2.1: little-endian */
+        return NULL;
+    }
+    em_storage *s = NULL;
+    TS_TRY(em_ts_zip_get(L->zip, "byteorder", &s));
+    const char *p = em_storage_data(s);
+    size_t n = em_storage_size(s);
+    ember_status *st = NULL;
+    if (n == 3 && memcmp(p, "big", 3) == 0) {
+        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s: record byteorder: the storages are "
+                           "big-endian; ember reads little-endian archives", L->what);
+    } else if (n != 6 || memcmp(p, "little", 6) != 0) {
+        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: record byteorder holds neither "
+                           "'little' nor 'big'", L->what);
+    }
+    em_storage_release(s);
+    return st;
+}
+
+/* data.pkl's root: an object of a class under __torch__ (torch.jit.save pickles the module
+ * itself) that derives from Module when its code is found (a class without code is refused
+ * when the object is converted, em_ts_from_tsv). */
+static ember_status *check_root(ts_lower *L, const em_tsv *root)
+{
+    if (root->kind != EM_TSV_OBJECT) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: data.pkl holds a %s, not a module",
+                             L->what, em_tsv_kind_name(root->kind));
+    }
+    if (strncmp(root->u.obj.cls, "__torch__.", 10) != 0) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: data.pkl holds an object of class "
+                             "'%s', not of a scripted module's class (__torch__.*)", L->what,
+                             root->u.obj.cls);
+    }
+    ts_av *cls = NULL;
+    em_ts_pos nopos = {0};
+    TS_TRY(em_ts_resolve(L, root->u.obj.cls, nopos, &cls));
+    const em_ts_class *c = cls != NULL && cls->k == TA_CLASS ? cls->u.cls.cls : NULL;
+    if (c != NULL && c->base != EM_TS_BASE_MODULE) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: data.pkl holds an object of class "
+                             "'%s', which is not a Module", L->what, root->u.obj.cls);
+    }
+    return NULL;
+}
+
+ember_status *em_ts_load(const em_load_args *a, em_graph *g)
 {
     ember_status *st = NULL;
+    const char *path = a->path;
+    const unsigned storage_flags = a->trust_checksums ? EM_TS_ZIP_TRUST_CRC : 0;
     ts_lower L = {0};
     em_ts_zip *zip = NULL;
     em_ts_pickle *consts = NULL, *data = NULL;
@@ -330,32 +396,24 @@ ember_status *em_ts_load(em_storage *image, const char *path, const em_input_spe
         st = em_status_oom();
         goto fail;
     }
-    EMBER_TRY(em_ts_zip_open(image, L.what, g->al, &zip));
+    EMBER_TRY(em_ts_zip_open(a->image, L.what, g->al, &zip));
     L.zip = zip;
     if (em_ts_zip_has(zip, "model.json")) {
         st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s: a PyTorch 1.0-1.2 archive (model.json); "
                            "save it again with a newer torch.jit.save", L.what);
         goto fail;
     }
-    if (!em_ts_zip_has(zip, "constants.pkl")) { /* torch.jit.save always writes one */
-        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: the archive has no constants.pkl "
-                           "record", L.what);
-        goto fail;
-    }
-    EMBER_TRY(read_pickle(&L, "constants.pkl", "constants", &consts));
+    EMBER_TRY(check_records(&L));
+    EMBER_TRY(read_pickle(&L, "constants.pkl", "constants", storage_flags, &consts));
     L.constants = em_ts_pickle_root(consts);
     if (L.constants->kind != EM_TSV_TUPLE) {
         st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: constants.pkl holds a %s, not a tuple",
                            L.what, em_tsv_kind_name(L.constants->kind));
         goto fail;
     }
-    EMBER_TRY(read_pickle(&L, "data.pkl", "data", &data));
+    EMBER_TRY(read_pickle(&L, "data.pkl", "data", storage_flags, &data));
     const em_tsv *root = em_ts_pickle_root(data);
-    if (root->kind != EM_TSV_OBJECT) {
-        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: data.pkl holds a %s, not a module",
-                           L.what, em_tsv_kind_name(root->kind));
-        goto fail;
-    }
+    EMBER_TRY(check_root(&L, root));
     EMBER_TRY(set_metadata(&L, root));
     ts_av *self = NULL, *fwd = NULL, **args = NULL, *result = NULL;
     em_ts_pos nopos = {0};
@@ -367,7 +425,7 @@ ember_status *em_ts_load(em_storage *image, const char *path, const em_input_spe
         goto fail;
     }
     size_t n_args = 0;
-    EMBER_TRY(add_inputs(&L, fwd->u.fn.fn, spec, n_spec, &args, &n_args));
+    EMBER_TRY(add_inputs(&L, fwd->u.fn.fn, a->inputs, a->n_inputs, &args, &n_args));
     EMBER_TRY(em_ts_call_func(&L, fwd, args, n_args, NULL, NULL, 0, fwd->u.fn.fn->pos, &result));
     int count = 0;
     EMBER_TRY(add_outputs(&L, result, &count));

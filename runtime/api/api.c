@@ -129,6 +129,15 @@ ember_status *ember_model_options_set_graph_optimization(ember_model_options *op
     return NULL;
 }
 
+ember_status *ember_model_options_set_verify_checksums(ember_model_options *opts, bool verify)
+{
+    if (opts == NULL) {
+        return em_api_null_arg("model_options_set_verify_checksums", "options");
+    }
+    opts->trust_checksums = !verify;
+    return NULL;
+}
+
 void ember_model_options_set_allocator(ember_model_options *opts, const ember_allocator *alloc)
 {
     if (opts == NULL) {
@@ -273,7 +282,8 @@ static ember_status *load_image(ember_model *m, const char *path)
         spec[i].dtype = set ? m->opts->input_dtype[i] : EMBER_DTYPE_UNDEFINED;
         spec[i].rank = set ? m->opts->input_rank[i] : -1;
     }
-    em_load_args args = {m->bytes, path, spec, n_spec};
+    em_load_args args = {m->bytes, path, spec, n_spec,
+                         m->opts != NULL && m->opts->trust_checksums};
     em_load_info info = {0};
     ember_status *st = ld->load(&args, m->g, &info);
     if (st == NULL) {

@@ -26,6 +26,7 @@ struct ember_model_options {
     bool input_set[EM_MAX_INPUT_SPECS];
     bool has_graph_opt;        /* graph_opt set; EMBER_GRAPH_OPT_ALL otherwise */
     ember_graph_opt graph_opt;
+    bool trust_checksums;      /* set_verify_checksums(false): weights not CRC-checked */
 };
 
 struct ember_model {

@@ -11,7 +11,8 @@
  * signal frames, a side effect that belongs to the first AMX kernel, not to detection. As in MLAS, AVX-512 and AMX are looked at
  * only when AVX2 and FMA are usable, so the mask is closed downwards (AVX-512F implies AVX2).
  * aarch64 Linux reads getauxval(AT_HWCAP). Anywhere else: 0 (portable kernels only).
- * EMBER_ISA_MAX is not applied here: the planner caps the mask with em_isa_cap_parse().
+ * EMBER_ISA_MAX is not applied by em_cpu_features: the planner caps the mask with
+ * em_isa_cap_parse(); em_cpu_features_env applies it for code outside sessions (checksums).
  */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* syscall(), for arch_prctl */
@@ -22,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -37,6 +39,7 @@
 #if defined(__x86_64__)
 
 /* CPUID leaf 1, ECX */
+#define C1_PCLMUL (1u << 1)
 #define C1_FMA (1u << 12)
 #define C1_SSE42 (1u << 20)
 #define C1_OSXSAVE (1u << 27)
@@ -48,6 +51,7 @@
 #define C7B_AVX512DQ (1u << 17)
 #define C7B_AVX512BW (1u << 30)
 #define C7B_AVX512VL (1u << 31)
+#define C7C_VPCLMUL (1u << 10)
 #define C7C_AVX512VNNI (1u << 11)
 #define C7D_AVX512FP16 (1u << 23)
 #define C7D_AMX_TILE (1u << 24)
@@ -110,6 +114,7 @@ static uint64_t detect(void)
     }
     const uint32_t c1 = c;
     f |= (c1 & C1_SSE42) ? EM_ISA_SSE42 : 0;
+    f |= (c1 & C1_PCLMUL) ? EM_ISA_PCLMUL : 0;
     if ((c1 & (C1_OSXSAVE | C1_AVX)) != (C1_OSXSAVE | C1_AVX)) {
         return f;
     }
@@ -135,6 +140,7 @@ static uint64_t detect(void)
     }
     f |= EM_ISA_AVX2;
     f |= (a71 & C71A_AVXVNNI) ? EM_ISA_AVXVNNI : 0;
+    f |= (c7 & C7C_VPCLMUL) != 0 && (c1 & C1_PCLMUL) != 0 ? EM_ISA_VPCLMUL : 0;
     f |= detect_avx512(b7, c7, d7, a71, xcr0);
     if ((d7 & (C7D_AMX_TILE | C7D_AMX_INT8)) == (C7D_AMX_TILE | C7D_AMX_INT8) &&
         (xcr0 & XCR0_AMX) == XCR0_AMX && amx_permitted()) {
@@ -192,16 +198,26 @@ uint64_t em_cpu_features(void)
     return v & ~FEATURES_DETECTED;
 }
 
+uint64_t em_cpu_features_env(void)
+{
+    uint64_t f = em_cpu_features(), cap = UINT64_MAX;
+    const char *env = getenv("EMBER_ISA_MAX");
+    if (env != NULL && em_isa_cap_parse(env, &cap)) {
+        f &= cap;
+    }
+    return f;
+}
+
 /* clang-format off */
 static const struct {
     const char *name;
     uint64_t mask;
 } isa_caps[] = {
     {"scalar", 0},
-    {"avx2",   EM_ISA_SSE42 | EM_ISA_AVX2_SET},
+    {"avx2",   EM_ISA_SSE42 | EM_ISA_AVX2_SET | EM_ISA_PCLMUL | EM_ISA_VPCLMUL},
     /* Everything x86 below AMX: AVX-VNNI is the VEX form of an AVX-512 VNNI instruction. */
     {"avx512", EM_ISA_SSE42 | EM_ISA_AVX512_SET | EM_ISA_AVX512VNNI | EM_ISA_AVX512BF16 |
-               EM_ISA_AVX512FP16 | EM_ISA_AVXVNNI},
+               EM_ISA_AVX512FP16 | EM_ISA_AVXVNNI | EM_ISA_PCLMUL | EM_ISA_VPCLMUL},
     {"native", UINT64_MAX},
 };
 
@@ -217,6 +233,7 @@ static const struct {
     {EM_ISA_AVX512VL, "avx512vl"},     {EM_ISA_AVX512VNNI, "avx512vnni"},
     {EM_ISA_AVX512BF16, "avx512bf16"}, {EM_ISA_AVX512FP16, "avx512fp16"},
     {EM_ISA_AVXVNNI, "avxvnni"},       {EM_ISA_AMX, "amx"},
+    {EM_ISA_PCLMUL, "pclmulqdq"},      {EM_ISA_VPCLMUL, "vpclmulqdq"},
     {EM_ISA_NEON, "neon"},             {EM_ISA_NEON_DOTPROD, "neon_dotprod"},
     {EM_ISA_NEON_FP16, "neon_fp16"},
 };

@@ -26,6 +26,8 @@ enum {
     EM_ISA_AVX512FP16 = 1u << 11,
     EM_ISA_AVXVNNI = 1u << 12,
     EM_ISA_AMX = 1u << 13,
+    EM_ISA_PCLMUL = 1u << 14,  /* PCLMULQDQ (core/crc32.c) */
+    EM_ISA_VPCLMUL = 1u << 15, /* VPCLMULQDQ on 256-bit registers, with AVX2 */
     EM_ISA_NEON = 1u << 16,
     EM_ISA_NEON_DOTPROD = 1u << 17,
     EM_ISA_NEON_FP16 = 1u << 18
@@ -37,6 +39,10 @@ enum {
 /* Features detected on this CPU (cpu.c), usable now. The session caps them with
  * EMBER_ISA_MAX and ember_session_options_set_isa_max(). */
 uint64_t em_cpu_features(void);
+/* em_cpu_features() capped by the environment variable EMBER_ISA_MAX when it names a cap
+ * em_isa_cap_parse knows (an unknown name caps nothing here; sessions refuse it): for code
+ * outside sessions, such as the loaders' checksums (core/crc32.h). */
+uint64_t em_cpu_features_env(void);
 /* Parses "scalar" | "avx2" | "avx512" | "native" to a feature mask; false when unknown. */
 bool em_isa_cap_parse(const char *name, uint64_t *mask);
 /* Writes the feature names as a comma list ("avx2,fma,...", "scalar" for 0) into buf and

@@ -35,6 +35,8 @@ typedef struct em_load_args {
     const char *path;             /* the file (messages, external data); NULL from memory */
     const em_input_spec *inputs;  /* n_inputs entries, may be fewer than the model's inputs */
     size_t n_inputs;
+    bool trust_checksums;         /* ember_model_options_set_verify_checksums(false): a format
+                                   * whose weights carry checksums uses them unchecked */
 } em_load_args;
 
 /* What a loader reports besides the graph; zeroed by the caller. Arrays are allocated with the

@@ -5,8 +5,10 @@
  * PyTorch 1.13 (t113) and 2.x (t2), loaded with their input's rank declared, run on the traced
  * shape and on another shape, and compared with PyTorch eager's outputs (rtol 1e-4, atol
  * 1e-5, as issue #4 asks). Also the errors a user meets: a model whose code needs an input
- * rank that was not given, a torch.save() pickle, and an unsupported operator, which names the
- * operator and points at the serialized code with a caret.
+ * rank that was not given, a torch.save() pickle, an unsupported operator, which names the
+ * operator and points at the serialized code with a caret, sound zips that are not archives
+ * torch.jit.load reads, and records whose CRC-32 does not match (the weights used unchecked
+ * only with ember_model_options_set_verify_checksums(false)).
  */
 #include "ember.h"
 #include <math.h>
@@ -21,6 +23,15 @@
 
 #include "common/test_ok.h"
 #include "common/test_ts.h"
+
+static char *hostile_path(const char *file)
+{
+    const char *root = getenv("EMBER_TEST_DATA");
+    static _Thread_local char buf[4096];
+    snprintf(buf, sizeof buf, "%s/torchscript/archive/hostile/%s", root ? root : "tests/data",
+             file);
+    return buf;
+}
 
 static char *data_path(const char *rel)
 {
@@ -254,16 +265,97 @@ static void test_errors(void **state)
         {"constants_dict.pt", "constants.pkl holds a dict, not a tuple"},
         {"proto3.pt", "data.pkl: pickle protocol 3; torch.jit.save writes protocol 2"},
         {"no_proto.pt", "data.pkl: a pickle without a PROTO opcode"},
+        /* hostile_archives_crc(): bits flipped with the CRC-32 left stale, records missing */
+        {"crc_weight.pt", "crc_weight.pt: record 'plain_t1/data/0': CRC-32 mismatch (stored "
+                          "0xbb7489b5, computed 0x56cc0a95)"},
+        {"crc_pickle.pt", "crc_pickle.pt: record 'plain_t1/data.pkl': CRC-32 mismatch (stored "
+                          "0x7735d691, computed 0xeb6eed70)"},
+        {"crc_version.pt", "record 'plain_t1/version': CRC-32 mismatch"},
+        {"crc_code.pt", "record 'plain_t1/code/__torch__.py': CRC-32 mismatch"},
+        {"crc_code_deflated.pt", "record 'plain_t1/code/__torch__.py': CRC-32 mismatch (stored "
+                                 "0xa4cda8ff, computed 0xa4cda8fe)"}, /* checked by libzip */
+        {"no_data_pkl.pt", "no_data_pkl.pt: the archive has no data.pkl record"},
+        {"no_version_record.pt", "no version record (.data/version or version)"},
+        {"no_storage.pt", "no_storage.pt: data.pkl: tensor storage '0' has no record "
+                          "plain_t1/data/0"},
+        {"byteorder_bad.pt", "record byteorder holds neither 'little' nor 'big'"},
+        {"root_not_module.pt", "data.pkl holds an object of class '__torch__.Plain', which is "
+                               "not a Module"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        char path[4096];
-        const char *root = getenv("EMBER_TEST_DATA");
-        snprintf(path, sizeof path, "%s/torchscript/archive/hostile/%s",
-                 root ? root : "tests/data", refused[i].file);
-        expect_error(ember_model_load_file(path, NULL, &m), EMBER_ERR_INVALID_MODEL,
-                     refused[i].needle);
+        expect_error(ember_model_load_file(hostile_path(refused[i].file), NULL, &m),
+                     EMBER_ERR_INVALID_MODEL, refused[i].needle);
         assert_null(m);
     }
+    expect_error(ember_model_load_file(hostile_path("byteorder_big.pt"), NULL, &m),
+                 EMBER_ERR_UNSUPPORTED, "the storages are big-endian");
+    assert_null(m);
+}
+
+/* forward(x) = x * k of plain_t1.pt (or a copy) loaded with `opts`, run on x = [1, 1]. */
+static void run_plain(const char *path, const ember_model_options *opts, float *y01)
+{
+    ember_model *m = NULL;
+    ember_session *s = NULL;
+    ember_tensor *x = NULL, *y = NULL;
+    OK(ember_model_load_file(path, opts, &m));
+    OK(ember_session_create(m, NULL, &s));
+    const int64_t dims[1] = {2};
+    OK(ember_tensor_create(EMBER_DTYPE_F32, dims, 1, &x));
+    ((float *)ember_tensor_data(x))[0] = ((float *)ember_tensor_data(x))[1] = 1.0f;
+    OK(ember_session_run(s, &x, 1, &y, 1));
+    assert_int_equal(ember_tensor_elem_count(y), 2);
+    memcpy(y01, ember_tensor_data(y), 2 * sizeof(float));
+    ember_tensor_destroy(x);
+    ember_tensor_destroy(y);
+    ember_session_destroy(s);
+    ember_model_destroy(m);
+}
+
+/* The CRC-32 of weight storages is checked unless the caller trusts the file
+ * (ember_model_options_set_verify_checksums(false)); the other records are checked always. */
+static void test_checksums(void **state)
+{
+    (void)state;
+    ember_model *m = NULL;
+    ember_model_options *mo = NULL;
+    float y[2];
+    run_plain(hostile_path("ok_byteorder.pt"), NULL, y); /* torch 2.x's byteorder record */
+    assert_true(y[0] == 2.0f && y[1] == 3.0f);
+    OK(ember_model_options_create(&mo));
+    OK(ember_model_options_set_verify_checksums(mo, false));
+    /* The flipped sign bit of k[1] is used as it is: k = [2, -3]. */
+    run_plain(hostile_path("crc_weight.pt"), mo, y);
+    assert_true(y[0] == 2.0f && y[1] == -3.0f);
+    /* From memory too, borrowed or copied. */
+    FILE *f = fopen(hostile_path("crc_weight.pt"), "rb");
+    assert_non_null(f);
+    unsigned char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_true(n > 0 && n < sizeof buf);
+    for (unsigned flags = 0; flags <= EMBER_LOAD_BORROW; flags++) {
+        OK(ember_model_load_memory(buf, n, flags, mo, &m));
+        ember_model_destroy(m);
+        expect_error(ember_model_load_memory(buf, n, flags, NULL, &m), EMBER_ERR_INVALID_MODEL,
+                     "<memory>: record 'plain_t1/data/0': CRC-32 mismatch");
+        assert_null(m);
+    }
+    /* Pickles, code and the version are checked whatever the option says. */
+    static const char *const always[] = {"crc_pickle.pt", "crc_version.pt", "crc_code.pt",
+                                         "crc_code_deflated.pt"};
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++) {
+        expect_error(ember_model_load_file(hostile_path(always[i]), mo, &m),
+                     EMBER_ERR_INVALID_MODEL, "CRC-32 mismatch");
+        assert_null(m);
+    }
+    /* Back on: the check returns. */
+    OK(ember_model_options_set_verify_checksums(mo, true));
+    expect_error(ember_model_load_file(hostile_path("crc_weight.pt"), mo, &m),
+                 EMBER_ERR_INVALID_MODEL, "CRC-32 mismatch");
+    ember_model_options_destroy(mo);
+    expect_error(ember_model_options_set_verify_checksums(NULL, false), EMBER_ERR_INVALID_ARG,
+                 "options");
 }
 
 /* An operator ember does not lower is named, with the line of serialized code and a caret. */
@@ -307,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_rnn_cell_loop),
         cmocka_unit_test(test_metadata),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_checksums),
         cmocka_unit_test(test_unsupported_op_caret),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -210,8 +210,20 @@ static const bad_case bad_cases[] = {
      "archive/code/bomb.py claims to inflate 1024 bytes to 3221225472"},
     {"bomb_excess.pt", "code/bomb.py", EMBER_ERR_INVALID_MODEL,
      "inflates to more than its directory entry says: archive/code/bomb.py"},
-    {"bad_crc.pt", "code/m.py", EMBER_ERR_INVALID_MODEL, "record archive/code/m.py: CRC error"},
+    {"bad_crc.pt", "code/m.py", EMBER_ERR_INVALID_MODEL,
+     "record 'archive/code/m.py': CRC-32 mismatch (stored 0x000004d2, computed 0x31b9a503)"},
     {"ok_zip64.pt", "data/0", EMBER_ERR_INVALID_MODEL, "no record archive/data/0"},
+    /* hostile_archives_crc(): one bit flipped in a stored record, its CRC-32 left stale. */
+    {"crc_version.pt", NULL, EMBER_ERR_INVALID_MODEL,
+     "record 'plain_t1/version': CRC-32 mismatch (stored 0x55679ed1, computed 0x4c7caf90)"},
+    {"crc_weight.pt", "data/0", EMBER_ERR_INVALID_MODEL,
+     "record 'plain_t1/data/0': CRC-32 mismatch (stored 0xbb7489b5, computed 0x56cc0a95)"},
+    {"crc_pickle.pt", "data.pkl", EMBER_ERR_INVALID_MODEL,
+     "record 'plain_t1/data.pkl': CRC-32 mismatch (stored 0x7735d691, computed 0xeb6eed70)"},
+    {"crc_code.pt", "code/__torch__.py", EMBER_ERR_INVALID_MODEL,
+     "record 'plain_t1/code/__torch__.py': CRC-32 mismatch"},
+    {"no_version_record.pt", NULL, EMBER_ERR_INVALID_MODEL,
+     "no version record (.data/version or version)"},
 };
 
 static void test_hostile(void **state)
@@ -238,6 +250,33 @@ static void test_hostile(void **state)
     }
 }
 
+/* EM_TS_ZIP_TRUST_CRC hands out a stored record unchecked (the flipped bit is there); a
+ * deflated one is checked by libzip whatever the flags. Every stored record of the normal
+ * archives passes the check (check_normal reads them all). */
+static void test_trust_crc(void **state)
+{
+    (void)state;
+    em_ts_zip *z = open_file("hostile/crc_weight.pt");
+    em_storage *s = NULL;
+    ts_expect(em_ts_zip_read(z, "data/0", 0, &s), EMBER_ERR_INVALID_MODEL, "CRC-32 mismatch",
+              "hostile/crc_weight.pt");
+    assert_null(s);
+    OK(em_ts_zip_read(z, "data/0", EM_TS_ZIP_TRUST_CRC, &s));
+    const float want[2] = {2.0f, -3.0f}; /* [2, 3] with the sign bit of 3 flipped */
+    assert_int_equal(em_storage_size(s), sizeof want);
+    assert_memory_equal(em_storage_data(s), want, sizeof want);
+    em_storage_release(s);
+    s = get(z, "data.pkl");
+    em_storage_release(s);
+    em_ts_zip_close(z);
+    z = open_file("hostile/bad_crc.pt");
+    s = NULL;
+    ts_expect(em_ts_zip_read(z, "code/m.py", EM_TS_ZIP_TRUST_CRC, &s), EMBER_ERR_INVALID_MODEL,
+              "record 'archive/code/m.py': CRC-32 mismatch", "hostile/bad_crc.pt");
+    assert_null(s);
+    em_ts_zip_close(z);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -245,6 +284,7 @@ static void test_bad_arguments(void **state)
     ts_expect(em_ts_zip_open(NULL, "x", NULL, &z), EMBER_ERR_INVALID_ARG, "NULL", NULL);
     z = open_file("plain_t1.pt");
     ts_expect(em_ts_zip_get(z, NULL, NULL), EMBER_ERR_INVALID_ARG, "NULL", NULL);
+    ts_expect(em_ts_zip_read(NULL, "data.pkl", 0, NULL), EMBER_ERR_INVALID_ARG, "NULL", NULL);
     em_storage *s = NULL;
     ts_expect(em_ts_zip_get(z, "", &s), EMBER_ERR_INVALID_MODEL, "no record plain_t1/",
                   "plain_t1.pt");
@@ -320,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_plain_version),  cmocka_unit_test(test_odd_but_valid),
         cmocka_unit_test(test_hostile),        cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_memory_image),   cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_trust_crc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,7 @@ static void test_features_closed_downwards(void **state)
         {EM_ISA_AVX512BF16, EM_ISA_AVX512F},
         {EM_ISA_AVX512FP16, EM_ISA_AVX512F},
         {EM_ISA_AMX, EM_ISA_AVX2 | EM_ISA_FMA},
+        {EM_ISA_VPCLMUL, EM_ISA_AVX2 | EM_ISA_PCLMUL},
         {EM_ISA_NEON_DOTPROD, EM_ISA_NEON},
         {EM_ISA_NEON_FP16, EM_ISA_NEON},
     };
@@ -117,6 +118,10 @@ static void test_x86_matches_builtin(void **state)
     assert_int_equal(!!(f & EM_ISA_AVX512DQ), !!__builtin_cpu_supports("avx512dq"));
     assert_int_equal(!!(f & EM_ISA_AVX512VL), !!__builtin_cpu_supports("avx512vl"));
     assert_int_equal(!!(f & EM_ISA_AVX512VNNI), !!__builtin_cpu_supports("avx512vnni"));
+    assert_int_equal(!!(f & EM_ISA_PCLMUL), !!__builtin_cpu_supports("pclmul"));
+    if (f & EM_ISA_AVX2) { /* ember counts VPCLMULQDQ only with AVX2 */
+        assert_int_equal(!!(f & EM_ISA_VPCLMUL), !!__builtin_cpu_supports("vpclmulqdq"));
+    }
     if (f & EM_ISA_AVX) {
         assert_int_equal(xcr0_now() & 0x6, 0x6);
     }
@@ -150,6 +155,7 @@ static void test_x86_matches_proc_cpuinfo(void **state)
         {EM_ISA_AVX512BF16, "avx512_bf16"},
         {EM_ISA_AVX512FP16, "avx512_fp16"},
         {EM_ISA_AVXVNNI, "avx_vnni"},
+        {EM_ISA_PCLMUL, "pclmulqdq"},
     };
     static char line[8192];
     FILE *fp = fopen("/proc/cpuinfo", "r");
@@ -192,10 +198,11 @@ static void test_isa_cap_parse(void **state)
     assert_true(em_isa_cap_parse("scalar", &m));
     assert_true(m == 0);
     assert_true(em_isa_cap_parse("avx2", &m));
-    assert_true(m == (EM_ISA_SSE42 | EM_ISA_AVX2_SET));
+    assert_true(m == (EM_ISA_SSE42 | EM_ISA_AVX2_SET | EM_ISA_PCLMUL | EM_ISA_VPCLMUL));
     assert_true(em_isa_cap_parse("avx512", &m));
     const uint64_t avx512 = EM_ISA_SSE42 | EM_ISA_AVX512_SET | EM_ISA_AVX512VNNI |
-                            EM_ISA_AVX512BF16 | EM_ISA_AVX512FP16;
+                            EM_ISA_AVX512BF16 | EM_ISA_AVX512FP16 | EM_ISA_PCLMUL |
+                            EM_ISA_VPCLMUL;
     assert_true((m & avx512) == avx512);
     assert_true((m & EM_ISA_AMX) == 0);
     assert_true((m & EM_ISA_NEON) == 0);
@@ -243,6 +250,8 @@ static void test_isa_list(void **state)
         em_isa_list(EM_ISA_AVX512BF16 | EM_ISA_AVX512FP16 | EM_ISA_AVXVNNI | EM_ISA_AMX, buf,
                     sizeof buf),
         "avx512bf16,avx512fp16,avxvnni,amx");
+    assert_string_equal(em_isa_list(EM_ISA_PCLMUL | EM_ISA_VPCLMUL, buf, sizeof buf),
+                        "pclmulqdq,vpclmulqdq");
     assert_string_equal(
         em_isa_list(EM_ISA_NEON | EM_ISA_NEON_DOTPROD | EM_ISA_NEON_FP16, buf, sizeof buf),
         "neon,neon_dotprod,neon_fp16");

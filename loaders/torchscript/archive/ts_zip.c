@@ -8,8 +8,9 @@
  * reads each record's local header to find the payload. Invariants after open: every record
  * is a file under the root folder with a safe name, unique; its payload [payload,
  * payload + comp) lies before the central directory; no two records' [local header, payload
- * end) extents overlap; stored records have comp == size. Stored payloads are not
- * CRC-checked (that would read every weight at open); inflated ones are, by libzip.
+ * end) extents overlap; stored records have comp == size. A record's CRC-32 is checked when
+ * it is read (em_ts_zip_read), not at open: inflated ones by libzip, stored ones here with
+ * the fastest CRC the CPU allows (core/crc32.h, bound at open).
  * Thread safety: libzip handles are not reentrant, so inflating takes a spin lock (C11
  * atomic_flag; inflates are rare and short: code files of a few KB).
  */
@@ -23,6 +24,8 @@
 #include <zip.h>
 
 #include "core/alloc.h"
+#include "core/cpu.h"
+#include "core/crc32.h"
 #include "core/status.h"
 
 enum {
@@ -53,6 +56,7 @@ typedef struct ts_rec {
     uint64_t local;     /* local header offset */
     uint64_t payload;   /* payload offset */
     uint64_t comp, size;
+    uint32_t crc;       /* the central directory's CRC-32 */
     uint16_t method, flags;
 } ts_rec;
 
@@ -62,6 +66,7 @@ struct em_ts_zip {
     char *what;
     zip_t *za;
     atomic_flag lock;
+    em_crc32_fn crc32;
     char *root;
     int64_t version;
     ts_rec *recs;     /* archive order, directories left out */
@@ -404,7 +409,8 @@ static ember_status *add_entry(em_ts_zip *z, const unsigned char *b, uint64_t li
     }
     ts_rec *r = &z->recs[z->n];
     *r = (ts_rec){.name = name, .sub = name + rootlen + 1, .index = i, .local = c->local,
-                  .comp = c->comp, .size = c->size, .method = c->method, .flags = c->flags};
+                  .comp = c->comp, .size = c->size, .crc = c->crc, .method = c->method,
+                  .flags = c->flags};
     EMBER_TRY(read_local(z, b, limit, r, c->crc));
     *skip = false;
     return NULL;
@@ -452,7 +458,7 @@ static ember_status *read_version(em_ts_zip *z)
     em_storage *s = NULL;
     const char *name = em_ts_zip_has(z, ".data/version") ? ".data/version" : "version";
     if (!em_ts_zip_has(z, name)) {
-        return bad(z, "no version record", NULL);
+        return bad(z, "no version record (.data/version or version)", NULL);
     }
     EMBER_TRY(em_ts_zip_get(z, name, &s));
     const char *p = em_storage_data(s);
@@ -493,6 +499,7 @@ ember_status *em_ts_zip_open(em_storage *image, const char *what, const ember_al
     }
     z->al = al;
     atomic_flag_clear(&z->lock);
+    z->crc32 = em_crc32_impl(em_cpu_features_env());
     z->image = em_storage_retain(image);
     z->what = em_strdup(al, what != NULL ? what : "<archive>");
     if (z->what == NULL) {
@@ -558,7 +565,15 @@ static const ts_rec *find(const em_ts_zip *z, const char *name)
 
 bool em_ts_zip_has(const em_ts_zip *z, const char *name) { return find(z, name) != NULL; }
 
-/* Inflates r into data[0..r->size) with libzip, and checks that nothing follows. */
+static ember_status *crc_mismatch(const em_ts_zip *z, const ts_rec *r, uint32_t computed)
+{
+    return em_status_new(EMBER_ERR_INVALID_MODEL,
+                         "%s: record '%s': CRC-32 mismatch (stored 0x%08x, computed 0x%08x)",
+                         z->what, r->name, (unsigned)r->crc, (unsigned)computed);
+}
+
+/* Inflates r into data[0..r->size) with libzip (which checks the CRC-32 at the end), and
+ * checks that nothing follows. */
 static ember_status *inflate(const em_ts_zip *z, const ts_rec *r, unsigned char *data)
 {
     ember_status *st = NULL;
@@ -585,6 +600,8 @@ static ember_status *inflate(const em_ts_zip *z, const ts_rec *r, unsigned char 
     zip_int64_t k = got == r->size ? zip_fread(f, &extra, 1) : -1;
     if (k > 0) {
         st = bad(z, "record inflates to more than its directory entry says: ", r->name);
+    } else if (k < 0 && zip_error_code_zip(zip_file_get_error(f)) == ZIP_ER_CRC) {
+        st = crc_mismatch(z, r, z->crc32(0, data, (size_t)r->size));
     } else if (k < 0) {
         st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: record %s: %s", z->what, r->name,
                            zip_error_strerror(zip_file_get_error(f)));
@@ -600,10 +617,16 @@ done:
 
 ember_status *em_ts_zip_get(const em_ts_zip *z, const char *name, em_storage **out)
 {
+    return em_ts_zip_read(z, name, 0, out);
+}
+
+ember_status *em_ts_zip_read(const em_ts_zip *z, const char *name, unsigned flags,
+                             em_storage **out)
+{
     ember_status *st = NULL;
     em_storage *s = NULL;
     if (out == NULL || z == NULL || name == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_ARG, "ts_zip_get: NULL argument");
+        return em_status_new(EMBER_ERR_INVALID_ARG, "ts_zip_read: NULL argument");
     }
     *out = NULL;
     const ts_rec *r = find(z, name);
@@ -613,6 +636,12 @@ ember_status *em_ts_zip_get(const em_ts_zip *z, const char *name, em_storage **o
     }
     unsigned char *image = em_storage_data(z->image);
     if (r->method == METHOD_STORED || r->size == 0) {
+        if ((flags & EM_TS_ZIP_TRUST_CRC) == 0 || r->size == 0) {
+            uint32_t crc = z->crc32(0, image + r->payload, (size_t)r->size);
+            if (crc != r->crc) {
+                return crc_mismatch(z, r, crc);
+            }
+        }
         EMBER_TRY(em_storage_new_borrowed(z->al, image + r->payload, r->method == METHOD_STORED
                                                                          ? (size_t)r->size
                                                                          : 0, &s));
