@@ -617,7 +617,7 @@ HOSTILE_CODE = {
     "call_function_args.pt": ("refuses", [("ts_code_base.twice(z, )", "ts_code_base.twice()")],
                               []),
 }
-# Valid rewrites ember must load: the `import __torch__...` lines older writers put first.
+# Valid rewrites ember must load: an `import __torch__...` line (torch.jit.load skips it).
 OK_CODE = {
     "ok_import_torch.pt": [("class CodeBase", "import __torch__.ts_code_base\nclass CodeBase")],
 }

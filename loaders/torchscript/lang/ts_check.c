@@ -181,8 +181,7 @@ static ember_status *check_import(const em_ts_decl *d)
     }
     if (!torch_import(s)) {
         return em_ts_error_at(EMBER_ERR_INVALID_MODEL, d->pos, "'%.60s': serialized code imports "
-                              "nothing but __torch__ modules (the only imports torch.jit.save "
-                              "ever wrote)", s);
+                              "nothing but its own __torch__ modules", s);
     }
     return NULL;
 }

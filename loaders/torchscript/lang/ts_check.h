@@ -6,11 +6,12 @@
  * data.pkl) are the lowering's (lower/ts_typecheck.c).
  *
  *   imports     `from M import N` is refused (torch.jit.load: "Unexpected token in code
- *               import"); `import M` only for M = __torch__ or __torch__.<...>, the lines older
- *               writers put before the classes, which torch.jit.load skips. torch.jit.load
- *               skips any `import M` line, but no writer of PyTorch's puts another one there,
- *               so ember refuses it (`import os` in a model is a forgery). Imports inside a
- *               class or function do not parse (ts_parse*.c), as in torch.jit.load.
+ *               import"); `import M` is accepted only for M = __torch__ or __torch__.<...>.
+ *               torch.jit.load skips every top-level `import M` line (its importer keeps that
+ *               for "older versions of serialization", which wrote import lines to order the
+ *               files' classes); code only ever names its own __torch__ classes, so another
+ *               module (`import os`) marks a forged record and ember refuses it. Imports inside
+ *               a class or function do not parse (ts_parse*.c), as in torch.jit.load.
  *   names       a class or function defined twice in the record, or a class and a function of
  *               one name (torch.jit.load keeps the last silently; PyTorch's writer mangles
  *               names, so a second definition is a forgery); a method defined twice in a class
