@@ -599,6 +599,199 @@ def hostile_archives_crc():
     }
 
 
+
+# ---- serialized code torch.jit.load refuses (issue #17, item 2) ---------------------------
+# A small scripted module whose code record is then rewritten (and, for two cases, its
+# data.pkl). The classes live in a module of their own, ts_code_base, so that their names
+# (__torch__.ts_code_base.*) and the record (code/__torch__/ts_code_base.py) do not depend on
+# how this script is run.
+
+CODE_BASE_SRC = """
+from typing import List
+import torch
+
+
+def twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2.0
+
+
+class Sub(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+
+    def forward(self, x):
+        return x * self.w
+
+
+class CodeBase(torch.nn.Module):
+    sizes: List[int]
+
+    def __init__(self):
+        super().__init__()
+        self.n = 2
+        self.ratio = 0.25
+        self.sizes = [1, 3]
+        self.name = "base"
+        self.table = torch.tensor([0.5, -1.0, 4.0])
+        self.register_buffer("scale", torch.full((3,), 0.5))
+        self.sub = Sub()
+
+    def helper(self, x: torch.Tensor, k: int) -> torch.Tensor:
+        return x + k
+
+    def forward(self, x):
+        y = self.sub(x)
+        z = self.helper(y, self.n) * self.scale + self.sizes[1]
+        return twice(z) * self.ratio + self.table
+"""
+
+CODE_REC = "code/__torch__/ts_code_base.py"
+HELPER = ("    k: int) -> Tensor:\n    return torch.add(x, k)\n")
+SUB_FWD = "    return torch.mul(x, w)\n"
+# name: (what torch 1.13's torch.jit.load does with it, [(old, new) in the code record],
+#        [(old, new) in data.pkl]). hostile_code_fixtures() loads each file with
+#        torch.jit.load and stops when the verdict written here is not torch's. ember refuses
+#        them all (tests/loaders/test_ts_code_checks.c). Where torch accepts: it skips any
+#        top-level `import` line (import_os), keeps the last of two definitions (class_twice,
+#        function_twice; both run), and never compares attribute declarations with data.pkl:
+#        attr_int_holds_tensor, attr_listint_holds_float and attr_int_holds_str fail when
+#        forward() runs ("IValue is not a Scalar", an internal assert), attr_tensor_holds_str
+#        runs with a str where a Tensor is declared.
+HOSTILE_CODE = {
+    # imports
+    "from_import.pt": ("refuses", [("class CodeBase", "from __torch__ import Sub\nclass CodeBase")],
+                       []),
+    "import_os.pt": ("accepts", [("class CodeBase", "import os\nclass CodeBase")], []),
+    # declared return types
+    "return_int.pt": ("refuses", [(HELPER, HELPER.replace("torch.add(x, k)", "k"))], []),
+    "return_tuple.pt": ("refuses", [(HELPER, HELPER.replace("torch.add(x, k)", "(x, k)"))], []),
+    "return_none_path.pt": ("refuses", [(HELPER, HELPER.replace(
+        "    return torch.add(x, k)", "    if torch.gt(k, 0):\n      return torch.add(x, k)"))],
+                            []),
+    "return_unused_method.pt": ("refuses", [(SUB_FWD, SUB_FWD +
+                                             "  def unused(self: __torch__.ts_code_base.Sub) "
+                                             "-> Tensor:\n    return 1.5\n")], []),
+    "return_function.pt": ("refuses", [("  return torch.mul(x, 2.)", "  return [x]")], []),
+    # declared attribute types against data.pkl
+    "attr_int_holds_tensor.pt": ("accepts", [("  table : Tensor", "  table : int")], []),
+    "attr_tensor_holds_str.pt": ("accepts", [("  name : str", "  name : Tensor")], []),
+    "attr_listint_holds_float.pt": ("accepts", [], [(b"ctorch.jit._pickle\nbuild_intlist\nq\x0f"
+                                                    b"(](K\x01K\x03etR",
+                                                    b"G?\xf8\x00\x00\x00\x00\x00\x00q\x0f")]),
+    "attr_int_holds_str.pt": ("accepts", [], [(b"X\x01\x00\x00\x00nq\x0cK\x02",
+                                               b"X\x01\x00\x00\x00nq\x0cX\x04\x00\x00\x00four")]),
+    "attr_not_pickled.pt": ("refuses", [("  name : str", "  name : str\n  ghost : int")], []),
+    "buffer_int.pt": ("refuses", [("  scale : Tensor", "  scale : int")], []),
+    # classes defined twice
+    "class_twice.pt": ("accepts", [("class Sub(Module):", "class Sub(Module):\n  pass\n"
+                                                          "class Sub(Module):")], []),
+    "function_twice.pt": ("accepts", [("def twice(", "def twice(x: Tensor) -> Tensor:\n"
+                                                     "  return x\ndef twice(")], []),
+    "method_twice.pt": ("refuses", [("  def helper(", "  def helper(self: __torch__.ts_code_base"
+                                                      ".CodeBase,\n    x: Tensor,\n    k: int) "
+                                                      "-> Tensor:\n    return x\n  def helper(")],
+                        []),
+    "attr_twice.pt": ("refuses", [("  name : str", "  name : str\n  name : str")], []),
+    # classes that do not exist
+    "attr_class_missing.pt": ("refuses", [("  sub : __torch__.ts_code_base.Sub",
+                                           "  sub : __torch__.ts_code_base.Nope")], []),
+    "param_class_missing.pt": ("refuses", [("    k: int) -> Tensor:",
+                                            "    k: __torch__.nowhere.Nope) -> Tensor:")], []),
+    "attr_unknown_type.pt": ("refuses", [("  n : int", "  n : integer")], []),
+    # calls of methods and functions
+    "call_no_method.pt": ("refuses", [("(self).helper(y, n, )", "(self).helpr(y, n, )")], []),
+    "call_extra_arg.pt": ("refuses", [("(self).helper(y, n, )", "(self).helper(y, n, n, )")], []),
+    "call_missing_arg.pt": ("refuses", [("(self).helper(y, n, )", "(self).helper(y, )")], []),
+    "call_arg_type.pt": ("refuses", [("(self).helper(y, n, )", "(self).helper(y, \"n\", )")],
+                         []),
+    "call_function_args.pt": ("refuses", [("ts_code_base.twice(z, )", "ts_code_base.twice()")],
+                              []),
+}
+# Valid rewrites ember must load: an `import __torch__...` line (torch.jit.load skips it).
+OK_CODE = {
+    "ok_import_torch.pt": [("class CodeBase", "import __torch__.ts_code_base\nclass CodeBase")],
+}
+
+
+def code_base_archive():
+    """torch.jit.save of CodeBase, its input and torch's output for it."""
+    import importlib.util
+    import io
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "ts_code_base.py")
+        with open(path, "w") as f:
+            f.write(CODE_BASE_SRC)
+        spec = importlib.util.spec_from_file_location("ts_code_base", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["ts_code_base"] = mod
+        spec.loader.exec_module(mod)
+        m = torch.jit.script(mod.CodeBase())
+        buf = io.BytesIO()
+        torch.jit.save(m, buf)
+        del sys.modules["ts_code_base"]
+    x = torch.tensor([1.0, -2.0, 0.5])
+    return buf.getvalue(), x, m(x).detach()
+
+
+def rewrite_archive(base, code=(), pkl=()):
+    """base with the code record and data.pkl rewritten (each `old` must occur); the code's
+    debug_pkl, which maps the old text (and names the temporary file the source came from),
+    is left out."""
+    import io
+    zin = zipfile.ZipFile(io.BytesIO(base))
+    root = zin.namelist()[0].split("/")[0] + "/"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            name = info.filename[len(root):]
+            if name == CODE_REC + ".debug_pkl":
+                continue
+            for old, new in (code if name == CODE_REC else ()):
+                assert data.decode().count(old) >= 1, (name, old)
+                data = data.decode().replace(old, new, 1).encode()
+            for old, new in (pkl if name == "data.pkl" else ()):
+                assert data.count(old) == 1, old
+                data = data.replace(old, new)
+            zout.writestr(info, data)
+    return out.getvalue()
+
+
+def hostile_code_fixtures():
+    """{file name: archive bytes} of HOSTILE_CODE and OK_CODE, and the base's input and output.
+    Loads each with torch.jit.load (and runs it) to confirm the verdict written beside it."""
+    import io
+    base, x, y = code_base_archive()
+    files = {"ok_base.pt": rewrite_archive(base)}
+    for name, edits in OK_CODE.items():
+        files[name] = rewrite_archive(base, edits)
+    for name, (verdict, code, pkl) in HOSTILE_CODE.items():
+        files[name] = rewrite_archive(base, code, pkl)
+    for name, data in files.items():
+        try:
+            torch.jit.load(io.BytesIO(data))
+            got = "accepts"
+        except Exception:  # torch raises RuntimeError and its own error types
+            got = "refuses"
+        want = HOSTILE_CODE[name][0] if name in HOSTILE_CODE else "accepts"
+        assert got == want, "%s: torch.jit.load %s it, the table says %s" % (name, got, want)
+    return files, x, y
+
+
+def write_hostile_code():
+    d = os.path.join(OUT, "hostile_code")
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    files, x, y = hostile_code_fixtures()
+    for name, data in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+    np.save(os.path.join(d, "ok_base.in.npy"), x.numpy())
+    np.save(os.path.join(d, "ok_base.out.npy"), y.numpy())
+
 def nested(depth):
     return b"\x80\x02" + b"]" * depth + b"a" * (depth - 1) + b"."
 
@@ -697,6 +890,7 @@ def main():
     if torch.__version__.startswith("1."):
         write_py_pickles()
         write_hostile()
+        write_hostile_code()
         write_fuzz_seeds()
     print("wrote", os.path.abspath(OUT))
 

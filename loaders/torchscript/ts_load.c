@@ -16,8 +16,37 @@
 struct ts_code_file {
     const char *record; /* "code/__torch__/a/b.py" */
     em_ts_module *mod;  /* NULL: the record does not exist */
+    bool checked;       /* em_ts_typecheck_module ran on it */
     ts_code_file *next;
 };
+
+/* The checks of every parsed record not checked yet (a check may parse more records, which
+ * the loop then takes; a check started inside one leaves it to the running loop). */
+static ember_status *check_code(ts_lower *L)
+{
+    if (L->checking) {
+        return NULL;
+    }
+    L->checking = true;
+    ember_status *st = NULL;
+    for (bool more = true; more && st == NULL;) {
+        more = false;
+        for (ts_code_file *f = L->files; f != NULL && st == NULL; f = f->next) {
+            if (f->checked || f->mod == NULL) {
+                continue;
+            }
+            f->checked = more = true;
+            /* "code/__torch__/a/b.py" -> "__torch__.a.b" */
+            char *qual = em_ts_printf(L, "%.*s", (int)(strlen(f->record) - 8), f->record + 5);
+            for (char *c = qual; c != NULL && *c != '\0'; c++) {
+                *c = *c == '/' ? '.' : *c;
+            }
+            st = qual != NULL ? em_ts_typecheck_module(L, f->mod, qual) : em_status_oom();
+        }
+    }
+    L->checking = false;
+    return st;
+}
 
 /* The parsed module of code record `record`, parsed on first use; NULL when absent. */
 static ember_status *code_file(ts_lower *L, const char *record, em_ts_module **out)
@@ -43,11 +72,15 @@ static ember_status *code_file(ts_lower *L, const char *record, em_ts_module **o
     ember_status *st = em_ts_parse_file(L->ast, em_storage_data(s), em_storage_size(s), record,
                                         &f->mod);
     em_storage_release(s);
+    if (st == NULL) {
+        st = em_ts_check_module(L->ast, f->mod);
+    }
     if (st != NULL) {
+        f->mod = NULL;
         return em_status_wrap(st, "%s", L->what);
     }
     *out = f->mod;
-    return NULL;
+    return check_code(L);
 }
 
 ember_status *em_ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **out)
@@ -100,8 +133,9 @@ ember_status *em_ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av 
         if (em_ts_zip_has(L->zip, sub)) {
             return NULL;
         }
-        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: %s defines no class or function "
-                      "'%s'", qual, record, name);
+        return em_status_wrap(em_ts_err(L, EMBER_ERR_INVALID_MODEL, pos, "%s: %s defines no "
+                                        "class or function '%s'", qual, record, name),
+                              "%s", L->what);
     }
     /* not a file, or a mangled namespace beside one (torch/functional.py and
      * torch/functional/___torch_mangle_10.py): a package on the way to one */
@@ -414,6 +448,7 @@ ember_status *em_ts_load(const em_load_args *a, em_graph *g)
     EMBER_TRY(read_pickle(&L, "data.pkl", "data", storage_flags, &data));
     const em_tsv *root = em_ts_pickle_root(data);
     EMBER_TRY(check_root(&L, root));
+    EMBER_TRY(em_ts_typecheck_objects(&L, root));
     EMBER_TRY(set_metadata(&L, root));
     ts_av *self = NULL, *fwd = NULL, **args = NULL, *result = NULL;
     em_ts_pos nopos = {0};

@@ -5,7 +5,8 @@
  * What is parsed. torch.jit.save writes each class and free function as Python text through
  * PythonPrint (torch/csrc/jit/serialization/python_print.cpp); torch.jit.load compiles it back
  * with its own Python-subset parser. This parser reads that subset:
- *   module level  `op_version_set = N`, `import`/`from` lines (kept as raw text), classes, defs;
+ *   module level  `op_version_set = N`, `import`/`from` lines (kept as raw text; ts_check.h
+ *                 refuses all but `import __torch__...`), classes, defs;
  *   class bodies  `__parameters__ = [...]`, `__buffers__ = [...]` and other `name = value`
  *                 lines (Enum members, hook lists, `__annotations__ = []`), attribute
  *                 declarations `name : Type`, `__annotations__["0"] = Type`, constants

@@ -188,6 +188,10 @@ ember_status *em_ts_type_parse(em_ts_ast_arena *a, const char *s, size_t n, cons
 
 void em_ts_type_print(em_strbuf *sb, const em_ts_type *t)
 {
+    if (t == NULL) {
+        em_strbuf_printf(sb, "?");
+        return;
+    }
     if (t->kind == EM_TS_TY_CLASS || t->kind == EM_TS_TY_VAR) {
         em_strbuf_printf(sb, "%s", t->name);
         return;

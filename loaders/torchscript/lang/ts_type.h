@@ -82,7 +82,8 @@ ember_status *em_ts_type_parse(em_ts_ast_arena *a, const char *s, size_t n, cons
 /* Converts an annotation expression of parsed code; errors point at the expression. */
 ember_status *em_ts_type_from_expr(em_ts_ast_arena *a, const em_ts_expr *e, em_ts_type **out);
 
-/* Appends the type in annotation_str form ("Dict[str, List[int]]", "Tuple[()]"). */
+/* Appends the type in annotation_str form ("Dict[str, List[int]]", "Tuple[()]"); a NULL type
+ * or item (a type only partly known, ts_typecheck.c's) as "?". */
 void em_ts_type_print(em_strbuf *sb, const em_ts_type *t);
 /* Structural equality (class and variable names compared as strings). */
 bool em_ts_type_equal(const em_ts_type *x, const em_ts_type *y);

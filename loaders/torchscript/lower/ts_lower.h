@@ -19,6 +19,7 @@
 #include "ir/graph.h"
 #include "loaders/torchscript/archive/ts_arena.h"
 #include "loaders/torchscript/lang/ts_ast.h"
+#include "loaders/torchscript/lang/ts_check.h"
 #include "loaders/torchscript/archive/ts_pickle.h"
 #include "loaders/torchscript/archive/ts_zip.h"
 
@@ -143,6 +144,9 @@ typedef struct ts_lower {
     int depth;                  /* call depth */
     int64_t counter;            /* for unique value names */
     const char *path;           /* current module path, for node names */
+    bool checking;              /* ts_load.c: the code checks of parsed records are running */
+    em_ts_map tc_classes;       /* ts_typecheck.c: classes by qualified name, */
+    em_ts_map tc_index;         /* and their members by name */
     /* Objects made from pickled ones, by state pointer, and converted pickled values. */
     const void **memo_keys;
     ts_av **memo_vals;
@@ -177,6 +181,14 @@ ember_status *em_ts_obj_get(ts_lower *L, ts_av *obj, const char *name, em_ts_pos
 /* ---- code (ts_lower.c) ---- */
 /* The class or function of a qualified name ("__torch__.a.b.C"): parses its file on first use. */
 ember_status *em_ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av **out);
+
+/* ---- checks like torch.jit.load's (ts_typecheck.c; the design is at the top of the file) ----
+ * Errors are INVALID_MODEL at the source line, with a caret. */
+/* The classes and functions of one parsed record; `qual` is its qualifier ("__torch__.a.b"
+ * for code/__torch__/a/b.py). Other records are parsed as their classes are named. */
+ember_status *em_ts_typecheck_module(ts_lower *L, const em_ts_module *m, const char *qual);
+/* Every object of data.pkl (from `root`) against its class's attribute declarations. */
+ember_status *em_ts_typecheck_objects(ts_lower *L, const em_tsv *root);
 
 /* ---- evaluation (ts_eval.c) ---- */
 ember_status *em_ts_call_func(ts_lower *L, const ts_av *fn, ts_av **args, size_t n_args,
