@@ -354,14 +354,7 @@ static void drop_noops(em_pctx *c)
             g->values[n->in[0]].dtype != g->values[n->out[0]].dtype) {
             continue;
         }
-        int x = n->in[0], y = n->out[0];
-        for (int r = ni + 1; r < g->n_nodes; r++) {
-            for (int i = 0; !c->dead[r] && i < g->nodes[r].n_in; i++) {
-                if (g->nodes[r].in[i] == y) {
-                    em_pass_set_input(c, r, i, x);
-                }
-            }
-        }
+        em_pass_redirect(c, n->out[0], n->in[0], ni);
         em_pass_kill(c, ni);
     }
 }
@@ -481,6 +474,15 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     }
     if (st == NULL && opt->fuse) {
         drop_noops(&c);
+        st = em_pass_cancel_pairs(&c);
+    }
+    if (st == NULL && opt->fuse) { /* before the conv fusions: they take the fused activations */
+        st = em_pass_fuse_norm(&c);
+    }
+    if (st == NULL && opt->fuse) {
+        st = em_pass_fuse_act(&c);
+    }
+    if (st == NULL && opt->fuse) {
         st = em_pass_fuse_conv(&c);
     }
     if (st == NULL && opt->fuse) {
