@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writes the pattern-fusion fixtures into tests/data/fuse: small modules exported by
 torch.onnx at opset 13, in the decomposed forms an exporter without LayerNormalization, Gelu,
-HardSwish, Mish or Swish writes (tests/runtime/test_passes_fuse.c loads each, checks the ops
-the passes leave and compares ember's output with torch's).
+HardSwish, Mish, Swish or Attention writes (tests/runtime/test_passes_fuse.c loads each,
+checks the ops the passes leave and compares ember's output with torch's).
 
 Run with Debian's /usr/bin/python3 (torch 1.13, whose exporter writes these forms):
     /usr/bin/python3 tools/gen_fuse_fixtures.py
-Deterministic: fixed seeds, so rerunning rewrites the same tensors (the .onnx bytes may differ
-between torch versions).
+Deterministic: each case seeds torch from its name, so rerunning (or adding a case) rewrites
+the same tensors (the .onnx bytes may differ between torch versions).
 
 tests/data/fuse/<case>.onnx        the model
 tests/data/fuse/<case>.in0.npy     its input
@@ -16,6 +16,7 @@ tests/data/fuse/<case>.out0.npy    torch's output for it
 """
 import math
 import os
+import zlib
 
 import numpy as np
 import torch
@@ -88,41 +89,57 @@ class ConvBlock(nn.Module):
         return F.mish(self.c3(x * s))
 
 
-def cases():
-    torch.manual_seed(0)
-    ln = nn.LayerNorm(16)
-    ln2 = nn.LayerNorm([4, 16], eps=1e-6)
-    for m in (ln, ln2):
-        with torch.no_grad():
-            m.weight.uniform_(0.5, 1.5)
-            m.bias.uniform_(-0.5, 0.5)
-    enc = nn.TransformerEncoderLayer(32, 2, 64, dropout=0.0, activation="gelu")
-    return [
-        ("layernorm", ln, (2, 5, 16)),
-        ("layernorm_2axes", ln2, (3, 4, 16)),
-        ("layernorm_plain", nn.LayerNorm(16, elementwise_affine=False), (2, 5, 16)),
-        ("rmsnorm_llama", LlamaRMSNorm(16), (2, 5, 16)),
-        ("rmsnorm_plain", PlainRMSNorm(), (2, 5, 16)),
-        ("gelu_erf", nn.GELU(), (2, 5, 16)),
-        ("gelu_bert", BertGELU(), (2, 5, 16)),
-        ("gelu_tanh", nn.GELU(approximate="tanh"), (2, 5, 16)),
-        ("gelu_gpt2", NewGELU(), (2, 5, 16)),
-        ("hardswish", nn.Hardswish(), (2, 5, 16)),
-        ("hardswish_relu6", ManualHardSwish(), (2, 5, 16)),
-        ("hardsigmoid_relu6", ManualHardSigmoid(), (2, 5, 16)),
-        ("silu", nn.SiLU(), (2, 5, 16)),
-        ("mish", nn.Mish(), (2, 5, 16)),
-        ("encoder_layer", enc, (6, 1, 32)),
-        ("conv_block", ConvBlock(), (1, 3, 12, 12)),
-    ]
+class MaskedEncoderLayer(nn.Module):
+    """A TransformerEncoderLayer under a causal float mask (-inf above the diagonal): the
+    scores are scaled again and the mask added before the Softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(32, 2, 64, dropout=0.0)
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(6))
+
+    def forward(self, x):
+        return self.layer(x, src_mask=self.mask)
+
+
+def layernorm(shape, eps=1e-5):
+    m = nn.LayerNorm(shape, eps=eps)
+    with torch.no_grad():
+        m.weight.uniform_(0.5, 1.5)
+        m.bias.uniform_(-0.5, 0.5)
+    return m
+
+
+# name, a function making the module (called after seeding torch with the name), input shape
+CASES = [
+    ("layernorm", lambda: layernorm(16), (2, 5, 16)),
+    ("layernorm_2axes", lambda: layernorm([4, 16], 1e-6), (3, 4, 16)),
+    ("layernorm_plain", lambda: nn.LayerNorm(16, elementwise_affine=False), (2, 5, 16)),
+    ("rmsnorm_llama", lambda: LlamaRMSNorm(16), (2, 5, 16)),
+    ("rmsnorm_plain", PlainRMSNorm, (2, 5, 16)),
+    ("gelu_erf", nn.GELU, (2, 5, 16)),
+    ("gelu_bert", BertGELU, (2, 5, 16)),
+    ("gelu_tanh", lambda: nn.GELU(approximate="tanh"), (2, 5, 16)),
+    ("gelu_gpt2", NewGELU, (2, 5, 16)),
+    ("hardswish", nn.Hardswish, (2, 5, 16)),
+    ("hardswish_relu6", ManualHardSwish, (2, 5, 16)),
+    ("hardsigmoid_relu6", ManualHardSigmoid, (2, 5, 16)),
+    ("silu", nn.SiLU, (2, 5, 16)),
+    ("mish", nn.Mish, (2, 5, 16)),
+    ("encoder_layer",
+     lambda: nn.TransformerEncoderLayer(32, 2, 64, dropout=0.0, activation="gelu"), (6, 1, 32)),
+    ("encoder_layer_mask", MaskedEncoderLayer, (6, 2, 32)),
+    ("conv_block", ConvBlock, (1, 3, 12, 12)),
+]
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for i, (name, module, shape) in enumerate(cases()):
-        module.eval()
-        g = torch.Generator().manual_seed(100 + i)
-        x = torch.randn(*shape, generator=g) * 2.0
+    for name, make, shape in CASES:
+        seed = zlib.crc32(name.encode())
+        torch.manual_seed(seed)
+        module = make().eval()
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(seed + 1)) * 2.0
         with torch.no_grad():
             y = module(x)
         torch.onnx.export(module, x, os.path.join(OUT, name + ".onnx"), opset_version=13,

@@ -4,13 +4,15 @@
  *
  *  1. constant folding: a node whose inputs are all initializers (deterministic, tensors of
  *     known shape, not quantized) runs once through the reference kernels; its outputs become
- *     initializers (at most 1 MiB more than its inputs);
+ *     initializers (at most 1 MiB more than its inputs); Shape of a value whose dims are all
+ *     known becomes a constant;
  *  1b. no-op nodes (Identity, Pad with constant all-zero pads) are bypassed: their readers
  *     read the input (a graph output is kept);
  *  1c. Transpose / Reshape pairs that cancel or compose (passes_cancel.c); decomposed
  *     LayerNormalization / RMSNormalization (passes_norm.c); decomposed Gelu (Erf and tanh
- *     forms), HardSigmoid, HardSwish, SiLU (Swish), Mish (passes_act.c), each matched only
- *     where its constants, axes and shapes are proved and its intermediates are private;
+ *     forms), HardSigmoid, HardSwish, SiLU (Swish), Mish (passes_act.c), MatMul + Softmax
+ *     attention chains -> Attention (passes_attn.c), each matched only where its constants,
+ *     axes and shapes are proved and its intermediates are private;
  *  2. Conv + BatchNormalization (inference form, constant statistics) folding: W and B
  *     rescaled into new initializers;
  *  3. Conv + Add of a per-channel constant folded into the bias;
@@ -162,6 +164,8 @@ ember_status *em_pass_replace(em_pctx *c, int last, em_op op, const int *in, int
 ember_status *em_pass_fuse_norm(em_pctx *c);
 ember_status *em_pass_fuse_act(em_pctx *c);
 ember_status *em_pass_cancel_pairs(em_pctx *c);
+/* MatMul + Softmax attention chains -> Attention (passes_attn.c). */
+ember_status *em_pass_fuse_attention(em_pctx *c);
 ember_status *em_pass_fuse_conv(em_pctx *c);
 ember_status *em_pass_fuse_matmul(em_pctx *c);
 ember_status *em_pass_layout(em_pctx *c, int block);

@@ -5,7 +5,9 @@
  * pair whose result is a graph output becomes one Transpose of x, a first Transpose with
  * another reader stays (and so does the second unless they cancel); a Reshape back to x's
  * shape cancels, another target reshapes x directly, and a target with a 0 (a dim copied from
- * the first Reshape's output) keeps both. Outputs are compared bit for bit with the original.
+ * the first Reshape's output) keeps both. And Shape of a value of known dims
+ * (runtime/passes/passes.c) becomes a constant (with start / end), so what is computed from it
+ * folds. Outputs are compared bit for bit with the original.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +26,8 @@ enum {
     R_BACK,
     R_OTHER,
     R_ZERO,
+    S_WHOLE,
+    S_SLICED,
 };
 
 static const int64_t xd[3] = {2, 3, 4};
@@ -49,7 +53,16 @@ static void build(em_graph *g, int x, int v)
     static const int64_t p102[3] = {1, 0, 2}, p120[3] = {1, 2, 0};
     static const int64_t s64[2] = {6, 4}, s234[3] = {2, 3, 4}, s38[2] = {3, 8}, s0m[2] = {0, -1};
     int y, t1 = -1;
-    if (v <= T_DEFAULT_PERM) {
+    if (v == S_WHOLE || v == S_SLICED) {
+        int sh = tp_op2(g, EM_OP_SHAPE, tp_op2(g, EM_OP_NEG, x, -1, "nx"), -1, "sh");
+        if (v == S_SLICED) { /* [-1] ++ Shape(x)[1:] */
+            static const int64_t m1[1] = {-1};
+            OK(em_node_set_int(g, g->n_nodes - 1, "start", 1));
+            sh = tp_op2(g, EM_OP_CONCAT, tp_ints(g, "m1", m1, 1), sh, "target");
+            OK(em_node_set_int(g, g->n_nodes - 1, "axis", 0));
+        }
+        y = tp_op2(g, EM_OP_RESHAPE, x, sh, "r");
+    } else if (v <= T_DEFAULT_PERM) {
         bool compose = v == T_COMPOSE || v == T_SHARED_COMPOSE, dflt = v == T_DEFAULT_PERM;
         t1 = transpose(g, x, dflt ? NULL : compose ? p120 : p102, "t1");
         y = transpose(g, t1, dflt ? NULL : p102, "t2");
@@ -93,11 +106,20 @@ static void test_reshape_pairs(void **state)
     check(R_ZERO, EM_OP_RESHAPE, 2);
 }
 
+static void test_static_shape(void **state)
+{
+    (void)state;
+    const tp_count want[] = {{EM_OP_SHAPE, 0}, {EM_OP_CONCAT, 0}, {EM_OP_NEG, 0}};
+    tp_check_fused(build, S_WHOLE, 3, xd, want, 3, 0.0, 0.0);
+    tp_check_fused(build, S_SLICED, 3, xd, want, 3, 0.0, 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transpose_pairs),
         cmocka_unit_test(test_reshape_pairs),
+        cmocka_unit_test(test_static_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

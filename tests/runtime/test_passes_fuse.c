@@ -4,7 +4,7 @@
  * modules exported by torch 1.13 at opset 13 (tools/gen_fuse_fixtures.py): LayerNorm over one
  * and two axes and without affine, LLaMA's and a plain RMSNorm, GELU (nn.GELU, BERT's, tanh,
  * GPT-2's), HardSwish (nn.Hardswish, x * relu6(x + 3) / 6), HardSigmoid, SiLU, Mish, a
- * TransformerEncoderLayer with GELU, and a conv block (Hardswish, SiLU, squeeze-and-excitation
+ * TransformerEncoderLayer with GELU, one under a causal mask, and a conv block (Hardswish, SiLU, squeeze-and-excitation
  * with Hardsigmoid, Mish). Loaded at the default level each holds the fused ops and none of
  * the decomposed ones, and gives torch's output; loaded without passes it gives the same.
  */
@@ -52,11 +52,20 @@ static const fx_case cases[] = {
      -1,
      {{"LayerNormalization", 2},
       {"Gelu", 1},
+      {"Attention", 1},
       {"ReduceMean", 0},
       {"Erf", 0},
-      {"Pow", 0},
-      {"Sqrt", 0},
-      {"Sub", 0}}},
+      {"Softmax", 0},
+      {"Shape", 0},
+      {"MatMul", 0}}},
+    {"encoder_layer_mask",
+     -1,
+     {{"LayerNormalization", 2},
+      {"Attention", 1},
+      {"Softmax", 0},
+      {"Add", 2}, /* the residuals */
+      {"Mul", 0},
+      {"Div", 0}}},
     {"conv_block",
      -1,
      {{"FusedConv", 5},
