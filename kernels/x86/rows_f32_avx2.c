@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* f32 Softmax (last axis) and LayerNormalization (Y only), AVX2: rows_driver.inc on
- * vmath_avx2.inc. */
+/* f32 Softmax (last axis), LayerNormalization (Y only) and RMSNormalization, AVX2:
+ * rows_driver.inc on vmath_avx2.inc. */
 #include "x86.h"
 
 #include <immintrin.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* f32 Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, AVX-512: unary_driver.inc on vmath_avx512.inc. */
+/* f32 Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, Gelu, Swish, Mish, AVX-512: unary_driver.inc on
+ * vmath_avx512.inc. */
 #include "x86.h"
 
 #include <immintrin.h>

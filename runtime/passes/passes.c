@@ -305,10 +305,49 @@ static void forward_identities(em_pctx *c)
     }
 }
 
+/* Shape of a value whose dims are all known (the planner refuses inputs that differ from
+ * known declared dims, so they are the dims it will run with): its readers read a constant of
+ * those dims (start / end applied) instead, so what torch.onnx computes from it (Gather, Add,
+ * Div, the Slice bounds of MultiheadAttention) folds too. A graph output keeps its node. */
+static ember_status *fold_shape(em_pctx *c, int ni)
+{
+    em_graph *g = c->g;
+    const em_node *n = &g->nodes[ni];
+    const em_value *x = &g->values[n->in[0]];
+    int y = n->out[0];
+    int64_t r = x->rank, dims[EM_MAX_RANK];
+    if (r < 0 || g->values[y].is_output || x->vt != EM_VT_TENSOR) {
+        return NULL;
+    }
+    int64_t s = em_node_attr_int(n, "start", 0), e = em_node_attr_int(n, "end", r);
+    s = s < 0 ? s + r : s;
+    e = e < 0 ? e + r : e;
+    s = s < 0 ? 0 : s > r ? r : s;
+    e = e < 0 ? 0 : e > r ? r : e;
+    int64_t cnt = e > s ? e - s : 0;
+    for (int64_t d = 0; d < cnt; d++) {
+        dims[d] = x->dims[s + d].v;
+        if (dims[d] < 0) {
+            return NULL;
+        }
+    }
+    char name[600];
+    int k;
+    em_pass_unique_name(g, g->values[y].name, "/static", name, sizeof name);
+    EM_PASS_TRY(em_graph_add_initializer_copy(g, name, EMBER_DTYPE_I64, 1, &cnt, dims, &k));
+    EM_PASS_TRY(em_pass_sync(c));
+    em_pass_redirect(c, y, k, ni);
+    em_pass_kill(c, ni);
+    return NULL;
+}
+
 static ember_status *fold_constants(em_pctx *c)
 {
     for (int ni = 0; ni < c->g->n_nodes; ni++) {
         bool done;
+        if (!c->dead[ni] && c->g->nodes[ni].op == EM_OP_SHAPE) {
+            EM_PASS_TRY(fold_shape(c, ni));
+        }
         if (!c->dead[ni]) {
             ember_status *st = fold_node(c, ni, &done);
             if (st != NULL) {
@@ -354,14 +393,7 @@ static void drop_noops(em_pctx *c)
             g->values[n->in[0]].dtype != g->values[n->out[0]].dtype) {
             continue;
         }
-        int x = n->in[0], y = n->out[0];
-        for (int r = ni + 1; r < g->n_nodes; r++) {
-            for (int i = 0; !c->dead[r] && i < g->nodes[r].n_in; i++) {
-                if (g->nodes[r].in[i] == y) {
-                    em_pass_set_input(c, r, i, x);
-                }
-            }
-        }
+        em_pass_redirect(c, n->out[0], n->in[0], ni);
         em_pass_kill(c, ni);
     }
 }
@@ -481,6 +513,18 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     }
     if (st == NULL && opt->fuse) {
         drop_noops(&c);
+        st = em_pass_cancel_pairs(&c);
+    }
+    if (st == NULL && opt->fuse) { /* before the conv fusions: they take the fused activations */
+        st = em_pass_fuse_norm(&c);
+    }
+    if (st == NULL && opt->fuse) {
+        st = em_pass_fuse_act(&c);
+    }
+    if (st == NULL && opt->fuse) {
+        st = em_pass_fuse_attention(&c);
+    }
+    if (st == NULL && opt->fuse) {
         st = em_pass_fuse_conv(&c);
     }
     if (st == NULL && opt->fuse) {

@@ -4,9 +4,15 @@
  *
  *  1. constant folding: a node whose inputs are all initializers (deterministic, tensors of
  *     known shape, not quantized) runs once through the reference kernels; its outputs become
- *     initializers (at most 1 MiB more than its inputs);
+ *     initializers (at most 1 MiB more than its inputs); Shape of a value whose dims are all
+ *     known becomes a constant;
  *  1b. no-op nodes (Identity, Pad with constant all-zero pads) are bypassed: their readers
  *     read the input (a graph output is kept);
+ *  1c. Transpose / Reshape pairs that cancel or compose (passes_cancel.c); decomposed
+ *     LayerNormalization / RMSNormalization (passes_norm.c); decomposed Gelu (Erf and tanh
+ *     forms), HardSigmoid, HardSwish, SiLU (Swish), Mish (passes_act.c), MatMul + Softmax
+ *     attention chains -> Attention (passes_attn.c), each matched only where its constants,
+ *     axes and shapes are proved and its intermediates are private;
  *  2. Conv + BatchNormalization (inference form, constant statistics) folding: W and B
  *     rescaled into new initializers;
  *  3. Conv + Add of a per-channel constant folded into the bias;
@@ -121,6 +127,45 @@ void em_pass_bn_scale_shift(const em_graph *g, const em_node *bn, int64_t m, dou
 /* Sets node ni's `activation` and `activation_params` attributes (FusedConv's) to e. */
 ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e);
 
+/* ---- pattern matching (passes_match.c), shared by the pattern fusions ---- */
+
+/* The live node producing value v when its op is `op`, or -1. */
+int em_pass_prod(const em_pctx *c, int v, em_op op);
+/* Value v is an intermediate, no graph output, read by exactly n node inputs: a fusion whose
+ * pattern holds all n reads may swallow it. */
+bool em_pass_only_read(const em_pctx *c, int v, int n);
+/* Value v is a constant (f32, f64, f16, i32 or i64 initializer) of one element, any rank:
+ * its value in *out. */
+bool em_pass_scalar(const em_graph *g, int v, double *out);
+/* Value v is a one-element constant equal to `want` within 1e-6 relative (f32 rounding of a
+ * decimal constant passes, a different constant does not). */
+bool em_pass_scalar_is(const em_graph *g, int v, double want);
+/* For a two-input node: the input that is not `a` (the second when both are a), or -1 when
+ * neither is a. */
+int em_pass_other(const em_node *n, int a);
+/* For a Mul / Add / Div / Sub node: its input that is a one-element constant equal to `want`
+ * on a side the op allows (`either`: both sides, else the right), the other input returned;
+ * -1 when it has no such input. */
+int em_pass_by_const(const em_graph *g, const em_node *n, em_op op, double want, bool either);
+/* Node ni is a ReduceMean with keepdims over exactly the last k axes of its rank-r input
+ * (axes constant, in any order and sign): k, else 0. */
+int em_pass_trailing_mean(const em_graph *g, int ni);
+/* Every live reader of value `from` after node `after` reads `to` instead. */
+void em_pass_redirect(em_pctx *c, int from, int to, int after);
+/* Node `last` becomes a new node of op `op` reading in[0..n_in) and writing last's output 0
+ * (name kept); the nodes kill[0..n_kill) of the pattern die. The inputs must come before
+ * `last` (they are the pattern's inputs). Its index stays `last`. */
+ember_status *em_pass_replace(em_pctx *c, int last, em_op op, const int *in, int n_in,
+                              const int *kill, int n_kill);
+
+/* Pattern fusions, run before the conv and MatMul fusions: decomposed LayerNormalization and
+ * RMSNormalization (passes_norm.c); Erf and tanh GELU, HardSigmoid, HardSwish, SiLU, Mish
+ * (passes_act.c); Transpose and Reshape pairs (passes_cancel.c). */
+ember_status *em_pass_fuse_norm(em_pctx *c);
+ember_status *em_pass_fuse_act(em_pctx *c);
+ember_status *em_pass_cancel_pairs(em_pctx *c);
+/* MatMul + Softmax attention chains -> Attention (passes_attn.c). */
+ember_status *em_pass_fuse_attention(em_pctx *c);
 ember_status *em_pass_fuse_conv(em_pctx *c);
 ember_status *em_pass_fuse_matmul(em_pctx *c);
 ember_status *em_pass_layout(em_pctx *c, int block);

@@ -4,8 +4,9 @@
  * AVX-512) against the reference: row lengths around the vector widths (tails), 1 to many
  * rows (enough for the 2-thread pool; bitwise equal to serial), inputs up to +-30 (exp's
  * range), LayerNorm over one or two trailing axes with a full or single-value Scale, B absent
- * / full / single, a large epsilon. Declines: Softmax along another axis, LayerNorm's Mean
- * output, a Scale broadcast along some axes only.
+ * / full / single, a large epsilon; RMSNormalization likewise (one or two axes, full or single
+ * Scale). Declines: Softmax along another axis, LayerNorm's Mean output, a Scale broadcast
+ * along some axes only, RMSNormalization's stash_type 0.
  */
 #include "test_x86_harness.h"
 
@@ -119,6 +120,43 @@ static void test_layernorm(void **state)
     em_threadpool_destroy(pool);
 }
 
+static void test_rmsnorm(void **state)
+{
+    const em_kernel *k = find(EM_OP_RMSNORMALIZATION, *state);
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    int ci = 0;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        for (size_t ri = 0; ri < sizeof nrows / sizeof nrows[0]; ri++, ci++) {
+            bool two_axes = ci % 3 == 1 && lens[li] % 2 == 0, scale_single = ci % 4 == 3;
+            int64_t dims[3] = {nrows[ri], two_axes ? 2 : 1, two_axes ? lens[li] / 2 : lens[li]};
+            int64_t nd[2] = {dims[1], dims[2]}, one = 1;
+            float *x = t_random_f32(t_numel(dims, 3), (uint64_t)ci + 300, -3.0f, 5.0f);
+            float *sc = t_random_f32(lens[li], (uint64_t)ci + 400, 0.5f, 1.5f);
+            em_tensor in[2];
+            t_tensor(&in[0], EMBER_DTYPE_F32, 3, dims, x);
+            if (scale_single) {
+                t_tensor(&in[1], EMBER_DTYPE_F32, 1, &one, sc);
+            } else {
+                t_tensor(&in[1], EMBER_DTYPE_F32, two_axes ? 2 : 1, two_axes ? nd : nd + 1, sc);
+            }
+            t_node tn;
+            t_node_init(&tn, EM_OP_RMSNORMALIZATION, "rms");
+            t_set_int(&tn, "axis", two_axes ? 1 : -1);
+            if (ci % 5 == 2) {
+                t_set_float(&tn, "epsilon", 0.5f);
+            }
+            char name[96];
+            snprintf(name, sizeof name, "rmsnorm_%lldx%lldx%lld_s%d", (long long)dims[0],
+                     (long long)dims[1], (long long)dims[2], (int)scale_single);
+            check_case(k, &tn, name, in, 2, 3, dims, pool);
+            test_free(x);
+            test_free(sc);
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
 static void test_declines(void **state)
 {
     const em_kernel *sm = find(EM_OP_SOFTMAX, *state), *ln = find(EM_OP_LAYERNORM, *state);
@@ -140,6 +178,15 @@ static void test_declines(void **state)
     t_tensor(&in[1], EMBER_DTYPE_F32, 1, d + 1, buf);
     t_tensor(&out[1], EMBER_DTYPE_F32, 2, d21, buf);
     t_expect_error(kt_run(ln, &tn.n, in, 2, out, 2, 0, NULL), EMBER_ERR_UNSUPPORTED, "ln1", "mean");
+    const em_kernel *rms = find(EM_OP_RMSNORMALIZATION, *state);
+    t_node_init(&tn, EM_OP_RMSNORMALIZATION, "rms0");
+    t_set_int(&tn, "stash_type", 0);
+    t_expect_error(kt_run(rms, &tn.n, in, 2, out, 1, 0, NULL), EMBER_ERR_UNSUPPORTED, "rms0",
+                   "f32");
+    t_node_init(&tn, EM_OP_RMSNORMALIZATION, "rms1");
+    t_tensor(&in[1], EMBER_DTYPE_F32, 2, d21, buf);
+    t_expect_error(kt_run(rms, &tn.n, in, 2, out, 1, 0, NULL), EMBER_ERR_UNSUPPORTED, "rms1",
+                   "scale");
 }
 
 int main(void)
@@ -147,6 +194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KT_TEST(test_softmax, "__avx2"),   KT_TEST(test_softmax, "__avx512"),
         KT_TEST(test_layernorm, "__avx2"), KT_TEST(test_layernorm, "__avx512"),
+        KT_TEST(test_rmsnorm, "__avx2"),   KT_TEST(test_rmsnorm, "__avx512"),
         KT_TEST(test_declines, "__avx2"),  KT_TEST(test_declines, "__avx512"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

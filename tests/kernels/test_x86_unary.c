@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The x86 activation kernels (Sigmoid, Tanh, Clip, HardSigmoid, HardSwish; f32, AVX2 and
- * AVX-512) against the reference: lengths around the vector widths and the 16384-element
- * parallel block, inputs over [-20, 20] plus 0, +-0.6 (tanh's polynomial boundary), +-inf and
- * NaN (propagated), within 1e-6 relative (1e-7 absolute near 0); 2 threads bitwise equal to
- * serial; in place. Clip with both, one or no bounds and min > max; HardSigmoid with alpha /
- * beta. Declines: Clip with a runtime bound, f64.
+ * The x86 activation kernels (Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, Gelu, Swish, Mish;
+ * f32, AVX2 and AVX-512) against the reference: lengths around the vector widths and the
+ * 16384-element parallel block, inputs over [-20, 20] plus 0, +-0.6 (tanh's polynomial
+ * boundary), +-inf and NaN (propagated), within 1e-6 relative (1e-7 absolute near 0); 2
+ * threads bitwise equal to serial; in place. Clip with both, one or no bounds and min > max;
+ * HardSigmoid with alpha / beta; Gelu none and tanh; Swish with alpha 1 and 0.7. Declines:
+ * Clip with a runtime bound, f64, Gelu with an unknown approximation.
  */
 #include "test_x86_harness.h"
 
@@ -15,15 +16,27 @@ typedef struct un_case {
     em_op op;
     int bounds; /* Clip: bit 0 min given, bit 1 max given */
     float lo, hi;
-    float alpha, beta; /* HardSigmoid; 0: defaults */
+    float alpha, beta; /* HardSigmoid, Swish (alpha); 0: defaults */
+    const char *approximate; /* Gelu; NULL: default */
 } un_case;
 
 static const un_case cases[] = {
-    {EM_OP_SIGMOID, 0, 0, 0, 0, 0},       {EM_OP_TANH, 0, 0, 0, 0, 0},
-    {EM_OP_CLIP, 3, 0.0f, 6.0f, 0, 0},    {EM_OP_CLIP, 1, -1.5f, 0, 0, 0},
-    {EM_OP_CLIP, 2, 0, 2.5f, 0, 0},       {EM_OP_CLIP, 0, 0, 0, 0, 0},
-    {EM_OP_CLIP, 3, 3.0f, -1.0f, 0, 0},   {EM_OP_HARDSIGMOID, 0, 0, 0, 0, 0},
-    {EM_OP_HARDSIGMOID, 0, 0, 0, 0.3f, 0.4f}, {EM_OP_HARDSWISH, 0, 0, 0, 0, 0},
+    {EM_OP_SIGMOID, 0, 0, 0, 0, 0, NULL},
+    {EM_OP_TANH, 0, 0, 0, 0, 0, NULL},
+    {EM_OP_CLIP, 3, 0.0f, 6.0f, 0, 0, NULL},
+    {EM_OP_CLIP, 1, -1.5f, 0, 0, 0, NULL},
+    {EM_OP_CLIP, 2, 0, 2.5f, 0, 0, NULL},
+    {EM_OP_CLIP, 0, 0, 0, 0, 0, NULL},
+    {EM_OP_CLIP, 3, 3.0f, -1.0f, 0, 0, NULL},
+    {EM_OP_HARDSIGMOID, 0, 0, 0, 0, 0, NULL},
+    {EM_OP_HARDSIGMOID, 0, 0, 0, 0.3f, 0.4f, NULL},
+    {EM_OP_HARDSWISH, 0, 0, 0, 0, 0, NULL},
+    {EM_OP_GELU, 0, 0, 0, 0, 0, NULL},
+    {EM_OP_GELU, 0, 0, 0, 0, 0, "none"},
+    {EM_OP_GELU, 0, 0, 0, 0, 0, "tanh"},
+    {EM_OP_SWISH, 0, 0, 0, 0, 0, NULL},
+    {EM_OP_SWISH, 0, 0, 0, 0.7f, 0, NULL},
+    {EM_OP_MISH, 0, 0, 0, 0, 0, NULL},
 };
 
 static const em_kernel *find(em_op op, const char *suffix)
@@ -48,7 +61,12 @@ static void test_cases(void **state)
         t_node_init(&tn, c->op, "act");
         if (c->alpha != 0.0f) {
             t_set_float(&tn, "alpha", c->alpha);
+        }
+        if (c->alpha != 0.0f && c->op == EM_OP_HARDSIGMOID) {
             t_set_float(&tn, "beta", c->beta);
+        }
+        if (c->approximate != NULL) {
+            t_set_string(&tn, "approximate", c->approximate);
         }
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
             int64_t n = sizes[si], one = 1;
@@ -124,6 +142,13 @@ static void test_declines(void **state)
     t_tensor(&in[0], EMBER_DTYPE_F64, 1, &n, buf);
     t_tensor(&out[0], EMBER_DTYPE_F64, 1, &n, buf);
     t_expect_error(kt_run(k, &tn.n, in, 1, out, 1, 0, NULL), EMBER_ERR_UNSUPPORTED, "clip", "f64");
+    const em_kernel *gk = find(EM_OP_GELU, *state);
+    t_node_init(&tn, EM_OP_GELU, "gelu");
+    t_set_string(&tn, "approximate", "sigmoid");
+    t_tensor(&in[0], EMBER_DTYPE_F32, 1, &n, buf);
+    t_tensor(&out[0], EMBER_DTYPE_F32, 1, &n, buf);
+    t_expect_error(kt_run(gk, &tn.n, in, 1, out, 1, 0, NULL), EMBER_ERR_UNSUPPORTED, "gelu",
+                   "tanh");
 }
 
 int main(void)

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Shared by the graph-pass tests (tests/runtime/test_passes*.c): op counts of a rewritten
- * graph, its text on stdout when PASSES_DEBUG is set, and one session run of a model with a
- * single f32 input. Include after test_autograd_util.h.
+ * graph, its text on stdout when PASSES_DEBUG is set, one session run of a model with a
+ * single f32 input, and the pattern-fusion harness (a graph built twice, the passes run on one,
+ * op counts and outputs compared). Include after test_autograd_util.h.
  */
 #ifndef EMBER_TESTS_RUNTIME_TEST_PASSES_UTIL_H
 #define EMBER_TESTS_RUNTIME_TEST_PASSES_UTIL_H
 
+#include "passes/passes.h"
+#include "plan/fold.h"
+
+#include <math.h>
 #include <stdlib.h>
 
 static inline int tp_count_op(const em_graph *g, em_op o)
@@ -66,6 +71,111 @@ static inline int tp_init_f32(em_graph *g, const char *name, int rank, const int
     OK(em_graph_add_initializer_copy(g, name, EMBER_DTYPE_F32, rank, dims, v, &idx));
     test_free(v);
     return idx;
+}
+
+/* ---- pattern-fusion cases (test_passes_norm.c, test_passes_act.c, test_passes_cancel.c) ---- */
+
+/* Node of op reading in[0..n_in) with one output named `name`; returns that value. */
+static inline int tp_op(em_graph *g, em_op op, const int *in, int n_in, const char *name)
+{
+    int ni;
+    const char *outs[1] = {name};
+    OK(em_graph_add_node(g, op, name, in, n_in, outs, 1, &ni));
+    return g->nodes[ni].out[0];
+}
+
+static inline int tp_op2(em_graph *g, em_op op, int a, int b, const char *name)
+{
+    const int in[2] = {a, b};
+    return tp_op(g, op, in, b >= 0 ? 2 : 1, name);
+}
+
+/* An f32 scalar (rank 0) initializer. */
+static inline int tp_scalar(em_graph *g, const char *name, float v)
+{
+    int idx;
+    OK(em_graph_add_initializer_copy(g, name, EMBER_DTYPE_F32, 0, NULL, &v, &idx));
+    return idx;
+}
+
+/* An int64 [n] initializer. */
+static inline int tp_ints(em_graph *g, const char *name, const int64_t *v, int64_t n)
+{
+    int idx;
+    OK(em_graph_add_initializer_copy(g, name, EMBER_DTYPE_I64, 1, &n, v, &idx));
+    return idx;
+}
+
+/* Builds a case's graph on input value x (its outputs marked by the builder). */
+typedef void (*tp_build_fn)(em_graph *g, int x, int variant);
+
+typedef struct tp_count {
+    em_op op;
+    int n;
+} tp_count;
+
+/* A model whose graph is build(x [xd], variant), shapes inferred. */
+static inline ember_model *tp_build(tp_build_fn build, int variant, int rank, const int64_t *xd)
+{
+    ember_model *m = ag_model();
+    int x;
+    OK(em_graph_add_input(m->g, "x", EMBER_DTYPE_F32, rank, xd, NULL, &x));
+    build(m->g, x, variant);
+    OK(em_graph_verify(m->g));
+    OK(em_graph_infer_shapes(m->g));
+    return m;
+}
+
+/* Runs the folding and fusing passes (no layout) on build's graph, checks the op counts
+ * want[0..n_want), and that the graph computes what the unoptimised one does on an input in
+ * [-4, 4), every output within atol + rtol |ref|, names and ranks kept. */
+static inline void tp_check_fused(tp_build_fn build, int variant, int rank, const int64_t *xd,
+                                  const tp_count *want, int n_want, double atol, double rtol)
+{
+    ember_model *plain = tp_build(build, variant, rank, xd);
+    ember_model *opt = tp_build(build, variant, rank, xd);
+    em_passes_options o = {true, true, false, 0, em_plan_eval_const};
+    OK(em_passes_run(opt->g, &o));
+    tp_debug_print(opt->g);
+    for (int i = 0; i < n_want; i++) {
+        if (tp_count_op(opt->g, want[i].op) != want[i].n) {
+            fail_msg("variant %d: %d %s nodes, expected %d", variant,
+                     tp_count_op(opt->g, want[i].op), em_op_name(want[i].op), want[i].n);
+        }
+    }
+    int n_out = plain->g->n_outputs;
+    assert_int_equal(opt->g->n_outputs, n_out);
+    assert_true(n_out <= 8);
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++) {
+        n *= xd[d];
+    }
+    float *x = test_malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (float)((i * 7919) % 1000) / 125.0f - 4.0f;
+    }
+    ember_tensor *a[8], *b[8];
+    tp_run(plain, rank, xd, x, a, n_out);
+    tp_run(opt, rank, xd, x, b, n_out);
+    for (int i = 0; i < n_out; i++) {
+        const em_value *va = &plain->g->values[plain->g->outputs[i]];
+        const em_value *vb = &opt->g->values[opt->g->outputs[i]];
+        assert_string_equal(va->name, vb->name);
+        assert_int_equal(ember_tensor_elem_count(a[i]), ember_tensor_elem_count(b[i]));
+        assert_int_equal(ember_tensor_rank(a[i]), ember_tensor_rank(b[i]));
+        const float *pa = ember_tensor_data(a[i]), *pb = ember_tensor_data(b[i]);
+        for (int64_t k = 0; k < ember_tensor_elem_count(a[i]); k++) {
+            if (!(fabs((double)pa[k] - (double)pb[k]) <= atol + rtol * fabs((double)pa[k]))) {
+                fail_msg("variant %d, output %d [%lld]: %.9g, unoptimised %.9g", variant, i,
+                         (long long)k, (double)pb[k], (double)pa[k]);
+            }
+        }
+    }
+    ag_free_outs(a, n_out);
+    ag_free_outs(b, n_out);
+    test_free(x);
+    ember_model_destroy(plain);
+    ember_model_destroy(opt);
 }
 
 #endif /* EMBER_TESTS_RUNTIME_TEST_PASSES_UTIL_H */

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Transpose and Reshape pairs (passes.h). y = Transpose(Transpose(x, p1), p2) is
+ * Transpose(x, q) with q[i] = p1[p2[i]]: when q is the identity and y is no graph output, y's
+ * readers read x and the second Transpose goes (the first too once nothing reads it);
+ * otherwise, when only the second reads the first, the second becomes Transpose(x, q).
+ * y = Reshape(Reshape(x, s1), s2) is x itself when y's shape is x's (dims known and equal, or
+ * the same symbol) and y is no graph output; otherwise, when only the second reads the first
+ * and s2 is a constant without 0 (a 0 copies a dim of the first's output, unless allowzero),
+ * the second reshapes x directly. Perms are read from the attributes (absent: reversed).
+ */
+#include "passes/passes.h"
+
+#include "core/status.h"
+
+#include <string.h>
+
+/* The perm of Transpose node n over rank r into p; false when malformed. */
+static bool perm_of(const em_node *n, int r, int64_t *p)
+{
+    const int64_t *a = NULL;
+    int64_t k = em_node_attr_ints(n, "perm", &a);
+    bool seen[EM_MAX_RANK] = {false};
+    if (r < 1 || r > EM_MAX_RANK || (k >= 0 && k != r)) {
+        return false;
+    }
+    for (int i = 0; i < r; i++) {
+        p[i] = k >= 0 ? a[i] : r - 1 - i;
+        if (p[i] < 0 || p[i] >= r || seen[p[i]]) {
+            return false;
+        }
+        seen[p[i]] = true;
+    }
+    return true;
+}
+
+static ember_status *transpose_pair(em_pctx *c, int t2)
+{
+    em_graph *g = c->g;
+    int v = g->nodes[t2].in[0], t1 = em_pass_prod(c, v, EM_OP_TRANSPOSE);
+    int x = t1 >= 0 ? g->nodes[t1].in[0] : -1, y = g->nodes[t2].out[0];
+    int r = x >= 0 ? g->values[x].rank : -1;
+    int64_t p1[EM_MAX_RANK], p2[EM_MAX_RANK], q[EM_MAX_RANK];
+    if (t1 < 0 || !perm_of(&g->nodes[t1], r, p1) || !perm_of(&g->nodes[t2], r, p2)) {
+        return NULL;
+    }
+    bool identity = true;
+    for (int i = 0; i < r; i++) {
+        q[i] = p1[p2[i]];
+        identity = identity && q[i] == i;
+    }
+    if (identity && !g->values[y].is_output && g->values[x].dtype == g->values[y].dtype) {
+        em_pass_redirect(c, y, x, t2);
+        em_pass_kill(c, t2);
+    } else if (em_pass_only_read(c, v, 1)) {
+        const em_attr *pa = em_node_attr(&g->nodes[t2], "perm");
+        if (pa != NULL) { /* perm_of saw r ints: overwritten in place (set_ints would append) */
+            memcpy(pa->ints, q, sizeof *q * (size_t)r);
+        } else {
+            EM_PASS_TRY(em_node_set_ints(g, t2, "perm", q, r));
+        }
+        em_pass_set_input(c, t2, 0, x);
+        em_pass_kill(c, t1);
+    }
+    return NULL;
+}
+
+/* Reshape target s (input 1 of node n) is a constant that does not copy input dims. */
+static bool target_free(const em_graph *g, const em_node *n)
+{
+    const em_value *s = &g->values[n->in[1]];
+    if (s->kind != EM_VAL_INITIALIZER || s->dtype != EMBER_DTYPE_I64 || s->init.data == NULL) {
+        return false;
+    }
+    const int64_t *d = s->init.data;
+    for (int64_t i = 0; i < em_tensor_numel(&s->init); i++) {
+        if (d[i] == 0 && em_node_attr_int(n, "allowzero", 0) == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void reshape_pair(em_pctx *c, int r2)
+{
+    em_graph *g = c->g;
+    int v = g->nodes[r2].in[0], r1 = em_pass_prod(c, v, EM_OP_RESHAPE);
+    int x = r1 >= 0 ? g->nodes[r1].in[0] : -1, y = g->nodes[r2].out[0];
+    if (r1 < 0 || g->nodes[r2].n_in != 2 || g->nodes[r2].in[1] < 0) {
+        return;
+    }
+    if (!g->values[y].is_output && em_pass_same_shape(&g->values[x], &g->values[y])) {
+        em_pass_redirect(c, y, x, r2);
+        em_pass_kill(c, r2);
+    } else if (em_pass_only_read(c, v, 1) && target_free(g, &g->nodes[r2])) {
+        em_pass_set_input(c, r2, 0, x);
+        em_pass_kill(c, r1);
+    }
+}
+
+ember_status *em_pass_cancel_pairs(em_pctx *c)
+{
+    em_pass_refresh_producers(c);
+    for (int j = 0; j < c->g->n_nodes; j++) {
+        if (c->dead[j]) {
+            continue;
+        }
+        if (c->g->nodes[j].op == EM_OP_TRANSPOSE) {
+            EM_PASS_TRY(transpose_pair(c, j));
+        } else if (c->g->nodes[j].op == EM_OP_RESHAPE) {
+            reshape_pair(c, j);
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Transpose and Reshape pairs (runtime/passes/passes_cancel.c) on x [2, 3, 4]: inverse perms
+ * cancel (also the default, reversed perm twice), other perms compose into one Transpose, a
+ * pair whose result is a graph output becomes one Transpose of x, a first Transpose with
+ * another reader stays (and so does the second unless they cancel); a Reshape back to x's
+ * shape cancels, another target reshapes x directly, and a target with a 0 (a dim copied from
+ * the first Reshape's output) keeps both. And Shape of a value of known dims
+ * (runtime/passes/passes.c) becomes a constant (with start / end), so what is computed from it
+ * folds. Outputs are compared bit for bit with the original.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "test_autograd_util.h"
+#include "test_passes_util.h"
+
+enum {
+    T_INVERSE,
+    T_COMPOSE,
+    T_OUTPUT,
+    T_SHARED_INVERSE,
+    T_SHARED_COMPOSE,
+    T_DEFAULT_PERM,
+    R_BACK,
+    R_OTHER,
+    R_ZERO,
+    S_WHOLE,
+    S_SLICED,
+};
+
+static const int64_t xd[3] = {2, 3, 4};
+
+static int transpose(em_graph *g, int x, const int64_t *perm, const char *name)
+{
+    int v = tp_op2(g, EM_OP_TRANSPOSE, x, -1, name);
+    if (perm != NULL) {
+        OK(em_node_set_ints(g, g->n_nodes - 1, "perm", perm, 3));
+    }
+    return v;
+}
+
+static int reshape(em_graph *g, int x, const int64_t *dims, int n, const char *name)
+{
+    char sn[64];
+    snprintf(sn, sizeof sn, "%s/shape", name);
+    return tp_op2(g, EM_OP_RESHAPE, x, tp_ints(g, sn, dims, n), name);
+}
+
+static void build(em_graph *g, int x, int v)
+{
+    static const int64_t p102[3] = {1, 0, 2}, p120[3] = {1, 2, 0};
+    static const int64_t s64[2] = {6, 4}, s234[3] = {2, 3, 4}, s38[2] = {3, 8}, s0m[2] = {0, -1};
+    int y, t1 = -1;
+    if (v == S_WHOLE || v == S_SLICED) {
+        int sh = tp_op2(g, EM_OP_SHAPE, tp_op2(g, EM_OP_NEG, x, -1, "nx"), -1, "sh");
+        if (v == S_SLICED) { /* [-1] ++ Shape(x)[1:] */
+            static const int64_t m1[1] = {-1};
+            OK(em_node_set_int(g, g->n_nodes - 1, "start", 1));
+            sh = tp_op2(g, EM_OP_CONCAT, tp_ints(g, "m1", m1, 1), sh, "target");
+            OK(em_node_set_int(g, g->n_nodes - 1, "axis", 0));
+        }
+        y = tp_op2(g, EM_OP_RESHAPE, x, sh, "r");
+    } else if (v <= T_DEFAULT_PERM) {
+        bool compose = v == T_COMPOSE || v == T_SHARED_COMPOSE, dflt = v == T_DEFAULT_PERM;
+        t1 = transpose(g, x, dflt ? NULL : compose ? p120 : p102, "t1");
+        y = transpose(g, t1, dflt ? NULL : p102, "t2");
+    } else {
+        int r1 = reshape(g, x, s64, 2, "r1");
+        y = v == R_BACK    ? reshape(g, r1, s234, 3, "r2")
+            : v == R_OTHER ? reshape(g, r1, s38, 2, "r2")
+                           : reshape(g, r1, s0m, 2, "r2");
+    }
+    if (v != T_OUTPUT) {
+        y = tp_op2(g, EM_OP_RELU, y, -1, "y");
+    }
+    OK(em_graph_mark_output(g, y));
+    if (v == T_SHARED_INVERSE || v == T_SHARED_COMPOSE) {
+        OK(em_graph_mark_output(g, tp_op2(g, EM_OP_NEG, t1, -1, "n")));
+    }
+}
+
+static void check(int v, em_op op, int n)
+{
+    const tp_count want[] = {{op, n}};
+    tp_check_fused(build, v, 3, xd, want, 1, 0.0, 0.0);
+}
+
+static void test_transpose_pairs(void **state)
+{
+    (void)state;
+    check(T_INVERSE, EM_OP_TRANSPOSE, 0);
+    check(T_DEFAULT_PERM, EM_OP_TRANSPOSE, 0);
+    check(T_COMPOSE, EM_OP_TRANSPOSE, 1);
+    check(T_OUTPUT, EM_OP_TRANSPOSE, 1);
+    check(T_SHARED_INVERSE, EM_OP_TRANSPOSE, 1);
+    check(T_SHARED_COMPOSE, EM_OP_TRANSPOSE, 2);
+}
+
+static void test_reshape_pairs(void **state)
+{
+    (void)state;
+    check(R_BACK, EM_OP_RESHAPE, 0);
+    check(R_OTHER, EM_OP_RESHAPE, 1);
+    check(R_ZERO, EM_OP_RESHAPE, 2);
+}
+
+static void test_static_shape(void **state)
+{
+    (void)state;
+    const tp_count want[] = {{EM_OP_SHAPE, 0}, {EM_OP_CONCAT, 0}, {EM_OP_NEG, 0}};
+    tp_check_fused(build, S_WHOLE, 3, xd, want, 3, 0.0, 0.0);
+    tp_check_fused(build, S_SLICED, 3, xd, want, 3, 0.0, 0.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transpose_pairs),
+        cmocka_unit_test(test_reshape_pairs),
+        cmocka_unit_test(test_static_shape),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
