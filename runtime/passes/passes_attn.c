@@ -126,7 +126,10 @@ static bool shapes_fit(const em_graph *g, const attn_match *m, int scores, int s
         return true;
     }
     const em_value *mk = &g->values[m->mask];
-    if (mk->dtype != EMBER_DTYPE_F32 || mk->rank < 0 || mk->rank > r) {
+    /* The Attention reads a mask's last dim as keys (a shorter one is padded, not broadcast),
+     * so it must be the key count, where an Add would broadcast a 1 or a scalar. */
+    if (mk->dtype != EMBER_DTYPE_F32 || mk->rank < 1 || mk->rank > r ||
+        !same_dims(mk, mk->rank - 1, kt, r - 1, 1)) {
         return false;
     }
     /* 3-D: the scores' leading dim is the Attention's batch, not a mask dim (heads are 1) */

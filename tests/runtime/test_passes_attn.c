@@ -6,7 +6,8 @@
  * added, and the 4-D [B, H, S, D] form of torch 2 (Q and K^T each scaled, K^T = Transpose
  * [0, 1, 3, 2] of K, dropped, a [B, 1, S, S] mask). Not fused: a Softmax along another axis, a
  * 3-D mask with a batch dim (it is not Attention's broadcast), scores that are a graph output,
- * the scaling after the mask, K^T not written by a Transpose. Each optimised graph computes
+ * the scaling after the mask, K^T not written by a Transpose, a scalar bias or a [S, 1] mask
+ * (Add broadcasts them over the keys; Attention pads a short mask's keys instead). Each optimised graph computes
  * what the original does.
  */
 #include <setjmp.h>
@@ -25,6 +26,8 @@ enum {
     N_SCORES_OUTPUT,
     N_SCALE_AFTER_MASK,
     N_KT_COMPUTED,
+    N_MASK_SCALAR,
+    N_MASK_ONE_KEY,
 };
 
 static int transpose(em_graph *g, int x, const int64_t *perm, int r, const char *name)
@@ -39,7 +42,7 @@ static int transpose(em_graph *g, int x, const int64_t *perm, int r, const char 
 static void build(em_graph *g, int x, int v)
 {
     static const int64_t p102[3] = {1, 0, 2}, p120[3] = {1, 2, 0}, p0132[4] = {0, 1, 3, 2};
-    const int64_t m55[2] = {5, 5}, m255[3] = {2, 5, 5}, m2155[4] = {2, 1, 5, 5};
+    const int64_t m55[2] = {5, 5}, m255[3] = {2, 5, 5}, m2155[4] = {2, 1, 5, 5}, m51[2] = {5, 1};
     bool four = v == A4_TORCH2;
     int q = tp_op2(g, EM_OP_TANH, x, -1, "qs"), ks = tp_op2(g, EM_OP_SIGMOID, x, -1, "ks");
     int vs = tp_op2(g, EM_OP_NEG, x, -1, "vs");
@@ -64,10 +67,13 @@ static void build(em_graph *g, int x, int v)
     if (v == A3_MASK || v == N_MASK_BATCH) {
         s = tp_op2(g, EM_OP_MUL, s, tp_scalar(g, "c", 0.35f), "scaled");
     }
-    if (v == A3_MASK || v == A4_TORCH2 || v == N_MASK_BATCH || v == N_SCALE_AFTER_MASK) {
-        int mk = four                ? tp_init_f32(g, "mask", 4, m2155, 5, -3.0f, 0.0f)
-                 : v == N_MASK_BATCH ? tp_init_f32(g, "mask", 3, m255, 5, -3.0f, 0.0f)
-                                     : tp_init_f32(g, "mask", 2, m55, 5, -3.0f, 0.0f);
+    if (v == A3_MASK || v == A4_TORCH2 || v == N_MASK_BATCH || v == N_SCALE_AFTER_MASK ||
+        v == N_MASK_SCALAR || v == N_MASK_ONE_KEY) {
+        int mk = four                  ? tp_init_f32(g, "mask", 4, m2155, 5, -3.0f, 0.0f)
+                 : v == N_MASK_BATCH   ? tp_init_f32(g, "mask", 3, m255, 5, -3.0f, 0.0f)
+                 : v == N_MASK_SCALAR  ? tp_scalar(g, "mask", -1.5f)
+                 : v == N_MASK_ONE_KEY ? tp_init_f32(g, "mask", 2, m51, 5, -3.0f, 0.0f)
+                                       : tp_init_f32(g, "mask", 2, m55, 5, -3.0f, 0.0f);
         s = tp_op2(g, EM_OP_ADD, mk, s, "masked");
     }
     if (v == N_SCALE_AFTER_MASK) {
@@ -105,7 +111,8 @@ static void test_not_fused(void **state)
 {
     (void)state;
     const tp_count kept[] = {{EM_OP_ATTENTION, 0}, {EM_OP_MATMUL, 2}, {EM_OP_SOFTMAX, 1}};
-    const int cases[] = {N_AXIS, N_MASK_BATCH, N_SCORES_OUTPUT, N_SCALE_AFTER_MASK, N_KT_COMPUTED};
+    const int cases[] = {N_AXIS,        N_MASK_BATCH,  N_SCORES_OUTPUT, N_SCALE_AFTER_MASK,
+                         N_KT_COMPUTED, N_MASK_SCALAR, N_MASK_ONE_KEY};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tp_check_fused(build, cases[i], 3, x3, kept, 3, 1e-5, 1e-5);
     }
