@@ -205,6 +205,7 @@ void ember_model_destroy(ember_model *m)
     em_free(m->al, m->opset_versions);
     ember_allocator al = m->alloc;
     em_free(m->al != NULL ? &al : NULL, m);
+    em_heap_trim();
 }
 
 static ember_status *model_finish(ember_model *m)
@@ -515,12 +516,11 @@ ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, con
     em_tensor_set_shape(&t->t, dt, dims, rank);
     t->nbytes = nbytes;
     t->owned = true;
-    t->t.data = em_aligned_alloc(t->al, nbytes);
+    t->t.data = em_big_alloc(t->al, nbytes, true);
     if (t->t.data == NULL) {
         em_free(al, t);
         return em_status_oom();
     }
-    memset(t->t.data, 0, em_align_up(nbytes ? nbytes : 1, 64));
     *out = t;
     return NULL;
 }
@@ -582,7 +582,7 @@ void ember_tensor_destroy(ember_tensor *t)
     em_free(a, t->items);
     em_storage_release(t->keep);
     if (t->owned) {
-        em_aligned_free(a, t->t.data);
+        em_big_free(a, t->t.data, t->nbytes);
         em_free(a, t);
     } else {
         free(t);

@@ -331,16 +331,22 @@ fail:
     return st;
 }
 
-void ember_session_release_plans(ember_session *s)
+/* Removes every plan from the cache (each destroyed now or by its last run). */
+static void drop_plans(ember_session *s)
 {
-    if (s == NULL) {
-        return;
-    }
     pthread_mutex_lock(&s->mu);
     while (s->n_plans > 0) {
         cache_remove(s, s->n_plans - 1);
     }
     pthread_mutex_unlock(&s->mu);
+}
+
+void ember_session_release_plans(ember_session *s)
+{
+    if (s != NULL) {
+        drop_plans(s);
+        em_heap_trim();
+    }
 }
 
 void ember_session_destroy(ember_session *s)
@@ -349,13 +355,14 @@ void ember_session_destroy(ember_session *s)
         return;
     }
     if (s->plans != NULL) {
-        ember_session_release_plans(s);
+        drop_plans(s);
     }
     em_threadpool_destroy(s->pool);
     pthread_mutex_destroy(&s->mu);
     em_free(s->al, s->plans);
     em_free(s->al, s->events);
     em_free(s->al, s);
+    em_heap_trim();
 }
 
 int ember_session_thread_count(const ember_session *s)
