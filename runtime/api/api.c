@@ -183,7 +183,11 @@ static ember_status *model_new(const ember_model_options *opts, ember_model **ou
         m->log_level = opts->log_level;
     }
     ember_status *st = em_graph_new(m->al, &m->g);
+    if (st == NULL) {
+        st = em_pack_cache_new(m->al, &m->packs);
+    }
     if (st != NULL) {
+        em_graph_destroy(m->g);
         em_free(m->al, m);
         return st;
     }
@@ -196,6 +200,7 @@ void ember_model_destroy(ember_model *m)
     if (m == NULL) {
         return;
     }
+    em_pack_cache_destroy(m->packs); /* empty: its sessions were destroyed before */
     em_graph_destroy(m->g);
     em_storage_release(m->bytes);
     for (size_t i = 0; m->opset_domains != NULL && i < m->n_opsets; i++) {
