@@ -1,27 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Bounded memory (issue #17, item 5), through ember.h only, on an ONNX CNN built in memory
- * (tests/common/test_onnx_model.h: 3 convolutions and a classifier, 3.7 MB of weights, N, H
+ * (tests/common/test_onnx_model.h: 3 convolutions and a classifier, 3.5 MiB of weights, N, H
  * and W symbolic):
- *  - shape churn: 200 input shapes (batch 1-4, sides 16-48) through one session with the
- *    default cap of 8 plans. Peak RSS over the 200 runs, above RSS after one warm-up run (which
- *    holds the weights' first packed copy), stays within the cap's arenas (8 x the largest)
- *    plus one more copy of the weights (the layouts of batch 1, where convolutions are split
- *    by output channels and the classifier is a GEMV, differ from those of larger batches)
+ *  - shape churn: 200 input shapes (batch 1-4, sides 16-48) through one session on 2 threads
+ *    with the default cap of 8 plans. After each run, RSS above RSS after one warm-up run
+ *    (which holds the weights' first packed copy) less the cached plans' arenas stays within
+ *    one more copy of the weights (the layouts of batch 1, where convolutions are split by
+ *    output channels and the classifier is a GEMV, differ from those of larger batches)
  *    plus CHURN_MARGIN; a second pass over the same shapes grows RSS by at most
  *    REPEAT_MARGIN. The session's report agrees: at most 8 plans and 8 run contexts, packed
  *    weights at most two copies. A shape run before the churn gives bit-identical outputs
  *    after it (its plan rebuilt on packs other plans made).
  *  - destroy: after the churned session and its model are destroyed, RSS is back within
- *    DESTROY_MARGIN of what it was after a warm-up cycle (load, the same churn, destroy).
+ *    DESTROY_MARGIN of what it was after a warm-up cycle (load, half the churn, destroy).
  *  - bursts: 64 threads run one session at once; afterwards the session holds one idle run
  *    context (the default of ember_session_options_set_idle_contexts), or the number set.
  *  - sharing: two sessions of one model, and two shapes of one session, hold one packed copy;
  *    so do two sequence lengths of an LSTM.
  * Under sanitizers (test_rss.h) the RSS bounds are skipped; the report's are kept.
- * Margins: before the fix, 200 shapes of this model grew RSS by ~300 MiB and kept it after
- * destroy. With the fix, growth above the bound is 2-8 MiB here (oneDNN's primitive cache,
- * bounded at EMBER_ONEDNN_PRIMITIVE_CACHE entries, malloc's bookkeeping).
+ * Figures here (2 vCPUs, AVX2): the churn's excess is +6 MiB against the bound's 11.5, +33.5
+ * with plans packing their own copies; destroy ends within 1 MiB. bench/memchurn on this model
+ * (sides 32-228): before this work 693 MB after 200 shapes and 656 after destroy, now 192
+ * (158 of it the 8 plans' arenas) and 23.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ember.h"
@@ -101,6 +102,18 @@ static ember_session *new_session(const ember_model *m, int threads, int idle)
     return s;
 }
 
+/* Whether this build and ISA cap pack weights: the x86 kernels (GEMM, RNN) and, with
+ * `onednn`, oneDNN's convolutions. Not with EMBER_ISA_MAX=scalar (tools/test.sh runs the API
+ * tests so) or in builds without them, where the sharing checks hold trivially. */
+static bool packing(bool onednn)
+{
+    const char *info = ember_build_info(), *cap = getenv("EMBER_ISA_MAX");
+    const char *b = strstr(info, "backends=");
+    bool has_x86 = b != NULL && strstr(b, ",x86") != NULL;
+    bool has_dnnl = b != NULL && strstr(b, ",onednn") != NULL;
+    return has_x86 && (!onednn || has_dnnl) && (cap == NULL || strcmp(cap, "scalar") != 0);
+}
+
 static size_t stat_of(const ember_session *s, ember_memory_stat k)
 {
     size_t v = SIZE_MAX;
@@ -149,11 +162,11 @@ typedef struct churn_stats {
     size_t max_arenas, max_packed, max_plans, max_ctx;
 } churn_stats;
 
-/* Runs the N_SHAPES shapes once, recording peaks. */
-static void churn(ember_session *s, churn_stats *cs)
+/* Runs the first n shapes of the churn once, recording peaks. */
+static void churn(ember_session *s, int n, churn_stats *cs)
 {
     unsigned seed = 2024;
-    for (int i = 0; i < N_SHAPES; i++) {
+    for (int i = 0; i < n; i++) {
         int64_t b, h, w;
         size_t v;
         churn_shape(&seed, &b, &h, &w);
@@ -184,6 +197,9 @@ static void test_shape_churn_and_destroy(void **state)
     if (test_rss_bytes() == 0) {
         skip(); /* no /proc/self/statm */
     }
+    /* Without oneDNN the convolutions run on the reference kernels, ~100x slower, and nothing
+     * is packed but the classifier: a few shapes check the same bounds. */
+    const int n = packing(true) ? N_SHAPES : 12;
     /* Warm-up cycle: libraries' pages, oneDNN's cache and thread arenas as in steady state. */
     ember_model *m = load_cnn();
     if (m == NULL) {
@@ -191,7 +207,7 @@ static void test_shape_churn_and_destroy(void **state)
     }
     ember_session *s = new_session(m, 2, -1);
     churn_stats warm = {test_rss_bytes(), 0, 0, 0, 0, 0};
-    churn(s, &warm);
+    churn(s, n / 2, &warm);
     ember_session_destroy(s);
     ember_model_destroy(m);
     size_t rss_base = test_rss_bytes();
@@ -202,24 +218,27 @@ static void test_shape_churn_and_destroy(void **state)
     run_shape(s, 2, 40, 36, &before);
     size_t rss0 = test_rss_bytes();
     churn_stats cs = {rss0, 0, 0, 0, 0, 0};
-    churn(s, &cs);
+    churn(s, n, &cs);
     size_t rss1 = test_rss_bytes();
-    churn(s, &cs);
+    churn(s, n, &cs);
     size_t rss2 = test_rss_bytes();
     run_shape(s, 2, 40, 36, &after);
     assert_same_output(before, after);
 
     double bound = (double)(g_cnn.weight_bytes + CHURN_MARGIN) / TEST_MIB;
-    print_message("churn: rss0 %.1f MiB, pass1 %+.1f, pass2 %+.1f MiB; most RSS above rss0 + "
-                  "the cached plans' arenas (up to %.1f MiB): %+.1f MiB, bound %.1f (weights "
-                  "%.1f + margin); packed peak %.1f MiB, plans %zu, contexts %zu\n",
-                  (double)rss0 / TEST_MIB, test_mib_diff(rss1, rss0), test_mib_diff(rss2, rss0),
-                  (double)cs.max_arenas / TEST_MIB, cs.max_excess, bound,
-                  (double)g_cnn.weight_bytes / TEST_MIB, (double)cs.max_packed / TEST_MIB,
-                  cs.max_plans, cs.max_ctx);
+    print_message(
+        "churn of %d shapes: rss0 %.1f MiB, pass1 %+.1f, pass2 %+.1f MiB; most RSS above rss0 + "
+        "the cached plans' arenas (up to %.1f MiB): %+.1f MiB, bound %.1f (weights "
+        "%.1f + margin); packed peak %.1f MiB, plans %zu, contexts %zu\n",
+        n, (double)rss0 / TEST_MIB, test_mib_diff(rss1, rss0), test_mib_diff(rss2, rss0),
+        (double)cs.max_arenas / TEST_MIB, cs.max_excess, bound,
+        (double)g_cnn.weight_bytes / TEST_MIB, (double)cs.max_packed / TEST_MIB, cs.max_plans,
+        cs.max_ctx);
     assert_true(cs.max_plans <= CAP);
     assert_true(cs.max_ctx <= CAP);
-    assert_true(cs.max_packed >= g_cnn.weight_bytes / 2); /* the convolutions' share at least */
+    if (packing(true)) {
+        assert_true(cs.max_packed >= g_cnn.weight_bytes / 2); /* the convolutions' at least */
+    }
     assert_true(cs.max_packed <= 2 * g_cnn.weight_bytes + g_cnn.weight_bytes / 8);
     if (!TEST_RSS_SANITIZED) {
         assert_true(cs.max_excess <= bound);
@@ -242,6 +261,7 @@ typedef struct burst_arg {
     ember_session *s;
     pthread_barrier_t *go;
     int runs;
+    int64_t side;
     ember_status *st; /* the first failure */
 } burst_arg;
 
@@ -250,20 +270,21 @@ static void *burst_thread(void *p)
     burst_arg *a = p;
     pthread_barrier_wait(a->go);
     for (int i = 0; i < a->runs && a->st == NULL; i++) {
-        a->st = try_shape(a->s, 1, 32, 32, NULL);
+        a->st = try_shape(a->s, 1, a->side, a->side, NULL);
     }
     return NULL;
 }
 
-/* BURST_THREADS threads run s at once; returns the most run contexts seen while they ran. */
-static size_t burst(ember_session *s)
+/* BURST_THREADS threads run s (`runs` times, [1, 3, side, side]) at once; returns the most
+ * run contexts seen while they ran. */
+static size_t burst(ember_session *s, int runs, int64_t side)
 {
     pthread_t t[BURST_THREADS];
     burst_arg a[BURST_THREADS];
     pthread_barrier_t go;
     pthread_barrier_init(&go, NULL, BURST_THREADS + 1);
     for (int i = 0; i < BURST_THREADS; i++) {
-        a[i] = (burst_arg){s, &go, 2, NULL};
+        a[i] = (burst_arg){s, &go, runs, side, NULL};
         assert_int_equal(pthread_create(&t[i], NULL, burst_thread, &a[i]), 0);
     }
     pthread_barrier_wait(&go);
@@ -289,26 +310,31 @@ static void test_burst_trims_contexts(void **state)
     if (m == NULL) {
         skip();
     }
-    const int idle[3] = {-1, 0, 3}; /* the default (1), none, three */
+    const int idle[3] = {-1, 0, 3};  /* the default (1), none, three */
+    const bool fast = packing(true); /* else the reference convolutions: smaller, fewer runs */
+    const int64_t side = fast ? 32 : 8;
     for (int k = 0; k < 3; k++) {
         ember_session *s = new_session(m, 1, idle[k]);
         size_t keep = idle[k] < 0 ? 1 : (size_t)idle[k];
-        run_shape(s, 1, 32, 32, NULL);
+        run_shape(s, 1, side, side, NULL);
         assert_int_equal(stat_of(s, EMBER_MEMORY_RUN_CONTEXTS), keep < 1 ? keep : 1);
         size_t one = stat_of(s, EMBER_MEMORY_PLAN_ARENA_BYTES);
         size_t rss0 = test_rss_bytes();
-        size_t most = burst(s);
+        size_t most = burst(s, fast ? 2 : 1, side);
         size_t rss1 = test_rss_bytes();
         size_t ctx = stat_of(s, EMBER_MEMORY_RUN_CONTEXTS);
-        print_message("burst (idle %zu): up to %zu contexts seen, %zu after; RSS %+.1f MiB\n", keep,
-                      most, ctx, test_mib_diff(rss1, rss0));
+        print_message("burst (idle %zu): up to %zu contexts of %.2f MiB seen, %zu after; RSS "
+                      "%+.1f MiB\n",
+                      keep, most, (double)one / TEST_MIB, ctx, test_mib_diff(rss1, rss0));
         assert_true(ctx <= keep);
         assert_int_equal(stat_of(s, EMBER_MEMORY_IDLE_RUN_CONTEXTS), ctx);
         assert_true(stat_of(s, EMBER_MEMORY_RUN_CONTEXT_BYTES) >= ctx * one);
         assert_true(stat_of(s, EMBER_MEMORY_RUN_CONTEXT_BYTES) <= ctx * (one + TEST_MIB));
-        if (rss0 > 0 && !TEST_RSS_SANITIZED) {
-            /* 64 arenas of this shape are ~20 MiB; what stays is the kept ones and noise. */
-            assert_true(rss1 <= rss0 + keep * one + 4 * TEST_MIB);
+        if (fast && rss0 > 0 && !TEST_RSS_SANITIZED) {
+            /* What stays is the kept arenas and noise: 64 new threads' malloc arenas and
+             * stacks (2-3 MiB measured; 5 once with the reference kernels' 8x8 runs, whose
+             * arenas are too small to tell apart). */
+            assert_true(rss1 <= rss0 + keep * one + 6 * TEST_MIB);
         }
         ember_session_release_plans(s);
         assert_int_equal(stat_of(s, EMBER_MEMORY_RUN_CONTEXTS), 0);
@@ -333,7 +359,9 @@ static void test_packs_shared(void **state)
     OK(ember_session_prepare(s1, sa, rank, 1));
     size_t one = stat_of(s1, EMBER_MEMORY_PACKED_WEIGHT_BYTES);
     /* The convolutions' and the classifier's weights, in their packed layouts (padding aside) */
-    assert_true(one >= g_cnn.weight_bytes - 8 * 1024);
+    if (packing(true)) {
+        assert_true(one >= g_cnn.weight_bytes - 8 * 1024);
+    }
     assert_true(one <= g_cnn.weight_bytes + g_cnn.weight_bytes / 8);
     OK(ember_session_prepare(s1, sb, rank, 1)); /* another shape: the same layouts */
     assert_int_equal(stat_of(s1, EMBER_MEMORY_PLANS), 2);
@@ -377,7 +405,9 @@ static void test_rnn_packs_shared(void **state)
     const int rank[1] = {3};
     OK(ember_session_prepare(s, sa, rank, 1));
     size_t one = stat_of(s, EMBER_MEMORY_PACKED_WEIGHT_BYTES);
-    assert_true(one > 4 * 12 * 8 * sizeof(float)); /* W^T at least: 4 gates x 12 units x 8 */
+    if (packing(false)) {
+        assert_true(one > 4 * 12 * 8 * sizeof(float)); /* W^T at least: 4 gates x 12 units x 8 */
+    }
     OK(ember_session_prepare(s, sb, rank, 1));
     assert_int_equal(stat_of(s, EMBER_MEMORY_PLANS), 2);
     assert_int_equal(stat_of(s, EMBER_MEMORY_PACKED_WEIGHT_BYTES), one);
@@ -416,10 +446,8 @@ static void test_memory_stat_args(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_memory_stat_args),
-        cmocka_unit_test(test_packs_shared),
-        cmocka_unit_test(test_rnn_packs_shared),
-        cmocka_unit_test(test_burst_trims_contexts),
+        cmocka_unit_test(test_memory_stat_args),        cmocka_unit_test(test_packs_shared),
+        cmocka_unit_test(test_rnn_packs_shared),        cmocka_unit_test(test_burst_trims_contexts),
         cmocka_unit_test(test_shape_churn_and_destroy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
