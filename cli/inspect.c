@@ -3,7 +3,8 @@
  * `ember inspect`: the model's format, inputs and outputs (symbolic dims by name), op counts,
  * parameter count, the model's metadata (for a TorchScript archive its module tree), and the
  * memory plan for the given (or default) input shapes: planned arena bytes next to the naive
- * sum of all intermediates, then each value's offset and lifetime.
+ * sum of all intermediates, what the session then holds (plans, their arenas, packed weights,
+ * run contexts), then each value's offset and lifetime.
  */
 #include "cli.h"
 
@@ -131,6 +132,13 @@ static int print_plan(const ember_model *m, const char *const *inputs, int n_inp
     if (st == NULL) {
         st = ember_session_memory_info(s, &arena, &naive);
     }
+    static const ember_memory_stat stat_ids[] = {
+        EMBER_MEMORY_PLANS, EMBER_MEMORY_PLAN_ARENA_BYTES, EMBER_MEMORY_PACKED_WEIGHT_BYTES,
+        EMBER_MEMORY_RUN_CONTEXTS, EMBER_MEMORY_RUN_CONTEXT_BYTES};
+    size_t stats[sizeof stat_ids / sizeof stat_ids[0]] = {0};
+    for (size_t i = 0; st == NULL && i < sizeof stat_ids / sizeof stat_ids[0]; i++) {
+        st = ember_session_memory_stat(s, stat_ids[i], &stats[i]);
+    }
     if (st == NULL) {
         st = ember_session_plan_text(s, &text);
     }
@@ -144,7 +152,10 @@ static int print_plan(const ember_model *m, const char *const *inputs, int n_inp
         cli_format_shape(ember_model_input_dtype(m, i), dims[i], ranks[i], buf, sizeof buf);
         printf(" %s=%s", ember_model_input_name(m, i), buf);
     }
-    printf("\narena_bytes=%zu naive_bytes=%zu\n%s", arena, naive, text);
+    printf("\narena_bytes=%zu naive_bytes=%zu\n", arena, naive);
+    printf("held: plans=%zu plan_arena_bytes=%zu packed_weight_bytes=%zu run_contexts=%zu "
+           "run_context_bytes=%zu\n%s",
+           stats[0], stats[1], stats[2], stats[3], stats[4], text);
     ember_string_free(text);
     ember_session_destroy(s);
     return 0;

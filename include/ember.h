@@ -553,6 +553,17 @@ EMBER_API EMBER_NODISCARD ember_status *
 ember_session_options_set_isa_max(ember_session_options *opts, const char *isa);
 /* How many plans (one per distinct input-shape signature) a session caches; default 8. */
 EMBER_API void ember_session_options_set_plan_cache(ember_session_options *opts, int n_plans);
+/*
+ * How many idle run contexts each cached plan keeps once no run of the session is in flight;
+ * default 1. A run context is what one run owns: an activation arena of the plan's
+ * arena_bytes (ember_session_memory_info) and per-node tables. A run takes an idle context
+ * of its plan or makes one, so n overlapping runs of one shape hold n contexts. When a run
+ * ends, its plan keeps at most n_idle + (runs still in flight) idle contexts, and when the
+ * last run in flight ends, every plan keeps at most n_idle: the other contexts of a burst are
+ * freed. 0 frees them all whenever the session is quiet (each run then maps a new arena).
+ * A negative value counts as 0.
+ */
+EMBER_API void ember_session_options_set_idle_contexts(ember_session_options *opts, int n_idle);
 
 /*
  * A model prepared for running: kernels chosen, memory planned per input-shape signature,
@@ -601,6 +612,54 @@ EMBER_API EMBER_NODISCARD ember_status *ember_session_prepare(ember_session *s,
 EMBER_API int ember_session_thread_count(const ember_session *s);
 
 /* -- Plans and memory -- */
+
+/*
+ * What a session holds, and what bounds it:
+ *  - plans: at most the plan cache's cap (ember_session_options_set_plan_cache), each with
+ *    its kernels' state;
+ *  - run contexts: per plan, one per overlapping run, trimmed when runs end
+ *    (ember_session_options_set_idle_contexts), each holding one activation arena;
+ *  - packed weights: kernels that repack constant weights into their own layout (oneDNN's
+ *    convolutions, GEMM panels) share each packing between every plan of every session of
+ *    the model whose layout is the same, so shape churn adds at most a few copies of the
+ *    weights (one per layout the kernels choose), not one per plan.
+ * So RSS stays within the cap's plans and their arenas plus the packed weights, whatever
+ * number of shapes a session sees. Big blocks (arenas, weights, packed weights, tensors of
+ * 256 KiB and more) are mapped and unmapped directly rather than kept in malloc's heap, so
+ * that destroying a session and its model gives their memory back to the system.
+ *
+ * Process-wide caches: oneDNN (in builds with it, see ember_build_info()) keeps every
+ * primitive it creates in a cache of its own, 1024 primitives by default, each holding
+ * generated code, which under shape churn held most of a process's growth. When the first
+ * session is created, ember sets that capacity to EMBER_ONEDNN_PRIMITIVE_CACHE, unless the
+ * environment variable ONEDNN_PRIMITIVE_CACHE_CAPACITY (or DNNL_PRIMITIVE_CACHE_CAPACITY) is
+ * set or the program has changed it with oneDNN's dnnl_set_primitive_cache_capacity(); either
+ * stays in force (0 turns the cache off). ember's plans keep their own primitives, so the
+ * cache only saves generating code again when a plan is rebuilt for shapes seen before (by
+ * another session, or after eviction from the plan cache).
+ */
+#define EMBER_ONEDNN_PRIMITIVE_CACHE 256
+
+/* What ember_session_memory_stat reports. Values may be appended within a major version. */
+typedef enum ember_memory_stat {
+    EMBER_MEMORY_PLANS = 0,               /* plans cached now */
+    EMBER_MEMORY_PLAN_ARENA_BYTES = 1,    /* sum of the cached plans' arena sizes */
+    EMBER_MEMORY_PACKED_WEIGHT_BYTES = 2, /* packed weights: the model's shared ones (held for
+                                           * all its sessions, each copy once) plus those of
+                                           * constants this session's plans computed */
+    EMBER_MEMORY_RUN_CONTEXTS = 3,        /* run contexts alive, in use or idle */
+    EMBER_MEMORY_IDLE_RUN_CONTEXTS = 4,   /* of those, idle ones of cached plans */
+    EMBER_MEMORY_RUN_CONTEXT_BYTES = 5    /* bytes of all run contexts (arenas and tables) */
+} ember_memory_stat;
+
+/*
+ * One memory figure of the session, into `*value` (0 when nothing is held, also before the
+ * first plan). INVALID_ARG for a NULL session or value, or a stat outside ember_memory_stat.
+ * Threads: may be called while the session runs; the figures are a snapshot.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_session_memory_stat(const ember_session *s,
+                                                                  ember_memory_stat stat,
+                                                                  size_t *value);
 
 /*
  * Memory figures of the most recently built plan: `arena_bytes` is the size of one activation

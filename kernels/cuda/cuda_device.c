@@ -119,4 +119,4 @@ static const em_kernel cuda_kernels[] = {
 /* clang-format on */
 
 const em_kernel_table em_cuda_table = {"cuda", cuda_kernels,
-                                       sizeof cuda_kernels / sizeof cuda_kernels[0]};
+                                       sizeof cuda_kernels / sizeof cuda_kernels[0], NULL};

@@ -12,4 +12,4 @@ static const em_kernel ref_kernels[] = {
 };
 
 const em_kernel_table em_ref_table = {"ref", ref_kernels,
-                                      sizeof ref_kernels / sizeof ref_kernels[0]};
+                                      sizeof ref_kernels / sizeof ref_kernels[0], NULL};

@@ -3,7 +3,9 @@
  * f32 2-D Conv (NCHW, ONNX semantics: groups, strides, pads, dilations, auto_pad, bias)
  * through the oneDNN 2.6 C API. prepare builds the convolution primitive once for the known
  * shapes; constant weights get oneDNN's preferred layout (format "any") and are reordered
- * once into a buffer the state owns; runtime weights stay plain OIHW / GOIHW. Source and
+ * once into a pack (core/pack.h) that plans choosing the same layout share: the layout
+ * depends on the shapes only through oneDNN's choice, which is in the key; runtime weights
+ * stay plain OIHW / GOIHW. Source and
  * destination stay plain NCHW so that run works on ember's buffers directly. oneDNN's
  * scratchpad is ember's planned scratch (user scratchpad mode), so its size is reported in
  * prepare and no scratchpad is allocated per run.
@@ -48,6 +50,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <string.h>
@@ -80,7 +83,8 @@ typedef struct conv_slice {
     dnnl_memory_desc_t src_md, wei_md, bias_md, dst_md, scratch_md;
     size_t src_off, wei_off, dst_off, bias_off; /* in floats from the tensors' starts */
     size_t scratch_off, scratch_bytes, dst_bytes;
-    void *packed_w; /* weights in the primitive's layout (constant W), else NULL */
+    em_pack *pack;        /* weights in the primitive's layout (constant W), else NULL */
+    const void *packed_w; /* its bytes */
     /* A stream and memory objects (one per bind slot, no buffer until run) for one run at a
      * time, taken with `busy`; a concurrent run of the same node makes its own. */
     atomic_bool busy;
@@ -271,24 +275,43 @@ static int weight_dims(const conv_geom *g, dnnl_dims_t d)
     return 5;
 }
 
-/* Reorders the user's plain weights (from `w`) into sl->wei_md, into a buffer it owns. */
-static ember_status *pack_weights(const em_kinfo *ki, dnnl_engine_t engine, conv_slice *sl,
-                                  const dnnl_memory_desc_t *user_md, const float *w)
+/* What a slice's packed weights depend on besides the weights: where the slice starts in
+ * them and the layout oneDNN chose (its dims and format). */
+typedef struct pack_key {
+    size_t wei_off;
+    dnnl_memory_desc_t md;
+} pack_key;
+
+static bool pack_key_eq(const void *a, const void *b)
 {
+    const pack_key *x = a, *y = b;
+    return x->wei_off == y->wei_off && dnnl_memory_desc_equal(&x->md, &y->md) != 0;
+}
+
+typedef struct pack_job {
+    const em_kinfo *ki;
+    dnnl_engine_t engine;
+    const dnnl_memory_desc_t *user_md, *wei_md;
+    const float *w;
+} pack_job;
+
+/* Reorders the user's plain weights (job->w) into job->wei_md at dst (em_pack_fill_fn). */
+static ember_status *reorder_weights(void *ctx, void *dst)
+{
+    const pack_job *j = ctx;
+    const em_kinfo *ki = j->ki;
+    dnnl_engine_t engine = j->engine;
+    const dnnl_memory_desc_t *user_md = j->user_md;
     ember_status *st = NULL;
     dnnl_memory_t from = NULL, to = NULL;
     dnnl_primitive_desc_t rpd = NULL;
     dnnl_primitive_t reorder = NULL;
     dnnl_stream_t stream = NULL;
     dnnl_status_t r;
-    sl->packed_w = em_aligned_alloc(ki->al, dnnl_memory_desc_get_size(&sl->wei_md));
-    if (sl->packed_w == NULL) {
-        return em_status_oom();
-    }
     /* oneDNN takes a non-const handle; the reorder only reads its FROM argument. */
-    if ((r = dnnl_memory_create(&from, user_md, engine, (void *)w)) != dnnl_success ||
-        (r = dnnl_memory_create(&to, &sl->wei_md, engine, sl->packed_w)) != dnnl_success ||
-        (r = dnnl_reorder_primitive_desc_create(&rpd, user_md, engine, &sl->wei_md, engine,
+    if ((r = dnnl_memory_create(&from, user_md, engine, (void *)j->w)) != dnnl_success ||
+        (r = dnnl_memory_create(&to, j->wei_md, engine, dst)) != dnnl_success ||
+        (r = dnnl_reorder_primitive_desc_create(&rpd, user_md, engine, j->wei_md, engine,
                                                 NULL)) != dnnl_success ||
         (r = dnnl_primitive_create(&reorder, rpd)) != dnnl_success ||
         (r = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags)) != dnnl_success) {
@@ -306,6 +329,24 @@ done:
     dnnl_primitive_desc_destroy(rpd);
     dnnl_memory_destroy(to);
     dnnl_memory_destroy(from);
+    return st;
+}
+
+/* Slice sl's weights in its primitive's layout, from the pack cache (em_pack_get). */
+static ember_status *pack_weights(const em_kinfo *ki, dnnl_engine_t engine, conv_slice *sl,
+                                  const dnnl_memory_desc_t *user_md)
+{
+    const float *w = ki->in[1].data;
+    pack_key key;
+    memset(&key, 0, sizeof key);
+    key.wei_off = sl->wei_off;
+    key.md = sl->wei_md;
+    em_pack_key k = {"onednn conv weights", w, &key, sizeof key, pack_key_eq};
+    pack_job job = {ki, engine, user_md, &sl->wei_md, w + sl->wei_off};
+    ember_status *st = em_pack_get(em_kinfo_packs(ki, 1), ki->al, &k,
+                                   dnnl_memory_desc_get_size(&sl->wei_md), reorder_weights, &job,
+                                   &sl->pack);
+    sl->packed_w = em_pack_data(sl->pack);
     return st;
 }
 
@@ -449,7 +490,7 @@ static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int6
     sl->scratch_bytes = dnnl_memory_desc_get_size(&sl->scratch_md);
     sl->dst_bytes = dnnl_memory_desc_get_size(&sl->dst_md);
     if (const_w) {
-        st = pack_weights(ki, s->engine, sl, &user_wmd, (const float *)ki->in[1].data + sl->wei_off);
+        st = pack_weights(ki, s->engine, sl, &user_wmd);
     }
 done:
     dnnl_primitive_desc_destroy(pd);
@@ -542,7 +583,7 @@ void em_conv_f32_release__onednn(const ember_allocator *al, void *state)
         }
         dnnl_stream_destroy(s->sl[k].stream);
         dnnl_primitive_destroy(s->sl[k].prim);
-        em_aligned_free(al, s->sl[k].packed_w);
+        em_pack_release(s->sl[k].pack);
     }
     dnnl_engine_destroy(s->engine);
     em_free(al, s);
@@ -602,7 +643,7 @@ static bool run_slice(const conv_run *j, int k)
                                      DNNL_ARG_SCRATCHPAD};
     void *data[N_BINDS] = {
         (float *)j->in[0].data + sl->src_off,
-        sl->packed_w != NULL ? sl->packed_w : (float *)j->in[1].data + sl->wei_off,
+        sl->packed_w != NULL ? (void *)sl->packed_w : (float *)j->in[1].data + sl->wei_off,
         y,
         s->has_bias ? (float *)j->in[2].data + sl->bias_off : NULL,
         s->has_z && !s->z_sum ? (float *)j->in[3].data + sl->dst_off : NULL,
@@ -695,5 +736,24 @@ static const em_kernel onednn_kernels[] = {
 };
 /* clang-format on */
 
+/* oneDNN keeps every primitive it creates in a process-wide cache (1024 entries by default),
+ * holding each one's generated code after ember has destroyed it: under input-shape churn that
+ * was most of the growth (include/ember.h, section 7). ember keeps its own primitives in its
+ * plans, so the cache only saves the code generation of a plan built again with the same
+ * shapes (another session, a plan evicted and rebuilt): a small cache keeps that. The
+ * capacity is left as it is when the environment (ONEDNN_PRIMITIVE_CACHE_CAPACITY, or its
+ * older name DNNL_...) or the program has set it. */
+#define ONEDNN_DEFAULT_CACHE 1024
+static void onednn_init(void)
+{
+    int cap = 0;
+    if (getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY") == NULL &&
+        getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") == NULL &&
+        dnnl_get_primitive_cache_capacity(&cap) == dnnl_success && cap == ONEDNN_DEFAULT_CACHE) {
+        (void)dnnl_set_primitive_cache_capacity(EMBER_ONEDNN_PRIMITIVE_CACHE);
+    }
+}
+
 const em_kernel_table em_onednn_table = {"onednn", onednn_kernels,
-                                         sizeof onednn_kernels / sizeof onednn_kernels[0]};
+                                         sizeof onednn_kernels / sizeof onednn_kernels[0],
+                                         onednn_init};

@@ -175,5 +175,5 @@ static const em_kernel openblas_kernels[] = {
 };
 /* clang-format on */
 
-const em_kernel_table em_openblas_table = {"openblas", openblas_kernels,
-                                           sizeof openblas_kernels / sizeof openblas_kernels[0]};
+const em_kernel_table em_openblas_table = {
+    "openblas", openblas_kernels, sizeof openblas_kernels / sizeof openblas_kernels[0], NULL};

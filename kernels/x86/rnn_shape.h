@@ -63,9 +63,12 @@ typedef struct rx_state {
     bool has_lens, has_h0, has_c0;
     bool has_out[3];
     /* Packed B operands: wt = W^T of every direction ([I][dirs * gcols]); rt[d][m]: R^T of
-     * direction d, m = 0 the whole R (RNN, LSTM) or GRU's z and r gates, m = 1 GRU's h gate. */
-    float *wt;
-    float *rt[2][2];
+     * direction d, m = 0 the whole R (RNN, LSTM) or GRU's z and r gates, m = 1 GRU's h gate.
+     * Packs that plans share (core/pack.h): they depend on the weights' dims, not on the
+     * sequence or the batch. */
+    const float *wt;
+    const float *rt[2][2];
+    em_pack *wt_pack, *rt_pack[2][2];
     int64_t rt_cols[2]; /* columns of rt[d][m] */
     float *bias;        /* [dirs][gcols]: Wb + Rb (GRU lbr: the h gate's Rb left out) */
     float *rbh;         /* [dirs][hp]: GRU lbr, the h gate's Rb */
@@ -300,10 +303,10 @@ static inline void rx_free(const ember_allocator *al, void *state)
     if (s == NULL) {
         return;
     }
-    em_aligned_free(al, s->wt);
+    em_pack_release(s->wt_pack);
     for (int d = 0; d < 2; d++) {
-        em_aligned_free(al, s->rt[d][0]);
-        em_aligned_free(al, s->rt[d][1]);
+        em_pack_release(s->rt_pack[d][0]);
+        em_pack_release(s->rt_pack[d][1]);
     }
     em_aligned_free(al, s->bias);
     em_aligned_free(al, s->rbh);
@@ -326,6 +329,43 @@ static inline float *rx_alloc(const em_kinfo *ki, int64_t n, bool *ok)
     return p;
 }
 
+/* Everything rx_pack's output depends on besides the source's bytes. */
+typedef struct rx_pack_key {
+    int64_t k, d0, nd, g0, ng, vl, nv, hp, gates, hidden;
+} rx_pack_key;
+
+typedef struct rx_pack_job {
+    const rx_state *s;
+    const float *src;
+    const rx_pack_key *key;
+} rx_pack_job;
+
+static inline ember_status *rx_pack_fill(void *ctx, void *dst)
+{
+    const rx_pack_job *j = ctx;
+    const rx_pack_key *k = j->key;
+    rx_pack(j->s, j->src, k->k, (int)k->d0, (int)k->nd, (int)k->g0, (int)k->ng, (int)k->vl,
+            (int)k->nv, dst);
+    return NULL;
+}
+
+/* rx_pack's output for these arguments (src is input `in`), from the pack cache: *pk holds
+ * it. */
+static inline ember_status *rx_packed(const em_kinfo *ki, int in, const rx_state *s,
+                                      const float *src, int64_t k, int d0, int nd, int g0, int ng,
+                                      int vl, int nv, em_pack **pk)
+{
+    rx_pack_key key = {k, d0, nd, g0, ng, vl, nv, s->hp, s->gates, s->hidden};
+    size_t bytes;
+    if (!em_size_mul((size_t)(k > 0 ? k : 1) * sizeof(float), (size_t)(nd * ng * s->hp),
+                     &bytes)) {
+        return rx_decline(ki, "the packed weights' size overflows");
+    }
+    em_pack_key pkey = {"x86 rnn W^T / R^T", src, &key, sizeof key, NULL};
+    rx_pack_job job = {s, src, &key};
+    return em_pack_get(em_kinfo_packs(ki, in), ki->al, &pkey, bytes, rx_pack_fill, &job, pk);
+}
+
 /* Packs the weights and biases and lays out the scratch. */
 static inline ember_status *rx_build(const em_kinfo *ki, rx_state *s, int vl, int nv, int mr,
                                      size_t *scratch_bytes)
@@ -334,23 +374,24 @@ static inline ember_status *rx_build(const em_kinfo *ki, rx_state *s, int vl, in
     const float *w = ki->in[RX_W].data, *r = ki->in[RX_R].data;
     const float *b = rx_given(ki, RX_B) ? ki->in[RX_B].data : NULL;
     const float *p = s->op == EM_OP_LSTM && rx_given(ki, RX_P) ? ki->in[RX_P].data : NULL;
-    bool ok = true;
-    s->wt = rx_alloc(ki, s->input * D * gc, &ok);
-    for (int d = 0; d < D; d++) {
+    ember_status *err = rx_packed(ki, RX_W, s, w, s->input, 0, (int)D, 0, (int)G, vl, nv,
+                                  &s->wt_pack);
+    s->wt = em_pack_data(s->wt_pack);
+    for (int d = 0; d < D && err == NULL; d++) {
         int g1 = s->op == EM_OP_GRU ? 2 : (int)G;
         s->rt_cols[0] = g1 * hp;
         s->rt_cols[1] = s->op == EM_OP_GRU ? hp : 0;
-        s->rt[d][0] = rx_alloc(ki, hs * s->rt_cols[0], &ok);
-        if (ok) {
-            rx_pack(s, r, hs, d, 1, 0, g1, vl, nv, s->rt[d][0]);
-        }
-        if (s->op == EM_OP_GRU) {
-            s->rt[d][1] = rx_alloc(ki, hs * hp, &ok);
-            if (ok) {
-                rx_pack(s, r, hs, d, 1, 2, 1, vl, nv, s->rt[d][1]);
-            }
+        err = rx_packed(ki, RX_R, s, r, hs, d, 1, 0, g1, vl, nv, &s->rt_pack[d][0]);
+        s->rt[d][0] = em_pack_data(s->rt_pack[d][0]);
+        if (err == NULL && s->op == EM_OP_GRU) {
+            err = rx_packed(ki, RX_R, s, r, hs, d, 1, 2, 1, vl, nv, &s->rt_pack[d][1]);
+            s->rt[d][1] = em_pack_data(s->rt_pack[d][1]);
         }
     }
+    if (err != NULL) {
+        return err;
+    }
+    bool ok = true;
     s->bias = rx_alloc(ki, D * gc, &ok);
     s->rbh = rx_alloc(ki, D * hp, &ok);
     s->peep = rx_alloc(ki, D * 3 * hp, &ok);
@@ -358,7 +399,6 @@ static inline ember_status *rx_build(const em_kinfo *ki, rx_state *s, int vl, in
     if (!ok) {
         return em_status_oom();
     }
-    rx_pack(s, w, s->input, 0, (int)D, 0, (int)G, vl, nv, s->wt);
     for (int64_t d = 0; d < D && b != NULL; d++) {
         for (int64_t g = 0; g < G; g++) {
             for (int64_t u = 0; u < hs; u++) {

@@ -21,4 +21,4 @@ static const em_kernel x86_kernels[] = {
 /* clang-format on */
 
 const em_kernel_table em_x86_table = {"x86", x86_kernels,
-                                      sizeof x86_kernels / sizeof x86_kernels[0]};
+                                      sizeof x86_kernels / sizeof x86_kernels[0], NULL};

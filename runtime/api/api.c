@@ -192,7 +192,11 @@ static ember_status *model_new(const ember_model_options *opts, ember_model **ou
         m->log_level = opts->log_level;
     }
     ember_status *st = em_graph_new(m->al, &m->g);
+    if (st == NULL) {
+        st = em_pack_cache_new(m->al, &m->packs);
+    }
     if (st != NULL) {
+        em_graph_destroy(m->g);
         em_free(m->al, m);
         return st;
     }
@@ -205,6 +209,7 @@ void ember_model_destroy(ember_model *m)
     if (m == NULL) {
         return;
     }
+    em_pack_cache_destroy(m->packs); /* empty: its sessions were destroyed before */
     em_graph_destroy(m->g);
     em_storage_release(m->bytes);
     for (size_t i = 0; m->opset_domains != NULL && i < m->n_opsets; i++) {
@@ -214,6 +219,7 @@ void ember_model_destroy(ember_model *m)
     em_free(m->al, m->opset_versions);
     ember_allocator al = m->alloc;
     em_free(m->al != NULL ? &al : NULL, m);
+    em_heap_trim();
 }
 
 static ember_status *model_finish(ember_model *m)
@@ -525,12 +531,11 @@ ember_status *em_tensor_new_owned(const ember_allocator *al, ember_dtype dt, con
     em_tensor_set_shape(&t->t, dt, dims, rank);
     t->nbytes = nbytes;
     t->owned = true;
-    t->t.data = em_aligned_alloc(t->al, nbytes);
+    t->t.data = em_big_alloc(t->al, nbytes, true);
     if (t->t.data == NULL) {
         em_free(al, t);
         return em_status_oom();
     }
-    memset(t->t.data, 0, em_align_up(nbytes ? nbytes : 1, 64));
     *out = t;
     return NULL;
 }
@@ -592,7 +597,7 @@ void ember_tensor_destroy(ember_tensor *t)
     em_free(a, t->items);
     em_storage_release(t->keep);
     if (t->owned) {
-        em_aligned_free(a, t->t.data);
+        em_big_free(a, t->t.data, t->nbytes);
         em_free(a, t);
     } else {
         free(t);

@@ -5,6 +5,7 @@
 
 #include "ember.h"
 #include "ir/graph.h"
+#include "core/pack.h"
 #include "core/tensor.h"
 
 #include <stdbool.h>
@@ -43,6 +44,9 @@ struct ember_model {
     char **opset_domains; /* owned, allocated with `al` */
     int64_t *opset_versions;
     const ember_model_options *opts; /* during loading only: the caller's options (or NULL) */
+    /* Packed weights shared by every plan of every session of the model (core/pack.h). The
+     * model stays immutable to its users: the cache has its own lock. */
+    em_pack_cache *packs;
 };
 
 struct ember_tensor {
@@ -65,6 +69,7 @@ struct ember_session_options {
     bool isa_set;
     uint64_t isa_cap;
     int plan_cache;
+    int idle_contexts;
 };
 
 /* Builds the built-in default model into `g`. */

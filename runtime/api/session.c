@@ -2,10 +2,15 @@
 /*
  * Sessions: options, the plan cache, binding inputs and outputs, profiles. The executor that
  * runs a plan is exec/executor.c. A session caches plans per input-shape signature (LRU, capped).
+ * Plans pack their weights into the model's pack cache (core/pack.h), so the plans of every
+ * session of a model share one copy of each packing.
  * Each plan keeps a free list of run contexts (an arena plus the per-node tensor arrays); a
  * run takes one, or makes one the first time that many runs overlap, so concurrent runs never
- * share an arena and a steady-state run makes no allocation. The session mutex guards the cache,
- * the free lists and the profile; it is never held while kernels run.
+ * share an arena and a steady-state run makes no allocation. When a run ends, a plan keeps at
+ * most idle_max + (runs then in flight) idle contexts, and once no run is in flight every plan
+ * keeps at most idle_max: a burst's extra arenas go back when it ends, while overlapping runs
+ * do not free what the next one needs. The session mutex guards the cache, the free lists,
+ * the counters and the profile; it is never held while kernels run.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "api/api_internal.h"
@@ -25,6 +30,8 @@
 typedef struct plan_entry {
     em_plan *plan;
     em_runctx *free_ctx;
+    int n_idle;       /* contexts on free_ctx */
+    size_t ctx_bytes; /* what one run context of the plan holds (em_runctx_bytes) */
     int refs;
     bool dead;
     uint64_t last_use;
@@ -46,7 +53,11 @@ struct ember_session {
     bool profiling;
     bool interp; /* the graph runs through the interpreter (interp.h), not plans */
     int cache_cap;
+    int idle_max; /* idle run contexts a plan keeps once no run is in flight */
     pthread_mutex_t mu;
+    int in_flight; /* runs between taking and giving back a plan */
+    int n_ctx;     /* run contexts alive, in use or idle, of every plan (dead ones too) */
+    size_t ctx_bytes;
     plan_entry **plans; /* plans_cap slots, grown up to cache_cap as plans are built */
     int n_plans, plans_cap;
     plan_entry *last;
@@ -75,6 +86,7 @@ ember_status *ember_session_options_create(ember_session_options **out)
         return em_status_oom();
     }
     (*out)->plan_cache = 8;
+    (*out)->idle_contexts = 1;
     return NULL;
 }
 
@@ -115,6 +127,13 @@ void ember_session_options_set_plan_cache(ember_session_options *o, int n)
     }
 }
 
+void ember_session_options_set_idle_contexts(ember_session_options *o, int n)
+{
+    if (o != NULL) {
+        o->idle_contexts = n < 0 ? 0 : n;
+    }
+}
+
 ember_status *ember_session_options_set_isa_max(ember_session_options *o, const char *isa)
 {
     uint64_t mask;
@@ -134,15 +153,38 @@ ember_status *ember_session_options_set_isa_max(ember_session_options *o, const 
 
 /* ---- plans and run contexts ---- */
 
-static void entry_destroy(const ember_allocator *al, plan_entry *e)
+/* Moves e's idle contexts beyond `keep` to *drop (freed by the caller outside mu). Caller
+ * holds mu. */
+static void trim_idle(ember_session *s, plan_entry *e, int64_t keep, em_runctx **drop)
 {
-    while (e->free_ctx != NULL) {
+    while (e->n_idle > keep) {
         em_runctx *c = e->free_ctx;
         e->free_ctx = c->next;
-        em_runctx_destroy(al, c);
+        e->n_idle--;
+        s->n_ctx--;
+        s->ctx_bytes -= e->ctx_bytes;
+        c->next = *drop;
+        *drop = c;
     }
+}
+
+static void free_contexts(const ember_allocator *al, em_runctx *c)
+{
+    while (c != NULL) {
+        em_runctx *next = c->next;
+        em_runctx_destroy(al, c);
+        c = next;
+    }
+}
+
+/* Frees entry e (no run holds it). Caller holds mu. */
+static void entry_destroy(ember_session *s, plan_entry *e)
+{
+    em_runctx *drop = NULL;
+    trim_idle(s, e, 0, &drop);
+    free_contexts(s->al, drop);
     em_plan_destroy(e->plan);
-    em_free(al, e);
+    em_free(s->al, e);
 }
 
 /* Removes entry i from the cache; destroyed now or by its last user. Caller holds mu. */
@@ -154,7 +196,7 @@ static void cache_remove(ember_session *s, int i)
         s->last = NULL;
     }
     if (e->refs == 0) {
-        entry_destroy(s->al, e);
+        entry_destroy(s, e);
     } else {
         e->dead = true;
     }
@@ -173,7 +215,7 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
     }
     em_plan *p = NULL;
     ember_status *st = em_plan_build(s->m->g, s->al, s->isa, em_threadpool_size(s->pool),
-                                     shapes, ranks, data, n, &p);
+                                     s->m->packs, shapes, ranks, data, n, &p);
     if (st != NULL) {
         return st;
     }
@@ -183,12 +225,13 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
         return em_status_oom();
     }
     e->plan = p;
+    e->ctx_bytes = em_runctx_bytes(p);
     e->last_use = ++s->clock;
     if (s->n_plans == s->plans_cap && s->plans_cap < s->cache_cap) {
         int cap = s->plans_cap <= s->cache_cap / 2 ? 2 * s->plans_cap : s->cache_cap;
         plan_entry **grown = em_realloc(s->al, s->plans, (size_t)cap * sizeof *grown);
         if (grown == NULL) {
-            entry_destroy(s->al, e);
+            entry_destroy(s, e);
             return em_status_oom();
         }
         s->plans = grown;
@@ -260,6 +303,7 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
     }
     ember_session_options dflt = {0};
     dflt.plan_cache = 8;
+    dflt.idle_contexts = 1;
     if (opt == NULL) {
         opt = &dflt;
     }
@@ -290,6 +334,7 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
     s->isa = isa;
     s->profiling = opt->profiling;
     s->cache_cap = opt->plan_cache > 0 ? opt->plan_cache : 8;
+    s->idle_max = opt->idle_contexts;
     s->t0 = em_now_ns();
     pthread_mutex_init(&s->mu, NULL);
     s->plans_cap = s->cache_cap < 8 ? s->cache_cap : 8;
@@ -331,16 +376,22 @@ fail:
     return st;
 }
 
-void ember_session_release_plans(ember_session *s)
+/* Removes every plan from the cache (each destroyed now or by its last run). */
+static void drop_plans(ember_session *s)
 {
-    if (s == NULL) {
-        return;
-    }
     pthread_mutex_lock(&s->mu);
     while (s->n_plans > 0) {
         cache_remove(s, s->n_plans - 1);
     }
     pthread_mutex_unlock(&s->mu);
+}
+
+void ember_session_release_plans(ember_session *s)
+{
+    if (s != NULL) {
+        drop_plans(s);
+        em_heap_trim();
+    }
 }
 
 void ember_session_destroy(ember_session *s)
@@ -349,13 +400,14 @@ void ember_session_destroy(ember_session *s)
         return;
     }
     if (s->plans != NULL) {
-        ember_session_release_plans(s);
+        drop_plans(s);
     }
     em_threadpool_destroy(s->pool);
     pthread_mutex_destroy(&s->mu);
     em_free(s->al, s->plans);
     em_free(s->al, s->events);
     em_free(s->al, s);
+    em_heap_trim();
 }
 
 int ember_session_thread_count(const ember_session *s)
@@ -438,6 +490,52 @@ ember_status *ember_session_memory_info(const ember_session *s, size_t *arena, s
     }
     pthread_mutex_unlock(&ms->mu);
     return st;
+}
+
+ember_status *ember_session_memory_stat(const ember_session *s, ember_memory_stat stat,
+                                        size_t *value)
+{
+    static const char fn[] = "session_memory_stat";
+    ember_session *ms = (ember_session *)s; /* the mutex is not part of the logical state */
+    if (value == NULL) {
+        return em_api_null_arg(fn, "value");
+    }
+    *value = 0;
+    if (s == NULL) {
+        return em_api_null_arg(fn, "session");
+    }
+    if ((unsigned)stat > EMBER_MEMORY_RUN_CONTEXT_BYTES) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: stat %d is not an ember_memory_stat",
+                             fn, (int)stat);
+    }
+    size_t v = 0;
+    pthread_mutex_lock(&ms->mu);
+    switch (stat) {
+    case EMBER_MEMORY_PLANS: v = (size_t)s->n_plans; break;
+    case EMBER_MEMORY_PLAN_ARENA_BYTES:
+        for (int i = 0; i < s->n_plans; i++) {
+            v += s->plans[i]->plan->arena_bytes;
+        }
+        break;
+    case EMBER_MEMORY_PACKED_WEIGHT_BYTES: /* the plans' own, then the model's shared ones */
+        for (int i = 0; i < s->n_plans; i++) {
+            v += em_pack_cache_bytes(s->plans[i]->plan->packs, NULL);
+        }
+        break;
+    case EMBER_MEMORY_RUN_CONTEXTS: v = (size_t)s->n_ctx; break;
+    case EMBER_MEMORY_IDLE_RUN_CONTEXTS:
+        for (int i = 0; i < s->n_plans; i++) {
+            v += (size_t)s->plans[i]->n_idle;
+        }
+        break;
+    case EMBER_MEMORY_RUN_CONTEXT_BYTES: v = s->ctx_bytes; break;
+    }
+    pthread_mutex_unlock(&ms->mu);
+    if (stat == EMBER_MEMORY_PACKED_WEIGHT_BYTES) {
+        v += em_pack_cache_bytes(s->m->packs, NULL);
+    }
+    *value = v;
+    return NULL;
 }
 
 ember_status *ember_session_plan_text(const ember_session *s, char **text)
@@ -703,11 +801,18 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
 
     pthread_mutex_lock(&s->mu);
     st = plan_get(s, shapes, ranks, data, (int)n_inputs, &e);
+    bool new_ctx = false;
     if (st == NULL) {
         e->refs++;
+        s->in_flight++;
         c = e->free_ctx;
         if (c != NULL) {
             e->free_ctx = c->next;
+            e->n_idle--;
+        } else { /* counted now, so that a report during the run sees it */
+            new_ctx = true;
+            s->n_ctx++;
+            s->ctx_bytes += e->ctx_bytes;
         }
     }
     int64_t seq = s->run_seq++;
@@ -716,7 +821,7 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
         return st;
     }
     const em_plan *p = e->plan;
-    if (c == NULL) {
+    if (new_ctx) {
         EMBER_TRY(em_runctx_new(s->al, p, &c));
     }
     for (size_t i = 0; i < n_inputs; i++) {
@@ -734,6 +839,7 @@ fail:
             }
         }
     }
+    em_runctx *drop = NULL;
     pthread_mutex_lock(&s->mu);
     if (c != NULL) {
         if (st == NULL && s->profiling) {
@@ -741,11 +847,22 @@ fail:
         }
         c->next = e->free_ctx;
         e->free_ctx = c;
+        e->n_idle++;
+    } else if (new_ctx) { /* its creation failed */
+        s->n_ctx--;
+        s->ctx_bytes -= e->ctx_bytes;
     }
+    s->in_flight--;
     if (--e->refs == 0 && e->dead) {
-        entry_destroy(s->al, e);
+        entry_destroy(s, e);
+    } else {
+        trim_idle(s, e, (int64_t)s->idle_max + s->in_flight, &drop);
+    }
+    for (int i = 0; s->in_flight == 0 && i < s->n_plans; i++) {
+        trim_idle(s, s->plans[i], s->idle_max, &drop); /* the burst is over */
     }
     pthread_mutex_unlock(&s->mu);
+    free_contexts(s->al, drop);
     return st;
 }
 

@@ -1,15 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The one place that calls libc's allocator. A NULL allocator, or a NULL member of one, means
- * libc. Aligned allocations round the size up to EM_ALIGN, as C11 aligned_alloc requires.
+ * The one place that calls libc's allocator (and maps memory for big blocks, alloc.h). A NULL
+ * allocator, or a NULL member of one, means libc. Aligned allocations round the size up to
+ * EM_ALIGN, as C11 aligned_alloc requires.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "core/alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define EM_BIG_MMAP 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EM_BIG_MMAP 0
+#endif
+#endif
+#ifndef EM_BIG_MMAP
+#define EM_BIG_MMAP 1
+#endif
 
 void *em_malloc(const ember_allocator *al, size_t n)
 {
@@ -88,6 +105,44 @@ void em_aligned_free(const ember_allocator *al, void *p)
         return;
     }
     free(p);
+}
+
+/* Whether em_big_alloc maps a block of n bytes itself. */
+static bool big_mapped(const ember_allocator *al, size_t n)
+{
+    return EM_BIG_MMAP && n >= EM_BIG_MIN && (al == NULL || al->aligned_alloc == NULL);
+}
+
+void *em_big_alloc(const ember_allocator *al, size_t n, bool zero)
+{
+    if (big_mapped(al, n)) {
+        void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
+    void *p = em_aligned_alloc(al, n);
+    if (p != NULL && zero) {
+        memset(p, 0, em_align_up(n == 0 ? 1 : n, EM_ALIGN));
+    }
+    return p;
+}
+
+void em_big_free(const ember_allocator *al, void *p, size_t n)
+{
+    if (p == NULL) {
+        return;
+    }
+    if (big_mapped(al, n)) {
+        munmap(p, n);
+        return;
+    }
+    em_aligned_free(al, p);
+}
+
+void em_heap_trim(void)
+{
+#ifdef __GLIBC__
+    (void)malloc_trim(0);
+#endif
 }
 
 char *em_strdup(const ember_allocator *al, const char *s)

@@ -212,14 +212,13 @@ static ember_status *storage_new(const ember_allocator *al, em_storage_kind kind
 ember_status *em_storage_new_owned(const ember_allocator *al, size_t nbytes, em_storage **out)
 {
     *out = NULL;
-    void *d = em_aligned_alloc(al, nbytes);
+    void *d = em_big_alloc(al, nbytes, true);
     if (d == NULL) {
         return em_status_oom();
     }
-    memset(d, 0, em_align_up(nbytes == 0 ? 1 : nbytes, EM_ALIGN));
     ember_status *st = storage_new(al, EM_STORAGE_OWNED, d, nbytes, out);
     if (st != NULL) {
-        em_aligned_free(al, d);
+        em_big_free(al, d, nbytes);
     }
     return st;
 }
@@ -295,7 +294,7 @@ void em_storage_release(em_storage *s)
         return;
     }
     if (s->kind == EM_STORAGE_OWNED) {
-        em_aligned_free(s->al, s->data);
+        em_big_free(s->al, s->data, s->size);
     } else if (s->kind == EM_STORAGE_MMAP && s->data != NULL) {
         munmap(s->data, s->size);
     }

@@ -33,9 +33,9 @@ typedef struct em_tensor {
 } em_tensor;
 
 typedef enum em_storage_kind {
-    EM_STORAGE_OWNED = 0,  /* em_aligned_alloc'ed, freed with the storage */
-    EM_STORAGE_BORROWED,   /* caller memory that outlives the storage */
-    EM_STORAGE_MMAP        /* a read-only mapping, unmapped with the storage */
+    EM_STORAGE_OWNED = 0, /* em_big_alloc'ed, freed with the storage */
+    EM_STORAGE_BORROWED,  /* caller memory that outlives the storage */
+    EM_STORAGE_MMAP       /* a read-only mapping, unmapped with the storage */
 } em_storage_kind;
 
 typedef struct em_storage em_storage;

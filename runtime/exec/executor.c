@@ -17,12 +17,19 @@ void em_runctx_destroy(const ember_allocator *al, em_runctx *c)
     if (c == NULL) {
         return;
     }
-    em_aligned_free(al, c->arena);
+    em_big_free(al, c->arena, c->arena_bytes);
     em_free(al, c->vdata);
     em_free(al, c->tin);
     em_free(al, c->tout);
     em_free(al, c->ev);
     em_free(al, c);
+}
+
+size_t em_runctx_bytes(const em_plan *p)
+{
+    return sizeof(em_runctx) + p->arena_bytes + ((size_t)p->n_values + 1) * sizeof(void *) +
+           ((size_t)p->n_tensors_in + (size_t)p->n_tensors_out + 2) * sizeof(em_tensor) +
+           (2 * (size_t)p->n_nodes + 1) * sizeof(int64_t);
 }
 
 ember_status *em_runctx_new(const ember_allocator *al, const em_plan *p, em_runctx **out)
@@ -31,7 +38,8 @@ ember_status *em_runctx_new(const ember_allocator *al, const em_plan *p, em_runc
     if (c == NULL) {
         return em_status_oom();
     }
-    c->arena = em_aligned_alloc(al, p->arena_bytes);
+    c->arena_bytes = p->arena_bytes;
+    c->arena = em_big_alloc(al, p->arena_bytes, false);
     c->vdata = em_calloc(al, (size_t)p->n_values + 1, sizeof *c->vdata);
     c->tin = em_calloc(al, (size_t)p->n_tensors_in + 1, sizeof *c->tin);
     c->tout = em_calloc(al, (size_t)p->n_tensors_out + 1, sizeof *c->tout);

@@ -18,6 +18,7 @@
 typedef struct em_runctx {
     struct em_runctx *next;
     void *arena;
+    size_t arena_bytes;
     void **vdata;   /* per value */
     em_tensor *tin; /* per node input, plan->n_tensors_in */
     em_tensor *tout;
@@ -25,7 +26,9 @@ typedef struct em_runctx {
 } em_runctx;
 
 /* A run context for `p`: its arena, and value addresses for constants and arena values
- * (outputs bound by the caller are filled in per run, in vdata). */
+ * (outputs bound by the caller are filled in per run, in vdata). em_runctx_bytes is what one
+ * holds (arena and tables). */
+size_t em_runctx_bytes(const em_plan *p);
 ember_status *em_runctx_new(const ember_allocator *al, const em_plan *p, em_runctx **out);
 void em_runctx_destroy(const ember_allocator *al, em_runctx *c);
 

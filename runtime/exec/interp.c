@@ -214,7 +214,7 @@ static ember_status *run_kernel_node(const frame *f, const em_node *n, node_io *
         io->tout[o].data = NULL; /* prepare sees no output bytes, as in planning */
     }
     st = em_kernel_pick(n, io->tin, io->tout, al, f->it->isa, em_threadpool_size(f->it->pool),
-                        &k, &state, &scratch);
+                        NULL, &k, &state, &scratch);
     if (st != NULL) {
         return st;
     }

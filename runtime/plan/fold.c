@@ -16,7 +16,7 @@ ember_status *em_plan_eval_const(const em_node *n, const em_tensor *in, em_tenso
     void *state = NULL;
     size_t scratch = 0;
     *ran = false;
-    ember_status *st = em_kernel_pick(n, in, out, al, 0, 1, &k, &state, &scratch);
+    ember_status *st = em_kernel_pick(n, in, out, al, 0, 1, NULL, &k, &state, &scratch);
     if (st != NULL && ember_status_code(st) != EMBER_ERR_OUT_OF_MEMORY) {
         ember_status_destroy(st); /* not foldable here: the planner sees the node as it is */
         return NULL;

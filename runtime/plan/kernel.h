@@ -8,9 +8,11 @@
  * is stored in the plan, so the executor never searches.
  *
  *  prepare  validates attributes, dtypes and shapes (all known here), parses attributes into
- *           a kernel-owned state, may repack constant weights (constant inputs have data),
- *           and reports how many scratch bytes one run needs. Returns UNSUPPORTED to decline
- *           (the planner then tries the next entry) or another error for an invalid node.
+ *           a kernel-owned state, may repack constant weights (constant inputs have data;
+ *           through em_pack_get on em_kinfo_packs(), so that plans share the packed copy:
+ *           core/pack.h), and reports how many scratch bytes one run needs. Returns
+ *           UNSUPPORTED to decline (the planner then tries the next entry) or another error
+ *           for an invalid node.
  *  run      computes only: no allocation, no status, no logging. Input/output tensors have
  *           the planned shapes and valid data; scratch (if asked for) is EM_ALIGN-aligned.
  *           Outputs never alias inputs unless the op is EM_OPF_EW (then out[0] may equal
@@ -23,6 +25,7 @@
 #include "ir/graph.h"
 #include "ir/op.h"
 #include "core/cpu.h"
+#include "core/pack.h"
 #include "core/tensor.h"
 #include "core/thread.h"
 
@@ -30,6 +33,16 @@
 #include <stdint.h>
 
 typedef enum em_device { EM_DEV_CPU = 0, EM_DEV_CUDA = 1 } em_device;
+
+/* Where a node's kernel packs its constant inputs (core/pack.h): `shared` (the model's, for
+ * every plan of every session) for inputs that are initializers of the graph (bit i of
+ * shared_in set for input i), `own` (the plan's) for constants the plan computed itself,
+ * whose addresses die with it. */
+typedef struct em_kpacks {
+    em_pack_cache *shared;
+    em_pack_cache *own;
+    uint64_t shared_in;
+} em_kpacks;
 
 /* What prepare sees. `in` always has n_in entries (node->n_in) and `out` n_out. Constant
  * inputs (initializers) have data; other data pointers are NULL. An absent optional input
@@ -42,7 +55,18 @@ typedef struct em_kinfo {
     const ember_allocator *al;
     uint64_t isa;  /* features usable by this plan */
     int n_threads; /* threads em_parallel_for may use in run (the session's pool size, >= 1) */
+    const em_kpacks *packs; /* may be NULL: packs are private (em_kinfo_packs) */
 } em_kinfo;
+
+/* The pack cache for packings of constant input i (NULL: private packs). */
+static inline em_pack_cache *em_kinfo_packs(const em_kinfo *ki, int i)
+{
+    const em_kpacks *p = ki->packs;
+    if (p == NULL) {
+        return NULL;
+    }
+    return i >= 0 && i < 64 && (p->shared_in >> i & 1) ? p->shared : p->own;
+}
 
 /* What run sees besides its tensors. */
 typedef struct em_kctx {
@@ -77,6 +101,9 @@ typedef struct em_kernel_table {
     const char *name; /* "ref", "x86", "openblas", ... */
     const em_kernel *kernels;
     size_t n;
+    /* Called once, when the registry is built, before any of the table's kernels prepares:
+     * process-wide settings of the table's library (oneDNN's primitive cache). May be NULL. */
+    void (*init)(void);
 } em_kernel_table;
 
 /* The registry is built once (thread-safe, idempotent) from the compiled-in tables. */

@@ -120,12 +120,15 @@ static ember_status *infer_concrete(em_plan *p, int ni, const plan_tmp *tmp)
 
 ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_tensor *tout,
                              const ember_allocator *al, uint64_t isa, int n_threads,
-                             const em_kernel **k, void **state, size_t *scratch)
+                             const em_kpacks *packs, const em_kernel **k, void **state,
+                             size_t *scratch)
 {
     ember_dtype dt = n->n_in > 0 ? tin[0].dtype : tout[0].dtype;
     const em_kernel *cand[MAX_CANDIDATES];
     size_t nc = em_registry_find(n->op, dt, EM_DEV_CPU, isa, cand, MAX_CANDIDATES);
-    em_kinfo ki = {n, n->n_in, n->n_out, tin, tout, al, isa, n_threads > 0 ? n_threads : 1};
+    em_kinfo ki = {.node = n, .n_in = n->n_in, .n_out = n->n_out, .in = tin, .out = tout,
+                   .al = al, .isa = isa, .n_threads = n_threads > 0 ? n_threads : 1,
+                   .packs = packs};
     for (size_t c = 0; c < nc; c++) {
         void *st_ = NULL;
         size_t sb = 0;
@@ -148,19 +151,25 @@ ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_te
                          n->name, em_op_name(n->op), em_dtype_name(dt));
 }
 
-/* Picks the best kernel for node ni whose prepare accepts it. */
+/* Picks the best kernel for node ni whose prepare accepts it. Packings of its inputs that
+ * are initializers of the graph go to `shared` (when given), the others to the plan's own
+ * cache. */
 static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threads,
-                                   size_t *scratch, const plan_tmp *tmp)
+                                   em_pack_cache *shared, size_t *scratch, const plan_tmp *tmp)
 {
     const em_node *n = &p->g->nodes[ni];
     em_plan_node *pn = &p->nodes[ni];
     em_tensor *tin = tmp->tin, *tout = tmp->tout;
+    em_kpacks packs = {shared, p->packs, 0};
     for (int i = 0; i < n->n_in; i++) {
         memset(&tin[i], 0, sizeof tin[i]);
         if (n->in[i] >= 0) {
             tin[i] = p->vals[n->in[i]].t;
             if (p->vals[n->in[i]].loc != EM_LOC_CONST) {
                 tin[i].data = NULL;
+            } else if (shared != NULL && i < 64 &&
+                       p->g->values[n->in[i]].kind == EM_VAL_INITIALIZER) {
+                packs.shared_in |= (uint64_t)1 << i;
             }
         }
     }
@@ -168,7 +177,8 @@ static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threa
         tout[o] = p->vals[n->out[o]].t;
         tout[o].data = NULL;
     }
-    return em_kernel_pick(n, tin, tout, p->al, isa, n_threads, &pn->k, &pn->state, scratch);
+    return em_kernel_pick(n, tin, tout, p->al, isa, n_threads, &packs, &pn->k, &pn->state,
+                          scratch);
 }
 
 static int new_buf(em_plan *p, size_t bytes, int first, int last)
@@ -605,8 +615,9 @@ static ember_status *plan_values(em_plan *p, const int64_t *const *shapes, const
 }
 
 ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64_t isa,
-                            int n_threads, const int64_t *const *shapes, const int *ranks,
-                            const void *const *data, int n_inputs, em_plan **out)
+                            int n_threads, em_pack_cache *shared, const int64_t *const *shapes,
+                            const int *ranks, const void *const *data, int n_inputs,
+                            em_plan **out)
 {
     ember_status *st = NULL;
     em_plan *p = NULL;
@@ -652,6 +663,7 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         st = em_status_oom();
         goto fail;
     }
+    EMBER_TRY(em_pack_cache_new(al, &p->packs));
     for (int i = 0, k = 0; i < n_inputs; i++) {
         p->sig[k++] = ranks[i];
         for (int d = 0; d < ranks[i] && ranks[i] <= EM_MAX_RANK; d++) {
@@ -670,7 +682,7 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         p->n_tensors_in += n->n_in;
         p->n_tensors_out += n->n_out;
         EMBER_TRY(infer_concrete(p, ni, &tmp));
-        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, &scratch[ni], &tmp));
+        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, shared, &scratch[ni], &tmp));
         EMBER_TRY(maybe_fold(p, ni, need, scratch[ni], &tmp));
         if (p->nodes[ni].folded) {
             scratch[ni] = 0;
@@ -711,6 +723,7 @@ void em_plan_destroy(em_plan *p)
             }
         }
     }
+    em_pack_cache_destroy(p->packs); /* after the states, which released their packs */
     for (int i = 0; i < p->n_owned; i++) {
         em_storage_release(p->owned[i]);
     }

@@ -91,21 +91,28 @@ typedef struct em_plan {
     size_t naive_bytes;
     int n_owned;
     em_storage **owned; /* bytes of keyed inputs and folded values */
+    em_pack_cache *packs; /* packings of those (plan-owned constants; pack.h) */
 } em_plan;
 
 /* Builds the plan of `g` for concrete input shapes (shapes[i] has ranks[i] dims), for kernels
  * restricted to the features `isa` and run with `n_threads` threads. `data` (may be NULL, and
- * may hold NULLs) gives the inputs' bytes: keyed inputs need theirs, else STATE naming them. */
+ * may hold NULLs) gives the inputs' bytes: keyed inputs need theirs, else STATE naming them.
+ * `shared` (may be NULL) is where kernels pack weights that are initializers of `g`, shared
+ * with other plans of `g`; it must outlive the plan. Packings of constants the plan computes
+ * itself go to the plan's own cache. */
 ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64_t isa,
-                            int n_threads, const int64_t *const *shapes, const int *ranks,
-                            const void *const *data, int n_inputs, em_plan **out);
+                            int n_threads, em_pack_cache *shared, const int64_t *const *shapes,
+                            const int *ranks, const void *const *data, int n_inputs,
+                            em_plan **out);
 void em_plan_destroy(em_plan *p);
 /* Picks, for node `n` with these concrete inputs (data of constants visible to prepare) and
  * outputs, the highest-priority CPU kernel whose prepare accepts it: the kernel, its prepared
- * state and the scratch bytes one run needs. Shared by the planner and the interpreter. */
+ * state and the scratch bytes one run needs. Shared by the planner and the interpreter.
+ * `packs` (may be NULL) says where the kernel packs constant weights (kernel.h). */
 ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_tensor *tout,
                              const ember_allocator *al, uint64_t isa, int n_threads,
-                             const em_kernel **k, void **state, size_t *scratch);
+                             const em_kpacks *packs, const em_kernel **k, void **state,
+                             size_t *scratch);
 /* True when the plan fits these shapes and, for keyed inputs, these values. */
 bool em_plan_matches(const em_plan *p, const int64_t *const *shapes, const int *ranks,
                      const void *const *data, int n_inputs);

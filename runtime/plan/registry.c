@@ -45,6 +45,9 @@ static void registry_build(void)
     const em_kernel_table *const *t = em_backend_tables();
     size_t len = 0;
     for (; *t != NULL; t++) {
+        if ((*t)->init != NULL) {
+            (*t)->init();
+        }
         len += (size_t)snprintf(backends + len, sizeof backends - len, len ? ",%s" : "%s",
                                 (*t)->name);
         if (len >= sizeof backends) {

@@ -42,7 +42,7 @@ static void test_taps_bruteforce(void **state)
 static ember_status *parse(t_node *tn, int n_sp, const int64_t *in, const int64_t *kernel,
                            bool ceil_mode, em_ref_window *w)
 {
-    em_kinfo ki = {&tn->n, 1, 1, NULL, NULL, test_allocator(), 0, 1};
+    em_kinfo ki = {&tn->n, 1, 1, NULL, NULL, test_allocator(), 0, 1, NULL};
     return em_ref_window_parse(&ki, n_sp, in, kernel, ceil_mode, w);
 }
 
@@ -177,7 +177,7 @@ static void test_attr_readers(void **state)
     t_set_float(&tn, "f", 0.25f);
     t_set_string(&tn, "s", "hello");
     t_set_ints(&tn, "v", three, 3);
-    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1};
+    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1, NULL};
     int64_t i, v[4];
     float f;
     const char *s;
@@ -207,7 +207,7 @@ static void test_error_format(void **state)
     (void)state;
     t_node tn;
     t_node_init(&tn, EM_OP_CONV, "conv_3");
-    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1};
+    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1, NULL};
     ember_status *st =
         em_ref_error(&ki, EMBER_ERR_INVALID_MODEL, "weight rank %d, expected %d", 3, 4);
     assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_MODEL);
@@ -221,7 +221,7 @@ static void test_check_tensor(void **state)
     (void)state;
     t_node tn;
     t_node_init(&tn, EM_OP_ADD, "add_shapes");
-    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1};
+    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1, NULL};
     em_tensor t;
     static const int64_t neg[2] = {3, -1}, big[2] = {INT64_MAX / 2, 3}, ok[2] = {3, 0};
     t_tensor(&t, EMBER_DTYPE_F32, 2, neg, NULL);

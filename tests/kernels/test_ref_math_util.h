@@ -386,7 +386,7 @@ static inline ember_status *tm_run_many(const em_kernel *k, const em_node *node,
     }
     pout[0] = out[0];
     pout[0].data = NULL;
-    em_kinfo ki = {node, n_in, 1, pin, pout, test_allocator(), 0, 1};
+    em_kinfo ki = {node, n_in, 1, pin, pout, test_allocator(), 0, 1, NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare(&ki, &state, &scratch_bytes);

@@ -377,7 +377,7 @@ static void test_conv_oom(void **state)
     t_tensor(&out[0], EMBER_DTYPE_F32, 4, yd, NULL);
     t_node tn;
     t_node_init(&tn, EM_OP_CONV, "conv_oom");
-    em_kinfo ki = {&tn.n, 2, 1, in, out, &ca.al, 0, 1};
+    em_kinfo ki = {&tn.n, 2, 1, in, out, &ca.al, 0, 1, NULL};
     void *st_ptr = NULL;
     size_t scratch = 0;
     ember_status *st = t_kernel(EM_OP_CONV, EMBER_DTYPE_F32)->prepare(&ki, &st_ptr, &scratch);

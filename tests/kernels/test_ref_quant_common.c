@@ -161,7 +161,8 @@ static inline ember_status *q_run_pool(em_op op, const t_node *tn, em_tensor *in
         pout[i] = out[i];
         pout[i].data = NULL;
     }
-    em_kinfo ki = {&node->n, n_in, n_out, pin, pout, test_allocator(), 0, em_threadpool_size(pool)};
+    em_kinfo ki = {&node->n, n_in, n_out, pin, pout, test_allocator(), 0,
+                   em_threadpool_size(pool), NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare(&ki, &state, &scratch_bytes);
@@ -283,7 +284,7 @@ static void test_qmap(void **state)
     (void)state;
     t_node tn;
     t_node_init(&tn, EM_OP_QUANTIZELINEAR, "qmap");
-    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1};
+    em_kinfo ki = {&tn.n, 0, 0, NULL, NULL, test_allocator(), 0, 1, NULL};
     em_tensor x, s, z;
     em_qmap m;
     /* x [2, 5, 3]: per axis 1 -> coordinate along axis 1. */
@@ -340,7 +341,7 @@ static void test_int_input_and_flag(void **state)
     q_tensor(&in[1], EMBER_DTYPE_I64, 1, Q_DIMS(1), &v64);
     q_tensor(&in[2], EMBER_DTYPE_I64, 1, Q_DIMS(2), two);
     t_absent(&in[3]);
-    em_kinfo ki = {&tn.n, 4, 0, in, NULL, test_allocator(), 0, 1};
+    em_kinfo ki = {&tn.n, 4, 0, in, NULL, test_allocator(), 0, 1, NULL};
     bool known, flag;
     t_expect_ok(em_q_int_input(&ki, 0, "a", true, &known, &v), "i32");
     assert_true(known && v == -4);

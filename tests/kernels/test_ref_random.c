@@ -36,7 +36,7 @@ static void rk_prepare(rk *r, const em_node *node, em_tensor *in, int n_in, em_t
         pout[i] = out[i];
         pout[i].data = NULL;
     }
-    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, 2};
+    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, 2, NULL};
     size_t scratch = 0;
     r->k = t_kernel(node->op, EMBER_DTYPE_UNDEFINED);
     t_expect_ok(r->k->prepare(&ki, &r->state, &scratch), node->name);

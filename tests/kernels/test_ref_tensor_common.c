@@ -122,7 +122,7 @@ static void test_ints_axis(void **state)
     assert_false(em_tref_ints(&t, v, 4, &n));
 
     em_node node = {.op = EM_OP_CONCAT, .name = (char *)"ax"};
-    em_kinfo ki = {&node, 0, 0, NULL, NULL, test_allocator(), 0, 1};
+    em_kinfo ki = {&node, 0, 0, NULL, NULL, test_allocator(), 0, 1, NULL};
     int a;
     assert_null(em_tref_axis(&ki, -1, 3, &a));
     assert_int_equal(a, 2);

@@ -21,7 +21,7 @@ static inline ember_status *run_k(const em_node *node, em_tensor *in, int n_in, 
         pout[i] = out[i];
         pout[i].data = NULL;
     }
-    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, 1};
+    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, 1, NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare(&ki, &state, &scratch_bytes);

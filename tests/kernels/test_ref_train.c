@@ -25,7 +25,7 @@ static ember_status *tr_run(const em_node *node, em_tensor *in, int n_in, em_ten
         pout[i] = out[i];
         pout[i].data = NULL;
     }
-    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, 1};
+    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, 1, NULL};
     const em_kernel *k = t_kernel(node->op, EMBER_DTYPE_UNDEFINED);
     void *state = NULL;
     size_t scratch = 0;

@@ -139,7 +139,8 @@ static inline ember_status *t_run_const(const em_kernel *k, const em_node *node,
         pout[i] = out[i];
         pout[i].data = NULL;
     }
-    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0, em_threadpool_size(pool)};
+    em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), 0,
+                   em_threadpool_size(pool), NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare != NULL ? k->prepare(&ki, &state, &scratch_bytes) : NULL;

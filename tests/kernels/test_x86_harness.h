@@ -75,7 +75,7 @@ static inline ember_status *kt_run(const em_kernel *k, const em_node *node, em_t
         pout[i].data = NULL;
     }
     em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), kt_features(),
-                   em_threadpool_size(pool)};
+                   em_threadpool_size(pool), NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare != NULL ? k->prepare(&ki, &state, &scratch_bytes) : NULL;

@@ -291,7 +291,7 @@ static ember_model *build_dense_block(int64_t batch, bool passes, int block, int
     em_plan *p = NULL;
     const int64_t *const shapes[] = {xd};
     const int rank = 4;
-    OK(em_plan_build(g, test_allocator(), 0, 1, shapes, &rank, NULL, 1, &p));
+    OK(em_plan_build(g, test_allocator(), 0, 1, NULL, shapes, &rank, NULL, 1, &p));
     *n_in_place = 0;
     for (int ni = 0; ni < p->n_nodes; ni++) {
         *n_in_place += p->nodes[ni].in_place;

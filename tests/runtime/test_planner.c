@@ -103,7 +103,7 @@ static em_plan *plan_one(const em_graph *g, const int64_t *shape, int rank)
     em_plan *p = NULL;
     ember_status *st = em_graph_verify(g);
     if (st == NULL) {
-        st = em_plan_build(g, test_allocator(), 0, 1, shapes, &rank, NULL, 1, &p);
+        st = em_plan_build(g, test_allocator(), 0, 1, NULL, shapes, &rank, NULL, 1, &p);
     }
     if (st != NULL) {
         char m[1024];
@@ -482,7 +482,7 @@ static void expect_bind_error(const em_graph *g, const int64_t *const *shapes, c
                               int n, const char *const *needles)
 {
     em_plan *p = (em_plan *)g;
-    ember_status *st = em_plan_build(g, test_allocator(), 0, 1, shapes, ranks, NULL, n, &p);
+    ember_status *st = em_plan_build(g, test_allocator(), 0, 1, NULL, shapes, ranks, NULL, n, &p);
     if (st == NULL) {
         fail_msg("expected INVALID_ARG (%s)", needles[0]);
     }
@@ -524,7 +524,7 @@ static void test_binding_errors(void **state)
     const int64_t *const good[] = {ok, ok2};
     const int ranks[] = {2, 2};
     em_plan *p = NULL;
-    assert_null(em_plan_build(g, test_allocator(), 0, 1, good, ranks, NULL, 2, &p));
+    assert_null(em_plan_build(g, test_allocator(), 0, 1, NULL, good, ranks, NULL, 2, &p));
     EXPECT_SHAPE(p, s, 3, 4);
     check_plan(p);
     em_plan_destroy(p);
@@ -589,7 +589,7 @@ static void test_matches_and_text(void **state)
     /* With every feature of this CPU, each kernel's ISA is a subset of them. */
     const int64_t *const shapes[] = {shape};
     uint64_t isa = em_cpu_features();
-    assert_null(em_plan_build(g, test_allocator(), isa, 1, shapes, &rank4, NULL, 1, &p));
+    assert_null(em_plan_build(g, test_allocator(), isa, 1, NULL, shapes, &rank4, NULL, 1, &p));
     for (int i = 0; i < p->n_nodes; i++) {
         assert_true((p->nodes[i].k->isa & ~isa) == 0);
         assert_int_equal(p->nodes[i].k->op, g->nodes[i].op);
@@ -620,7 +620,7 @@ static void test_plan_oom_sweep(void **state)
     counting_alloc ca;
     counting_alloc_init(&ca);
     em_plan *p = NULL;
-    assert_null(em_plan_build(g, &ca.al, 0, 1, shapes, &rank, NULL, 1, &p));
+    assert_null(em_plan_build(g, &ca.al, 0, 1, NULL, shapes, &rank, NULL, 1, &p));
     long n = ca.n_alloc;
     em_plan_destroy(p);
     assert_int_equal(ca.live, 0);
@@ -628,7 +628,7 @@ static void test_plan_oom_sweep(void **state)
         counting_alloc_init(&ca);
         ca.fail_at = i;
         p = (em_plan *)&ca;
-        ember_status *st = em_plan_build(g, &ca.al, 0, 1, shapes, &rank, NULL, 1, &p);
+        ember_status *st = em_plan_build(g, &ca.al, 0, 1, NULL, shapes, &rank, NULL, 1, &p);
         if (ember_status_code(st) != EMBER_ERR_OUT_OF_MEMORY) {
             fail_msg("failing allocation %ld of %ld: %s", i, n, ember_status_message(st));
         }

@@ -64,12 +64,12 @@ static void test_keyed_plan_build(void **state)
     int ranks[2] = {2, 1};
     const void *data[2] = {NULL, target};
     em_plan *p = NULL;
-    ember_status *st = em_plan_build(m->g, m->al, 0, 1, shapes, ranks, NULL, 2, &p);
+    ember_status *st = em_plan_build(m->g, m->al, 0, 1, NULL, shapes, ranks, NULL, 2, &p);
     assert_int_equal(ember_status_code(st), EMBER_ERR_STATE);
     assert_non_null(strstr(ember_status_message(st), "input 1 'shape' decides output shapes"));
     ember_status_destroy(st);
     assert_null(p);
-    OK(em_plan_build(m->g, m->al, 0, 1, shapes, ranks, data, 2, &p));
+    OK(em_plan_build(m->g, m->al, 0, 1, NULL, shapes, ranks, data, 2, &p));
     const em_graph *g = m->g;
     int y = em_graph_find_value(g, "y"), c = em_graph_find_value(g, "c");
     assert_int_equal(p->vals[y].t.rank, 2);
@@ -187,7 +187,7 @@ static void test_shape_only_folds(void **state)
     const int64_t *shapes[1] = {xs};
     int rank = 2;
     em_plan *p = NULL;
-    OK(em_plan_build(g, test_allocator(), 0, 1, shapes, &rank, NULL, 1, &p));
+    OK(em_plan_build(g, test_allocator(), 0, 1, NULL, shapes, &rank, NULL, 1, &p));
     assert_true(p->nodes[0].folded);
     assert_int_equal(p->vals[x].loc, EM_LOC_INPUT); /* not keyed */
     assert_int_equal(p->vals[sv].loc, EM_LOC_CONST);
