@@ -52,10 +52,16 @@ def sh(cmd):
 
 
 def lscpu_model():
+    """'Model name (family F model M, hypervisor, vector ISA)' from lscpu."""
+    f = {}
     for ln in sh(["lscpu"]).splitlines():
-        if ln.startswith("Model name:"):
-            return ln.split(":", 1)[1].strip()
-    return "?"
+        k, _, v = ln.partition(":")
+        f[k.strip()] = v.strip()
+    flags = f.get("Flags", "").split()
+    isa = "AVX-512" if "avx512f" in flags else "AVX2, no AVX-512" if "avx2" in flags else "no AVX2"
+    return "%s (family %s model %s%s, %s)" % (
+        f.get("Model name", "?"), f.get("CPU family", "?"), f.get("Model", "?"),
+        ", " + f["Hypervisor vendor"] + " VM" if f.get("Hypervisor vendor") else "", isa)
 
 
 def list_models(R, args, only):
@@ -217,6 +223,10 @@ def render(raw):
     L.append("- CPU (lscpu): %s, %s cores; load average %s at the start, %s at the end"
              % (raw["lscpu"], raw["cores"], ", ".join("%.1f" % x for x in raw["loadavg"]),
                 ", ".join("%.1f" % x for x in raw["loadavg_end"])))
+    if max(raw["loadavg"][0], raw["loadavg_end"][0]) > 0.5 * (raw["cores"] or 1):
+        L.append("- **the machine was shared and busy** (other builds, tests and fuzzers; load "
+                 "average above): every figure is noisy, the 2-thread ones most (two threads "
+                 "rarely had two cores). A first map of where ember is slow, not final numbers.")
     L.append("- versions: %s" % ", ".join("%s %s" % (k, v) for k, v in raw["versions"].items() if v))
     L.append("- models: torchvision %s's `list_models(module=torchvision.models)` (%d) + "
              "transformer_d128 (`nn.TransformerEncoder`, d_model 128, 4 heads, ff 512, 2 layers, "
