@@ -22,6 +22,19 @@ Two stages, each run by the Python that has that PyTorch:
 
 Model list: the torchvision constructors of tools/ts_models.py (the TorchScript loader's own
 list) plus this file's LSTM and TransformerEncoder.
+
+The suite (bench/run.py --suite) uses two more stages, both under torch 2.x (with torchvision
+and the onnx package, from bench/setup.sh):
+
+  --stage suite-list
+      prints every torchvision classification model (torchvision.models.list_models(
+      module=torchvision.models)) plus transformer_d128, with its input shape, parameter count
+      and Conv/Linear FLOPs, measured on the meta device (nothing is allocated or computed).
+  --stage suite --models NAME
+      builds NAME (weights=None, seed 0, random BatchNorm statistics) and writes to
+      CACHE/NAME/: input.npy, ref.npy, trace-torch2.pt, op13.onnx and op17.onnx
+      (torch.onnx.export with dynamo=False, the TorchScript-based exporter most published
+      ONNX files come from; constant folding), meta-suite.json.
 """
 import argparse
 import json
@@ -54,8 +67,8 @@ class LSTM(torch.nn.Module):
         return y
 
 
-def transformer():
-    layer = torch.nn.TransformerEncoderLayer(256, 4)  # dim_feedforward 2048, relu, post-norm
+def transformer(d_model=256, ff=2048):
+    layer = torch.nn.TransformerEncoderLayer(d_model, 4, ff)  # relu, post-norm
     m = torch.nn.TransformerEncoder(layer, 2)
     # The encoder deep-copies one layer: draw every layer's weights afresh so they differ.
     for mod in m.modules():
@@ -157,13 +170,17 @@ def save_ts(m, x, kind, path, meta):
             os.remove(path)
 
 
+def random_bn_and_input(m, shape, d):
+    """Random BatchNorm statistics, and the input (numpy RNG, seed 0) saved as d/input.npy."""
+    randomize_bn(m)
+    x_np = np.random.default_rng(SEED).standard_normal(shape).astype(np.float32)
+    np.save(os.path.join(d, "input.npy"), x_np)
+    return torch.from_numpy(x_np)
+
+
 def stage_torch2(name, d):
     m, shape = build(name)
-    randomize_bn(m)
-    rng = np.random.default_rng(SEED)
-    x_np = rng.standard_normal(shape).astype(np.float32)
-    np.save(os.path.join(d, "input.npy"), x_np)
-    x = torch.from_numpy(x_np)
+    x = random_bn_and_input(m, shape, d)
     np.savez(os.path.join(d, "weights.npz"),
              **{k: v.detach().cpu().numpy() for k, v in m.state_dict().items()})
     with torch.no_grad():
@@ -209,6 +226,111 @@ def stage_torch1(name, d):
     return meta
 
 
+# ----------------------------------------------------------------------------- the suite
+
+SUITE_SPEC = 2           # bump when a suite model's definition or export changes
+SUITE_OPSETS = (13, 17)
+# Beyond torchvision's list: the issue's small TransformerEncoder (d_model 128, 4 heads, ff 512).
+SUITE_EXTRA = {"transformer_d128": (lambda: transformer(128, 512), (64, 1, 128))}
+# torchvision defaults otherwise; these two as tools/ts_models.py builds them (eval-only).
+SUITE_KWARGS = {"googlenet": {"aux_logits": False, "init_weights": False},
+                "inception_v3": {"aux_logits": False, "init_weights": False}}
+
+
+def suite_names():
+    import torchvision
+    return list(torchvision.models.list_models(module=torchvision.models)) + list(SUITE_EXTRA)
+
+
+def suite_build(name):
+    """(model, input shape) of a suite model, random weights (nothing is downloaded)."""
+    if name in SUITE_EXTRA:
+        ctor, shape = SUITE_EXTRA[name]
+        return ctor().eval(), shape
+    import torchvision
+    shape = (1, 3, 299, 299) if name == "inception_v3" else (1, 3, 224, 224)
+    return torchvision.models.get_model(name, weights=None, **SUITE_KWARGS.get(name, {})).eval(), shape
+
+
+def suite_list(only=None):
+    """name -> input shape, parameters and Conv/Linear FLOPs, from the meta device (of the
+    models in `only` when given; every name is listed)."""
+    out = {}
+    for name in suite_names():
+        if only and name not in only:
+            out[name] = {}
+            continue
+        info = {}
+        try:
+            try:
+                with torch.device("meta"):
+                    m, shape = suite_build(name)
+            except NotImplementedError:   # an initialiser that copies data (RegNet): build on
+                m, shape = suite_build(name)  # the CPU, then move to the meta device
+                m = m.to("meta")
+            info["input_shape"] = list(shape)
+            info["params"] = sum(p.numel() for p in m.parameters())
+            info["flops"] = conv_linear_flops(m, torch.empty(shape, device="meta"))
+        except Exception as e:  # recorded: run.py decides what to do with a model it cannot size
+            info["error"] = first_line(e)
+        out[name] = info
+    return out
+
+
+def stage_suite(name, d):
+    torch.manual_seed(SEED)
+    m, shape = suite_build(name)
+    x = random_bn_and_input(m, shape, d)
+    with torch.no_grad():
+        ref = m(x)
+    np.save(os.path.join(d, "ref.npy"), ref.numpy())
+    meta = {"spec": SUITE_SPEC, "torch": torch.__version__, "model": name,
+            "input_shape": list(shape), "output_shape": list(ref.shape),
+            "params": sum(p.numel() for p in m.parameters()),
+            "flops": conv_linear_flops(m, x), "forms": {}}
+    save_ts(m, x, "trace", os.path.join(d, "trace-torch2.pt"), meta)
+    for opset in SUITE_OPSETS:
+        fname = "op%d.onnx" % opset
+        path = os.path.join(d, fname)
+        t0 = time.perf_counter()
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        calls = []
+        if opset < 14:   # no exporter symbolic for SDPA before opset 14: write its math form
+            torch.nn.functional.scaled_dot_product_attention = \
+                lambda *a, **k: calls.append(1) or sdpa_math(*a, **k)
+        fastpath = torch.backends.mha.get_fastpath_enabled()
+        # MultiheadAttention's inference fast path (aten::_native_multi_head_attention) has
+        # no ONNX symbolic: export the module's ordinary path (the trace keeps the fast path).
+        torch.backends.mha.set_fastpath_enabled(False)
+        try:
+            with torch.no_grad():
+                torch.onnx.export(m, (x,), path, opset_version=opset, dynamo=False,
+                                  input_names=["input"], output_names=["output"],
+                                  do_constant_folding=True)
+            meta["forms"][fname] = {"ok": True, "seconds": time.perf_counter() - t0,
+                                    "opset": opset, "sdpa_as_math": bool(calls)}
+        except Exception as e:
+            meta["forms"][fname] = {"ok": False, "error": first_line(e)}
+            if os.path.exists(path):
+                os.remove(path)
+        finally:
+            torch.nn.functional.scaled_dot_product_attention = sdpa
+            torch.backends.mha.set_fastpath_enabled(fastpath)
+    return meta
+
+
+def sdpa_math(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **_):
+    """F.scaled_dot_product_attention as MatMul, Softmax, MatMul (eval: no dropout), the form
+    torch 1.x's MultiheadAttention exported: opset 13 has no fused attention."""
+    a = torch.matmul(q, k.transpose(-2, -1)) * (scale or 1.0 / float(q.size(-1)) ** 0.5)
+    if is_causal:
+        n, s = q.size(-2), k.size(-2)
+        attn_mask = torch.ones(n, s, dtype=torch.bool).tril()
+    if attn_mask is not None:
+        a = a.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else a + attn_mask
+    return torch.matmul(torch.softmax(a, -1), v)
+
+
 def weights_stamp(d):
     """Identifies the weights file, so torch1's files are remade when torch2 remade it."""
     try:
@@ -220,17 +342,23 @@ def weights_stamp(d):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--stage", choices=["torch1", "torch2"], required=True)
+    ap.add_argument("--stage", choices=["torch1", "torch2", "suite", "suite-list"], required=True)
     ap.add_argument("--cache", required=True)
-    ap.add_argument("--models", default=",".join(DEFAULT))
+    ap.add_argument("--models", default=None)
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args()
     import warnings
     warnings.filterwarnings("ignore")
     torch.set_num_threads(max(1, os.cpu_count() or 1))
+    if a.stage == "suite-list":
+        print(json.dumps(suite_list(a.models.split(",") if a.models else None)))
+        return
     out = {}
-    for name in a.models.split(","):
-        if name not in MODELS:
+    for name in (a.models or ",".join(DEFAULT)).split(","):
+        if a.stage == "suite":
+            if name not in SUITE_EXTRA and name not in suite_names():
+                sys.exit("models.py: %r is not in torchvision's model list" % name)
+        elif name not in MODELS:
             sys.exit("models.py: unknown model %r (known: %s)" % (name, ", ".join(MODELS)))
         d = os.path.join(a.cache, name)
         os.makedirs(d, exist_ok=True)
@@ -238,13 +366,15 @@ def main():
         if not a.force and os.path.exists(mp):
             with open(mp) as f:
                 old = json.load(f)
-            if (old.get("spec") == SPEC_VERSION and old.get("torch") == torch.__version__
+            spec = SUITE_SPEC if a.stage == "suite" else SPEC_VERSION
+            if (old.get("spec") == spec and old.get("torch") == torch.__version__
                     and old.get("weights_stamp") == weights_stamp(d)):
                 out[name] = old
                 continue
         t0 = time.perf_counter()
         try:
-            meta = stage_torch2(name, d) if a.stage == "torch2" else stage_torch1(name, d)
+            meta = {"torch2": stage_torch2, "torch1": stage_torch1,
+                    "suite": stage_suite}[a.stage](name, d)
         except Exception as e:
             traceback.print_exc()
             meta = {"spec": -1, "model": name, "error": first_line(e), "forms": {}}

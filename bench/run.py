@@ -367,8 +367,8 @@ def main():
     ap.add_argument("--rounds", type=int, help="alternation rounds per model and thread count (3)")
     ap.add_argument("--iters", type=int, help="timed runs per measurement (30, at least 20)")
     ap.add_argument("--warmup", type=int, help="untimed runs after the first (5)")
-    ap.add_argument("--out", default=os.path.join(HERE, "results.md"),
-                    help="markdown table (the JSON goes next to it, .json)")
+    ap.add_argument("--out", help="markdown table (the JSON goes next to it, .json; default "
+                    "bench/results.md, with --suite bench/suite.md)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: %s, 1 round, 3 warm-up, 5 timed runs" % ",".join(QUICK_MODELS))
     ap.add_argument("--runtimes", default="ember,ort,libtorch2,libtorch1",
@@ -393,6 +393,16 @@ def main():
     ap.add_argument("--timeout", type=int, default=900, help="seconds per measurement")
     ap.add_argument("--readme", action="store_true",
                     help="also put the headline table into bench/README.md (between its markers)")
+    ap.add_argument("--suite", nargs="?", const="full", choices=["full", "quick"],
+                    help="every torchvision classifier as ONNX opset 13, opset 17 and TorchScript "
+                         "(bench/suite.py); `--suite quick` or `--suite --quick`: a subset of "
+                         "8 that covers the op forms")
+    ap.add_argument("--max-params-mb", type=int, default=1400,
+                    help="--suite: skip models whose fp32 weights exceed this (1400)")
+    ap.add_argument("--max-gflop", type=float, default=70,
+                    help="--suite: skip models above this many GFLOP per image (70)")
+    ap.add_argument("--profile-worst", type=int, default=4,
+                    help="--suite: per-op profiles of the N worst models (4; 0: none)")
     ap.add_argument("--render", metavar="JSON",
                     help="only rewrite the markdown (and with --readme the README) from a results .json")
     args = ap.parse_args()
@@ -400,6 +410,15 @@ def main():
     if args.render:
         with open(args.render) as f:
             raw = json.load(f)
+        if "n_listed" in raw:   # a --suite run's JSON
+            import suite   # bench/suite.py, next to this file
+            suite.bind(sys.modules[__name__])
+            md = suite.render(raw)
+            with open(args.out or os.path.join(HERE, "suite.md"), "w") as f:
+                f.write(md)
+            sys.stdout.write(md)
+            return
+        args.out = args.out or os.path.join(HERE, "results.md")
         md, short = render(raw, raw.get("ember_base_rss_mb"))
         with open(args.out, "w") as f:
             f.write(md)
@@ -408,6 +427,11 @@ def main():
                           os.path.relpath(os.path.abspath(args.out), HERE))
         sys.stdout.write(md)
         return
+
+    if args.suite:
+        import suite
+        return suite.run(args, sys.modules[__name__])
+    args.out = args.out or os.path.join(HERE, "results.md")
 
     if args.quick:
         models = args.models.split(",") if args.models else QUICK_MODELS
@@ -479,6 +503,48 @@ def main():
                 pairs.append(p)
         return pairs
 
+    records = time_rounds(models, threads, rounds, pairs_for, args, warmup, iters, avail,
+                          ember_base)
+
+    # --- profile: resnet18's convolutions, 1 thread, ember and ORT
+    profile = {}
+    if "resnet18" in models and not args.no_profile:
+        profile = profile_resnet18(args, metas, warmup, max(iters, 10), runtimes, avail)
+
+    elapsed = time.time() - t_start
+    result = summarize(records, models, threads, metas, rounds, iters, warmup)
+    raw = {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+           "command": command, "elapsed_s": elapsed, "cpu": {k: v for k, v in cpu.items() if k != "flags"},
+           "isa": [f for f in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+                   if f in cpu.get("flags", [])],
+           "versions": versions, "rounds": rounds, "iters": iters, "warmup": warmup,
+           "threads": threads, "models": models, "ts_form": args.ts_form, "quick": args.quick,
+           "loadavg_end": os.getloadavg(),
+           "ember_base_rss_mb": ember_base, "ember_env_threads": not args.ember_no_env,
+           "peak": peak, "profile": profile, "meta": metas, "summary": result,
+           "records": records}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
+    jpath = os.path.splitext(args.out)[0] + ".json"
+    md, short = render(raw, ember_base)
+    with open(jpath, "w") as f:
+        json.dump(raw, f, indent=1)
+    with open(args.out, "w") as f:
+        f.write(md)
+    if args.readme:
+        rel = os.path.relpath(os.path.abspath(args.out), HERE)
+        update_readme(os.path.join(HERE, "README.md"), short, rel)
+    sys.stdout.write(md)
+    log("bench: wrote %s and %s (%.0f s)" % (args.out, jpath, elapsed))
+
+
+# ----------------------------------------------------------------------------- the rounds
+
+def time_rounds(models, threads, rounds, pairs_for, args, warmup, iters, avail, ember_base,
+                out_prefix=""):
+    """Times every pair of pairs_for(model) (lists of jobs, ember first), for each model,
+    thread count and round, the order inside each pair flipped every other round. Returns the
+    records. A job that fails is not retried in later rounds (nor at other thread counts,
+    when the failure cannot depend on them)."""
     def warm_files(model):
         """Reads the model's files once so every runtime finds them in the page cache: this
         machine reclaims cold pages proactively (DAMON pageout), and the first runtime of a
@@ -517,7 +583,7 @@ def main():
                                        ok=False, error=static_fail.get(skey) or failed[key],
                                        skipped=True)
                         else:
-                            outdir = os.path.join(args.cache, "out", model,
+                            outdir = os.path.join(args.cache, "out", out_prefix + model,
                                                   "%s-%s-t%d" % (jb["runtime"], jb["form"], nt))
                             rec.update(measure(jb, nt, warmup, iters, args, outdir))
                             base = ember_base if jb["runtime"] == "ember" else rec.get("base_rss_mb")
@@ -535,36 +601,7 @@ def main():
                                 else "n/a: " + rec["error"]))
                         rec["model"], rec["round"] = model, r
                         records.append(rec)
-
-    # --- profile: resnet18's convolutions, 1 thread, ember and ORT
-    profile = {}
-    if "resnet18" in models and not args.no_profile:
-        profile = profile_resnet18(args, metas, warmup, max(iters, 10), runtimes, avail)
-
-    elapsed = time.time() - t_start
-    result = summarize(records, models, threads, metas, rounds, iters, warmup)
-    raw = {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-           "command": command, "elapsed_s": elapsed, "cpu": {k: v for k, v in cpu.items() if k != "flags"},
-           "isa": [f for f in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
-                   if f in cpu.get("flags", [])],
-           "versions": versions, "rounds": rounds, "iters": iters, "warmup": warmup,
-           "threads": threads, "models": models, "ts_form": args.ts_form, "quick": args.quick,
-           "loadavg_end": os.getloadavg(),
-           "ember_base_rss_mb": ember_base, "ember_env_threads": not args.ember_no_env,
-           "peak": peak, "profile": profile, "meta": metas, "summary": result,
-           "records": records}
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
-    jpath = os.path.splitext(args.out)[0] + ".json"
-    md, short = render(raw, ember_base)
-    with open(jpath, "w") as f:
-        json.dump(raw, f, indent=1)
-    with open(args.out, "w") as f:
-        f.write(md)
-    if args.readme:
-        rel = os.path.relpath(os.path.abspath(args.out), HERE)
-        update_readme(os.path.join(HERE, "README.md"), short, rel)
-    sys.stdout.write(md)
-    log("bench: wrote %s and %s (%.0f s)" % (args.out, jpath, elapsed))
+    return records
 
 
 # ----------------------------------------------------------------------------- resnet18 profile

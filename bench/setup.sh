@@ -4,7 +4,8 @@
 #   - Debian's python3-torch 1.13 + torchvision + onnx (/usr/bin/python3): ONNX export and
 #     LibTorch 1.13;
 #   - bench/.env/ort: PyPI onnxruntime + numpy (ONNX Runtime);
-#   - bench/.env/torch2: PyPI torch 2.x + torchvision (makes the models, LibTorch 2).
+#   - bench/.env/torch2: PyPI torch 2.x + torchvision + onnx (makes the models and, for
+#     run.py --suite, exports every torchvision classifier to ONNX; LibTorch 2).
 # run.py finds them there by default (BENCH_PY_ORT / BENCH_PY_TORCH2 / --py-* override).
 # PyPI's torch is gigabytes: this is for bench/ only, never for CI.
 set -euo pipefail
@@ -20,7 +21,7 @@ mkdir -p "$env"
 [ -x "$env/ort/bin/python" ] || python3 -m venv "$env/ort"
 "$env/ort/bin/pip" install -q --disable-pip-version-check onnxruntime numpy
 [ -x "$env/torch2/bin/python" ] || python3 -m venv "$env/torch2"
-"$env/torch2/bin/pip" install -q --disable-pip-version-check torch torchvision numpy
+"$env/torch2/bin/pip" install -q --disable-pip-version-check torch torchvision numpy onnx
 for py in /usr/bin/python3 "$env/ort/bin/python" "$env/torch2/bin/python"; do
   "$py" -c 'import sys, importlib, importlib.util
 mods = [m for m in ("torch", "torchvision", "onnx", "onnxruntime") if importlib.util.find_spec(m)]
