@@ -580,6 +580,14 @@ static ember_status *run_scan8(const frame *f, const em_node *n, const em_graph 
                              n->name);
     }
     int64_t batch = x0->t.dims[0];
+    for (int i = 0; i < nin; i++) {
+        const em_rv *x = n->in[1 + i] >= 0 ? &f->env[n->in[1 + i]] : NULL;
+        if (x == NULL || x->kind != EM_RV_TENSOR || x->t.rank < 1 || x->t.dims[0] != batch) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "node '%s' (Scan): input %d has no batch axis of %lld", n->name,
+                                 1 + i, (long long)batch);
+        }
+    }
     em_rv *in_b = em_calloc(al, (size_t)nin + 1, sizeof *in_b);
     slices *per = em_calloc(al, (size_t)n->n_out + 1, sizeof *per);
     em_rv *res = em_calloc(al, (size_t)n->n_out + 1, sizeof *res);
