@@ -640,6 +640,11 @@ static ember_status *run_scan(const frame *f, const em_node *n)
     em_rv *res = em_calloc(al, (size_t)n->n_out + 1, sizeof *res);
     st = in == NULL || res == NULL ? em_status_oom() : NULL;
     for (int i = 0; i < n->n_in && st == NULL; i++) {
+        if (n->in[i] < 0) {
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (Scan): input %d is missing",
+                               n->name, i);
+            break;
+        }
         in[i] = f->env[n->in[i]]; /* borrowed */
     }
     if (st == NULL) {

@@ -37,6 +37,9 @@ static const regress cases[] = {
     /* Scan (opset 8) sliced every input by the first input's batch: a heap over-read (ASan) */
     {"onnx_scan8_batch.onnx", "onnx", "run", EMBER_ERR_INVALID_ARG,
      "node '#0' (Scan): input 2 has no batch axis of 3"},
+    /* Scan (opset 9+) with an absent ("") input read the value before the first (ASan) */
+    {"onnx_scan_missing_input.onnx", "onnx", "run", EMBER_ERR_INVALID_MODEL,
+     "node '#0' (Scan): input 0 is missing"},
 };
 /* clang-format on */
 
