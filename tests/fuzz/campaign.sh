@@ -12,6 +12,8 @@
 #   tests/fuzz/campaign.sh merge TARGET
 #       Minimises the work corpus (-merge=1 into a fresh folder) and puts the result in
 #       tests/fuzz/corpus/TARGET, ready to commit; prints its file count and size.
+#   tests/fuzz/campaign.sh stop TARGET
+#       Ends a running campaign early (its CPU time is still logged).
 #   tests/fuzz/campaign.sh cpu TARGET
 #       Sums cpu.log: the CPU time this work folder has spent on TARGET.
 set -euo pipefail
@@ -33,7 +35,9 @@ run)
   start=$(date +%s)
   nice -n 19 /usr/bin/time -f "%U %S" -o "$work/time.tmp" "$work/bin/$target" -fork=1 \
     -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$secs" "${flags[@]}" \
-    -artifact_prefix="$work/artifacts/" "$work/corpus" "$@" >"$work/log.txt" 2>&1 || true
+    -artifact_prefix="$work/artifacts/" "$work/corpus" "$@" >"$work/log.txt" 2>&1 &
+  echo $! >"$work/time.pid"
+  wait $! || true
   read -r user sys < <(tail -n 1 "$work/time.tmp") # after "Command exited with ..."
   echo "$(date -u +%FT%TZ) wall=$(($(date +%s) - start)) user=$user sys=$sys" >>"$work/cpu.log"
   tail -1 "$work/cpu.log"
@@ -47,12 +51,21 @@ merge)
   mv "$work/merged" "$committed"
   echo "$target: $(ls "$committed" | wc -l) files, $(du -sb "$committed" | cut -f1) bytes"
   ;;
+stop)
+  # By process id: the forked job first (libFuzzer's parent waits for it), then the parent.
+  parent=$(pgrep -P "$(cat "$work/time.pid")")
+  for sh in $(pgrep -P "$parent"); do
+    for job in $(pgrep -P "$sh"); do kill -INT "$job"; done
+  done
+  sleep 1
+  kill -INT "$parent"
+  ;;
 cpu)
   awk '{for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "user" || kv[1] == "sys") s += kv[2] }}
        END {printf "%.0f CPU seconds (%.2f h)\n", s, s / 3600}' "$work/cpu.log"
   ;;
 *)
-  echo "usage: $0 run TARGET SECONDS [SEED_DIR...] | merge TARGET | cpu TARGET" >&2
+  echo "usage: $0 run TARGET SECONDS [SEED_DIR...] | stop TARGET | merge TARGET | cpu TARGET" >&2
   exit 2
   ;;
 esac
