@@ -40,6 +40,10 @@ static const regress cases[] = {
     /* Scan (opset 9+) with an absent ("") input read the value before the first (ASan) */
     {"onnx_scan_missing_input.onnx", "onnx", "run", EMBER_ERR_INVALID_MODEL,
      "node '#0' (Scan): input 0 is missing"},
+    /* an empty input (a dim of 0) whose other dims multiply past INT64_MAX: a kernel's
+     * strides overflowed (UBSan); now the planner refuses the shape */
+    {"onnx_empty_dims_overflow.onnx", "onnx", "run", EMBER_ERR_INVALID_ARG,
+     "input 0 'x': its dims overflow the addressable size"},
 };
 /* clang-format on */
 

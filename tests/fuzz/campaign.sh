@@ -9,8 +9,9 @@
 #       leaks, timeouts and OOMs are written to $EMBER_FUZZ_WORK/TARGET/artifacts/ and the
 #       campaign goes on. The CPU seconds spent (user + sys, children included) are appended
 #       to $EMBER_FUZZ_WORK/TARGET/cpu.log.
-#   tests/fuzz/campaign.sh merge TARGET
-#       Minimises the work corpus (-merge=1 into a fresh folder) and puts the result in
+#   tests/fuzz/campaign.sh merge TARGET [DIR...]
+#       Minimises the work corpus and DIRs (-merge=1 into a fresh folder; the committed
+#       regress-* files are kept whatever they add) and puts the result in
 #       tests/fuzz/corpus/TARGET, ready to commit; prints its file count and size.
 #   tests/fuzz/campaign.sh stop TARGET
 #       Ends a running campaign early (its CPU time is still logged).
@@ -45,8 +46,10 @@ run)
 merge)
   rm -rf "$work/merged"
   mkdir -p "$work/merged"
-  "$build/tests/fuzz/$target" -merge=1 "${flags[@]}" "$work/merged" "$work/corpus" \
+  shift 2
+  "$build/tests/fuzz/$target" -merge=1 "${flags[@]}" "$work/merged" "$work/corpus" "$@" \
     >"$work/merge.log" 2>&1
+  cp "$committed"/regress-* "$work/merged/" 2>/dev/null || true
   rm -rf "$committed"
   mv "$work/merged" "$committed"
   echo "$target: $(ls "$committed" | wc -l) files, $(du -sb "$committed" | cut -f1) bytes"
@@ -65,7 +68,7 @@ cpu)
        END {printf "%.0f CPU seconds (%.2f h)\n", s, s / 3600}' "$work/cpu.log"
   ;;
 *)
-  echo "usage: $0 run TARGET SECONDS [SEED_DIR...] | stop TARGET | merge TARGET | cpu TARGET" >&2
+  echo "usage: $0 run TARGET SECONDS [SEED_DIR...] | stop TARGET | merge TARGET [DIR...] | cpu TARGET" >&2
   exit 2
   ;;
 esac
