@@ -55,13 +55,14 @@ merge)
   echo "$target: $(ls "$committed" | wc -l) files, $(du -sb "$committed" | cut -f1) bytes"
   ;;
 stop)
-  # By process id: the forked job first (libFuzzer's parent waits for it), then the parent.
+  # By process id: libFuzzer's parent first (it then starts no new job), then the running
+  # job, which the parent waits for.
   parent=$(pgrep -P "$(cat "$work/time.pid")")
+  kill -INT "$parent"
+  sleep 0.5
   for sh in $(pgrep -P "$parent"); do
     for job in $(pgrep -P "$sh"); do kill -INT "$job"; done
   done
-  sleep 1
-  kill -INT "$parent"
   ;;
 cpu)
   awk '{for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "user" || kv[1] == "sys") s += kv[2] }}
