@@ -40,6 +40,12 @@ static const regress cases[] = {
     /* Scan (opset 9+) with an absent ("") input read the value before the first (ASan) */
     {"onnx_scan_missing_input.onnx", "onnx", "run", EMBER_ERR_INVALID_MODEL,
      "node '#0' (Scan): input 0 is missing"},
+    /* Scan with num_scan_inputs above its input count: a negative state count (ASan) */
+    {"onnx_scan_too_many_scan_inputs.onnx", "onnx", "run", EMBER_ERR_INVALID_MODEL,
+     "node '#0' (Scan): num_scan_inputs 3 is more than its inputs"},
+    /* Scan (opset 8) whose first scan input is absent: read before the value table (ASan) */
+    {"onnx_scan8_absent_input.onnx", "onnx", "run", EMBER_ERR_INVALID_ARG,
+     "node '#0' (Scan): inputs need a batch axis"},
     /* an empty input (a dim of 0) whose other dims multiply past INT64_MAX: a kernel's
      * strides overflowed (UBSan); now the planner refuses the shape */
     {"onnx_empty_dims_overflow.onnx", "onnx", "run", EMBER_ERR_INVALID_ARG,
