@@ -85,6 +85,7 @@ typedef struct fdef {
     int child; /* message type of a K_MSG field */
 } fdef;
 
+/* clang-format off */
 static const fdef schema[] = {
     {T_MODEL, 1, K_VARINT, T_NONE},    {T_MODEL, 2, K_BYTES, T_NONE},
     {T_MODEL, 3, K_BYTES, T_NONE},     {T_MODEL, 4, K_DOMAIN, T_NONE},
@@ -129,6 +130,7 @@ static const fdef schema[] = {
     {T_STRSTR, 1, K_BYTES, T_NONE},    {T_STRSTR, 2, K_BYTES, T_NONE},
     {T_SEG, 1, K_VARINT, T_NONE},      {T_SEG, 2, K_VARINT, T_NONE},
 };
+/* clang-format on */
 #define N_SCHEMA (sizeof schema / sizeof schema[0])
 
 static const fdef *lookup(int msg, unsigned num)

@@ -321,6 +321,7 @@ enum { L1 = 100, L4, L8, N1, N2 };
 
 static int operand(uint8_t c)
 {
+    /* clang-format off */
     switch (c) {
     case 'J': case 'j': case 'r': case 0x84: return 4;
     case 'K': case 'h': case 'q': case 0x80: case 0x82: return 1;
@@ -338,6 +339,7 @@ static int operand(uint8_t c)
         return 0;
     default: return -1;
     }
+    /* clang-format on */
 }
 
 typedef struct op {
