@@ -31,9 +31,12 @@ typedef struct regress {
 
 /* clang-format off */
 static const regress cases[] = {
-    /* shape inference multiplied a declared input's dims past INT64_MAX (UBSan) */
+    /* shape inference multiplied a declared input's dims past INT64_MAX (UBSan), in Reshape
+     * and in Unique; every node's input and output shapes are now checked */
     {"onnx_reshape_overflow.onnx", "onnx", "load", EMBER_ERR_INVALID_MODEL,
-     "node '#1' (Reshape): the input has more than INT64_MAX elements"},
+     "node '#1' (Reshape): input 0 has more than INT64_MAX elements"},
+    {"onnx_unique_dims_overflow.onnx", "onnx", "load", EMBER_ERR_INVALID_MODEL,
+     "node '#0' (Unique): input 0 has more than INT64_MAX elements"},
     /* Scan (opset 8) sliced every input by the first input's batch: a heap over-read (ASan) */
     {"onnx_scan8_batch.onnx", "onnx", "run", EMBER_ERR_INVALID_ARG,
      "node '#0' (Scan): input 2 has no batch axis of 3"},
@@ -47,9 +50,9 @@ static const regress cases[] = {
     {"onnx_scan8_absent_input.onnx", "onnx", "run", EMBER_ERR_INVALID_ARG,
      "node '#0' (Scan): inputs need a batch axis"},
     /* an empty input (a dim of 0) whose other dims multiply past INT64_MAX: a kernel's
-     * strides overflowed (UBSan); now the planner refuses the shape */
-    {"onnx_empty_dims_overflow.onnx", "onnx", "run", EMBER_ERR_INVALID_ARG,
-     "input 0 'x': its dims overflow the addressable size"},
+     * strides overflowed (UBSan); now refused where its shape is first used */
+    {"onnx_empty_dims_overflow.onnx", "onnx", "load", EMBER_ERR_INVALID_MODEL,
+     "node '#1' (ReduceMax): input 0 has more than INT64_MAX elements"},
 };
 /* clang-format on */
 
