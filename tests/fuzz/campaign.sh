@@ -10,8 +10,9 @@
 #       campaign goes on. The CPU seconds spent (user + sys, children included) are appended
 #       to $EMBER_FUZZ_WORK/TARGET/cpu.log.
 #   tests/fuzz/campaign.sh merge TARGET [DIR...]
-#       Minimises the work corpus and DIRs (-merge=1 into a fresh folder; the committed
-#       regress-* files are kept whatever they add) and puts the result in
+#       Minimises the work corpus and DIRs (files up to EMBER_FUZZ_MERGE_MAX bytes, -merge=1
+#       -use_counters=0 into a fresh folder; the committed regress-* files are kept whatever
+#       they add) and puts the result in
 #       tests/fuzz/corpus/TARGET, ready to commit; prints its file count and size.
 #   tests/fuzz/campaign.sh stop TARGET
 #       Ends a running campaign early (its CPU time is still logged).
@@ -47,8 +48,16 @@ merge)
   rm -rf "$work/merged"
   mkdir -p "$work/merged"
   shift 2
-  "$build/tests/fuzz/$target" -merge=1 "${flags[@]}" "$work/merged" "$work/corpus" "$@" \
-    >"$work/merge.log" 2>&1
+  # Files above EMBER_FUZZ_MERGE_MAX bytes (default 20000) are left out, and only edges count
+  # (-use_counters=0; every hit-count bucket would keep nearly every file): the committed
+  # corpus stays a few MB, and a campaign regrows the rest (make_model_seeds.py gives the
+  # larger models back as seeds).
+  rm -rf "$work/merge_in"
+  mkdir -p "$work/merge_in"
+  find "$work/corpus" "$@" -type f -size -"${EMBER_FUZZ_MERGE_MAX:-20000}"c \
+    -exec cp {} "$work/merge_in/" \;
+  "$build/tests/fuzz/$target" -merge=1 -use_counters=0 "${flags[@]}" "$work/merged" \
+    "$work/merge_in" >"$work/merge.log" 2>&1
   cp "$committed"/regress-* "$work/merged/" 2>/dev/null || true
   rm -rf "$committed"
   mv "$work/merged" "$committed"
