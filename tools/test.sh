@@ -5,12 +5,14 @@
 #   2. the same tests with kernels capped to portable C (EMBER_ISA_MAX=scalar);
 #   3. each optional dependency switched off alone (ONNX, TorchScript, image codecs, oneDNN,
 #      OpenBLAS, CUDA): library, ember program, API and CLI tests;
-#   4. AddressSanitizer + UndefinedBehaviorSanitizer build and ctest;
+#   4. AddressSanitizer + UndefinedBehaviorSanitizer build and ctest; then a ThreadSanitizer
+#      build of the library and the concurrency tests only (ctest -L concurrency);
 #   5. install, then build and run examples/classify.c against the installed package through
 #      pkg-config (shared and static) and CMake's find_package(ember);
 #   6. exported symbols (only ember_* from the .so; only em_* and ember_* globals in the .a),
 #      module include rules (and that a planted wrong include is caught), headers compiling alone;
-#   7. libFuzzer targets built with clang and run briefly on their seed corpora.
+#   7. libFuzzer targets built with clang and run briefly on their seed corpora (the whole-model
+#      targets too: tests/fuzz/README.md).
 # Before 1, the onnx 1.23 conformance suite is generated from PyPI's onnx in a venv (see below);
 # ctest then runs it beside Debian's onnx 1.12 data.
 # Build trees go under $EMBER_TEST_DIR (default: build-test/).
@@ -79,6 +81,20 @@ cmake -S . -B "$out/asan" -DCMAKE_BUILD_TYPE=Debug -DEMBER_SANITIZE=address,unde
 cmake --build "$out/asan" -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$out/asan" --output-on-failure -j"$jobs"
+
+step "ThreadSanitizer build (library and concurrency tests)"
+# Only the library and the tests labelled `concurrency` (one session from many threads, many
+# sessions, load/destroy while others run, plan-cache evictions, the thread pool), to keep CI
+# short. CUDA is off: no device here, and its runtime is not instrumented. oneDNN and OpenBLAS
+# stay as configured: their locks are pthread's, which TSan sees, and the tests are clean with
+# them. tests/tsan.supp explains each suppression (none is in ember's code).
+cmake -S . -B "$out/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_SANITIZE=thread "${launcher[@]}" \
+  -DEMBER_WITH_CUDA=OFF -DEMBER_WERROR=ON -DEMBER_ONNX123_SUITE= >"$out.tsan.log" 2>&1 \
+  || { cat "$out.tsan.log"; exit 1; }
+cmake --build "$out/tsan" -j"$jobs" --target ember_concurrency_tests >>"$out.tsan.log" 2>&1 \
+  || { tail -40 "$out.tsan.log"; exit 1; }
+TSAN_OPTIONS="suppressions=$root/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1" \
+  ctest --test-dir "$out/tsan" --output-on-failure -j"$jobs" -L concurrency
 
 step "installed package: pkg-config and find_package"
 rm -rf "$out/prefix"

@@ -148,8 +148,10 @@ static ember_status *resize_inputs(const em_kinfo *ki, em_resize_attrs *a)
         return NULL;
     }
     const em_tensor *roi = &ki->in[1];
+    ember_status *bad_dtype = NULL;
     if (!resize_given(ki->in, 1, ki->n_in) || roi->rank != 1 || roi->dims[0] != 2 * a->n_axes ||
-        em_nn_check_dtype(ki, roi, EM_NN_FLOATS, "roi") != NULL) {
+        (bad_dtype = em_nn_check_dtype(ki, roi, EM_NN_FLOATS, "roi")) != NULL) {
+        ember_status_destroy(bad_dtype); /* the message below says it all */
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
                             "tf_crop_and_resize needs a float roi of %d values", 2 * a->n_axes);
     }

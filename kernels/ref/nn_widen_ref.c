@@ -124,7 +124,8 @@ void em_widen__ref(const void *state, const em_tensor *in, em_tensor *out, const
     for (int i = 0; i < s->n_in; i++) {
         win[i] = in[i];
         if (s->off_in[i] != SIZE_MAX) {
-            float *f = (float *)(void *)(scr + s->off_in[i]);
+            /* no scratch (NULL) only when every widened tensor is empty */
+            float *f = scr != NULL ? (float *)(void *)(scr + s->off_in[i]) : NULL;
             int64_t n = em_ref_prod(in[i].dims, in[i].rank);
             for (int64_t k = 0; k < n; k++) {
                 f[k] = (float)em_tref_get(s->dt, in[i].data, k);
@@ -137,7 +138,7 @@ void em_widen__ref(const void *state, const em_tensor *in, em_tensor *out, const
         wout[o] = out[o];
         if (s->off_out[o] != SIZE_MAX) {
             wout[o].dtype = EMBER_DTYPE_F32;
-            wout[o].data = scr + s->off_out[o];
+            wout[o].data = scr != NULL ? scr + s->off_out[o] : NULL;
         }
     }
     em_kctx ic = {ctx->pool, s->inner_scratch > 0 ? scr : NULL};

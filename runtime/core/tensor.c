@@ -101,7 +101,8 @@ int64_t em_tensor_numel(const em_tensor *t)
 
 bool em_shape_numel_checked(const int64_t *dims, int rank, int64_t *numel)
 {
-    int64_t n = 1;
+    int64_t nz = 1; /* the product of the non-zero dims: kernels form strides from them */
+    bool empty = false;
     if (rank < 0 || rank > EM_MAX_RANK) {
         return false;
     }
@@ -109,12 +110,15 @@ bool em_shape_numel_checked(const int64_t *dims, int rank, int64_t *numel)
         if (dims[i] < 0) {
             return false;
         }
-        if (dims[i] != 0 && n > INT64_MAX / dims[i]) {
+        if (dims[i] == 0) {
+            empty = true;
+        } else if (nz > INT64_MAX / dims[i]) {
             return false;
+        } else {
+            nz *= dims[i];
         }
-        n *= dims[i];
     }
-    *numel = n;
+    *numel = empty ? 0 : nz;
     return true;
 }
 

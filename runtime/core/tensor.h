@@ -47,7 +47,8 @@ bool em_dtype_valid(ember_dtype dt);
 
 /* Number of elements; 1 for rank 0. */
 int64_t em_tensor_numel(const em_tensor *t);
-/* numel with overflow checks; false when the dims are negative or the product overflows. */
+/* numel with overflow checks; false when a dim is negative or the product of the non-zero
+ * dims overflows (an empty tensor too: kernels form strides from its other dims). */
 bool em_shape_numel_checked(const int64_t *dims, int rank, int64_t *numel);
 /* Byte size, checked; false on overflow or a negative dim. */
 bool em_tensor_nbytes_checked(const em_tensor *t, size_t *nbytes);

@@ -277,11 +277,23 @@ static ember_status *run_kernel(const frame *f, const em_node *n)
 
 /* ---- control flow ---- */
 
+/* Input i of n, or NULL when the node has no such input or it is absent (""). */
+static const em_rv *input_rv(const frame *f, const em_node *n, int i)
+{
+    return i < n->n_in && n->in[i] >= 0 ? &f->env[n->in[i]] : NULL;
+}
+
+static ember_status *missing(const em_node *n, int i)
+{
+    return em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (%s): input %d is missing",
+                         n->name, em_op_name(n->op), i);
+}
+
 static ember_status *run_if(const frame *f, const em_node *n)
 {
     int64_t c;
-    const em_rv *cond = &f->env[n->in[0]];
-    if (!em_rv_scalar_i64(cond, &c)) {
+    const em_rv *cond = input_rv(f, n, 0);
+    if (cond == NULL || !em_rv_scalar_i64(cond, &c)) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
                              "node '%s' (If): the condition must be a one-element bool tensor",
                              n->name);
@@ -372,13 +384,14 @@ static ember_status *run_loop(const frame *f, const em_node *n)
     const em_graph *b = graph_attr(n, "body");
     int nc = n->n_in - 2, ns = n->n_out - nc;
     int64_t max_trip = INT64_MAX, cond = 1;
-    bool has_m = n->in[0] >= 0 && f->env[n->in[0]].kind == EM_RV_TENSOR;
-    bool has_c = n->in[1] >= 0 && f->env[n->in[1]].kind == EM_RV_TENSOR;
+    const em_rv *m_in = input_rv(f, n, 0), *c_in = input_rv(f, n, 1);
+    bool has_m = m_in != NULL && m_in->kind == EM_RV_TENSOR;
+    bool has_c = c_in != NULL && c_in->kind == EM_RV_TENSOR;
     if (b == NULL || nc < 0 || ns < 0 || b->n_outputs != 1 + nc + ns) {
         return em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (Loop): bad body graph", n->name);
     }
-    if ((has_m && !em_rv_scalar_i64(&f->env[n->in[0]], &max_trip)) ||
-        (has_c && !em_rv_scalar_i64(&f->env[n->in[1]], &cond))) {
+    if ((has_m && !em_rv_scalar_i64(m_in, &max_trip)) ||
+        (has_c && !em_rv_scalar_i64(c_in, &cond))) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
                              "node '%s' (Loop): M and cond must be one-element tensors", n->name);
     }
@@ -392,7 +405,8 @@ static ember_status *run_loop(const frame *f, const em_node *n)
     slices *sc = em_calloc(al, (size_t)ns + 1, sizeof *sc);
     ember_status *st = state == NULL || outs == NULL || sc == NULL ? em_status_oom() : NULL;
     for (int i = 0; i < nc && st == NULL; i++) {
-        st = em_rv_share(al, &f->env[n->in[2 + i]], &state[2 + i]);
+        const em_rv *v = input_rv(f, n, 2 + i);
+        st = v != NULL ? em_rv_share(al, v, &state[2 + i]) : missing(n, 2 + i);
     }
     if (st == NULL) {
         st = em_rv_new_tensor(al, EMBER_DTYPE_I64, NULL, 0, &state[0]);
@@ -549,6 +563,11 @@ static ember_status *scan_args_read(const em_node *n, int n_state, scan_args *a)
     }
     a->n_out_axes = em_node_attr_ints(n, "scan_output_axes", &a->out_axes);
     a->n_out_dirs = em_node_attr_ints(n, "scan_output_directions", &a->out_dirs);
+    if (a->n_state < 0) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL,
+                             "node '%s' (Scan): num_scan_inputs %d is more than its inputs",
+                             n->name, a->m);
+    }
     if (a->m < 1 || a->n_scan < 0) {
         return em_status_new(EMBER_ERR_INVALID_MODEL,
                              "node '%s' (Scan): num_scan_inputs and the outputs do not match",
@@ -574,12 +593,20 @@ static ember_status *run_scan8(const frame *f, const em_node *n, const em_graph 
                              n->name);
     }
     int nin = n->n_in - 1;
-    const em_rv *x0 = &f->env[n->in[1]];
-    if (x0->kind != EM_RV_TENSOR || x0->t.rank < 1) {
+    const em_rv *x0 = n->in[1] >= 0 ? &f->env[n->in[1]] : NULL; /* n_in >= 2: scan_args_read */
+    if (x0 == NULL || x0->kind != EM_RV_TENSOR || x0->t.rank < 1) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "node '%s' (Scan): inputs need a batch axis",
                              n->name);
     }
     int64_t batch = x0->t.dims[0];
+    for (int i = 0; i < nin; i++) {
+        const em_rv *x = n->in[1 + i] >= 0 ? &f->env[n->in[1 + i]] : NULL;
+        if (x == NULL || x->kind != EM_RV_TENSOR || x->t.rank < 1 || x->t.dims[0] != batch) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "node '%s' (Scan): input %d has no batch axis of %lld", n->name,
+                                 1 + i, (long long)batch);
+        }
+    }
     em_rv *in_b = em_calloc(al, (size_t)nin + 1, sizeof *in_b);
     slices *per = em_calloc(al, (size_t)n->n_out + 1, sizeof *per);
     em_rv *res = em_calloc(al, (size_t)n->n_out + 1, sizeof *res);
@@ -632,6 +659,10 @@ static ember_status *run_scan(const frame *f, const em_node *n)
     em_rv *res = em_calloc(al, (size_t)n->n_out + 1, sizeof *res);
     st = in == NULL || res == NULL ? em_status_oom() : NULL;
     for (int i = 0; i < n->n_in && st == NULL; i++) {
+        if (n->in[i] < 0) {
+            st = missing(n, i);
+            break;
+        }
         in[i] = f->env[n->in[i]]; /* borrowed */
     }
     if (st == NULL) {
@@ -654,10 +685,15 @@ static ember_status *run_seqmap(const frame *f, const em_node *n)
 {
     const ember_allocator *al = f->it->al;
     const em_graph *b = graph_attr(n, "body");
-    const em_rv *s0 = &f->env[n->in[0]];
+    const em_rv *s0 = input_rv(f, n, 0);
     if (b == NULL || b->n_outputs != n->n_out) {
         return em_status_new(EMBER_ERR_INVALID_MODEL, "node '%s' (SequenceMap): bad body",
                              n->name);
+    }
+    for (int j = 0; j < n->n_in; j++) {
+        if (input_rv(f, n, j) == NULL) {
+            return missing(n, j);
+        }
     }
     if (s0->kind != EM_RV_SEQUENCE) {
         return em_status_new(EMBER_ERR_INVALID_ARG,

@@ -108,6 +108,29 @@ em_shape_fn em_shape_fn_of(em_op op)
     return (unsigned)op < EM_OP_COUNT ? shape_fns[op] : NULL;
 }
 
+/* Whether the known, non-zero dims of s multiply to at most INT64_MAX. Inference checks it on
+ * every node's inputs and outputs, so shape functions can multiply an input's dims freely. */
+static bool dims_fit(const em_shape *s)
+{
+    int64_t p = 1;
+    for (int d = 0; d < s->rank && d < EM_MAX_RANK; d++) {
+        if (KNOWN(s->dims[d]) && s->dims[d].v > 0) {
+            if (p > INT64_MAX / s->dims[d].v) {
+                return false;
+            }
+            p *= s->dims[d].v;
+        }
+    }
+    return true;
+}
+
+static ember_status *too_large(const em_node *n, const char *side, int i)
+{
+    return em_status_new(EMBER_ERR_INVALID_MODEL,
+                         "node '%s' (%s): %s %d has more than INT64_MAX elements", n->name,
+                         em_op_name(n->op), side, i);
+}
+
 ember_status *em_shape_infer_node(const em_node *n, const em_shape *in, em_shape *out)
 {
     for (int i = 0; i < n->n_out; i++) {
@@ -122,7 +145,18 @@ ember_status *em_shape_infer_node(const em_node *n, const em_shape *in, em_shape
     if ((unsigned)n->op >= EM_OP_COUNT) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "node '%s': unknown op", n->name);
     }
-    return shape_fns[n->op](n, in, out);
+    for (int i = 0; i < n->n_in; i++) {
+        if (n->in[i] >= 0 && !dims_fit(&in[i])) {
+            return too_large(n, "input", i);
+        }
+    }
+    ember_status *st = shape_fns[n->op](n, in, out);
+    for (int o = 0; o < n->n_out && st == NULL; o++) {
+        if (!dims_fit(&out[o])) {
+            st = too_large(n, "output", o);
+        }
+    }
+    return st;
 }
 
 static void value_to_shape(const em_value *v, em_shape *s)

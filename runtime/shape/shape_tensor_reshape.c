@@ -58,6 +58,8 @@ ember_status *em_shape_reshape(const em_node *n, const em_shape *in, em_shape *o
     for (int i = 0; i < in[0].rank; i++) {
         if (!KNOWN(in[0].dims[i])) {
             tk = false;
+        } else if (total != 0 && in[0].dims[i].v > INT64_MAX / total) {
+            return em_shape_bad(n, "the input has more than INT64_MAX elements");
         } else {
             total *= in[0].dims[i].v;
         }
@@ -68,6 +70,8 @@ ember_status *em_shape_reshape(const em_node *n, const em_shape *in, em_shape *o
         }
         if (!KNOWN(out->dims[i])) {
             pk = false;
+        } else if (part != 0 && out->dims[i].v > INT64_MAX / part) {
+            return em_shape_bad(n, "'shape' asks for more than INT64_MAX elements");
         } else {
             part *= out->dims[i].v;
         }

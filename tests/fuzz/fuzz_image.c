@@ -44,7 +44,7 @@ static ember_status *run(const em_node *node, const em_tensor *in, em_tensor *ou
     em_tensor pin = *in, pout = *out;
     pin.data = konst ? in->data : NULL;
     pout.data = NULL;
-    em_kinfo ki = {node, 1, 1, &pin, &pout, NULL, 0, 1};
+    em_kinfo ki = {node, 1, 1, &pin, &pout, NULL, 0, 1, NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare(&ki, &state, &scratch_bytes);
