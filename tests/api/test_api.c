@@ -9,6 +9,7 @@
 #include "ember.h"
 
 #include "common/test_alloc.h"
+#include "common/test_data.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -55,13 +56,7 @@ static void expect_err(ember_status *st, ember_code code, const char *needle)
     ember_status_destroy(st);
 }
 
-static char *data_path(const char *rel)
-{
-    const char *root = getenv("EMBER_TEST_DATA");
-    static _Thread_local char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s", root ? root : "tests/data", rel);
-    return buf;
-}
+#define data_path(rel) test_data_path("", rel)
 
 static ember_model *load_default(const ember_allocator *al)
 {

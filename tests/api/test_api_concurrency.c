@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_data.h"
 
 enum { N_SHAPES = 3, N_THREADS = 6 };
 
@@ -62,13 +63,7 @@ static bool built(const fixture *f)
     return hit != NULL && (end == NULL || hit < end);
 }
 
-static char *data_path(const char *rel)
-{
-    const char *root = getenv("EMBER_TEST_DATA");
-    static _Thread_local char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s", root ? root : "tests/data", rel);
-    return buf;
-}
+#define data_path(rel) test_data_path("", rel)
 
 /* Loads fixture f; NULL (with the status destroyed) on failure, for use on workers. */
 static ember_model *load(const fixture *f)

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_data.h"
 #include "common/test_ts.h"
 
 static char *hostile_path(const char *file)
@@ -33,13 +34,7 @@ static char *hostile_path(const char *file)
     return buf;
 }
 
-static char *data_path(const char *rel)
-{
-    const char *root = getenv("EMBER_TEST_DATA");
-    static _Thread_local char buf[4096];
-    snprintf(buf, sizeof buf, "%s/torchscript/models/%s", root ? root : "tests/data", rel);
-    return buf;
-}
+#define data_path(rel) test_data_path("torchscript/models/", rel)
 
 /* Runs `model` on <name>.in<sfx>.npy and compares output 0 with <name>.out<sfx>.npy. */
 static void check_case(const char *model, const char *name, const char *sfx)

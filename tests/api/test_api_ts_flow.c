@@ -22,19 +22,14 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_data.h"
 #include "common/test_ts.h"
 
 #define MAX_OUTPUTS 8
 
 static const char *const tags[] = {"t113", "t2"};
 
-static char *data_path(const char *rel)
-{
-    const char *root = getenv("EMBER_TEST_DATA");
-    static _Thread_local char buf[4096];
-    snprintf(buf, sizeof buf, "%s/torchscript/flow/%s", root ? root : "tests/data", rel);
-    return buf;
-}
+#define data_path(rel) test_data_path("torchscript/flow/", rel)
 
 static bool file_exists(const char *path)
 {

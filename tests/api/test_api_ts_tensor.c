@@ -21,17 +21,12 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_data.h"
 #include "common/test_ts.h"
 
 #define MAX_OUTPUTS 96
 
-static char *data_path(const char *rel)
-{
-    const char *root = getenv("EMBER_TEST_DATA");
-    static _Thread_local char buf[4096];
-    snprintf(buf, sizeof buf, "%s/torchscript/tensor/%s", root ? root : "tests/data", rel);
-    return buf;
-}
+#define data_path(rel) test_data_path("torchscript/tensor/", rel)
 
 /* The tensors of a .npys file (see the top); returns their count. */
 static size_t load_npys(const char *file, ember_tensor **out, size_t cap)
