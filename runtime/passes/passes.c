@@ -513,6 +513,9 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     }
     if (st == NULL && opt->fuse) {
         drop_noops(&c);
+        st = em_pass_lower_einsum(&c); /* first: its Transposes may cancel, its MatMuls fuse */
+    }
+    if (st == NULL && opt->fuse) {
         st = em_pass_cancel_pairs(&c);
     }
     if (st == NULL && opt->fuse) { /* before the conv fusions: they take the fused activations */
