@@ -345,6 +345,12 @@ static ember_status *fold_constants(em_pctx *c)
 {
     for (int ni = 0; ni < c->g->n_nodes; ni++) {
         bool done;
+        if (!c->dead[ni]) {
+            /* Inputs folded just before (a Reshape's computed target, a Pad's computed pads)
+             * may tell dims that load-time inference could not, so the Shapes read from them
+             * fold in turn. Best effort: an error here is the planner's to report. */
+            ember_status_destroy(em_graph_infer_node(c->g, ni));
+        }
         if (!c->dead[ni] && c->g->nodes[ni].op == EM_OP_SHAPE) {
             EM_PASS_TRY(fold_shape(c, ni));
         }
