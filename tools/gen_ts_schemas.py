@@ -31,7 +31,8 @@ aten::conv1d aten::conv2d aten::conv3d aten::_convolution aten::max_pool2d aten:
 aten::adaptive_avg_pool2d aten::mean aten::sum aten::where aten::masked_fill aten::clamp
 aten::zeros_like aten::ones_like aten::item aten::numel aten::floor aten::ceil aten::round
 aten::scaled_dot_product_attention aten::embedding aten::lstm aten::gru aten::copy_
-aten::index aten::index_put_ aten::baddbmm aten::einsum aten::erf aten::rsqrt aten::tensor
+aten::index aten::index_put_ aten::baddbmm aten::einsum aten::fill_ aten::zero_
+aten::swapaxes aten::swapdims aten::erf aten::rsqrt aten::tensor
 prim::NumToTensor prim::RaiseException prim::unchecked_cast prim::device prim::dtype
 prim::min prim::max prim::abs prim::data prim::is_cuda prim::layout
 quantized::conv2d quantized::conv2d_relu quantized::linear quantized::add quantized::cat

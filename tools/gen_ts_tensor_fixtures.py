@@ -10,8 +10,11 @@ running this script as <name>.<kind>.<tag>.pt (tag t113 for 1.13, t2 for 2.x), w
 input <name>.in.npy (the traced shape) and <name>.in2.npy (another shape), and eager's
 outputs (eval mode, no_grad) in <name>.out.npys / <name>.out2.npys: each output as a .npy
 image preceded by its byte count (8 bytes, little-endian), one after the other:
-  /usr/bin/python3 tools/gen_ts_tensor_fixtures.py            # 1.13: inputs, outputs, archives
-  /work/venv-torch/bin/python tools/gen_ts_tensor_fixtures.py # 2.x: archives (eager checked)
+  /usr/bin/python3 tools/gen_ts_tensor_fixtures.py [NAME...]            # 1.13: inputs, outputs,
+                                                                         # archives
+  /work/venv-torch/bin/python tools/gen_ts_tensor_fixtures.py [NAME...]  # 2.x: archives (eager
+                                                                         # checked)
+(NAMEs: only those models, e.g. window.)
 Outputs come from eager PyTorch 1.13; the 2.x run checks its eager outputs agree. Both runs
 check that every archive, loaded back by torch, gives eager's outputs on both inputs (a trace
 that baked a size in would not). Archives are rewritten deflated without their debug
@@ -180,6 +183,40 @@ class Resize(torch.nn.Module):
                 F.interpolate(d, size=x.shape[2:], mode="bilinear", align_corners=False))
 
 
+class Window(torch.nn.Module):
+    """swin_t's and maxvit_t's ops: einsum (maxvit's spaced batched products, q k^T, sums,
+    "...", three operands, a diagonal), swapaxes / swapdims, and in-place writes through
+    slices: fill_ / zero_ / copy_ / add_ of slices (and slices of slices) of a new_zeros mask,
+    as swin's shifted-window attention builds it, a write through an empty slice, roll."""
+
+    def forward(self, x):
+        n, h, w = x.size(0), x.size(1), x.size(2)
+        a = x.view(n, 2, h // 2, w)
+        m = x.new_zeros([h, w])
+        cnt = 0
+        for hs in [(0, -2), (-2, -1), (-1, h)]:
+            for ws in [(0, -3), (-3, -1), (-1, w)]:
+                m[hs[0]:hs[1], ws[0]:ws[1]] = cnt
+                cnt += 1
+        z = x.clone()
+        z[:, 1:3].fill_(2.0)
+        z[1:][:, :, 2:].zero_()
+        z[:, -1:, 1:4].copy_(x[:, :1, :3] * 3.0)
+        z[:, 2:3].add_(1.0)
+        z[:, 3:1].fill_(9.0)
+        e = torch.zeros(n, w)
+        e[:, 1:].fill_(1.0)
+        return (torch.einsum("B G I D, B G J D -> B G I J", a, a * 0.5),
+                torch.einsum("B G I J, B G J D -> B G I D", torch.einsum("bgid,bgjd->bgij", a, a),
+                             a),
+                torch.einsum("bij,bjk->bik", x, x.transpose(1, 2)), torch.einsum("bij->bj", x),
+                torch.einsum("...ij->...ji", x), torch.einsum("bij,bkj->bki", x, x),
+                torch.einsum("bi,bj,bk->bijk", x[:, 0], x[:, 1], x[:, 2]),
+                torch.einsum("bii->bi", x[:, :, :h]), torch.einsum("ij,ij->", x[0], x[0]),
+                x.swapaxes(1, 2), x.swapdims(0, 2), m, z, e,
+                torch.roll(m, (-1, -2), (0, 1)))
+
+
 def models():
     return {
         # name: (constructor, traced input shape, another shape, kinds)
@@ -188,6 +225,7 @@ def models():
         "shape": (Shape, (3, 3), (5, 3), ("trace", "script")),
         "index": (Index, (3, 3), (5, 3), ("trace", "script")),
         "resize": (Resize, (1, 3, 4, 6), (2, 3, 6, 4), ("trace", "script")),
+        "window": (Window, (2, 4, 6), (3, 6, 7), ("trace", "script")),
     }
 
 
@@ -248,8 +286,12 @@ def small_archive(path):
 
 
 def main():
+    """Every model, or those named on the command line."""
     os.makedirs(OUT, exist_ok=True)
+    only = sys.argv[1:]
     for name, (ctor, shape, shape2, kinds) in models().items():
+        if only and name not in only:
+            continue
         torch.manual_seed(0)
         m = ctor().eval()
         gen = torch.Generator().manual_seed(1)

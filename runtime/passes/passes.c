@@ -331,12 +331,22 @@ static ember_status *fold_shape(em_pctx *c, int ni)
             return NULL;
         }
     }
-    char name[600];
-    int k;
-    em_pass_unique_name(g, g->values[y].name, "/static", name, sizeof name);
-    EM_PASS_TRY(em_graph_add_initializer_copy(g, name, EMBER_DTYPE_I64, 1, &cnt, dims, &k));
-    EM_PASS_TRY(em_pass_sync(c));
-    em_pass_redirect(c, y, k, ni);
+    /* y itself becomes the constant (as fold_node's outputs do): no new name to make unique
+     * and no readers to redirect, both scans of the whole graph */
+    em_storage *sto = NULL;
+    EM_PASS_TRY(em_storage_new_owned(g->al, sizeof *dims * (size_t)(cnt > 0 ? cnt : 1), &sto));
+    memcpy(em_storage_data(sto), dims, sizeof *dims * (size_t)cnt);
+    em_value *v = &g->values[y];
+    em_tensor t = {0};
+    em_tensor_set_shape(&t, EMBER_DTYPE_I64, &cnt, 1);
+    t.data = em_storage_data(sto);
+    v->kind = EM_VAL_INITIALIZER;
+    v->init = t;
+    v->storage = sto;
+    v->producer = -1;
+    v->dtype = EMBER_DTYPE_I64;
+    v->rank = 1;
+    v->dims[0] = (em_dim){cnt, 0};
     em_pass_kill(c, ni);
     return NULL;
 }
@@ -345,6 +355,12 @@ static ember_status *fold_constants(em_pctx *c)
 {
     for (int ni = 0; ni < c->g->n_nodes; ni++) {
         bool done;
+        if (!c->dead[ni]) {
+            /* Inputs folded just before (a Reshape's computed target, a Pad's computed pads)
+             * may tell dims that load-time inference could not, so the Shapes read from them
+             * fold in turn. Best effort: an error here is the planner's to report. */
+            ember_status_destroy(em_graph_infer_node(c->g, ni));
+        }
         if (!c->dead[ni] && c->g->nodes[ni].op == EM_OP_SHAPE) {
             EM_PASS_TRY(fold_shape(c, ni));
         }
@@ -513,6 +529,9 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     }
     if (st == NULL && opt->fuse) {
         drop_noops(&c);
+        st = em_pass_lower_einsum(&c); /* first: its Transposes may cancel, its MatMuls fuse */
+    }
+    if (st == NULL && opt->fuse) {
         st = em_pass_cancel_pairs(&c);
     }
     if (st == NULL && opt->fuse) { /* before the conv fusions: they take the fused activations */

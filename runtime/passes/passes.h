@@ -8,7 +8,8 @@
  *     known becomes a constant;
  *  1b. no-op nodes (Identity, Pad with constant all-zero pads) are bypassed: their readers
  *     read the input (a graph output is kept);
- *  1c. Transpose / Reshape pairs that cancel or compose (passes_cancel.c); decomposed
+ *  1c. Einsum of one or two inputs -> Transpose / Reshape / MatMul / ReduceSum (passes_einsum.c);
+ *     Transpose / Reshape pairs that cancel or compose (passes_cancel.c); decomposed
  *     LayerNormalization / RMSNormalization (passes_norm.c); decomposed Gelu (Erf and tanh
  *     forms), HardSigmoid, HardSwish, SiLU (Swish), Mish (passes_act.c), MatMul + Softmax
  *     attention chains -> Attention (passes_attn.c), each matched only where its constants,
@@ -164,6 +165,9 @@ ember_status *em_pass_replace(em_pctx *c, int last, em_op op, const int *in, int
 ember_status *em_pass_fuse_norm(em_pctx *c);
 ember_status *em_pass_fuse_act(em_pctx *c);
 ember_status *em_pass_cancel_pairs(em_pctx *c);
+/* Einsum of one or two inputs with known dims -> Transpose / Reshape / MatMul / ReduceSum
+ * (passes_einsum.c). */
+ember_status *em_pass_lower_einsum(em_pctx *c);
 /* MatMul + Softmax attention chains -> Attention (passes_attn.c). */
 ember_status *em_pass_fuse_attention(em_pctx *c);
 ember_status *em_pass_fuse_conv(em_pctx *c);

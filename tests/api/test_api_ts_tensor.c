@@ -186,12 +186,20 @@ static void test_resize(void **state)
     check_model("resize", false);
 }
 
+/* einsum, swapaxes / swapdims, in-place fill_ / zero_ / copy_ / add_ through slices (swin's
+ * shifted-window mask), roll. */
+static void test_window(void **state)
+{
+    (void)state;
+    check_model("window", false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_creation), cmocka_unit_test(test_creation_script),
         cmocka_unit_test(test_shape),    cmocka_unit_test(test_index),
-        cmocka_unit_test(test_resize),
+        cmocka_unit_test(test_resize),   cmocka_unit_test(test_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

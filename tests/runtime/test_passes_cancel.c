@@ -7,7 +7,8 @@
  * shape cancels, another target reshapes x directly, and a target with a 0 (a dim copied from
  * the first Reshape's output) keeps both. And Shape of a value of known dims
  * (runtime/passes/passes.c) becomes a constant (with start / end), so what is computed from it
- * folds. Outputs are compared bit for bit with the original.
+ * folds, also when the value's dims are known only once an earlier target folded (nodes are
+ * inferred again while folding). Outputs are compared bit for bit with the original.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +29,7 @@ enum {
     R_ZERO,
     S_WHOLE,
     S_SLICED,
+    S_CHAIN,
 };
 
 static const int64_t xd[3] = {2, 3, 4};
@@ -62,6 +64,17 @@ static void build(em_graph *g, int x, int v)
             OK(em_node_set_int(g, g->n_nodes - 1, "axis", 0));
         }
         y = tp_op2(g, EM_OP_RESHAPE, x, sh, "r");
+    } else if (v == S_CHAIN) {
+        /* r1 = x reshaped to [-1] ++ Shape(x)[2:]: its dims are known only once that target
+         * folds, and only then does Shape(r1) fold */
+        static const int64_t m1[1] = {-1};
+        int sh = tp_op2(g, EM_OP_SHAPE, tp_op2(g, EM_OP_NEG, x, -1, "nx"), -1, "sh");
+        OK(em_node_set_int(g, g->n_nodes - 1, "start", 2));
+        sh = tp_op2(g, EM_OP_CONCAT, tp_ints(g, "m1", m1, 1), sh, "target");
+        OK(em_node_set_int(g, g->n_nodes - 1, "axis", 0));
+        int r1 = tp_op2(g, EM_OP_RESHAPE, x, sh, "r1");
+        int s2 = tp_op2(g, EM_OP_SHAPE, tp_op2(g, EM_OP_NEG, r1, -1, "nr1"), -1, "s2");
+        y = tp_op2(g, EM_OP_RESHAPE, tp_op2(g, EM_OP_NEG, x, -1, "nx2"), s2, "r2");
     } else if (v <= T_DEFAULT_PERM) {
         bool compose = v == T_COMPOSE || v == T_SHARED_COMPOSE, dflt = v == T_DEFAULT_PERM;
         t1 = transpose(g, x, dflt ? NULL : compose ? p120 : p102, "t1");
@@ -112,6 +125,8 @@ static void test_static_shape(void **state)
     const tp_count want[] = {{EM_OP_SHAPE, 0}, {EM_OP_CONCAT, 0}, {EM_OP_NEG, 0}};
     tp_check_fused(build, S_WHOLE, 3, xd, want, 3, 0.0, 0.0);
     tp_check_fused(build, S_SLICED, 3, xd, want, 3, 0.0, 0.0);
+    const tp_count chain[] = {{EM_OP_SHAPE, 0}, {EM_OP_CONCAT, 0}};
+    tp_check_fused(build, S_CHAIN, 3, xd, chain, 2, 0.0, 0.0);
 }
 
 int main(void)

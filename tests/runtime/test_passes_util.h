@@ -114,12 +114,18 @@ typedef struct tp_count {
     int n;
 } tp_count;
 
-/* A model whose graph is build(x [xd], variant), shapes inferred. */
-static inline ember_model *tp_build(tp_build_fn build, int variant, int rank, const int64_t *xd)
+/* A model whose graph is build(x [xd], variant), shapes inferred; dim d of x is the symbol
+ * names[d] where names (may be NULL) gives one. */
+static inline ember_model *tp_build(tp_build_fn build, int variant, int rank, const int64_t *xd,
+                                    const char *const *names)
 {
     ember_model *m = ag_model();
+    int64_t d[EM_MAX_RANK];
     int x;
-    OK(em_graph_add_input(m->g, "x", EMBER_DTYPE_F32, rank, xd, NULL, &x));
+    for (int i = 0; i < rank; i++) {
+        d[i] = names != NULL && names[i] != NULL ? -1 : xd[i];
+    }
+    OK(em_graph_add_input(m->g, "x", EMBER_DTYPE_F32, rank, d, names, &x));
     build(m->g, x, variant);
     OK(em_graph_verify(m->g));
     OK(em_graph_infer_shapes(m->g));
@@ -128,12 +134,15 @@ static inline ember_model *tp_build(tp_build_fn build, int variant, int rank, co
 
 /* Runs the folding and fusing passes (no layout) on build's graph, checks the op counts
  * want[0..n_want), and that the graph computes what the unoptimised one does on an input in
- * [-4, 4), every output within atol + rtol |ref|, names and ranks kept. */
-static inline void tp_check_fused(tp_build_fn build, int variant, int rank, const int64_t *xd,
-                                  const tp_count *want, int n_want, double atol, double rtol)
+ * [-4, 4) of dims xd, every output within atol + rtol |ref|, names and ranks kept; x's dims
+ * named in names[] (may be NULL) are symbols while the passes run. */
+static inline void tp_check_fused_named(tp_build_fn build, int variant, int rank,
+                                        const int64_t *xd, const char *const *names,
+                                        const tp_count *want, int n_want, double atol,
+                                        double rtol)
 {
-    ember_model *plain = tp_build(build, variant, rank, xd);
-    ember_model *opt = tp_build(build, variant, rank, xd);
+    ember_model *plain = tp_build(build, variant, rank, xd, names);
+    ember_model *opt = tp_build(build, variant, rank, xd, names);
     em_passes_options o = {true, true, false, 0, em_plan_eval_const};
     OK(em_passes_run(opt->g, &o));
     tp_debug_print(opt->g);
@@ -176,6 +185,12 @@ static inline void tp_check_fused(tp_build_fn build, int variant, int rank, cons
     test_free(x);
     ember_model_destroy(plain);
     ember_model_destroy(opt);
+}
+
+static inline void tp_check_fused(tp_build_fn build, int variant, int rank, const int64_t *xd,
+                                  const tp_count *want, int n_want, double atol, double rtol)
+{
+    tp_check_fused_named(build, variant, rank, xd, NULL, want, n_want, atol, rtol);
 }
 
 #endif /* EMBER_TESTS_RUNTIME_TEST_PASSES_UTIL_H */

@@ -89,12 +89,22 @@ struct ts_av {
             int v;                /* value index in graph g (the root or a subgraph) */
             em_graph *g;
             const ts_qinfo *q;    /* quantized tensors (integer values): their parameters */
+            const struct ts_view *view; /* a slice of another tensor, or NULL */
         } t;
         ts_obj *obj;
         struct { const em_ts_func *fn; ts_av *self; const char *qual; } fn;
         struct { const char *qual; const em_ts_class *cls; } cls;
     } u;
 };
+
+/* A tensor that is a step-1 slice of `base` along `dim` (aten::slice, bounds lo and hi as
+ * its call gave them): an in-place op on it writes its result into base too (em_ts_set_inplace,
+ * ts_ops_nn.c), as it would through torch's view. */
+typedef struct ts_view {
+    ts_av *base;
+    int64_t dim;
+    const ts_av *lo, *hi; /* ints or dynamic scalars */
+} ts_view;
 
 /* An object: a module or class instance from the pickle (state: its attribute dict) or made
  * by code (T.__new__(T)); attribute writes go to the overlay. */

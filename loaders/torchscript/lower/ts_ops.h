@@ -62,6 +62,10 @@ ember_status *em_ts_arg_bool(ts_lower *L, const ts_call *c, size_t i, bool *v);
 ember_status *em_ts_arg_ints(ts_lower *L, const ts_call *c, size_t i, int64_t *v, size_t cap,
                           size_t n_fill, size_t *n);
 bool em_ts_arg_none(const ts_call *c, size_t i);
+/* An in-place op's result v becomes the value of tensor `self` and, when self is a slice
+ * (ts_view) of a tensor of this graph, of each tensor it is a slice of, with the slice's
+ * region replaced (ts_ops_nn.c). */
+ember_status *em_ts_set_inplace(ts_lower *L, const ts_call *c, ts_av *self, int v);
 /* Emits a one-output node and returns it as a tensor. */
 ember_status *em_ts_emit1(ts_lower *L, const ts_call *c, em_op op, const int *in, int n_in,
                        int *node, ts_av **out);

@@ -236,10 +236,10 @@ ember_status *em_ts_elem_ret(ts_lower *L, const ts_call *c, int v, ts_av **out)
         return em_ts_ret_tensor(L, v, out);
     }
     /* Every name bound to self's abstract value (and the module attribute it may be) now sees
-     * the result, as every alias of the tensor would in PyTorch. */
-    self->u.t.v = v;
+     * the result, as every alias of the tensor would in PyTorch; so does the tensor self is a
+     * slice of. */
     *out = self;
-    return NULL;
+    return em_ts_set_inplace(L, c, self, v);
 }
 
 ember_status *em_ts_trunc(ts_lower *L, const ts_call *c, int x, int *out)

@@ -599,11 +599,31 @@ static ember_status *lower_index(ts_lower *L, const ts_call *c, ts_av **out)
 static ember_status *ret_maybe_inplace(ts_lower *L, const ts_call *c, int y, ts_av **out)
 {
     if (c->op[strlen(c->op) - 1] == '_' && c->a[0]->k == TA_TENSOR && c->a[0]->u.t.g == L->g) {
-        c->a[0]->u.t.v = y;
         *out = c->a[0];
-        return NULL;
+        return em_ts_set_inplace(L, c, c->a[0], y);
     }
     return em_ts_ret_tensor(L, y, out);
+}
+
+/* fill_(self, value), zero_(self), copy_(self, src): value (a number or a tensor) cast to
+ * self's dtype and broadcast to its shape; written into self (and what self is a slice of:
+ * swin's shifted-window mask fills slices of a zeros tensor). */
+static ember_status *lower_fill(ts_lower *L, const ts_call *c, ts_av **out)
+{
+    int x = -1, v = -1, shape = -1, y = -1, rank = 0;
+    ts_av *zero = em_ts_int(L, 0);
+    if (zero == NULL) {
+        return em_status_oom();
+    }
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_rank(L, c, x, &rank));
+    ember_dtype dt = em_ts_val(L, x)->dtype;
+    TS_TRY(em_ts_as_tensor(L, c, c->n > 1 ? c->a[1] : zero, dt, &v));
+    TS_TRY(em_ts_cast(L, c, v, dt, &v));
+    TS_TRY(em_ts_shape_of(L, c, x, 0, rank, &shape));
+    TS_TRY(binop(L, c, EM_OP_EXPAND, v, shape, &y));
+    em_ts_copy_dims(L, y, x);
+    return ret_maybe_inplace(L, c, y, out);
 }
 
 /* index_fill / index_fill_(self, dim, index, value): Where over a mask of dim's length made by
@@ -734,6 +754,9 @@ static const ts_op_entry index_ops[] = {
     {"aten::index_fill", lower_index_fill},
     {"aten::index_fill_", lower_index_fill},
     {"aten::masked_fill_", lower_masked_fill},
+    {"aten::fill_", lower_fill},
+    {"aten::zero_", lower_fill},
+    {"aten::copy_", lower_fill},
 };
 
 const ts_op_table em_ts_index_table = {index_ops, sizeof index_ops / sizeof index_ops[0]};

@@ -408,6 +408,31 @@ static ember_status *lower_matmul(ts_lower *L, const ts_call *c, ts_av **out)
     return em_ts_emit1(L, c, EM_OP_MATMUL, in, 2, NULL, out);
 }
 
+/* einsum(equation, tensors, path=None): Einsum (the passes lower the products of one or two
+ * tensors to Transpose / Reshape / MatMul, passes_einsum.c). */
+static ember_status *lower_einsum(ts_lower *L, const ts_call *c, ts_av **out)
+{
+    const ts_av *eq = c->a[0], *l = c->a[1];
+    int in[8], node = -1;
+    if (eq->k != TA_STR || (l->k != TA_LIST && l->k != TA_TUPLE) || l->u.seq.n < 1 ||
+        l->u.seq.n > 8) {
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "einsum: an equation string and 1 to 8 "
+                      "tensors are supported");
+    }
+    char *text = em_ts_arena_alloc(&L->arena, eq->u.str.n + 1);
+    if (text == NULL) {
+        return em_status_oom();
+    }
+    memcpy(text, eq->u.str.s, eq->u.str.n);
+    text[eq->u.str.n] = '\0';
+    for (size_t i = 0; i < l->u.seq.n; i++) {
+        TS_TRY(em_ts_as_tensor(L, c, l->u.seq.items[i], EMBER_DTYPE_UNDEFINED, &in[i]));
+    }
+    TS_TRY(em_ts_emit1(L, c, EM_OP_EINSUM, in, (int)l->u.seq.n, &node, out));
+    TS_TRY(em_node_set_string(L->g, node, "equation", text));
+    return em_ts_infer(L, c, node);
+}
+
 /* t(self): 2-D transpose (0-D and 1-D unchanged). */
 static ember_status *lower_t(ts_lower *L, const ts_call *c, ts_av **out)
 {
@@ -590,20 +615,11 @@ static ember_status *lower_select(ts_lower *L, const ts_call *c, ts_av **out)
 }
 
 /* slice(self, dim=0, start=None, end=None, step=1) */
-static ember_status *lower_slice(ts_lower *L, const ts_call *c, ts_av **out)
+/* Slice of x along dim from lo to hi (ints or dynamic scalars), step `step`. */
+static ember_status *slice_node(ts_lower *L, const ts_call *c, int x, int64_t dim, const ts_av *lo,
+                                const ts_av *hi, int64_t step, int *out)
 {
-    int in[5] = {-1, -1, -1, -1, -1};
-    int64_t dim = 0, step = 1;
-    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
-    TS_TRY(em_ts_arg_int(L, c, 1, &dim));
-    if (!em_ts_arg_none(c, 4)) {
-        TS_TRY(em_ts_arg_int(L, c, 4, &step));
-    }
-    const ts_av *lo = c->n > 2 ? c->a[2] : NULL, *hi = c->n > 3 ? c->a[3] : NULL;
-    int64_t big = INT64_MAX;
-    ts_av none_lo = {.k = TA_INT, .u.i = 0}, none_hi = {.k = TA_INT, .u.i = big};
-    lo = lo == NULL || lo->k == TA_NONE ? &none_lo : lo;
-    hi = hi == NULL || hi->k == TA_NONE ? &none_hi : hi;
+    int in[5] = {x, -1, -1, -1, -1};
     ts_av *l1 = em_ts_seq(L, TA_LIST, 1), *h1 = em_ts_seq(L, TA_LIST, 1);
     if (l1 == NULL || h1 == NULL) {
         return em_status_oom();
@@ -614,7 +630,112 @@ static ember_status *lower_slice(ts_lower *L, const ts_call *c, ts_av **out)
     TS_TRY(em_ts_int_list_tensor(L, c, h1, &in[2]));
     TS_TRY(em_ts_const_i64s(L, &dim, 1, &in[3]));
     TS_TRY(em_ts_const_i64s(L, &step, 1, &in[4]));
-    return em_ts_emit1(L, c, EM_OP_SLICE, in, 5, NULL, out);
+    return em_ts_emit(L, c, EM_OP_SLICE, in, 5, out, 1, NULL);
+}
+
+/* slice(self, dim=0, start=None, end=None, step=1); a step-1 slice of a tensor of this graph
+ * records what it is a view of (ts_view), for in-place ops on it. */
+static ember_status *lower_slice(ts_lower *L, const ts_call *c, ts_av **out)
+{
+    int x = -1, y = -1;
+    int64_t dim = 0, step = 1;
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
+    TS_TRY(em_ts_arg_int(L, c, 1, &dim));
+    if (!em_ts_arg_none(c, 4)) {
+        TS_TRY(em_ts_arg_int(L, c, 4, &step));
+    }
+    ts_av *lo = c->n > 2 ? c->a[2] : NULL, *hi = c->n > 3 ? c->a[3] : NULL;
+    if (lo == NULL || lo->k == TA_NONE) {
+        lo = em_ts_int(L, 0);
+    }
+    if (hi == NULL || hi->k == TA_NONE) {
+        hi = em_ts_int(L, INT64_MAX);
+    }
+    if (lo == NULL || hi == NULL) {
+        return em_status_oom();
+    }
+    TS_TRY(slice_node(L, c, x, dim, lo, hi, step, &y));
+    TS_TRY(em_ts_ret_tensor(L, y, out));
+    int rank = em_ts_val(L, x)->rank;
+    dim = dim < 0 && rank >= 0 ? dim + rank : dim;
+    if (step == 1 && dim >= 0 && c->a[0]->k == TA_TENSOR && c->a[0]->u.t.g == L->g) {
+        ts_view *w = em_ts_arena_alloc(&L->arena, sizeof *w);
+        if (w == NULL) {
+            return em_status_oom();
+        }
+        *w = (ts_view){c->a[0], dim, lo, hi};
+        (*out)->u.t.view = w;
+    }
+    return NULL;
+}
+
+/* base with view w's region replaced by v: Concat(base[:lo], v, base[hi:]) along w's dim,
+ * the parts that are known to be empty left out. */
+static ember_status *view_merge(ts_lower *L, const ts_call *c, int base, int v, const ts_view *w,
+                                int *out)
+{
+    int parts[3], n = 0, node = -1;
+    const ts_av *lo = w->lo, *hi = w->hi;
+    ts_av *zero = em_ts_int(L, 0), *end = em_ts_int(L, INT64_MAX);
+    if (zero == NULL || end == NULL) {
+        return em_status_oom();
+    }
+    if (!(lo->k == TA_INT && lo->u.i == 0)) {
+        TS_TRY(slice_node(L, c, base, w->dim, zero, lo, 1, &parts[n++]));
+    }
+    parts[n++] = v;
+    if (!(hi->k == TA_INT && hi->u.i == INT64_MAX)) {
+        TS_TRY(slice_node(L, c, base, w->dim, hi, end, 1, &parts[n++]));
+    }
+    if (n == 1) {
+        *out = v;
+        return NULL;
+    }
+    TS_TRY(em_ts_emit(L, c, EM_OP_CONCAT, parts, n, out, 1, &node));
+    TS_TRY(em_node_set_int(L->g, node, "axis", w->dim));
+    return em_ts_infer(L, c, node);
+}
+
+/* A view known to be empty (bounds of one sign, hi <= lo): writing it changes nothing. */
+static bool view_empty(const ts_view *w)
+{
+    return w->lo->k == TA_INT && w->hi->k == TA_INT && (w->lo->u.i < 0) == (w->hi->u.i < 0) &&
+           w->hi->u.i <= w->lo->u.i;
+}
+
+ember_status *em_ts_set_inplace(ts_lower *L, const ts_call *c, ts_av *self, int v)
+{
+    enum { MAX_DEPTH = 16 };
+    ts_av *chain[MAX_DEPTH];
+    int n = 0, cur[MAX_DEPTH];
+    /* self, the tensor it is a view of, ..., a tensor that is no view: all of this graph */
+    for (ts_av *a = self; a != NULL && n < MAX_DEPTH; a = a->u.t.view ? a->u.t.view->base : NULL) {
+        if (a->k != TA_TENSOR || a->u.t.g != L->g || (n > 0 && view_empty(chain[n - 1]->u.t.view))) {
+            n = 0; /* written as a tensor of its own, as before views were known */
+            break;
+        }
+        chain[n++] = a;
+        if (a->u.t.view == NULL) {
+            break;
+        }
+    }
+    if (n < 2 || chain[n - 1]->u.t.view != NULL) {
+        self->u.t.v = v;
+        return NULL;
+    }
+    /* the current contents of each view from the root down (the root's value is current even
+     * when a view's own value went stale), then the written region merged back up */
+    cur[n - 1] = chain[n - 1]->u.t.v;
+    for (int k = n - 2; k >= 1; k--) {
+        TS_TRY(slice_node(L, c, cur[k + 1], chain[k]->u.t.view->dim, chain[k]->u.t.view->lo,
+                          chain[k]->u.t.view->hi, 1, &cur[k]));
+    }
+    self->u.t.v = v;
+    for (int k = 0; k < n - 1; k++) {
+        TS_TRY(view_merge(L, c, cur[k + 1], chain[k]->u.t.v, chain[k]->u.t.view, &v));
+        chain[k + 1]->u.t.v = v;
+    }
+    return NULL;
 }
 
 /* chunk(self, chunks, dim=0): equal pieces, the last smaller. */
@@ -699,6 +820,7 @@ static const ts_op_entry nn_ops[] = {
     {"aten::matmul", lower_matmul},
     {"aten::mm", lower_matmul},
     {"aten::bmm", lower_matmul},
+    {"aten::einsum", lower_einsum},
     {"aten::t", lower_t},
     {"aten::view", lower_reshape},
     {"aten::reshape", lower_reshape},
@@ -706,6 +828,8 @@ static const ts_op_entry nn_ops[] = {
     {"aten::cat", lower_cat},
     {"aten::concat", lower_cat},
     {"aten::transpose", lower_transpose},
+    {"aten::swapaxes", lower_transpose},
+    {"aten::swapdims", lower_transpose},
     {"aten::permute", lower_permute},
     {"aten::unsqueeze", lower_unsqueeze},
     {"aten::squeeze", lower_squeeze},
