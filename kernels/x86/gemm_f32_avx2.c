@@ -16,6 +16,8 @@
 #define GEMM_MC 144
 #define GEMM_NC 512
 
+#include "gemm_epi.inc"
+#define GEMM_UKR_TAIL
 #include "gemm_ukr_avx2.inc"
 
 #include "gemm_driver.inc"
