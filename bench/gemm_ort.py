@@ -5,7 +5,9 @@ with session.run at a given thread count; prints GFLOP/s (best, median) like gem
 
 Two steps, because the ORT venv has no `onnx` package:
   /work/main/bench/.env/torch2/bin/python bench/gemm_ort.py make DIR [--act Gelu]
-  /work/main/bench/.env/ort/bin/python bench/gemm_ort.py time DIR [--threads N]
+  /work/main/bench/.env/ort/bin/python bench/gemm_ort.py time DIR [--threads N] [--cpu-time]
+--cpu-time (1 thread, where ORT runs the op on the calling thread) times with the thread's CPU
+time, as gemm_bench --cpu-time, so that other processes' time slices do not count.
 The models also run in ember (`build/ember run DIR/<name>.onnx --profile`).
 """
 import os
@@ -51,7 +53,7 @@ def make(out_dir, act):
         onnx.save(model, os.path.join(out_dir, fname(m, k, n)))
 
 
-def time_all(model_dir, threads, budget=0.4):
+def time_all(model_dir, threads, cpu_time=False, budget=0.4):
     import numpy as np
     import onnxruntime as ort
     print(f"{'shape':16} {'M':>5} {'K':>5} {'N':>5}  {'kernel':26} {'best':>7} {'median':>7} "
@@ -67,11 +69,12 @@ def time_all(model_dir, threads, budget=0.4):
         for _ in range(3):
             s.run(None, feed)
         ts = []
+        clock = time.thread_time if cpu_time else time.perf_counter
         start = time.perf_counter()
         while len(ts) < 5 or time.perf_counter() - start < budget:
-            t0 = time.perf_counter()
+            t0 = clock()
             s.run(None, feed)
-            ts.append(time.perf_counter() - t0)
+            ts.append(clock() - t0)
         ts.sort()
         flop = 2.0 * m * n * k
         print(f"{name:16} {m:5d} {k:5d} {n:5d}  {'ort (mlas)':26} {flop / ts[0] * 1e-9:7.1f} "
@@ -87,7 +90,9 @@ def main():
         make(args[1], act)
     else:
         threads = int(args[args.index("--threads") + 1]) if "--threads" in args else 1
-        time_all(args[1], threads)
+        if "--cpu-time" in args and threads != 1:
+            sys.exit("--cpu-time measures one thread: use --threads 1")
+        time_all(args[1], threads, "--cpu-time" in args)
 
 
 if __name__ == "__main__":
