@@ -10,8 +10,8 @@
  *   build/tests/ember_gemm_bench [--threads N] [--kernel SUFFIX] [--act NAME] [--openblas]
  *                                [--no-bias] [--cpu-time]
  *                                [--shape M,K,N]... [--time S]
- * SUFFIX selects the registry entries whose name ends with it (default "__avx2"); --act sets
- * the Gemm's `activation` attribute (the fused epilogue) when the kernel takes one.
+ * SUFFIX selects the registry entries whose name ends with it (default "__avx2"); --act NAME
+ * times FusedGemm with that `activation` (runtime/ir/fusedgemm.h) instead of Gemm.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "kernels/test_ref_util.h"
@@ -157,13 +157,14 @@ int main(int argc, char **argv)
         memcpy(shapes, default_shapes, sizeof default_shapes);
     }
     ember_status *st = NULL;
+    const em_op gemm_op = act != NULL ? EM_OP_FUSEDGEMM : EM_OP_GEMM;
     em_registry_init();
     const em_kernel *ks[16];
     size_t nk = 0, ls = strlen(suffix);
     for (size_t i = 0; i < em_registry_count() && nk < 16; i++) {
         const em_kernel *k = em_registry_at(i);
         size_t ln = strlen(k->name);
-        if (k->op == EM_OP_GEMM && k->dtype == EMBER_DTYPE_F32 && k->device == EM_DEV_CPU &&
+        if (k->op == gemm_op && k->dtype == EMBER_DTYPE_F32 && k->device == EM_DEV_CPU &&
             ln >= ls && strcmp(k->name + ln - ls, suffix) == 0 &&
             (k->isa & ~em_cpu_features()) == 0) {
             ks[nk++] = k;
@@ -207,7 +208,7 @@ int main(int argc, char **argv)
         test_rng_fill(&r, c, (size_t)s->n, -1.0f, 1.0f);
         for (size_t ki = 0; ki < nk; ki++) {
             t_node node;
-            t_node_init(&node, EM_OP_GEMM, "bench");
+            t_node_init(&node, gemm_op, "bench");
             if (act != NULL) {
                 t_set_string(&node, "activation", act);
             }
