@@ -21,11 +21,10 @@
  * dst[k * 6 + i] = alpha * src[i * lda + k] for i < 6, k < 16. Two 8 x 8 transposes in
  * registers (rows 6 and 7 zero): each column k is 8 floats, rows 0..5 then two zeros, stored
  * at dst + 6k, so the next column's store overwrites the two zeros; the block's last column
- * goes out as a 6-lane masked store, so nothing past dst[95] is written. */
+ * goes out as 4 + 2 floats, so nothing past dst[95] is written. */
 static inline void gemm_pack_a16(const float *src, int64_t lda, float alpha, float *dst)
 {
     const __m256 al = _mm256_set1_ps(alpha), z = _mm256_setzero_ps();
-    const __m256i six = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
     for (int h = 0; h < 2; h++) {
         __m256 r[8];
         for (int i = 0; i < 6; i++) {
@@ -51,7 +50,9 @@ static inline void gemm_pack_a16(const float *src, int64_t lda, float alpha, flo
         if (h == 0) {
             _mm256_storeu_ps(d + 42, c[7]); /* its zeros are overwritten by the second half */
         } else {
-            _mm256_maskstore_ps(d + 42, six, c[7]);
+            /* 4 + 2 floats: AMD's masked stores are slow */
+            _mm_storeu_ps(d + 42, _mm256_castps256_ps128(c[7]));
+            _mm_storel_pi((__m64 *)(void *)(d + 46), _mm256_extractf128_ps(c[7], 1));
         }
     }
 }
