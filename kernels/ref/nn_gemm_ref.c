@@ -4,10 +4,14 @@
  * C optional and unidirectionally broadcastable to [M, N]. MatMul f32 (ONNX MatMul-13, numpy
  * matmul): a 1-D A is [1, K] and a 1-D B is [K, 1] with the added axis removed from Y; the
  * batch axes in front of the last two broadcast against each other.
+ * FusedGemm (ops_nn.def): Gemm followed by its `activation` (runtime/ir/fusedgemm.h), applied
+ * in double before the one rounding.
  * Dot products accumulate in double and are rounded once. Work is split over output rows
  * (batch x M for MatMul); each element is computed the same way whatever the split.
  */
 #include "ref.h"
+
+#include "ir/fusedgemm.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +25,7 @@ typedef struct em_gemm_attrs {
     double alpha, beta;
     bool use_c;         /* C given and beta != 0 */
     int64_t c_rs, c_cs; /* C's element strides along M and N; 0 along a broadcast axis */
+    em_gemm_epilogue epi; /* FusedGemm's activation; none for Gemm */
 } em_gemm_attrs;
 
 static ember_status *gemm_trans(const em_kinfo *ki, const char *name, bool *v)
@@ -92,6 +97,10 @@ ember_status *em_gemm_prepare__ref(const em_kinfo *ki, void **state, size_t *scr
     a.alpha = alpha;
     a.beta = beta;
     EMBER_TRY(gemm_shapes(ki, &a));
+    if (!em_gemm_epilogue_parse(ki->node, &a.epi)) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            "'activation' or 'activation_params' is not one FusedGemm takes");
+    }
     if (em_ref_has_input(ki, 2)) {
         EMBER_TRY(em_ref_check_tensor(ki, &ki->in[2], EMBER_DTYPE_F32, "input 2 (C)"));
         EMBER_TRY(gemm_bias(ki, &a));
@@ -127,7 +136,7 @@ static void gemm_task(void *arg, int64_t begin, int64_t end)
             if (a->use_c) {
                 v += a->beta * (double)j->pc[i * a->c_rs + jn * a->c_cs];
             }
-            j->y[i * a->n + jn] = (float)v;
+            j->y[i * a->n + jn] = (float)em_gemm_act_apply(&a->epi, v);
         }
     }
 }

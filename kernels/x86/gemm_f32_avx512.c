@@ -16,6 +16,8 @@
 #define GEMM_MC 140
 #define GEMM_NC 512
 
+#include "gemm_epi.inc"
+#define GEMM_UKR_TAIL
 #include "gemm_ukr_avx512.inc"
 
 /* One 16-column block of a full 14-row A panel (gemm_driver.inc's GEMM_PACK_A16):

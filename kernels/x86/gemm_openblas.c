@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * f32 Gemm and MatMul through OpenBLAS's cblas_sgemm (row-major), one call per output batch
- * (MatMul batches that share one B are folded into M first, see gemm_shape.h). C is
- * broadcast into Y first and the call gets beta; without C, beta is 0 and Y is not read.
+ * f32 Gemm, FusedGemm and MatMul through OpenBLAS's cblas_sgemm (row-major), one call per output
+ * batch (MatMul batches that share one B are folded into M first, see gemm_shape.h). C is broadcast
+ * into Y first and the call gets beta; without C, beta is 0 and Y is not read.
  *
  * Priority 5: above the reference (0), below our AVX2 (10) and AVX-512 (20) kernels. Measured
  * single-threaded on Zen 4 (OpenBLAS 0.3.21, OPENBLAS_NUM_THREADS=1), our kernels match or
@@ -115,6 +115,18 @@ ember_status *em_matmul_f32_prepare__openblas(const em_kinfo *ki, void **state,
     return st != NULL ? st : blas_state(ki, &s, state, scratch_bytes);
 }
 
+/* FusedGemm's activation over n values of y (em_gemm_act_apply, in double: this path serves
+ * CPUs without AVX2, where the x86 kernels apply it to their tiles instead). */
+static void blas_act(const em_gemm_shape *s, float *y, int64_t n)
+{
+    if (em_gemm_epilogue_none(&s->epi)) {
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = (float)em_gemm_act_apply(&s->epi, y[i]);
+    }
+}
+
 /* One pool item: a block of rows of one batch entry. */
 typedef struct blas_task {
     const em_gemm_shape *s;
@@ -139,6 +151,7 @@ static void blas_rows(void *arg, int64_t begin, int64_t end)
                   s->trans_b ? CblasTrans : CblasNoTrans, (blasint)mr, (blasint)s->n,
                   (blasint)s->k, s->alpha, t->a + a_off, (blasint)s->lda, t->b + b_off,
                   (blasint)s->ldb, t->beta, t->y + bi * s->m * s->n + r0 * s->n, (blasint)s->n);
+        blas_act(s, t->y + bi * s->m * s->n + r0 * s->n, mr * s->n);
     }
 }
 
@@ -155,6 +168,7 @@ void em_gemm_f32__openblas(const void *state, const em_tensor *in, em_tensor *ou
     if (s->k == 0 || s->has_c) { /* K == 0 would be an illegal lda for cblas: no call */
         em_gemm_init_tile(s, c, y, s->n, 0, s->m, 0, s->n);
         if (s->k == 0) {
+            blas_act(s, y, s->m * s->n);
             return;
         }
     }
@@ -172,6 +186,8 @@ static const em_kernel openblas_kernels[] = {
      em_gemm_f32_prepare__openblas, NULL, em_gemm_f32__openblas},
     {"em_matmul_f32__openblas", EM_OP_MATMUL, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 5,
      em_matmul_f32_prepare__openblas, NULL, em_gemm_f32__openblas},
+    {"em_fusedgemm_f32__openblas", EM_OP_FUSEDGEMM, EMBER_DTYPE_F32, EM_DEV_CPU, EM_ISA_SSE42, 5,
+     em_gemm_f32_prepare__openblas, NULL, em_gemm_f32__openblas},
 };
 /* clang-format on */
 

@@ -6,18 +6,20 @@
  * intrinsics, every function static so each ISA unit gets its own copy.
  *
  * Gemm: A, B rank 2 (transA / transB), C optional of rank 0, 1 ([1] or [N]) or 2
- * ([1|M, 1|N]). MatMul: numpy rules; a rank-1 A is [1,K] and a rank-1 B is [K,1] with the
- * added dim dropped from the output; batch dims broadcast. When B is one matrix shared by
- * every batch and A is not broadcast, the batch is folded into M (one big GEMM).
- * beta == 0 drops C entirely (the BLAS convention), so Inf / NaN in C do not reach Y.
- * Everything these parsers do not handle is declined with EMBER_ERR_UNSUPPORTED so that the
- * planner falls back to the reference kernel, which reports invalid nodes.
+ * ([1|M, 1|N]); FusedGemm the same plus its activation (epi, runtime/ir/fusedgemm.h). MatMul: numpy
+ * rules; a rank-1 A is [1,K] and a rank-1 B is [K,1] with the added dim dropped from the output;
+ * batch dims broadcast. When B is one matrix shared by every batch and A is not broadcast, the
+ * batch is folded into M (one big GEMM). beta == 0 drops C entirely (the BLAS convention), so Inf /
+ * NaN in C do not reach Y. Everything these parsers do not handle is declined with
+ * EMBER_ERR_UNSUPPORTED so that the planner falls back to the reference kernel, which reports
+ * invalid nodes.
  */
 #ifndef EMBER_KERNELS_X86_GEMM_SHAPE_H
 #define EMBER_KERNELS_X86_GEMM_SHAPE_H
 
 #include "plan/kernel.h"
 #include "core/status.h"
+#include "ir/fusedgemm.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,6 +37,7 @@ typedef struct em_gemm_shape {
     int64_t a_bstride[EM_MAX_RANK]; /* elements; 0 on a broadcast dim */
     int64_t b_bstride[EM_MAX_RANK];
     int64_t b_mats; /* matrices stored in B (K*N elements each) */
+    em_gemm_epilogue epi; /* FusedGemm's activation; none for Gemm and MatMul */
 } em_gemm_shape;
 
 static inline ember_status *em_gemm_decline(const em_kinfo *ki, const char *why)
@@ -60,6 +63,9 @@ static inline ember_status *em_gemm_shape_from_gemm(const em_kinfo *ki, em_gemm_
     }
     if (a->rank != 2 || b->rank != 2 || y->rank != 2) {
         return em_gemm_decline(ki, "A, B and Y must have rank 2");
+    }
+    if (!em_gemm_epilogue_parse(ki->node, &s->epi)) {
+        return em_gemm_decline(ki, "unknown activation");
     }
     s->trans_a = em_node_attr_int(ki->node, "transA", 0) != 0;
     s->trans_b = em_node_attr_int(ki->node, "transB", 0) != 0;

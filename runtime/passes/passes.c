@@ -549,6 +549,9 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     if (st == NULL && opt->fuse) {
         st = em_pass_fuse_matmul(&c);
     }
+    if (st == NULL && opt->fuse) {
+        st = em_pass_fuse_gemm_act(&c);
+    }
     if (st == NULL && opt->fuse && opt->layout) {
         st = em_pass_layout(&c, opt->block);
     }

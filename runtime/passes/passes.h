@@ -22,6 +22,8 @@
  *     x * Sigmoid(x) as SiLU) -> FusedConv (ops_nn.def, runtime/ir/fusedconv.h);
  *  4b. MatMul + Add of a constant bias -> Gemm with C (passes_gemm.c), through Reshapes to
  *     [rows, K] and back when A has rank > 2;
+ *  4c. Gemm + activation (FusedConv's set, Gelu) -> FusedGemm (passes_gemm.c,
+ *     runtime/ir/fusedgemm.h), also through the Reshape of 4b;
  *  5. layout (passes_layout.c, when oneDNN is built in): chains of 2-D f32 FusedConvs run on
  *     channel-blocked values (16 channels with AVX-512, 8 with AVX2), with ReorderToBlocked /
  *     ReorderFromBlocked only where a plain-layout reader or a graph output needs the value;
@@ -172,6 +174,7 @@ ember_status *em_pass_lower_einsum(em_pctx *c);
 ember_status *em_pass_fuse_attention(em_pctx *c);
 ember_status *em_pass_fuse_conv(em_pctx *c);
 ember_status *em_pass_fuse_matmul(em_pctx *c);
+ember_status *em_pass_fuse_gemm_act(em_pctx *c);
 ember_status *em_pass_layout(em_pctx *c, int block);
 
 #endif /* EMBER_PASSES_PASSES_H */

@@ -6,13 +6,24 @@
  * ([..., M, K], the shape of a transformer's activations) is flattened to [rows, K] by a
  * Reshape and the product reshaped back to the Add's shape; Reshapes are views, so this costs
  * nothing at run time. The Add's output keeps its name, dtype and shape.
+ *
+ * Gemm + activation -> FusedGemm (step 4c): an f32 Gemm whose private output is read by one
+ * activation FusedGemm takes (runtime/ir/fusedgemm.h: FusedConv's set, Gelu of either
+ * approximation), directly or through the private flatten Reshape above, becomes FusedGemm
+ * with that `activation`, so the kernels apply it to each output tile while it is in L1
+ * instead of a second pass over Y. Through a Reshape, the activation (elementwise) moves in
+ * front of it: FusedGemm writes the product and the Reshape now writes the activation's
+ * output value.
  */
 #include "passes/passes.h"
+
+#include "ir/fusedgemm.h"
 
 #include "core/alloc.h"
 #include "core/status.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The rank-r dims of value v as a Reshape target: -1 for the one unknown dim; false when
  * more than one dim is unknown. */
@@ -160,4 +171,73 @@ ember_status *em_pass_fuse_matmul(em_pctx *c)
     }
     em_free(g->al, after);
     return st;
+}
+
+/* The activation node j applies as FusedGemm's epilogue; false for another node. */
+static bool gemm_act_of(const em_pctx *c, int j, em_gemm_epilogue *e)
+{
+    const em_node *n = &c->g->nodes[j];
+    e->conv.act = EM_ACT_NONE;
+    e->conv.p[0] = e->conv.p[1] = 0.0f;
+    e->gelu = EM_GELU_NONE;
+    if (n->op != EM_OP_GELU) {
+        return em_pass_activation_of(c, j, &e->conv);
+    }
+    const char *mode = em_node_attr_string(n, "approximate", "none");
+    e->gelu = strcmp(mode, "none") == 0 ? EM_GELU_ERF
+                                        : (strcmp(mode, "tanh") == 0 ? EM_GELU_TANH : EM_GELU_NONE);
+    return n->n_in == 1 && n->n_out == 1 && e->gelu != EM_GELU_NONE;
+}
+
+/* The live f32 Gemm producing value v, read only by its one reader; -1 otherwise. */
+static int private_gemm(const em_pctx *c, int v)
+{
+    int p = em_pass_private(c, v) ? em_pass_prod(c, v, EM_OP_GEMM) : -1;
+    return p >= 0 && c->g->values[v].dtype == EMBER_DTYPE_F32 ? p : -1;
+}
+
+/* Activation node j after a Gemm, or after the Reshape of a Gemm's output: FusedGemm. */
+static ember_status *fuse_gemm_act(em_pctx *c, int j)
+{
+    em_graph *g = c->g;
+    const em_node *act = &g->nodes[j];
+    em_gemm_epilogue e;
+    if (act->n_in < 1 || act->in[0] < 0 || act->n_out != 1 || !gemm_act_of(c, j, &e) ||
+        !em_pass_same_shape(&g->values[act->in[0]], &g->values[act->out[0]])) {
+        return NULL;
+    }
+    int x = act->in[0], z = act->out[0], p = private_gemm(c, x), r = -1;
+    if (p < 0) { /* Gemm -> Reshape -> activation */
+        r = em_pass_private(c, x) ? em_pass_prod(c, x, EM_OP_RESHAPE) : -1;
+        p = r >= 0 && g->nodes[r].n_in >= 1 ? private_gemm(c, g->nodes[r].in[0]) : -1;
+    }
+    if (p < 0) {
+        return NULL;
+    }
+    g->nodes[p].op = EM_OP_FUSEDGEMM;
+    if (e.gelu != EM_GELU_NONE) {
+        EM_PASS_TRY(em_node_set_string(g, p, "activation", em_gemm_act_name(&e)));
+    } else {
+        EM_PASS_TRY(em_pass_set_activation(c, p, &e.conv));
+    }
+    if (r >= 0) {
+        g->nodes[r].out[0] = z;
+        g->values[z].producer = r;
+        em_pass_kill(c, j);
+        return NULL;
+    }
+    g->nodes[p].out[0] = z;
+    em_pass_move(c, p, j); /* the fused node takes the activation's slot */
+    return NULL;
+}
+
+ember_status *em_pass_fuse_gemm_act(em_pctx *c)
+{
+    em_pass_refresh_producers(c);
+    for (int j = 0; j < c->g->n_nodes; j++) {
+        if (!c->dead[j]) {
+            EM_PASS_TRY(fuse_gemm_act(c, j));
+        }
+    }
+    return NULL;
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Shape functions of the internal ops the graph passes make (ops_nn.def): FusedConv (Conv's
- * shapes; channel-blocked when its `blocked` attribute is > 0) and the reorders between the
- * plain [N, C, spatial...] layout and the blocked [N, ceil(C/b), spatial..., b] one.
+ * shapes; channel-blocked when its `blocked` attribute is > 0), FusedGemm (Gemm's shapes, an
+ * activation fusedgemm.h knows) and the reorders between the plain [N, C, spatial...] layout
+ * and the blocked [N, ceil(C/b), spatial..., b] one.
  */
 #include "shape/shape.h"
+
+#include "ir/fusedgemm.h"
 
 #include "core/status.h"
 
@@ -95,6 +98,15 @@ ember_status *em_shape_fromblocked(const em_node *n, const em_shape *in, em_shap
         from_blocked(&in[0], c, out);
     }
     return st;
+}
+
+ember_status *em_shape_fusedgemm(const em_node *n, const em_shape *in, em_shape *out)
+{
+    em_gemm_epilogue e;
+    if (!em_gemm_epilogue_parse(n, &e)) {
+        return em_shape_bad(n, "'activation' or 'activation_params' is not one FusedGemm takes");
+    }
+    return em_shape_gemm(n, in, out);
 }
 
 ember_status *em_shape_fusedconv(const em_node *n, const em_shape *in, em_shape *out)

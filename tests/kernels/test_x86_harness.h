@@ -139,6 +139,13 @@ typedef struct kt_mm_case {
     float alpha, beta;
 } kt_mm_case;
 
+/* FusedGemm's `activation` and its n_p `activation_params`. */
+typedef struct kt_act {
+    const char *name;
+    int n_p;
+    float p[2];
+} kt_act;
+
 /* GEMM tolerance: rtol 1e-4; atol 1e-5 grown linearly with K (inputs in [-1, 1]: sums of K
  * products accumulated in f32 in another order than the double-precision reference). */
 static inline double kt_mm_atol(int64_t k)
@@ -150,7 +157,7 @@ static inline double kt_mm_atol(int64_t k)
 /* Output dims of the case (numpy broadcasting for MatMul); returns the rank. K in *k. */
 static inline int kt_mm_out(const kt_mm_case *c, int64_t *y, int64_t *k)
 {
-    if (c->op == EM_OP_GEMM) {
+    if (c->op != EM_OP_MATMUL) {
         y[0] = c->ta ? c->a[1] : c->a[0];
         y[1] = c->tb ? c->b[0] : c->b[1];
         *k = c->ta ? c->a[0] : c->a[1];
@@ -176,18 +183,25 @@ static inline int kt_mm_out(const kt_mm_case *c, int64_t *y, int64_t *k)
 /*
  * Runs one case through the reference and every available kernel in ks: B as a runtime input
  * and as a constant (prepacked), serially and on `pool` (which must match the serial run
- * bit for bit). Returns the number of kernels that ran (0: all skipped for the ISA).
+ * bit for bit). Returns the number of kernels that ran (0: all skipped for the ISA). act:
+ * FusedGemm's activation (NULL for Gemm and MatMul).
  */
-static inline int kt_mm_run_case(const kt_mm_case *c, uint64_t seed, const em_kernel *const *ks,
-                                 size_t nk, em_threadpool *pool)
+static inline int kt_mm_run_case_act(const kt_mm_case *c, const kt_act *act, uint64_t seed,
+                                     const em_kernel *const *ks, size_t nk, em_threadpool *pool)
 {
     t_node node;
     t_node_init(&node, c->op, c->name);
-    if (c->op == EM_OP_GEMM) {
+    if (c->op != EM_OP_MATMUL) { /* Gemm, FusedGemm */
         t_set_float(&node, "alpha", c->alpha);
         t_set_float(&node, "beta", c->beta);
         t_set_int(&node, "transA", c->ta);
         t_set_int(&node, "transB", c->tb);
+    }
+    if (act != NULL) {
+        t_set_string(&node, "activation", act->name);
+        if (act->n_p > 0) {
+            t_set_floats(&node, "activation_params", act->p, act->n_p);
+        }
     }
     int64_t ydims[EM_MAX_RANK], k;
     int ry = kt_mm_out(c, ydims, &k);
@@ -201,7 +215,7 @@ static inline int kt_mm_run_case(const kt_mm_case *c, uint64_t seed, const em_ke
     t_tensor(&in[0], EMBER_DTYPE_F32, c->ra, c->a, a);
     t_tensor(&in[1], EMBER_DTYPE_F32, c->rb, c->b, b);
     int n_in = 2;
-    if (c->op == EM_OP_GEMM) {
+    if (c->op != EM_OP_MATMUL) {
         n_in = 3;
         if (c->rc >= 0) {
             t_tensor(&in[2], EMBER_DTYPE_F32, c->rc, c->c, cc);
@@ -239,6 +253,12 @@ static inline int kt_mm_run_case(const kt_mm_case *c, uint64_t seed, const em_ke
     test_free(got);
     test_free(par);
     return ran;
+}
+
+static inline int kt_mm_run_case(const kt_mm_case *c, uint64_t seed, const em_kernel *const *ks,
+                                 size_t nk, em_threadpool *pool)
+{
+    return kt_mm_run_case_act(c, NULL, seed, ks, nk, pool);
 }
 
 /* Tile-boundary sizes of the AVX2 6x16 and AVX-512 14x32 micro-kernels ({1, T-1, T, T+1,
@@ -348,6 +368,59 @@ static inline void kt_mm_suite(em_op op, const char *suffix)
     print_message("%s %s: %d case x kernel runs\n", em_op_name(op), suffix, ran);
     if (ran == 0) {
         print_message("%s kernels for %s need ISA bits this CPU lacks\n", suffix, em_op_name(op));
+        skip();
+    }
+}
+
+/* FusedGemm on the kernels with `suffix`: each activation on shapes that take each path of
+ * the x86 epilogue (bias row in the tail, edge columns, other C forms, several K blocks,
+ * M = 1, K = 0, large outputs); skip()s when none can run. */
+static inline void kt_fusedgemm_suite(const char *suffix)
+{
+    const em_kernel *ks[KT_MAX_KERNELS];
+    size_t nk = kt_find(EM_OP_FUSEDGEMM, suffix, ks, KT_MAX_KERNELS);
+    if (nk == 0) {
+        skip();
+    }
+    static const kt_act acts[] = {{"Relu", 0, {0}},
+                                  {"Gelu", 0, {0}},
+                                  {"GeluTanh", 0, {0}},
+                                  {"SiLU", 0, {0}},
+                                  {"Sigmoid", 0, {0}},
+                                  {"Tanh", 0, {0}},
+                                  {"LeakyRelu", 1, {0.1f}},
+                                  {"Clip", 2, {-0.5f, 2.0f}},
+                                  {"HardSigmoid", 0, {0}},
+                                  {"HardSwish", 0, {0}},
+                                  {"", 0, {0}}};
+    /* clang-format off */
+    static const kt_mm_case shapes[] = {
+        /* a bias row: full tiles in the tail, edge columns (N = 45) after it; 2 K blocks */
+        {"fg_bias",    EM_OP_FUSEDGEMM, 2, 2, 1,  {37, 300},  {300, 45},  {45},     0, 0, 1.0f, 1.0f},
+        {"fg_bias_1n", EM_OP_FUSEDGEMM, 2, 2, 2,  {13, 64},   {50, 64},   {1, 50},  0, 1, 0.5f, -2.0f},
+        /* other C forms go through em_gemm_add_c, then the activation */
+        {"fg_c2d",     EM_OP_FUSEDGEMM, 2, 2, 2,  {20, 30},   {30, 40},   {20, 40}, 0, 0, 1.0f, 0.5f},
+        {"fg_c_m1",    EM_OP_FUSEDGEMM, 2, 2, 2,  {21, 30},   {30, 33},   {21, 1},  0, 0, 1.0f, 1.0f},
+        {"fg_c0",      EM_OP_FUSEDGEMM, 2, 2, 0,  {21, 30},   {30, 32},   {0},      0, 0, 1.0f, 3.0f},
+        {"fg_noc",     EM_OP_FUSEDGEMM, 2, 2, -1, {600, 29},  {600, 70},  {0},      1, 0, 1.0f, 1.0f},
+        /* M = 1 (the GEMV panels with B constant), K = 0 */
+        {"fg_gemv",    EM_OP_FUSEDGEMM, 2, 2, 1,  {1, 257},   {100, 257}, {100},    0, 1, 1.0f, 1.0f},
+        {"fg_k0",      EM_OP_FUSEDGEMM, 2, 2, 1,  {5, 0},     {0, 7},     {7},      0, 0, 1.0f, 2.0f},
+        /* large outputs: the activations' tails (|y| up to ~100) */
+        {"fg_big",     EM_OP_FUSEDGEMM, 2, 2, 1,  {12, 40},   {40, 48},   {48},     0, 0, 8.0f, 40.0f},
+    };
+    /* clang-format on */
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    int ran = 0;
+    uint64_t seed = 7000;
+    for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            ran += kt_mm_run_case_act(&shapes[i], &acts[a], seed++, ks, nk, pool);
+        }
+    }
+    em_threadpool_destroy(pool);
+    if (ran == 0) {
         skip();
     }
 }

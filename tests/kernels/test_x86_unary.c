@@ -5,7 +5,8 @@
  * 16384-element parallel block, inputs over [-20, 20] plus 0, +-0.6 (tanh's polynomial
  * boundary), +-inf and NaN (propagated), within 1e-6 relative (1e-7 absolute near 0); 2
  * threads bitwise equal to serial; in place. Clip with both, one or no bounds and min > max;
- * HardSigmoid with alpha / beta; Gelu none and tanh; Swish with alpha 1 and 0.7. Declines:
+ * HardSigmoid with alpha / beta; Gelu none and tanh, and Gelu none on [-12, 12] within 1e-6
+ * relative with no absolute slack (its far tail); Swish with alpha 1 and 0.7. Declines:
  * Clip with a runtime bound, f64, Gelu with an unknown approximation.
  */
 #include "test_x86_harness.h"
@@ -122,6 +123,35 @@ static void test_cases(void **state)
     }
 }
 
+/* Gelu (erf) over [-12, 12] within 1e-6 relative with no absolute slack: the far negative
+ * tail (Gelu(-12) ~ -2e-32) keeps its relative precision (x^2 / 2 is carried as hi + lo into
+ * the exponential), and 0 stays 0. */
+static void test_gelu_tail(void **state)
+{
+    const em_kernel *k = find(EM_OP_GELU, *state);
+    if (k == NULL) {
+        skip();
+    }
+    t_node tn;
+    t_node_init(&tn, EM_OP_GELU, "gelu");
+    int64_t n = 24001;
+    float *x = t_f32(n), *ref = t_f32(n), *got = t_f32(n);
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (float)(-12.0 + 24.0 * (double)i / (double)(n - 1));
+    }
+    em_tensor in[1], out[1];
+    t_tensor(&in[0], EMBER_DTYPE_F32, 1, &n, x);
+    t_tensor(&out[0], EMBER_DTYPE_F32, 1, &n, ref);
+    t_expect_ok(kt_run(t_kernel(EM_OP_GELU, EMBER_DTYPE_UNDEFINED), &tn.n, in, 1, out, 1, 0, NULL),
+                "gelu_tail");
+    out[0].data = got;
+    t_expect_ok(kt_run(k, &tn.n, in, 1, out, 1, 0, NULL), "gelu_tail");
+    kt_check("gelu_tail", k->name, 0, got, ref, n, 0.0, 1e-6);
+    test_free(x);
+    test_free(ref);
+    test_free(got);
+}
+
 static void test_declines(void **state)
 {
     const em_kernel *k = find(EM_OP_CLIP, *state);
@@ -154,10 +184,9 @@ static void test_declines(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        KT_TEST(test_cases, "__avx2"),
-        KT_TEST(test_cases, "__avx512"),
-        KT_TEST(test_declines, "__avx2"),
-        KT_TEST(test_declines, "__avx512"),
+        KT_TEST(test_cases, "__avx2"),     KT_TEST(test_cases, "__avx512"),
+        KT_TEST(test_gelu_tail, "__avx2"), KT_TEST(test_gelu_tail, "__avx512"),
+        KT_TEST(test_declines, "__avx2"),  KT_TEST(test_declines, "__avx512"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
