@@ -126,16 +126,16 @@ static inline ember_model *tp_build(tp_build_fn build, int variant, int rank, co
     return m;
 }
 
-/* Runs the folding and fusing passes (no layout) on build's graph, checks the op counts
- * want[0..n_want), and that the graph computes what the unoptimised one does on an input in
- * [-4, 4), every output within atol + rtol |ref|, names and ranks kept. */
-static inline void tp_check_fused(tp_build_fn build, int variant, int rank, const int64_t *xd,
-                                  const tp_count *want, int n_want, double atol, double rtol)
+/* Runs the passes of `o` on build's graph, checks the op counts want[0..n_want), and that the
+ * graph computes what the unoptimised one does on an input in [-4, 4), every output within
+ * atol + rtol |ref|, names and ranks kept. */
+static inline void tp_check_passes(tp_build_fn build, int variant, int rank, const int64_t *xd,
+                                   const tp_count *want, int n_want, double atol, double rtol,
+                                   const em_passes_options *o)
 {
     ember_model *plain = tp_build(build, variant, rank, xd);
     ember_model *opt = tp_build(build, variant, rank, xd);
-    em_passes_options o = {true, true, false, 0, em_plan_eval_const};
-    OK(em_passes_run(opt->g, &o));
+    OK(em_passes_run(opt->g, o));
     tp_debug_print(opt->g);
     for (int i = 0; i < n_want; i++) {
         if (tp_count_op(opt->g, want[i].op) != want[i].n) {
@@ -176,6 +176,14 @@ static inline void tp_check_fused(tp_build_fn build, int variant, int rank, cons
     test_free(x);
     ember_model_destroy(plain);
     ember_model_destroy(opt);
+}
+
+/* tp_check_passes with the folding and fusing passes, no layout. */
+static inline void tp_check_fused(tp_build_fn build, int variant, int rank, const int64_t *xd,
+                                  const tp_count *want, int n_want, double atol, double rtol)
+{
+    em_passes_options o = {true, true, false, 0, em_plan_eval_const};
+    tp_check_passes(build, variant, rank, xd, want, n_want, atol, rtol, &o);
 }
 
 #endif /* EMBER_TESTS_RUNTIME_TEST_PASSES_UTIL_H */
