@@ -9,6 +9,8 @@
  * input, or with count_include_pad by those inside the padded input (per axis, multiplied), an
  * empty window yields 0; the global pools reduce the whole plane. BlockedAffine computes
  * act(x * s[c] + t[c]) with FusedConv's reference activation (em_conv_act_apply).
+ * BlockedLayerNorm normalises each pixel over its C channels as LayerNormalization does (mean,
+ * then the mean of squared deviations, both in double), one (batch, pixel) at a time.
  */
 #include "ref.h"
 
@@ -277,4 +279,73 @@ void em_blockedaffine_f32__ref(const void *state, const em_tensor *in, em_tensor
     blk_job j = {s, in[0].data, out[0].data, s->has[0] ? in[1].data : NULL,
                  s->has[1] ? in[2].data : NULL};
     em_parallel_for(ctx != NULL ? ctx->pool : NULL, s->d.n * s->d.cb, 1, baff_task, &j);
+}
+
+/* ---- BlockedLayerNorm ---- */
+
+typedef struct bln_state {
+    blk_dims d;
+    float eps;
+    bool has_b;
+} bln_state;
+
+ember_status *em_blockedlayernorm_prepare__ref(const em_kinfo *ki, void **state,
+                                               size_t *scratch_bytes)
+{
+    ember_status *st = NULL;
+    bln_state s = {0};
+    *state = NULL;
+    *scratch_bytes = 0;
+    EMBER_TRY(em_ref_check_arity(ki, 2, 3, 1));
+    EMBER_TRY(blk_check_x(ki, &s.d));
+    EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], ki->in[0].dims, 5, "output 0 (Y)"));
+    EMBER_TRY(em_ref_attr_float(ki, "epsilon", 1e-5f, &s.eps));
+    s.has_b = em_ref_has_input(ki, 2);
+    for (int i = 1; i < (s.has_b ? 3 : 2); i++) {
+        EMBER_TRY(em_ref_check_tensor(ki, &ki->in[i], EMBER_DTYPE_F32,
+                                      i == 1 ? "input 1 (Scale)" : "input 2 (B)"));
+        EMBER_TRY(em_ref_check_shape(ki, &ki->in[i], &s.d.c, 1,
+                                     i == 1 ? "input 1 (Scale)" : "input 2 (B)"));
+    }
+    return em_ref_state_new(ki, &s, sizeof s, state);
+fail:
+    return st;
+}
+
+static void bln_task(void *arg, int64_t begin, int64_t end)
+{
+    const blk_job *j = arg;
+    const bln_state *s = j->s;
+    const int64_t b = s->d.b, plane = s->d.plane, cb = s->d.cb, c = s->d.c;
+    for (int64_t u = begin; u < end; u++) { /* u = batch * plane + pixel */
+        int64_t n = u / plane, p = u % plane;
+        const float *x = j->x + n * cb * plane * b + p * b;
+        float *y = j->y + n * cb * plane * b + p * b;
+        double sum = 0.0, sq = 0.0;
+        for (int64_t ch = 0; ch < c; ch++) {
+            sum += x[(ch / b) * plane * b + ch % b];
+        }
+        double mean = sum / (double)c;
+        for (int64_t ch = 0; ch < c; ch++) {
+            double dv = x[(ch / b) * plane * b + ch % b] - mean;
+            sq += dv * dv;
+        }
+        double inv = 1.0 / sqrt(sq / (double)c + (double)s->eps);
+        for (int64_t ch = 0; ch < cb * b; ch++) {
+            double v = 0.0;
+            if (ch < c) {
+                v = (x[(ch / b) * plane * b + ch % b] - mean) * inv * j->sc[ch] +
+                    (s->has_b ? j->sh[ch] : 0.0);
+            }
+            y[(ch / b) * plane * b + ch % b] = (float)v;
+        }
+    }
+}
+
+void em_blockedlayernorm_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
+                                  const em_kctx *ctx)
+{
+    const bln_state *s = state;
+    blk_job j = {s, in[0].data, out[0].data, in[1].data, s->has_b ? in[2].data : NULL};
+    em_parallel_for(ctx != NULL ? ctx->pool : NULL, s->d.n * s->d.plane, 64, bln_task, &j);
 }

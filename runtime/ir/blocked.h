@@ -14,6 +14,10 @@
  *  BlockedAffine X, S?, T? -> Y = act(X * S + T) per channel, blocked like X; `channels` = C,
  *                `activation` and `activation_params` as FusedConv's (fusedconv.h). S and T
  *                (absent: 1 and 0) are per-channel operands (em_chan_operand).
+ *  BlockedLayerNorm X, Scale, B? -> Y blocked like X: LayerNormalization over the C channels
+ *                of each pixel (mean and variance of x[n, :, h, w]), Y = (x - mean) /
+ *                sqrt(var + epsilon) * Scale[c] + B[c]; Scale and B plain [C]; `channels` = C,
+ *                `epsilon` (default 1e-5). ConvNeXt's permute -> LayerNorm(C) -> permute.
  */
 #ifndef EMBER_IR_BLOCKED_H
 #define EMBER_IR_BLOCKED_H

@@ -17,6 +17,9 @@
  *  2. Conv + BatchNormalization (inference form, constant statistics) folding: W and B
  *     rescaled into new initializers;
  *  3. Conv + Add of a per-channel constant folded into the bias;
+ *  3b. with the layout pass: channel-last MLP blocks (ConvNeXt's Transpose -> LayerNorm ->
+ *     MatMul -> Gelu -> MatMul -> Transpose [-> layer-scale Mul]) become a LayerNorm between
+ *     Transposes and 1x1 convs (passes_chlast.c), which the layout pass then runs blocked;
  *  4. Conv + residual Add -> FusedConv with Z, then Conv / FusedConv + activation (Relu,
  *     Clip with constant bounds, LeakyRelu, HardSigmoid, HardSwish, Sigmoid, Tanh, and
  *     x * Sigmoid(x) as SiLU) -> FusedConv (ops_nn.def, runtime/ir/fusedconv.h);
@@ -153,6 +156,8 @@ int em_pass_by_const(const em_graph *g, const em_node *n, em_op op, double want,
 /* Node ni is a ReduceMean with keepdims over exactly the last k axes of its rank-r input
  * (axes constant, in any order and sign): k, else 0. */
 int em_pass_trailing_mean(const em_graph *g, int ni);
+/* Node n is a Transpose (one input, one output) whose `perm` is want[0..rank). */
+bool em_pass_perm_is(const em_node *n, const int64_t *want, int rank);
 /* Every live reader of value `from` after node `after` reads `to` instead. */
 void em_pass_redirect(em_pctx *c, int from, int to, int after);
 /* Node `last` becomes a new node of op `op` reading in[0..n_in) and writing last's output 0
@@ -172,6 +177,9 @@ ember_status *em_pass_cancel_pairs(em_pctx *c);
 ember_status *em_pass_lower_einsum(em_pctx *c);
 /* MatMul + Softmax attention chains -> Attention (passes_attn.c). */
 ember_status *em_pass_fuse_attention(em_pctx *c);
+/* Channel-last MLP blocks (ConvNeXt) -> LayerNorm between Transposes + 1x1 convs, run only
+ * with the layout pass (passes_chlast.c). */
+ember_status *em_pass_channel_last(em_pctx *c, int block);
 ember_status *em_pass_fuse_conv(em_pctx *c);
 ember_status *em_pass_fuse_matmul(em_pctx *c);
 ember_status *em_pass_fuse_gemm_act(em_pctx *c);

@@ -15,7 +15,11 @@
  *    when it has one, the SE scale out of a blocked conv): BlockedAffine with S or T (and
  *    the activation after it, likewise);
  *  - an activation FusedConv takes (Relu, LeakyRelu, HardSigmoid, HardSwish, Sigmoid, Tanh,
- *    Swish of alpha 1): BlockedAffine without S and T.
+ *    Swish of alpha 1): BlockedAffine without S and T;
+ *  - Gelu: itself, on the twin (elementwise, and Gelu(0) = 0 keeps the padding);
+ *  - Transpose(0,2,3,1) -> LayerNormalization over the last axis -> Transpose(0,3,1,2), each
+ *    value private, Scale and B constant [C] (ConvNeXt's LayerNorm2d, and its blocks after
+ *    passes_chlast.c): one BlockedLayerNorm in the last Transpose's slot.
  *
  * The blocked ops write the lanes past C as zero, as the conv and the reorders do, so
  * activations with act(0) != 0 keep the padding harmless.
@@ -221,6 +225,60 @@ static int chan_operand(const em_pctx *c, const em_layout *l, int ni, int side)
     return !ok ? -1 : pv->rank == 4 && l->blk[p] >= 0 ? l->blk[p] : p;
 }
 
+/* ---- BlockedLayerNorm ---- */
+
+/* Value v is a constant f32 [ch]. */
+static bool vec_const(const em_graph *g, int v, int64_t ch)
+{
+    return v >= 0 && em_pass_const_f32(g, v) != NULL && g->values[v].rank == 1 &&
+           g->values[v].dims[0].v == ch;
+}
+
+/* Transpose t1 of a blocked value, the LayerNorm ln after it and the Transpose back (its
+ * index, or -1 when the three are not a LayerNorm over channels). */
+static int chan_norm_of(const em_pctx *c, const em_layout *l, int t1, int *ln)
+{
+    static const int64_t to_last[4] = {0, 2, 3, 1}, to_first[4] = {0, 3, 1, 2};
+    const em_graph *g = c->g;
+    const em_node *n = &g->nodes[t1];
+    if (!em_pass_perm_is(n, to_last, 4) || !has_twin(g, l, n->in[0])) {
+        return -1;
+    }
+    int64_t ch = g->values[n->in[0]].dims[1].v;
+    int a = em_pass_private(c, n->out[0]) ? em_pass_reader(c, n->out[0], t1) : -1;
+    const em_node *an = a >= 0 ? &g->nodes[a] : NULL;
+    int64_t axis = an != NULL ? em_node_attr_int(an, "axis", -1) : 0;
+    if (an == NULL || an->op != EM_OP_LAYERNORM || an->n_out != 1 || an->n_in < 2 ||
+        an->in[0] != n->out[0] || (axis != -1 && axis != 3) || !vec_const(g, an->in[1], ch) ||
+        (an->n_in > 2 && an->in[2] >= 0 && !vec_const(g, an->in[2], ch))) {
+        return -1;
+    }
+    int t2 = em_pass_private(c, an->out[0]) ? em_pass_reader(c, an->out[0], a) : -1;
+    if (t2 < 0 || !em_pass_perm_is(&g->nodes[t2], to_first, 4) ||
+        g->values[g->nodes[t2].out[0]].dtype != EMBER_DTYPE_F32) {
+        return -1;
+    }
+    *ln = a;
+    return t2;
+}
+
+static ember_status *block_chan_norm(em_pctx *c, em_layout *l, int t1, int ln, int t2)
+{
+    em_graph *g = c->g;
+    int x = g->nodes[t1].in[0];
+    int64_t ch = g->values[x].dims[1].v;
+    const em_node *an = &g->nodes[ln];
+    float eps = em_node_attr_float(an, "epsilon", 1e-5f);
+    int in[3] = {l->blk[x], an->in[1], an->n_in > 2 ? an->in[2] : -1};
+    int tmp = g->n_nodes; /* em_pass_replace's new node, left dead in this slot */
+    const int kill[2] = {t1, ln};
+    EM_PASS_TRY(em_pass_replace(c, t2, EM_OP_BLOCKEDLAYERNORM, in, in[2] >= 0 ? 3 : 2, kill, 2));
+    l->after[tmp - l->n_old] = t2;
+    EM_PASS_TRY(em_node_set_int(g, t2, "channels", ch));
+    EM_PASS_TRY(em_node_set_float(g, t2, "epsilon", eps));
+    return em_layout_twin_output(c, l, t2, ch);
+}
+
 ember_status *em_layout_ops(em_pctx *c, em_layout *l)
 {
     em_graph *g = c->g;
@@ -230,6 +288,7 @@ ember_status *em_layout_ops(em_pctx *c, em_layout *l)
         }
         const em_node *n = &g->nodes[ni];
         em_conv_epilogue e;
+        int ln, t2;
         if (n->op == EM_OP_CONCAT && concat_blockable(c, l, ni)) {
             EM_PASS_TRY(block_concat(c, l, ni));
         } else if (pool_blockable(c, l, ni)) {
@@ -246,6 +305,12 @@ ember_status *em_layout_ops(em_pctx *c, em_layout *l)
                     break;
                 }
             }
+        } else if ((t2 = chan_norm_of(c, l, ni, &ln)) >= 0) {
+            EM_PASS_TRY(block_chan_norm(c, l, ni, ln, t2));
+        } else if (n->op == EM_OP_GELU && n->n_in == 1 && has_twin(g, l, n->in[0]) &&
+                   em_pass_same_shape(&g->values[n->in[0]], &g->values[n->out[0]])) {
+            em_pass_set_input(c, ni, 0, l->blk[n->in[0]]);
+            EM_PASS_TRY(em_layout_twin_output(c, l, ni, g->values[n->out[0]].dims[1].v));
         } else if (em_pass_activation_of(c, ni, &e) && has_twin(g, l, n->in[0]) &&
                    em_pass_same_shape(&g->values[n->in[0]], &g->values[n->out[0]])) {
             EM_PASS_TRY(to_affine(c, l, ni, n->in[0], -1, -1));

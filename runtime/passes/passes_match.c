@@ -146,3 +146,11 @@ ember_status *em_pass_replace(em_pctx *c, int last, em_op op, const int *in, int
     }
     return NULL;
 }
+
+bool em_pass_perm_is(const em_node *n, const int64_t *want, int rank)
+{
+    const em_attr *a = em_node_attr(n, "perm");
+    return n->op == EM_OP_TRANSPOSE && n->n_in == 1 && n->n_out == 1 && a != NULL &&
+           a->type == EM_ATTR_INTS && a->n == rank &&
+           memcmp(a->ints, want, (size_t)rank * sizeof(int64_t)) == 0;
+}

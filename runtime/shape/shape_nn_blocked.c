@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shape functions of BlockedPool and BlockedAffine (ops_nn.def, blocked.h): X is
- * [N, ceil(C/b), H, W, b] with C the `channels` attribute. BlockedPool's H and W come from
- * the plain pool's shape function; BlockedAffine keeps X's shape.
+ * Shape functions of BlockedPool, BlockedAffine and BlockedLayerNorm (ops_nn.def, blocked.h):
+ * X is [N, ceil(C/b), H, W, b] with C the `channels` attribute. BlockedPool's H and W come from
+ * the plain pool's shape function; BlockedAffine and BlockedLayerNorm keep X's shape.
  */
 #include "ir/blocked.h"
 #include "ir/fusedconv.h"
@@ -101,5 +101,28 @@ ember_status *em_shape_blockedaffine(const em_node *n, const em_shape *in, em_sh
         }
     }
     copy_shape(x, out);
+    return NULL;
+}
+
+ember_status *em_shape_blockedlayernorm(const em_node *n, const em_shape *in, em_shape *out)
+{
+    int64_t c;
+    ember_status *st = check_x(n, &in[0], &c);
+    if (st != NULL) {
+        return st;
+    }
+    for (int i = 1; i < n->n_in && i < 3; i++) {
+        const em_shape *p = &in[i];
+        if (i == 2 && p->dtype == EMBER_DTYPE_UNDEFINED) {
+            continue;
+        }
+        if ((p->dtype != EMBER_DTYPE_F32 && p->dtype != EMBER_DTYPE_UNDEFINED) ||
+            (p->rank >= 0 && (p->rank != 1 || (KNOWN(p->dims[0]) && p->dims[0].v != c)))) {
+            return em_status_new(EMBER_ERR_INVALID_MODEL,
+                                 "node '%s' (%s): input %d must be f32 [%lld]", n->name,
+                                 em_op_name(n->op), i, (long long)c);
+        }
+    }
+    copy_shape(&in[0], out);
     return NULL;
 }

@@ -289,4 +289,44 @@ static inline float *bk_run_affine(const em_kernel *k, const bk_acase *c, const 
     return y;
 }
 
+/* Runs BlockedLayerNorm kernel k on x plain [n, c, plane] in blocks of b (NaN in X's padding
+ * lanes) with Scale sc and B bi [c] (bi NULL: absent); returns plain Y (its padding lanes
+ * checked 0). const_mask as kt_run (bit 1: Scale, bit 2: B constant in prepare). */
+static inline float *bk_run_ln(const em_kernel *k, const int64_t *ncp, int64_t b, const float *x,
+                               const float *sc, const float *bi, float eps, em_threadpool *pool,
+                               unsigned const_mask, ember_status **st)
+{
+    const int64_t n = ncp[0], c = ncp[1], plane = ncp[2];
+    t_node tn;
+    t_node_init(&tn, EM_OP_BLOCKEDLAYERNORM, "bln");
+    t_set_int(&tn, "channels", c);
+    t_set_float(&tn, "epsilon", eps);
+    int64_t cb = (c + b - 1) / b, xd[5] = {n, cb, plane, 1, b};
+    int64_t nb = t_numel(xd, 5);
+    float *xb = t_f32(nb), *yb = t_f32(nb), *y = t_f32(n * c * plane);
+    bk_block(x, xb, n, c, plane, b);
+    kt_fill_nan(yb, nb);
+    em_tensor in[3], out[1];
+    t_tensor(&in[0], EMBER_DTYPE_F32, 5, xd, xb);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 1, &c, (void *)sc);
+    t_tensor(&in[2], EMBER_DTYPE_F32, 1, &c, (void *)bi);
+    t_tensor(&out[0], EMBER_DTYPE_F32, 5, xd, yb);
+    ember_status *e = kt_run(k, &tn.n, in, bi != NULL ? 3 : 2, out, 1, const_mask, pool);
+    if (st != NULL) {
+        *st = e;
+    } else {
+        t_expect_ok(e, "blockedlayernorm");
+    }
+    if (e == NULL) {
+        bk_unblock(yb, y, n, c, plane, b, k->name);
+    }
+    test_free(xb);
+    test_free(yb);
+    if (e != NULL) {
+        test_free(y);
+        return NULL;
+    }
+    return y;
+}
+
 #endif /* EMBER_TESTS_KERNELS_TEST_BLOCKED_UTIL_H */

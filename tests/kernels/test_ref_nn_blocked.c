@@ -7,8 +7,10 @@
  * auto_pad SAME_UPPER / SAME_LOWER / VALID, count_include_pad, windows wholly in the padding
  * (-FLT_MAX), NaN and -inf inputs; the global pools. BlockedAffine: every activation of
  * FusedConv's epilogue, S and T in each per-channel form (plain [C], [C, 1, 1], [1, C, 1, 1],
- * [N, C, 1, 1], blocked [1 or N, C/b, 1, 1, b]) or absent, in place. Errors: bad `channels`,
- * ranks, `pool`, operand shapes, activations, output shapes, each naming the node.
+ * [N, C, 1, 1], blocked [1 or N, C/b, 1, 1, b]) or absent, in place. BlockedLayerNorm:
+ * against LayerNormalization over each pixel's channels written here, C around the blocks,
+ * with and without B, large offsets (mean 1000). Errors: bad `channels`, ranks, `pool`, operand
+ * shapes, activations, output shapes, a Scale of the wrong length, each naming the node.
  */
 #include "test_blocked_util.h"
 
@@ -176,6 +178,67 @@ static void test_affine_vs_naive(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* ---- BlockedLayerNorm ---- */
+
+/* LayerNormalization of each pixel of x [n, c, plane] over its c channels (double). */
+static void naive_ln(const int64_t *ncp, const float *x, const float *sc, const float *bi,
+                     double eps, double *y)
+{
+    const int64_t n = ncp[0], c = ncp[1], plane = ncp[2];
+    for (int64_t b = 0; b < n; b++) {
+        for (int64_t p = 0; p < plane; p++) {
+            double m = 0.0, v = 0.0;
+            for (int64_t ch = 0; ch < c; ch++) {
+                m += x[(b * c + ch) * plane + p];
+            }
+            m /= (double)c;
+            for (int64_t ch = 0; ch < c; ch++) {
+                double d = x[(b * c + ch) * plane + p] - m;
+                v += d * d;
+            }
+            double inv = 1.0 / sqrt(v / (double)c + eps);
+            for (int64_t ch = 0; ch < c; ch++) {
+                int64_t i = (b * c + ch) * plane + p;
+                y[i] = (x[i] - m) * inv * sc[ch] + (bi != NULL ? bi[ch] : 0.0);
+            }
+        }
+    }
+}
+
+static void test_layernorm_vs_naive(void **state)
+{
+    (void)state;
+    static const int64_t cases[][4] = {/* n, c, plane, b */
+                                       {1, 16, 9, 8},  {2, 5, 7, 8},  {1, 19, 6, 16},
+                                       {2, 40, 3, 16}, {1, 1, 4, 8},  {1, 96, 13, 8}};
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (int ci = 0; ci < (int)(sizeof cases / sizeof cases[0]); ci++) {
+        const int64_t *c = cases[ci];
+        int64_t nx = c[0] * c[1] * c[2];
+        float off = ci % 2 ? 1000.0f : 0.0f; /* a large mean: the variance must not cancel */
+        float *x = t_random_f32(nx, 900 + (uint64_t)ci, off - 3.0f, off + 3.0f);
+        float *sc = t_random_f32(c[1], 910 + (uint64_t)ci, 0.5f, 1.5f);
+        float *bi = t_random_f32(c[1], 920 + (uint64_t)ci, -1.0f, 1.0f);
+        double *want = t_f64(nx);
+        for (int pass = 0; pass < 3; pass++) { /* with B serially, on the pool; without B */
+            char name[64];
+            snprintf(name, sizeof name, "layernorm#%d/%d", ci, pass);
+            naive_ln(c, x, sc, pass < 2 ? bi : NULL, 1e-5, want);
+            float *got = bk_run_ln(t_kernel(EM_OP_BLOCKEDLAYERNORM, EMBER_DTYPE_F32), c, c[3], x,
+                                   sc, pass < 2 ? bi : NULL, 1e-5f, pass == 1 ? pool : NULL, 0,
+                                   NULL);
+            t_check_f32(name, got, want, nx, 1e-5, 1e-5);
+            test_free(got);
+        }
+        test_free(want);
+        test_free(x);
+        test_free(sc);
+        test_free(bi);
+    }
+    em_threadpool_destroy(pool);
+}
+
 /* ---- errors ---- */
 
 static ember_status *run_err(const t_node *tn, int rank_x, const int64_t *xd, int rank_y,
@@ -257,6 +320,16 @@ static void test_errors(void **state)
     t_set_int(&tn, "channels", 16);
     t_expect_error(run_err(&tn, 4, plain, 4, plain, 1, NULL), EMBER_ERR_INVALID_MODEL, "ba_rank",
                    "");
+    /* BlockedLayerNorm: Scale of 15 values for 16 channels */
+    static float s15[16];
+    const int64_t c15 = 15;
+    em_tensor sc;
+    t_tensor(&sc, EMBER_DTYPE_F32, 1, &c15, s15);
+    const int64_t xb[5] = {1, 2, 4, 4, 8};
+    t_node_init(&tn, EM_OP_BLOCKEDLAYERNORM, "bln_scale");
+    t_set_int(&tn, "channels", 16);
+    t_expect_error(run_err(&tn, 5, xb, 5, xb, 2, &sc), EMBER_ERR_INVALID_MODEL, "bln_scale",
+                   "Scale");
 }
 
 int main(void)
@@ -264,6 +337,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_vs_naive),
         cmocka_unit_test(test_affine_vs_naive),
+        cmocka_unit_test(test_layernorm_vs_naive),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

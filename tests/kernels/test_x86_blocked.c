@@ -6,6 +6,8 @@
  * auto_pad and count_include_pad; NaN and -inf inputs for the maxima; every activation and
  * operand form of BlockedAffine, with S and T constant in prepare or not, in place. Each case
  * runs serially and on a 2-thread pool (bitwise equal); padding lanes must come out 0.
+ * BlockedLayerNorm: channels 1..70 around the blocks, odd planes (tiles of 8 pixels and their
+ * remainders), with and without B, Scale / B constant in prepare or not, offsets up to 1000.
  * Declines: a block the unit does not take (AVX-512: 8), ranks other than 5.
  */
 #include "test_blocked_util.h"
@@ -193,6 +195,53 @@ static void test_affine(void **state)
     em_threadpool_destroy(pool);
 }
 
+static void test_layernorm(void **state)
+{
+    const em_kernel *k = find(EM_OP_BLOCKEDLAYERNORM, *state);
+    if (k == NULL) {
+        skip();
+    }
+    const em_kernel *rk = t_kernel(EM_OP_BLOCKEDLAYERNORM, EMBER_DTYPE_F32);
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (uint64_t ci = 0; ci < 60; ci++) {
+        uint64_t q = ci * 2654435761u;
+        int64_t c[3] = {1 + (int64_t)(q % 2), 1 + (int64_t)((q >> 3) % 70),
+                        1 + (int64_t)((ci * 7) % 37)};
+        int64_t b = (q >> 9) % 2 ? 16 : 8, nx = c[0] * c[1] * c[2];
+        bool with_b = (q >> 11) % 4 != 0;
+        char name[96];
+        snprintf(name, sizeof name, "layernorm_n%lld_c%lld_p%lld_b%lld_B%d", (long long)c[0],
+                 (long long)c[1], (long long)c[2], (long long)b, with_b);
+        float off = ci % 3 == 0 ? 1000.0f : 0.0f;
+        float *x = t_random_f32(nx, 1100 + ci, off - 4.0f, off + 4.0f);
+        float *sc = t_random_f32(c[1], 1200 + ci, -2.0f, 2.0f);
+        float *bi = with_b ? t_random_f32(c[1], 1300 + ci, -1.0f, 1.0f) : NULL;
+        if (!takes_block(k, b)) {
+            ember_status *st = NULL;
+            assert_null(bk_run_ln(k, c, b, x, sc, bi, 1e-6f, NULL, 0, &st));
+            t_expect_error(st, EMBER_ERR_UNSUPPORTED, "bln", name);
+        } else {
+            float *ref = bk_run_ln(rk, c, b, x, sc, bi, 1e-6f, NULL, 0, NULL);
+            for (unsigned mask = 0; mask <= 6; mask += 6) { /* runtime, then constant Scale, B */
+                float *got = bk_run_ln(k, c, b, x, sc, bi, 1e-6f, NULL, mask, NULL);
+                float *par = bk_run_ln(k, c, b, x, sc, bi, 1e-6f, pool, mask, NULL);
+                kt_check(name, k->name, ci, got, ref, nx, 1e-4, 1e-4);
+                kt_check_same(name, k->name, "2-thread result", got, par, nx);
+                test_free(got);
+                test_free(par);
+            }
+            test_free(ref);
+        }
+        test_free(x);
+        test_free(sc);
+        if (bi != NULL) {
+            test_free(bi);
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
 static void test_declines(void **state)
 {
     const em_kernel *k = find(EM_OP_BLOCKEDAFFINE, *state);
@@ -216,6 +265,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KT_TEST(test_pool, "__avx2"),     KT_TEST(test_pool, "__avx512"),
         KT_TEST(test_affine, "__avx2"),   KT_TEST(test_affine, "__avx512"),
+        KT_TEST(test_layernorm, "__avx2"), KT_TEST(test_layernorm, "__avx512"),
         KT_TEST(test_declines, "__avx2"), KT_TEST(test_declines, "__avx512"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,7 @@
  * nChw16c) against a naive double-precision convolution written here over the blocked layout:
  * Y = act(float(Conv(X, W, B)) + Z). Channel counts below, at and across the block (padded
  * lanes: X and Z hold NaN there, Y must come out 0), planes 1x1 up to 9x112, kernels 1x1, 2x2,
- * 3x3, 5x5 and 3x5, strides 1, 2 and 3, asymmetric pads, auto_pad, dilation 2, batch 2, with and
+ * 3x3, 5x5, 3x5 and 7x7, strides 1, 2 and 3, asymmetric pads, auto_pad, dilation 2, batch 2, with and
  * without B and Z, every activation (the AVX2 kernel must decline all but Sigmoid, Tanh and
  * SiLU, which oneDNN runs faster); each case serially and on a 2-thread pool (bitwise equal),
  * outputs starting as NaN. Then every decline: plain layout, the other block size,
@@ -42,6 +42,9 @@ static const dc_case cases[] = {
     {1, 64, 56, 56,  3, 3, 2, 2, 1, 1, {0, 0, 1, 1}, NULL},  /* large enough for the pool */
     {1, 32, 7,  7,   5, 5, 1, 1, 1, 1, {2, 2, 2, 2}, NULL},
     {1, 8,  6,  9,   5, 5, 1, 2, 1, 1, {4, 0, 0, 4}, NULL},  /* pads wider than the input */
+    {1, 24, 14, 14,  7, 7, 1, 1, 1, 1, {3, 3, 3, 3}, NULL},  /* ConvNeXt's 7x7: pieces of DW_R7 */
+    {2, 13, 9,  23,  7, 7, 1, 1, 1, 1, {3, 3, 2, 1}, NULL},  /* 7x7, strips of 8, odd pads */
+    {1, 16, 3,  5,   7, 7, 1, 1, 1, 1, {3, 3, 3, 3}, NULL},  /* 7x7 wider than the input */
 };
 
 /* The activations by name, with parameters (the expected values use em_conv_act_apply). */

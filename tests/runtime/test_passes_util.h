@@ -132,19 +132,18 @@ static inline ember_model *tp_build(tp_build_fn build, int variant, int rank, co
     return m;
 }
 
-/* Runs the folding and fusing passes (no layout) on build's graph, checks the op counts
- * want[0..n_want), and that the graph computes what the unoptimised one does on an input in
- * [-4, 4) of dims xd, every output within atol + rtol |ref|, names and ranks kept; x's dims
- * named in names[] (may be NULL) are symbols while the passes run. */
-static inline void tp_check_fused_named(tp_build_fn build, int variant, int rank,
-                                        const int64_t *xd, const char *const *names,
-                                        const tp_count *want, int n_want, double atol,
-                                        double rtol)
+/* Runs the passes of `o` on build's graph, checks the op counts want[0..n_want), and that the
+ * graph computes what the unoptimised one does on an input in [-4, 4) of dims xd, every output
+ * within atol + rtol |ref|, names and ranks kept; x's dims named in names[] (may be NULL) are
+ * symbols while the passes run. */
+static inline void tp_check_passes_named(tp_build_fn build, int variant, int rank,
+                                         const int64_t *xd, const char *const *names,
+                                         const tp_count *want, int n_want, double atol,
+                                         double rtol, const em_passes_options *o)
 {
     ember_model *plain = tp_build(build, variant, rank, xd, names);
     ember_model *opt = tp_build(build, variant, rank, xd, names);
-    em_passes_options o = {true, true, false, 0, em_plan_eval_const};
-    OK(em_passes_run(opt->g, &o));
+    OK(em_passes_run(opt->g, o));
     tp_debug_print(opt->g);
     for (int i = 0; i < n_want; i++) {
         if (tp_count_op(opt->g, want[i].op) != want[i].n) {
@@ -185,6 +184,24 @@ static inline void tp_check_fused_named(tp_build_fn build, int variant, int rank
     test_free(x);
     ember_model_destroy(plain);
     ember_model_destroy(opt);
+}
+
+/* tp_check_passes_named with no named dims. */
+static inline void tp_check_passes(tp_build_fn build, int variant, int rank, const int64_t *xd,
+                                   const tp_count *want, int n_want, double atol, double rtol,
+                                   const em_passes_options *o)
+{
+    tp_check_passes_named(build, variant, rank, xd, NULL, want, n_want, atol, rtol, o);
+}
+
+/* tp_check_passes_named with the folding and fusing passes, no layout. */
+static inline void tp_check_fused_named(tp_build_fn build, int variant, int rank,
+                                        const int64_t *xd, const char *const *names,
+                                        const tp_count *want, int n_want, double atol,
+                                        double rtol)
+{
+    em_passes_options o = {true, true, false, 0, em_plan_eval_const};
+    tp_check_passes_named(build, variant, rank, xd, names, want, n_want, atol, rtol, &o);
 }
 
 static inline void tp_check_fused(tp_build_fn build, int variant, int rank, const int64_t *xd,

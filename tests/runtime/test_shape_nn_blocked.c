@@ -4,7 +4,8 @@
  * symbolic batch and unknown spatial dims kept) and BlockedAffine (every per-channel operand
  * form, absent operands, activations), and the errors, each naming the node: missing or wrong
  * `channels`, a plain or wrongly blocked X, an unknown `pool`, operands of another shape or
- * dtype, an activation FusedConv does not take.
+ * dtype, an activation FusedConv does not take. BlockedLayerNorm: X's shape kept (symbolic batch,
+ * B absent), Scale / B of the wrong length, rank or dtype, a plain X.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,6 +178,38 @@ static void test_blockedaffine_errors(void **state)
     infer_err(&s, &plain);
 }
 
+static void test_blockedlayernorm(void **state)
+{
+    (void)state;
+    sn s;
+    em_shape out[1];
+    em_shape in[3] = {SHP(F32, -2, 3, 5, 7, 8), SHP(F32, 19), SHP(F32, 19)};
+    for (int n_in = 2; n_in <= 3; n_in++) {
+        sn_init(&s, EM_OP_BLOCKEDLAYERNORM, "bln", n_in, 1);
+        sn_int(&s, "channels", 19);
+        infer_ok(&s, in, out);
+        EXPECT(out[0], F32, -2, 3, 5, 7, 8);
+    }
+    in[2] = absent();
+    sn_init(&s, EM_OP_BLOCKEDLAYERNORM, "bln_no_b", 3, 1);
+    sn_int(&s, "channels", 19);
+    infer_ok(&s, in, out);
+    const em_shape bad[] = {SHP(F32, 18), SHP(F32, 1, 19), SHP(EMBER_DTYPE_F64, 19)};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        for (int slot = 1; slot <= 2; slot++) {
+            em_shape b[3] = {SHP(F32, 2, 3, 5, 7, 8), SHP(F32, 19), SHP(F32, 19)};
+            b[slot] = bad[i];
+            sn_init(&s, EM_OP_BLOCKEDLAYERNORM, "bln_bad", 3, 1);
+            sn_int(&s, "channels", 19);
+            infer_err(&s, b);
+        }
+    }
+    em_shape plain[2] = {SHP(F32, 2, 19, 5, 7), SHP(F32, 19)};
+    sn_init(&s, EM_OP_BLOCKEDLAYERNORM, "bln_plain", 2, 1);
+    sn_int(&s, "channels", 19);
+    infer_err(&s, plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_blockedpool_errors),
         cmocka_unit_test(test_blockedaffine),
         cmocka_unit_test(test_blockedaffine_errors),
+        cmocka_unit_test(test_blockedlayernorm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
