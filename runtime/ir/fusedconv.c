@@ -72,3 +72,16 @@ double em_conv_act_apply(const em_conv_epilogue *e, double v)
     }
     return v;
 }
+
+int64_t em_conv_group_merge(int64_t group, int64_t cg, int64_t mg, int64_t b)
+{
+    if (group < 1 || cg < 1 || mg < 1 || b < 1) {
+        return 0;
+    }
+    for (int64_t j = 1; j <= EM_CONV_MERGE_MAX && j <= group; j++) {
+        if (group % j == 0 && j * cg % b == 0 && j * mg % b == 0) {
+            return j;
+        }
+    }
+    return 0;
+}

@@ -12,6 +12,7 @@
 #include "ir/graph.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef enum em_conv_act {
     EM_ACT_NONE = 0,
@@ -37,5 +38,15 @@ bool em_conv_epilogue_parse(const em_node *n, em_conv_epilogue *e);
 const char *em_conv_act_name(em_conv_act act);
 /* act(v), in double (the reference). */
 double em_conv_act_apply(const em_conv_epilogue *e, double v);
+
+/* Grouped convolutions whose groups are not whole channel blocks of b (resnext50_32x4d's 4
+ * channels a group on 8-channel blocks) can run blocked as a convolution of j times fewer,
+ * j times wider groups with block-diagonal weights (zero between the j merged groups): the
+ * smallest j that makes both group widths (cg in, mg out) whole blocks of b and divides the
+ * group count. 1 when they are whole blocks already; 0 when no j up to EM_CONV_MERGE_MAX
+ * fits (the merged conv does j times the arithmetic). The layout pass blocks such convs and
+ * the oneDNN kernel merges them (kernels/x86/conv_onednn.c). */
+#define EM_CONV_MERGE_MAX 4
+int64_t em_conv_group_merge(int64_t group, int64_t cg, int64_t mg, int64_t b);
 
 #endif /* EMBER_IR_FUSEDCONV_H */

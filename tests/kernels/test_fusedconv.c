@@ -5,7 +5,8 @@
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
  * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, X plain
  * with Y blocked (plain_input), W constant and at run time, serial and on a 2-thread pool;
- * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd. A kernel other than the reference may
+ * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd, and blocked
+ * groups narrower than a block with constant W merged (ir/fusedconv.h). A kernel other than the reference may
  * decline a case (UNSUPPORTED), but oneDNN must take the plain ungrouped ones. Also the
  * reorders (ReorderToBlocked / FromBlocked; every kernel on whole blocks) and the errors of
  * the reference kernel.
@@ -36,6 +37,11 @@ static const fc_case cases[] = {
     {"wide",        1, 64, 8,  8,  96, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
     {"first_conv",  1, 3,  23, 21, 32, 7, 7, 1,  {2, 2}, {1, 1}, {3, 3, 3, 3}},
     {"winograd",    1, 64, 20, 21, 64, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    /* groups narrower than a block: oneDNN merges 2 (b 8) or 4 (b 16) of them */
+    {"group_w4",    1, 32, 9,  10, 32, 3, 3, 8,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"group_w12_s2",1, 48, 11, 9,  48, 3, 3, 4,  {2, 2}, {1, 1}, {1, 0, 1, 1}},
+    {"group_4to8",  1, 16, 7,  8,  32, 3, 3, 4,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"group_w4_b2", 2, 64, 6,  5,  64, 1, 1, 16, {1, 1}, {1, 1}, {0, 0, 0, 0}},
 };
 
 static const struct {
