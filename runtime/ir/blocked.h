@@ -14,6 +14,12 @@
  *  BlockedAffine X, S?, T? -> Y = act(X * S + T) per channel, blocked like X; `channels` = C,
  *                `activation` and `activation_params` as FusedConv's (fusedconv.h). S and T
  *                (absent: 1 and 0) are per-channel operands (em_chan_operand).
+ *  BlockedSE     X, W1, W2, B1?, B2? -> Y = X * gate(W2 act(W1 m + B1) + B2) per (batch,
+ *                channel), m the channel means of X over H, W (a squeeze-and-excitation block:
+ *                GlobalAveragePool, two 1x1 convs, the Mul; passes_se.c); W1 [R, C, 1, 1], W2
+ *                [C, R, 1, 1], B1 [R], B2 [C] plain; `channels` = C; `activation`,
+ *                `activation_params` (after W1) and `gate`, `gate_params` (after W2) name
+ *                FusedConv's activations (fusedconv.h). Y blocked like X.
  */
 #ifndef EMBER_IR_BLOCKED_H
 #define EMBER_IR_BLOCKED_H

@@ -23,14 +23,25 @@ static const struct {
 
 bool em_conv_epilogue_parse(const em_node *n, em_conv_epilogue *e)
 {
-    const char *name = em_node_attr_string(n, "activation", "");
+    return em_conv_epilogue_parse_attrs(n, "activation", "activation_params", e);
+}
+
+int em_conv_act_n_params(em_conv_act act)
+{
+    return (unsigned)act < sizeof acts / sizeof acts[0] ? acts[act].n_params : 0;
+}
+
+bool em_conv_epilogue_parse_attrs(const em_node *n, const char *act, const char *params,
+                                  em_conv_epilogue *e)
+{
+    const char *name = em_node_attr_string(n, act, "");
     e->act = EM_ACT_NONE;
     e->p[0] = e->p[1] = 0.0f;
     for (int i = 0; i < (int)(sizeof acts / sizeof acts[0]); i++) {
         if (strcmp(name, acts[i].name) != 0) {
             continue;
         }
-        const em_attr *a = em_node_attr(n, "activation_params");
+        const em_attr *a = em_node_attr(n, params);
         if (a != NULL && (a->type != EM_ATTR_FLOATS || a->n > acts[i].n_params)) {
             return false;
         }

@@ -34,6 +34,11 @@ typedef struct em_conv_epilogue {
 /* Reads a FusedConv node's `activation` and `activation_params`; false when the name is not
  * one of the above or the parameter count does not fit it. A Conv node reads as no epilogue. */
 bool em_conv_epilogue_parse(const em_node *n, em_conv_epilogue *e);
+/* The same from the attributes `act` and `params` (BlockedSE's `gate`, `gate_params`). */
+bool em_conv_epilogue_parse_attrs(const em_node *n, const char *act, const char *params,
+                                  em_conv_epilogue *e);
+/* How many parameters activation act takes (0 to 2). */
+int em_conv_act_n_params(em_conv_act act);
 /* The name of an activation ("Relu", ...); "" for none. */
 const char *em_conv_act_name(em_conv_act act);
 /* act(v), in double (the reference). */
