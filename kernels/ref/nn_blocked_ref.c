@@ -10,7 +10,9 @@
  * empty window yields 0; the global pools reduce the whole plane. BlockedAffine computes
  * act(x * s[c] + t[c]) with FusedConv's reference activation (em_conv_act_apply).
  * BlockedLayerNorm normalises each pixel over its C channels as LayerNormalization does (mean,
- * then the mean of squared deviations, both in double), one (batch, pixel) at a time.
+ * then the mean of squared deviations, both in double), one (batch, pixel) at a time. BlockedSE
+ * computes, per batch, the channel means, the two matrix-vector products with their
+ * activations and the gate s[c] in double (in the scratch), then x * s[c].
  */
 #include "ref.h"
 
@@ -348,4 +350,97 @@ void em_blockedlayernorm_f32__ref(const void *state, const em_tensor *in, em_ten
     const bln_state *s = state;
     blk_job j = {s, in[0].data, out[0].data, in[1].data, s->has_b ? in[2].data : NULL};
     em_parallel_for(ctx != NULL ? ctx->pool : NULL, s->d.n * s->d.plane, 64, bln_task, &j);
+}
+
+/* ---- BlockedSE ---- */
+
+typedef struct bse_state {
+    blk_dims d;
+    int64_t r;                 /* the squeezed width R */
+    em_conv_epilogue act, gate; /* after W1, after W2 */
+    bool has_b1, has_b2;
+} bse_state;
+
+ember_status *em_blockedse_prepare__ref(const em_kinfo *ki, void **state, size_t *scratch_bytes)
+{
+    ember_status *st = NULL;
+    bse_state s = {0};
+    *state = NULL;
+    *scratch_bytes = 0;
+    EMBER_TRY(em_ref_check_arity(ki, 3, 5, 1));
+    EMBER_TRY(blk_check_x(ki, &s.d));
+    EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], ki->in[0].dims, 5, "output 0 (Y)"));
+    if (!em_conv_epilogue_parse(ki->node, &s.act) ||
+        !em_conv_epilogue_parse_attrs(ki->node, "gate", "gate_params", &s.gate)) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            "'activation' and 'gate' must be activations FusedConv takes");
+    }
+    EMBER_TRY(em_ref_check_tensor(ki, &ki->in[1], EMBER_DTYPE_F32, "input 1 (W1)"));
+    EMBER_TRY(em_ref_check_tensor(ki, &ki->in[2], EMBER_DTYPE_F32, "input 2 (W2)"));
+    s.r = ki->in[1].rank == 4 ? ki->in[1].dims[0] : 0;
+    const int64_t w1[4] = {s.r, s.d.c, 1, 1}, w2[4] = {s.d.c, s.r, 1, 1};
+    if (s.r < 1) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "W1 must be [R, C, 1, 1] with R >= 1");
+    }
+    EMBER_TRY(em_ref_check_shape(ki, &ki->in[1], w1, 4, "input 1 (W1)"));
+    EMBER_TRY(em_ref_check_shape(ki, &ki->in[2], w2, 4, "input 2 (W2)"));
+    s.has_b1 = em_ref_has_input(ki, 3);
+    s.has_b2 = em_ref_has_input(ki, 4);
+    if (s.has_b1) {
+        EMBER_TRY(em_ref_check_tensor(ki, &ki->in[3], EMBER_DTYPE_F32, "input 3 (B1)"));
+        EMBER_TRY(em_ref_check_shape(ki, &ki->in[3], &s.r, 1, "input 3 (B1)"));
+    }
+    if (s.has_b2) {
+        EMBER_TRY(em_ref_check_tensor(ki, &ki->in[4], EMBER_DTYPE_F32, "input 4 (B2)"));
+        EMBER_TRY(em_ref_check_shape(ki, &ki->in[4], &s.d.c, 1, "input 4 (B2)"));
+    }
+    *scratch_bytes = sizeof(double) * (size_t)(s.d.n * s.d.c * 2 + s.r);
+    return em_ref_state_new(ki, &s, sizeof s, state);
+fail:
+    return st;
+}
+
+void em_blockedse_f32__ref(const void *state, const em_tensor *in, em_tensor *out,
+                           const em_kctx *ctx)
+{
+    const bse_state *s = state;
+    const blk_dims *d = &s->d;
+    const int64_t b = d->b, c = d->c, r = s->r;
+    const float *x = in[0].data, *w1 = in[1].data, *w2 = in[2].data;
+    const float *b1 = s->has_b1 ? in[3].data : NULL, *b2 = s->has_b2 ? in[4].data : NULL;
+    double *mean = (double *)ctx->scratch, *gate = mean + d->n * c, *hid = gate + d->n * c;
+    float *y = out[0].data;
+    for (int64_t n = 0; n < d->n; n++) {
+        for (int64_t ch = 0; ch < c; ch++) {
+            const float *xc = x + ((n * d->cb + ch / b) * d->plane) * b + ch % b;
+            double sum = 0.0;
+            for (int64_t p = 0; p < d->plane; p++) {
+                sum += xc[p * b];
+            }
+            mean[n * c + ch] = sum / (double)d->plane;
+        }
+        for (int64_t k = 0; k < r; k++) {
+            double acc = b1 != NULL ? b1[k] : 0.0;
+            for (int64_t ch = 0; ch < c; ch++) {
+                acc += (double)w1[k * c + ch] * mean[n * c + ch];
+            }
+            hid[k] = em_conv_act_apply(&s->act, acc);
+        }
+        for (int64_t ch = 0; ch < c; ch++) {
+            double acc = b2 != NULL ? b2[ch] : 0.0;
+            for (int64_t k = 0; k < r; k++) {
+                acc += (double)w2[ch * r + k] * hid[k];
+            }
+            gate[n * c + ch] = em_conv_act_apply(&s->gate, acc);
+        }
+    }
+    for (int64_t u = 0; u < d->n * d->cb; u++) {
+        int64_t n = u / d->cb, c0 = (u % d->cb) * b, lanes = blk_lanes(d, u);
+        for (int64_t p = 0; p < d->plane; p++) {
+            for (int64_t l = 0; l < b; l++) {
+                int64_t at = (u * d->plane + p) * b + l;
+                y[at] = l < lanes ? (float)((double)x[at] * gate[n * c + c0 + l]) : 0.0f;
+            }
+        }
+    }
 }

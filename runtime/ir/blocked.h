@@ -18,6 +18,12 @@
  *                of each pixel (mean and variance of x[n, :, h, w]), Y = (x - mean) /
  *                sqrt(var + epsilon) * Scale[c] + B[c]; Scale and B plain [C]; `channels` = C,
  *                `epsilon` (default 1e-5). ConvNeXt's permute -> LayerNorm(C) -> permute.
+ *  BlockedSE     X, W1, W2, B1?, B2? -> Y = X * gate(W2 act(W1 m + B1) + B2) per (batch,
+ *                channel), m the channel means of X over H, W (a squeeze-and-excitation block:
+ *                GlobalAveragePool, two 1x1 convs, the Mul; passes_se.c); W1 [R, C, 1, 1], W2
+ *                [C, R, 1, 1], B1 [R], B2 [C] plain; `channels` = C; `activation`,
+ *                `activation_params` (after W1) and `gate`, `gate_params` (after W2) name
+ *                FusedConv's activations (fusedconv.h). Y blocked like X.
  */
 #ifndef EMBER_IR_BLOCKED_H
 #define EMBER_IR_BLOCKED_H

@@ -23,14 +23,25 @@ static const struct {
 
 bool em_conv_epilogue_parse(const em_node *n, em_conv_epilogue *e)
 {
-    const char *name = em_node_attr_string(n, "activation", "");
+    return em_conv_epilogue_parse_attrs(n, "activation", "activation_params", e);
+}
+
+int em_conv_act_n_params(em_conv_act act)
+{
+    return (unsigned)act < sizeof acts / sizeof acts[0] ? acts[act].n_params : 0;
+}
+
+bool em_conv_epilogue_parse_attrs(const em_node *n, const char *act, const char *params,
+                                  em_conv_epilogue *e)
+{
+    const char *name = em_node_attr_string(n, act, "");
     e->act = EM_ACT_NONE;
     e->p[0] = e->p[1] = 0.0f;
     for (int i = 0; i < (int)(sizeof acts / sizeof acts[0]); i++) {
         if (strcmp(name, acts[i].name) != 0) {
             continue;
         }
-        const em_attr *a = em_node_attr(n, "activation_params");
+        const em_attr *a = em_node_attr(n, params);
         if (a != NULL && (a->type != EM_ATTR_FLOATS || a->n > acts[i].n_params)) {
             return false;
         }
@@ -71,4 +82,17 @@ double em_conv_act_apply(const em_conv_epilogue *e, double v)
         break;
     }
     return v;
+}
+
+int64_t em_conv_group_merge(int64_t group, int64_t cg, int64_t mg, int64_t b)
+{
+    if (group < 1 || cg < 1 || mg < 1 || b < 1) {
+        return 0;
+    }
+    for (int64_t j = 1; j <= EM_CONV_MERGE_MAX && j <= group; j++) {
+        if (group % j == 0 && j * cg % b == 0 && j * mg % b == 0) {
+            return j;
+        }
+    }
+    return 0;
 }

@@ -12,6 +12,7 @@
 #include "ir/graph.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef enum em_conv_act {
     EM_ACT_NONE = 0,
@@ -33,9 +34,24 @@ typedef struct em_conv_epilogue {
 /* Reads a FusedConv node's `activation` and `activation_params`; false when the name is not
  * one of the above or the parameter count does not fit it. A Conv node reads as no epilogue. */
 bool em_conv_epilogue_parse(const em_node *n, em_conv_epilogue *e);
+/* The same from the attributes `act` and `params` (BlockedSE's `gate`, `gate_params`). */
+bool em_conv_epilogue_parse_attrs(const em_node *n, const char *act, const char *params,
+                                  em_conv_epilogue *e);
+/* How many parameters activation act takes (0 to 2). */
+int em_conv_act_n_params(em_conv_act act);
 /* The name of an activation ("Relu", ...); "" for none. */
 const char *em_conv_act_name(em_conv_act act);
 /* act(v), in double (the reference). */
 double em_conv_act_apply(const em_conv_epilogue *e, double v);
+
+/* Grouped convolutions whose groups are not whole channel blocks of b (resnext50_32x4d's 4
+ * channels a group on 8-channel blocks) can run blocked as a convolution of j times fewer,
+ * j times wider groups with block-diagonal weights (zero between the j merged groups): the
+ * smallest j that makes both group widths (cg in, mg out) whole blocks of b and divides the
+ * group count. 1 when they are whole blocks already; 0 when no j up to EM_CONV_MERGE_MAX
+ * fits (the merged conv does j times the arithmetic). The layout pass blocks such convs and
+ * the oneDNN kernel merges them (kernels/x86/conv_onednn.c). */
+#define EM_CONV_MERGE_MAX 4
+int64_t em_conv_group_merge(int64_t group, int64_t cg, int64_t mg, int64_t b);
 
 #endif /* EMBER_IR_FUSEDCONV_H */

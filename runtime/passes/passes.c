@@ -558,6 +558,10 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     if (st == NULL && opt->fuse && opt->layout) {
         st = em_pass_layout(&c, opt->block);
     }
+    if (st == NULL && opt->fuse && opt->layout) { /* the layout's unread reorders gone first */
+        eliminate_dead(&c);
+        st = em_pass_fuse_se(&c);
+    }
     if (st == NULL) {
         eliminate_dead(&c);
         st = compact(&c);

@@ -32,6 +32,8 @@
  *     ReorderFromBlocked only where a plain-layout reader or a graph output needs the value;
  *     the few-channel first conv reads X plain and writes Y blocked, and channel Concats of
  *     whole blocks join the blocked values;
+ *  5b. squeeze-and-excitation blocks on blocked values (pool, two 1x1 convs, the Mul) become
+ *     one BlockedSE (passes_se.c);
  *  6. dead-code elimination, then unreferenced values are dropped and the graph is
  *     renumbered, verified and its shapes inferred again.
  *
@@ -132,6 +134,9 @@ bool em_pass_same_shape(const em_value *a, const em_value *b);
 void em_pass_bn_scale_shift(const em_graph *g, const em_node *bn, int64_t m, double *ss);
 /* Sets node ni's `activation` and `activation_params` attributes (FusedConv's) to e. */
 ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e);
+/* The same with the attribute names act and params (BlockedSE's `gate`, `gate_params`). */
+ember_status *em_pass_set_epilogue(em_pctx *c, int ni, const char *act, const char *params,
+                                   const em_conv_epilogue *e);
 
 /* ---- pattern matching (passes_match.c), shared by the pattern fusions ---- */
 
@@ -184,5 +189,8 @@ ember_status *em_pass_fuse_conv(em_pctx *c);
 ember_status *em_pass_fuse_matmul(em_pctx *c);
 ember_status *em_pass_fuse_gemm_act(em_pctx *c);
 ember_status *em_pass_layout(em_pctx *c, int block);
+/* After the layout pass (and dead code): squeeze-and-excitation blocks -> BlockedSE
+ * (passes_se.c). */
+ember_status *em_pass_fuse_se(em_pctx *c);
 
 #endif /* EMBER_PASSES_PASSES_H */

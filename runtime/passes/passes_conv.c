@@ -315,16 +315,20 @@ bool em_pass_activation_of(const em_pctx *c, int j, em_conv_epilogue *e)
     }
 }
 
-ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e)
+ember_status *em_pass_set_epilogue(em_pctx *c, int ni, const char *act, const char *params,
+                                   const em_conv_epilogue *e)
 {
-    static const int n_params[] = {
-        [EM_ACT_LEAKYRELU] = 1, [EM_ACT_CLIP] = 2, [EM_ACT_HARDSIGMOID] = 2, [EM_ACT_SILU] = 0};
-    ember_status *st = em_node_set_string(c->g, ni, "activation", em_conv_act_name(e->act));
-    int np = (unsigned)e->act < sizeof n_params / sizeof n_params[0] ? n_params[e->act] : 0;
+    ember_status *st = em_node_set_string(c->g, ni, act, em_conv_act_name(e->act));
+    int np = em_conv_act_n_params(e->act);
     if (st == NULL && np > 0) {
-        st = em_node_set_floats(c->g, ni, "activation_params", e->p, np);
+        st = em_node_set_floats(c->g, ni, params, e->p, np);
     }
     return st;
+}
+
+ember_status *em_pass_set_activation(em_pctx *c, int ni, const em_conv_epilogue *e)
+{
+    return em_pass_set_epilogue(c, ni, "activation", "activation_params", e);
 }
 
 static ember_status *set_epilogue(em_pctx *c, int ni, const em_conv_epilogue *e)

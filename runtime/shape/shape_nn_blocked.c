@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shape functions of BlockedPool, BlockedAffine and BlockedLayerNorm (ops_nn.def, blocked.h):
- * X is [N, ceil(C/b), H, W, b] with C the `channels` attribute. BlockedPool's H and W come from
- * the plain pool's shape function; BlockedAffine and BlockedLayerNorm keep X's shape.
+ * Shape functions of BlockedPool, BlockedAffine, BlockedLayerNorm and BlockedSE (ops_nn.def,
+ * blocked.h): X is [N, ceil(C/b), H, W, b] with C the `channels` attribute. BlockedPool's H and
+ * W come from the plain pool's shape function; the others keep X's shape.
  */
 #include "ir/blocked.h"
 #include "ir/fusedconv.h"
@@ -122,6 +122,55 @@ ember_status *em_shape_blockedlayernorm(const em_node *n, const em_shape *in, em
                                  "node '%s' (%s): input %d must be f32 [%lld]", n->name,
                                  em_op_name(n->op), i, (long long)c);
         }
+    }
+    copy_shape(&in[0], out);
+    return NULL;
+}
+
+/* Input i of BlockedSE is absent or f32 of the dims d[0..rank) (-1: any R; the known R in *r). */
+static bool se_operand(const em_shape *p, int rank, const int64_t *d, int64_t *r)
+{
+    if (p->dtype == EMBER_DTYPE_UNDEFINED || p->rank < 0) {
+        return true;
+    }
+    if (p->dtype != EMBER_DTYPE_F32 || p->rank != rank) {
+        return false;
+    }
+    for (int k = 0; k < rank; k++) {
+        int64_t want = d[k] < 0 ? *r : d[k];
+        if (KNOWN(p->dims[k]) && want >= 0 && p->dims[k].v != want) {
+            return false;
+        }
+        if (d[k] < 0 && KNOWN(p->dims[k])) {
+            *r = p->dims[k].v;
+        }
+    }
+    return true;
+}
+
+ember_status *em_shape_blockedse(const em_node *n, const em_shape *in, em_shape *out)
+{
+    int64_t c, r = -1;
+    em_conv_epilogue e;
+    ember_status *st = check_x(n, &in[0], &c);
+    if (st == NULL && (!em_conv_epilogue_parse(n, &e) ||
+                       !em_conv_epilogue_parse_attrs(n, "gate", "gate_params", &e))) {
+        st = em_shape_bad(n, "'activation' and 'gate' (and their params) must be ones FusedConv "
+                             "takes");
+    }
+    if (st != NULL) {
+        return st;
+    }
+    const int64_t w1[4] = {-1, c, 1, 1}, w2[4] = {c, -1, 1, 1}, b1[1] = {-1}, b2[1] = {c};
+    bool ok = in[1].dtype != EMBER_DTYPE_UNDEFINED && in[2].dtype != EMBER_DTYPE_UNDEFINED &&
+              se_operand(&in[1], 4, w1, &r) && se_operand(&in[2], 4, w2, &r) &&
+              (n->n_in < 4 || se_operand(&in[3], 1, b1, &r)) &&
+              (n->n_in < 5 || se_operand(&in[4], 1, b2, &r));
+    if (!ok) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL,
+                             "node '%s' (%s): W1 must be f32 [R, %lld, 1, 1], W2 [%lld, R, 1, 1], "
+                             "B1 [R], B2 [%lld]",
+                             n->name, em_op_name(n->op), (long long)c, (long long)c, (long long)c);
     }
     copy_shape(&in[0], out);
     return NULL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shared by test_ref_nn_blocked.c and test_x86_blocked.c: cases of BlockedPool and BlockedAffine
+ * Shared by test_ref_nn_blocked.c and test_x86_blocked.c: cases of BlockedPool, BlockedAffine and
+ * BlockedSE
  * (runtime/ir/blocked.h) given on the plain [N, C, H, W] layout, and runners that block the
  * input (NaN in the padding lanes past C), run a kernel, check that the output's padding lanes
  * are exactly 0, and return the output unblocked (plain, test_malloc'ed).
@@ -227,19 +228,27 @@ static inline void bk_operand(const bk_acase *c, int form, int batch, const floa
     }
 }
 
-static inline void bk_affine_node(t_node *tn, const bk_acase *c)
+/* Sets activation `act` (bk_acase's numbering) with parameters p as attributes `name` and
+ * `params` of tn (none for 0). */
+static inline void bk_set_act(t_node *tn, const char *name, const char *params, int act,
+                              const float *p)
 {
     static const char *const names[] = {"",          "Relu",    "LeakyRelu", "Clip", "HardSigmoid",
                                         "HardSwish", "Sigmoid", "Tanh",      "SiLU"};
     static const int n_params[] = {0, 0, 1, 2, 2, 0, 0, 0, 0};
+    if (act != 0) {
+        t_set_string(tn, name, names[act]);
+    }
+    if (n_params[act] > 0) {
+        t_set_floats(tn, params, p, n_params[act]);
+    }
+}
+
+static inline void bk_affine_node(t_node *tn, const bk_acase *c)
+{
     t_node_init(tn, EM_OP_BLOCKEDAFFINE, "baffine");
     t_set_int(tn, "channels", c->c);
-    if (c->act != 0) {
-        t_set_string(tn, "activation", names[c->act]);
-    }
-    if (n_params[c->act] > 0) {
-        t_set_floats(tn, "activation_params", c->p, n_params[c->act]);
-    }
+    bk_set_act(tn, "activation", "activation_params", c->act, c->p);
 }
 
 /* Runs kernel k on case c: x plain, s and t plain [M, C] (M as the case says). in_place: Y is
@@ -326,6 +335,66 @@ static inline float *bk_run_ln(const em_kernel *k, const int64_t *ncp, int64_t b
         test_free(y);
         return NULL;
     }
+    return y;
+}
+
+/* BlockedSE over [n, c, h, w] in blocks of b, squeezed to r; act and gate as bk_acase's act
+ * (parameters p, g); bias: B1 and B2 given. */
+typedef struct bk_scase {
+    int64_t n, c, h, w, b, r;
+    int act, gate;
+    float p[2], g[2];
+    bool bias;
+} bk_scase;
+
+/* clang-format off */
+static const bk_scase bk_se_cases[] = {
+    /* n  c    h    w    b   r    act gate p          g             bias */
+    {1, 24,  7,   9,   8,  8,   1,  6,   {0, 0},    {0, 0},       true},  /* efficientnet */
+    {2, 20,  5,   3,   16, 6,   8,  6,   {0, 0},    {0, 0},       true},  /* SiLU, partial */
+    {1, 40,  4,   4,   8,  10,  1,  4,   {0, 0},    {0.2f, 0.5f}, true},  /* mobilenet_v3 */
+    {2, 9,   6,   5,   8,  3,   2,  7,   {0.1f, 0}, {0, 0},       false},
+    {1, 96,  28,  28,  8,  4,   8,  6,   {0, 0},    {0, 0},       true},
+    {1, 440, 7,   7,   16, 110, 1,  6,   {0, 0},    {0, 0},       true},  /* regnet_y */
+    {1, 17,  1,   1,   8,  1,   0,  3,   {0, 0},    {-0.5f, 0.7f}, true},
+    {1, 64,  70,  66,  8,  16,  1,  6,   {0, 0},    {0, 0},       true},  /* big: the pool */
+};
+/* clang-format on */
+static const size_t bk_n_se_cases = sizeof bk_se_cases / sizeof bk_se_cases[0];
+
+static inline void bk_se_node(t_node *tn, const bk_scase *c)
+{
+    t_node_init(tn, EM_OP_BLOCKEDSE, "bse");
+    t_set_int(tn, "channels", c->c);
+    bk_set_act(tn, "activation", "activation_params", c->act, c->p);
+    bk_set_act(tn, "gate", "gate_params", c->gate, c->g);
+}
+
+/* Runs kernel k on case c: x plain; w1 [r, c], w2 [c, r], b1 [r], b2 [c]. const_mask as
+ * kt_run (the weights are bits 1 to 4). */
+static inline float *bk_run_se(const em_kernel *k, const bk_scase *c, const float *x,
+                               const float *w1, const float *w2, const float *b1, const float *b2,
+                               em_threadpool *pool, unsigned const_mask)
+{
+    t_node tn;
+    bk_se_node(&tn, c);
+    int64_t cb = (c->c + c->b - 1) / c->b, xd[5] = {c->n, cb, c->h, c->w, c->b};
+    int64_t nb = t_numel(xd, 5), plane = c->h * c->w;
+    const int64_t w1d[4] = {c->r, c->c, 1, 1}, w2d[4] = {c->c, c->r, 1, 1};
+    float *xb = t_f32(nb), *yb = t_f32(nb), *y = t_f32(c->n * c->c * plane);
+    bk_block(x, xb, c->n, c->c, plane, c->b);
+    kt_fill_nan(yb, nb);
+    em_tensor in[5], out[1];
+    t_tensor(&in[0], EMBER_DTYPE_F32, 5, xd, xb);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 4, w1d, (float *)w1);
+    t_tensor(&in[2], EMBER_DTYPE_F32, 4, w2d, (float *)w2);
+    t_tensor(&in[3], EMBER_DTYPE_F32, 1, &c->r, (float *)b1);
+    t_tensor(&in[4], EMBER_DTYPE_F32, 1, &c->c, (float *)b2);
+    t_tensor(&out[0], EMBER_DTYPE_F32, 5, xd, yb);
+    t_expect_ok(kt_run(k, &tn.n, in, c->bias ? 5 : 3, out, 1, const_mask, pool), "bse");
+    bk_unblock(yb, y, c->n, c->c, plane, c->b, k->name);
+    test_free(xb);
+    test_free(yb);
     return y;
 }
 

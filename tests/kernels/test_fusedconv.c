@@ -5,7 +5,9 @@
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
  * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, X plain
  * with Y blocked (plain_input), W constant and at run time, serial and on a 2-thread pool;
- * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd. A kernel other than the reference may
+ * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd (and ember's
+ * AVX2 Winograd, wino_f32_avx2.c, the blocked-8 ones on planes of 14 x 14 or more), and blocked
+ * groups narrower than a block with constant W merged (ir/fusedconv.h). A kernel other than the reference may
  * decline a case (UNSUPPORTED), but oneDNN must take the plain ungrouped ones. Also the
  * reorders (ReorderToBlocked / FromBlocked; every kernel on whole blocks) and the errors of
  * the reference kernel.
@@ -36,6 +38,15 @@ static const fc_case cases[] = {
     {"wide",        1, 64, 8,  8,  96, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
     {"first_conv",  1, 3,  23, 21, 32, 7, 7, 1,  {2, 2}, {1, 1}, {3, 3, 3, 3}},
     {"winograd",    1, 64, 20, 21, 64, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    /* groups narrower than a block: oneDNN merges 2 (b 8) or 4 (b 16) of them */
+    {"group_w4",    1, 32, 9,  10, 32, 3, 3, 8,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"group_w12_s2",1, 48, 11, 9,  48, 3, 3, 4,  {2, 2}, {1, 1}, {1, 0, 1, 1}},
+    {"group_4to8",  1, 16, 7,  8,  32, 3, 3, 4,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"group_w4_b2", 2, 64, 6,  5,  64, 1, 1, 16, {1, 1}, {1, 1}, {0, 0, 0, 0}},
+    /* AVX2 Winograd (blocks of 8, planes of 14 x 14 or more): edge tiles, odd pads, batch 2 */
+    {"wino_odd",    2, 8,  15, 14, 16, 3, 3, 1,  {1, 1}, {1, 1}, {1, 0, 2, 1}},
+    {"wino_valid",  1, 8,  18, 16, 8,  3, 3, 1,  {1, 1}, {1, 1}, {0, 0, 0, 0}},
+    {"wino_3blk",   1, 16, 14, 14, 24, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
 };
 
 static const struct {
@@ -253,6 +264,10 @@ static void test_fusedconv_sweep(void **state)
                 run_case(&cases[ci], ai, ai % 2 == 0, false, b, false, seed++, &r);
                 run_case(&cases[ci], ai, ai % 2 == 1, true, b, false, seed++, &r);
             }
+            bool wino = strncmp(cases[ci].name, "wino", 4) == 0; /* every epilogue at block 8 */
+            for (int ai = 0; wino && ai < (int)(sizeof acts / sizeof acts[0]); ai++) {
+                run_case(&cases[ci], ai, ai % 2 == 1, ai % 3 != 0, 8, false, seed++, &r);
+            }
             for (int64_t b = 0; b <= 16; b += 8) { /* every layout with the residual + ReLU */
                 run_case(&cases[ci], 1, true, true, b, false, seed++, &r);
                 if (b > 0 && cases[ci].group == 1) { /* X plain, Y and Z blocked */
@@ -263,6 +278,9 @@ static void test_fusedconv_sweep(void **state)
         }
         print_message("%s: %d runs\n", ks[ki]->name, r.taken);
         assert_true(r.taken > 0);
+        if (strstr(ks[ki]->name, "wino") != NULL) { /* it must take its cases at block 8 */
+            assert_true(r.taken >= 20);
+        }
     }
     em_threadpool_destroy(pool);
 }

@@ -14,6 +14,8 @@
  */
 #include "test_blocked_util.h"
 
+#include "ir/fusedconv.h"
+
 #include <float.h>
 
 /* ---- BlockedPool ---- */
@@ -239,6 +241,73 @@ static void test_layernorm_vs_naive(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* BlockedSE in double on the plain layout. */
+static void naive_se(const bk_scase *c, const float *x, const float *w1, const float *w2,
+                     const float *b1, const float *b2, double *y)
+{
+    em_conv_epilogue ea = {(em_conv_act)c->act, {c->p[0], c->p[1]}};
+    em_conv_epilogue eg = {(em_conv_act)c->gate, {c->g[0], c->g[1]}};
+    int64_t plane = c->h * c->w;
+    double *m = t_f64(c->c), *h = t_f64(c->r);
+    for (int64_t n = 0; n < c->n; n++) {
+        for (int64_t ch = 0; ch < c->c; ch++) {
+            double s = 0;
+            for (int64_t p = 0; p < plane; p++) {
+                s += x[(n * c->c + ch) * plane + p];
+            }
+            m[ch] = s / (double)plane;
+        }
+        for (int64_t k = 0; k < c->r; k++) {
+            double a = c->bias ? b1[k] : 0.0;
+            for (int64_t ch = 0; ch < c->c; ch++) {
+                a += (double)w1[k * c->c + ch] * m[ch];
+            }
+            h[k] = em_conv_act_apply(&ea, a);
+        }
+        for (int64_t ch = 0; ch < c->c; ch++) {
+            double a = c->bias ? b2[ch] : 0.0;
+            for (int64_t k = 0; k < c->r; k++) {
+                a += (double)w2[ch * c->r + k] * h[k];
+            }
+            double gate = em_conv_act_apply(&eg, a);
+            for (int64_t p = 0; p < plane; p++) {
+                int64_t at = (n * c->c + ch) * plane + p;
+                y[at] = (double)x[at] * gate;
+            }
+        }
+    }
+    test_free(m);
+    test_free(h);
+}
+
+static void test_se_vs_naive(void **state)
+{
+    (void)state;
+    for (int ci = 0; ci < (int)bk_n_se_cases; ci++) {
+        const bk_scase *c = &bk_se_cases[ci];
+        char name[64];
+        snprintf(name, sizeof name, "se#%d", ci);
+        int64_t nx = c->n * c->c * c->h * c->w;
+        float *x = t_random_f32(nx, 400 + (uint64_t)ci, -3.0f, 3.0f);
+        float *w1 = t_random_f32(c->r * c->c, 410 + (uint64_t)ci, -0.5f, 0.5f);
+        float *w2 = t_random_f32(c->r * c->c, 420 + (uint64_t)ci, -0.5f, 0.5f);
+        float *b1 = t_random_f32(c->r, 430 + (uint64_t)ci, -1.0f, 1.0f);
+        float *b2 = t_random_f32(c->c, 440 + (uint64_t)ci, -1.0f, 1.0f);
+        double *want = t_f64(nx);
+        naive_se(c, x, w1, w2, b1, b2, want);
+        float *got = bk_run_se(t_kernel(EM_OP_BLOCKEDSE, EMBER_DTYPE_F32), c, x, w1, w2, b1, b2,
+                               NULL, 0);
+        t_check_f32(name, got, want, nx, 1e-6, 1e-6);
+        test_free(got);
+        test_free(want);
+        test_free(x);
+        test_free(w1);
+        test_free(w2);
+        test_free(b1);
+        test_free(b2);
+    }
+}
+
 /* ---- errors ---- */
 
 static ember_status *run_err(const t_node *tn, int rank_x, const int64_t *xd, int rank_y,
@@ -338,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_pool_vs_naive),
         cmocka_unit_test(test_affine_vs_naive),
         cmocka_unit_test(test_layernorm_vs_naive),
+        cmocka_unit_test(test_se_vs_naive),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The x86 BlockedPool and BlockedAffine kernels (AVX2: blocks of 8 and 16; AVX-512: 16)
- * against the reference: the shared cases of test_blocked_util.h plus a sweep of odd channel
+ * The x86 BlockedPool, BlockedAffine, BlockedLayerNorm and BlockedSE kernels (AVX2: blocks of
+ * 8 and 16; AVX-512: 16) against the reference: the shared cases of test_blocked_util.h plus a sweep of odd channel
  * counts, odd planes, kernels 1..4, strides 1..3, dilations 1..2, explicit pads, ceil_mode,
  * auto_pad and count_include_pad; NaN and -inf inputs for the maxima; every activation and
  * operand form of BlockedAffine, with S and T constant in prepare or not, in place. Each case
  * runs serially and on a 2-thread pool (bitwise equal); padding lanes must come out 0.
  * BlockedLayerNorm: channels 1..70 around the blocks, odd planes (tiles of 8 pixels and their
  * remainders), with and without B, Scale / B constant in prepare or not, offsets up to 1000.
+ * BlockedSE against the reference on odd channel and squeezed widths, every activation and gate.
  * Declines: a block the unit does not take (AVX-512: 8), ranks other than 5.
  */
 #include "test_blocked_util.h"
@@ -242,6 +243,71 @@ static void test_layernorm(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* BlockedSE against the reference: the shared cases, a sweep of odd C and R, activations and
+ * gates, with large inputs in some (saturated gates); weights constant or not, serial and on
+ * the pool (bitwise equal). */
+static void se_case(const em_kernel *k, const bk_scase *c, uint64_t seed, em_threadpool *pool)
+{
+    char name[96];
+    snprintf(name, sizeof name, "se_n%lld_c%lld_%lldx%lld_b%lld_r%lld_act%d_gate%d",
+             (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->b,
+             (long long)c->r, c->act, c->gate);
+    int64_t nx = c->n * c->c * c->h * c->w;
+    float big = seed % 3 == 0 ? 300.0f : 3.0f;
+    float *x = t_random_f32(nx, seed, -big, big);
+    float *w1 = t_random_f32(c->r * c->c, seed + 1, -0.5f, 0.5f);
+    float *w2 = t_random_f32(c->r * c->c, seed + 2, -0.5f, 0.5f);
+    float *b1 = t_random_f32(c->r, seed + 3, -1.0f, 1.0f);
+    float *b2 = t_random_f32(c->c, seed + 4, -1.0f, 1.0f);
+    if (takes_block(k, c->b)) {
+        float *ref =
+            bk_run_se(t_kernel(EM_OP_BLOCKEDSE, EMBER_DTYPE_F32), c, x, w1, w2, b1, b2, NULL, 0);
+        for (unsigned mask = 0; mask <= 30; mask += 30) {
+            float *got = bk_run_se(k, c, x, w1, w2, b1, b2, NULL, mask);
+            float *par = bk_run_se(k, c, x, w1, w2, b1, b2, pool, mask);
+            kt_check(name, k->name, seed, got, ref, nx, 1e-5 * big, 1e-4);
+            kt_check_same(name, k->name, "2-thread result", got, par, nx);
+            test_free(got);
+            test_free(par);
+        }
+        test_free(ref);
+    }
+    test_free(x);
+    test_free(w1);
+    test_free(w2);
+    test_free(b1);
+    test_free(b2);
+}
+
+static void test_se(void **state)
+{
+    const em_kernel *k = find(EM_OP_BLOCKEDSE, *state);
+    if (k == NULL) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (size_t i = 0; i < bk_n_se_cases; i++) {
+        se_case(k, &bk_se_cases[i], 900 + i, pool);
+    }
+    for (uint64_t ci = 0; ci < 60; ci++) {
+        uint64_t q = ci * 2654435761u;
+        bk_scase c = {1 + (int64_t)(q % 2),
+                      1 + (int64_t)((q >> 3) % 70),
+                      1 + (int64_t)(ci % 9),
+                      1 + (int64_t)((ci * 5) % 11),
+                      (q >> 9) % 2 ? 16 : 8,
+                      1 + (int64_t)((q >> 10) % 40),
+                      (int)(ci % 9),
+                      (int)((q >> 14) % 9),
+                      {-0.3f, 0.8f},
+                      {0.2f, 0.5f},
+                      (q >> 18) % 2 == 0};
+        se_case(k, &c, 1000 + ci, pool);
+    }
+    em_threadpool_destroy(pool);
+}
+
 static void test_declines(void **state)
 {
     const em_kernel *k = find(EM_OP_BLOCKEDAFFINE, *state);
@@ -266,6 +332,7 @@ int main(void)
         KT_TEST(test_pool, "__avx2"),     KT_TEST(test_pool, "__avx512"),
         KT_TEST(test_affine, "__avx2"),   KT_TEST(test_affine, "__avx512"),
         KT_TEST(test_layernorm, "__avx2"), KT_TEST(test_layernorm, "__avx512"),
+        KT_TEST(test_se, "__avx2"),       KT_TEST(test_se, "__avx512"),
         KT_TEST(test_declines, "__avx2"), KT_TEST(test_declines, "__avx512"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
