@@ -2,10 +2,11 @@
 /*
  * The x86 BlockedPool, BlockedAffine, BlockedLayerNorm and BlockedSE kernels (AVX2: blocks of
  * 8 and 16; AVX-512: 16) against the reference: the shared cases of test_blocked_util.h plus a
- * sweep of odd channel counts, odd planes, kernels 1..4, strides 1..3, dilations 1..2, explicit pads, ceil_mode,
- * auto_pad and count_include_pad; NaN and -inf inputs for the maxima; every activation and
- * operand form of BlockedAffine, with S and T constant in prepare or not, in place. Each case
- * runs serially and on a 2-thread pool (bitwise equal); padding lanes must come out 0.
+ * sweep of odd channel counts, odd planes, kernels 1..4, strides 1..3, dilations 1..2, explicit
+ * pads, ceil_mode, auto_pad and count_include_pad; NaN and -inf inputs for the maxima; every
+ * activation and operand form of BlockedAffine, with S and T constant in prepare or not, in
+ * place. Each case runs serially and on a 2-thread pool (bitwise equal); padding lanes must
+ * come out 0.
  * BlockedLayerNorm: channels 1..70 around the blocks, odd planes (tiles of 8 pixels and their
  * remainders), with and without B, Scale / B constant in prepare or not, offsets up to 1000.
  * BlockedSE against the reference on odd channel and squeezed widths, every activation and gate.
