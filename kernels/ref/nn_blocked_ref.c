@@ -49,6 +49,28 @@ fail:
     return st;
 }
 
+/* The checks of the ops whose Y is shaped as X: arity, X and Y, Y's dims. */
+static ember_status *blk_check_xy(const em_kinfo *ki, int min_in, int max_in, blk_dims *d)
+{
+    ember_status *st = NULL;
+    EMBER_TRY(em_ref_check_arity(ki, min_in, max_in, 1));
+    EMBER_TRY(blk_check_x(ki, d));
+    EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], ki->in[0].dims, 5, "output 0 (Y)"));
+fail:
+    return st;
+}
+
+/* Input i is a plain f32 operand of dims[0..rank). */
+static ember_status *blk_check_operand(const em_kinfo *ki, int i, const int64_t *dims, int rank,
+                                       const char *what)
+{
+    ember_status *st = NULL;
+    EMBER_TRY(em_ref_check_tensor(ki, &ki->in[i], EMBER_DTYPE_F32, what));
+    EMBER_TRY(em_ref_check_shape(ki, &ki->in[i], dims, rank, what));
+fail:
+    return st;
+}
+
 /* Lanes of unit u (batch * Cb + block) that hold channels. */
 static int64_t blk_lanes(const blk_dims *d, int64_t u)
 {
@@ -226,9 +248,7 @@ ember_status *em_blockedaffine_prepare__ref(const em_kinfo *ki, void **state, si
     baff_state s = {0};
     *state = NULL;
     *scratch_bytes = 0;
-    EMBER_TRY(em_ref_check_arity(ki, 1, 3, 1));
-    EMBER_TRY(blk_check_x(ki, &s.d));
-    EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], ki->in[0].dims, 5, "output 0 (Y)"));
+    EMBER_TRY(blk_check_xy(ki, 1, 3, &s.d));
     if (!em_conv_epilogue_parse(ki->node, &s.e)) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
                             "'activation' or 'activation_params' is not one FusedConv takes");
@@ -298,16 +318,11 @@ ember_status *em_blockedlayernorm_prepare__ref(const em_kinfo *ki, void **state,
     bln_state s = {0};
     *state = NULL;
     *scratch_bytes = 0;
-    EMBER_TRY(em_ref_check_arity(ki, 2, 3, 1));
-    EMBER_TRY(blk_check_x(ki, &s.d));
-    EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], ki->in[0].dims, 5, "output 0 (Y)"));
+    EMBER_TRY(blk_check_xy(ki, 2, 3, &s.d));
     EMBER_TRY(em_ref_attr_float(ki, "epsilon", 1e-5f, &s.eps));
     s.has_b = em_ref_has_input(ki, 2);
     for (int i = 1; i < (s.has_b ? 3 : 2); i++) {
-        EMBER_TRY(em_ref_check_tensor(ki, &ki->in[i], EMBER_DTYPE_F32,
-                                      i == 1 ? "input 1 (Scale)" : "input 2 (B)"));
-        EMBER_TRY(em_ref_check_shape(ki, &ki->in[i], &s.d.c, 1,
-                                     i == 1 ? "input 1 (Scale)" : "input 2 (B)"));
+        EMBER_TRY(blk_check_operand(ki, i, &s.d.c, 1, i == 1 ? "input 1 (Scale)" : "input 2 (B)"));
     }
     return em_ref_state_new(ki, &s, sizeof s, state);
 fail:
@@ -367,9 +382,7 @@ ember_status *em_blockedse_prepare__ref(const em_kinfo *ki, void **state, size_t
     bse_state s = {0};
     *state = NULL;
     *scratch_bytes = 0;
-    EMBER_TRY(em_ref_check_arity(ki, 3, 5, 1));
-    EMBER_TRY(blk_check_x(ki, &s.d));
-    EMBER_TRY(em_ref_check_shape(ki, &ki->out[0], ki->in[0].dims, 5, "output 0 (Y)"));
+    EMBER_TRY(blk_check_xy(ki, 3, 5, &s.d));
     if (!em_conv_epilogue_parse(ki->node, &s.act) ||
         !em_conv_epilogue_parse_attrs(ki->node, "gate", "gate_params", &s.gate)) {
         return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
@@ -387,12 +400,10 @@ ember_status *em_blockedse_prepare__ref(const em_kinfo *ki, void **state, size_t
     s.has_b1 = em_ref_has_input(ki, 3);
     s.has_b2 = em_ref_has_input(ki, 4);
     if (s.has_b1) {
-        EMBER_TRY(em_ref_check_tensor(ki, &ki->in[3], EMBER_DTYPE_F32, "input 3 (B1)"));
-        EMBER_TRY(em_ref_check_shape(ki, &ki->in[3], &s.r, 1, "input 3 (B1)"));
+        EMBER_TRY(blk_check_operand(ki, 3, &s.r, 1, "input 3 (B1)"));
     }
     if (s.has_b2) {
-        EMBER_TRY(em_ref_check_tensor(ki, &ki->in[4], EMBER_DTYPE_F32, "input 4 (B2)"));
-        EMBER_TRY(em_ref_check_shape(ki, &ki->in[4], &s.d.c, 1, "input 4 (B2)"));
+        EMBER_TRY(blk_check_operand(ki, 4, &s.d.c, 1, "input 4 (B2)"));
     }
     *scratch_bytes = sizeof(double) * (size_t)(s.d.n * s.d.c * 2 + s.r);
     return em_ref_state_new(ki, &s, sizeof s, state);
