@@ -21,11 +21,7 @@ em_passes_options em_passes_level(ember_graph_opt level)
 
 /* ---- context helpers ---- */
 
-bool em_pass_private(const em_pctx *c, int v)
-{
-    return v >= 0 && c->nread[v] == 1 && !c->g->values[v].is_output &&
-           c->g->values[v].kind == EM_VAL_INTERMEDIATE;
-}
+bool em_pass_private(const em_pctx *c, int v) { return em_pass_only_read(c, v, 1); }
 
 int em_pass_reader(const em_pctx *c, int v, int after)
 {

@@ -142,6 +142,8 @@ ember_status *em_pass_set_epilogue(em_pctx *c, int ni, const char *act, const ch
 
 /* The live node producing value v when its op is `op`, or -1. */
 int em_pass_prod(const em_pctx *c, int v, em_op op);
+/* em_pass_prod when v is private (em_pass_private), else -1. */
+int em_pass_private_prod(const em_pctx *c, int v, em_op op);
 /* Value v is an intermediate, no graph output, read by exactly n node inputs: a fusion whose
  * pattern holds all n reads may swallow it. */
 bool em_pass_only_read(const em_pctx *c, int v, int n);

@@ -192,7 +192,7 @@ static bool gemm_act_of(const em_pctx *c, int j, em_gemm_epilogue *e)
 /* The live f32 Gemm producing value v, read only by its one reader; -1 otherwise. */
 static int private_gemm(const em_pctx *c, int v)
 {
-    int p = em_pass_private(c, v) ? em_pass_prod(c, v, EM_OP_GEMM) : -1;
+    int p = em_pass_private_prod(c, v, EM_OP_GEMM);
     return p >= 0 && c->g->values[v].dtype == EMBER_DTYPE_F32 ? p : -1;
 }
 
@@ -208,7 +208,7 @@ static ember_status *fuse_gemm_act(em_pctx *c, int j)
     }
     int x = act->in[0], z = act->out[0], p = private_gemm(c, x), r = -1;
     if (p < 0) { /* Gemm -> Reshape -> activation */
-        r = em_pass_private(c, x) ? em_pass_prod(c, x, EM_OP_RESHAPE) : -1;
+        r = em_pass_private_prod(c, x, EM_OP_RESHAPE);
         p = r >= 0 && g->nodes[r].n_in >= 1 ? private_gemm(c, g->nodes[r].in[0]) : -1;
     }
     if (p < 0) {

@@ -23,6 +23,11 @@ int em_pass_prod(const em_pctx *c, int v, em_op op)
     return p >= 0 && !c->dead[p] && c->g->nodes[p].op == op ? p : -1;
 }
 
+int em_pass_private_prod(const em_pctx *c, int v, em_op op)
+{
+    return em_pass_private(c, v) ? em_pass_prod(c, v, op) : -1;
+}
+
 bool em_pass_only_read(const em_pctx *c, int v, int n)
 {
     return v >= 0 && c->nread[v] == n && !c->g->values[v].is_output &&

@@ -29,16 +29,6 @@
 
 #include <string.h>
 
-/* Value v is private and made by a live node of op `op`: that node, else -1. */
-static int private_prod(const em_pctx *c, int v, em_op op)
-{
-    if (!em_pass_private(c, v)) {
-        return -1;
-    }
-    int p = c->g->values[v].producer;
-    return p >= 0 && !c->dead[p] && c->g->nodes[p].op == op ? p : -1;
-}
-
 /* Every value of INTS attribute `name` of n is `want` (or it is absent). */
 static bool ints_all(const em_node *n, const char *name, int64_t want)
 {
@@ -95,13 +85,13 @@ static bool se_chain(const em_pctx *c, int a, int k[4], em_conv_epilogue e[2])
     }
     const em_value *x = &g->values[n->in[0]];
     int64_t ch = em_node_attr_int(n, "channels", -1), b = x->dims[4].v;
-    k[2] = private_prod(c, n->in[1], EM_OP_FUSEDCONV);
+    k[2] = em_pass_private_prod(c, n->in[1], EM_OP_FUSEDCONV);
     bool plain2 = k[2] >= 0 && em_node_attr_int(&g->nodes[k[2]], "blocked", 0) == 0;
     int h = k[2] >= 0 ? g->nodes[k[2]].in[0] : -1;
-    k[3] = plain2 ? private_prod(c, h, EM_OP_REORDERFROMBLOCKED) : -1;
+    k[3] = plain2 ? em_pass_private_prod(c, h, EM_OP_REORDERFROMBLOCKED) : -1;
     h = k[3] >= 0 ? g->nodes[k[3]].in[0] : (plain2 ? -1 : h);
-    k[1] = h >= 0 ? private_prod(c, h, EM_OP_FUSEDCONV) : -1;
-    k[0] = k[1] >= 0 ? private_prod(c, g->nodes[k[1]].in[0], EM_OP_BLOCKEDPOOL) : -1;
+    k[1] = h >= 0 ? em_pass_private_prod(c, h, EM_OP_FUSEDCONV) : -1;
+    k[0] = k[1] >= 0 ? em_pass_private_prod(c, g->nodes[k[1]].in[0], EM_OP_BLOCKEDPOOL) : -1;
     if (k[0] < 0 || ch < 1 || b < 1 || x->dtype != EMBER_DTYPE_F32) {
         return false;
     }
