@@ -357,6 +357,11 @@ static void test_schema_errors(void **state)
                        "s:1:15: expected a list size, found number '0'\n"
                        "    aten::foo(int[0] x) -> ()\n"
                        "                  ^");
+    /* a default expands to list-size values: sizes are bounded (a fuzz finding) */
+    expect_parse_error(true, "aten::foo(int[1025] x=1) -> ()",
+                       "s:1:15: expected a list size, found number '1025'\n"
+                       "    aten::foo(int[1025] x=1) -> ()\n"
+                       "                  ^");
     expect_parse_error(true, "aten::foo(Dict(str) x) -> ()",
                        "s:1:15: Dict takes 2 types\n"
                        "    aten::foo(Dict(str) x) -> ()\n"

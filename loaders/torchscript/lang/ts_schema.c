@@ -430,7 +430,7 @@ static bool argument(em_ts_parser *p, em_ts_schema_arg *arg, bool is_return, int
         uint64_t u;
         p->i += 2;
         if (n->kind != EM_TS_T_INT || !em_ts_parse_uint(p->src->text + n->off, n->len, &u) ||
-            u == 0 || u > INT32_MAX) {
+            u == 0 || u > 1024) { /* a default expands to that many values: bounded */
             em_ts_p_fail(p, n, "expected a list size, found %s", em_ts_p_describe(p, n));
             return false;
         }
