@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * QLinearConv (ONNX semantics, quant_conv_ref.c) on AVX2, bitwise equal to the reference:
+ * 2-D, group 1, u8 or s8 x / y, u8 or s8 w with a per-tensor or per-output-channel zero point,
+ * optional int32 bias, any kernel size, strides, dilations, pads or auto_pad. The graph pass
+ * runtime/passes/passes_qdq.c rewrites DequantizeLinear -> Conv -> QuantizeLinear chains to it.
+ *
+ * The convolution is a GEMM Y[M, P] = A[M, K] x B[K, P] per image (M output channels, K =
+ * C * kH * kW, P = oH * oW output pixels), in NCHW as the op is: each row of Y is one output
+ * channel's plane, written as bytes straight into y.
+ *
+ * Exactness (the AVX2 path, no VNNI): both operands are widened to int16 with their zero
+ * points subtracted (x - x_zp and w - w_zp both lie in [-255, 255]), so vpmaddwd's products
+ * (|p| <= 65025) and pair sums are exact in int32; the per-pixel sums stay below 2^31 because
+ * prepare declines K > 33000 (K * 65025 < 2^31). No zero-point compensation terms are
+ * needed, and padding is the int16 value 0, i.e. x_zp, as the spec's "x - x_zp, then
+ * convolve" reads. vpmaddubsw (u8 x s8, twice the throughput) saturates its int16 pair sums
+ * (up to 2 * 255 * 128 = 65280 > 32767), so it is not used here; a VNNI vpdpbusd variant
+ * (exact int32 sums of 4 products) is the next step where the CPU has it.
+ *
+ * Layout. A (weights, constant) is packed once in prepare as int32 words holding the int16
+ * pair (w[m][2j], w[m][2j+1]) - w_zp[m], in blocks of QC_MR rows: A[mb][j][r] (K is padded to
+ * an even count, M to a multiple of QC_MR, with zeros). B (the im2col of one image) is packed
+ * per run into scratch as int32 pair words too: B[j][p] = (x[2j at p], x[2j+1 at p]) - x_zp,
+ * in panels of 16 columns, B[p / 16][j][p % 16] (P rounded up to 16 with zeros), so a 5x16
+ * micro-kernel reads its panel contiguously, one 64-byte line per pair of K, and broadcasts
+ * one word of A per row: 10 vpmaddwd + 10 vpaddd per K pair (10 accumulators, two B
+ * vectors, A's broadcast and a product: 14 of the 16 ymm registers, no spills).
+ * Requantization, as the reference: (double)(acc + bias[m]) * mult[m] (mult from
+ * em_q_multiplier, in double as the reference), vroundpd to nearest even, + y_zp, clamped
+ * to y's range, packed to bytes.
+ * Work: the packing is split over K pairs, the GEMM over (16-column block, 48-row group)
+ * tiles; each image of the batch in turn.
+ */
+#include "x86.h"
+
+#include "core/alloc.h"
+#include "core/status.h"
+#include "pool_shape.h" /* px_ints, px_auto_pad */
+#include "quantization/qmath.h"
+
+#include <immintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#define QC_MR 5 /* the micro-kernel's rows: qc_tile names its 10 accumulators */
+#define QC_NR 16
+#define QC_MGROUP 8     /* QC_MR blocks per GEMM task */
+#define QC_MAX_OW 4096  /* the im2col row buffers live on the stack */
+#define QC_MAX_K 33000  /* K * 255 * 255 < 2^31 */
+
+typedef struct qc_state {
+    int64_t n, c, m, ih, iw, oh, ow;
+    int64_t kh, kw, sh, sw, dh, dw, pt, pl;
+    int64_t k, kp2, p, pp, mp; /* K, K pairs, P, P rounded to QC_NR, M rounded to QC_MR */
+    bool x_s8, y_s8;
+    int32_t x_zp, y_zp;
+    int32_t *a;    /* [mp / QC_MR][kp2][QC_MR] */
+    double *bias;  /* [mp] */
+    double *mult;  /* [mp] */
+} qc_state;
+
+static ember_status *qc_decline(const em_kinfo *ki, const char *why)
+{
+    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s '%s': int8 conv kernel: %s",
+                         em_op_name(ki->node->op), ki->node->name, why);
+}
+
+void em_qlinearconv_u8_release__avx2(const ember_allocator *al, void *state)
+{
+    qc_state *s = state;
+    if (s != NULL) {
+        em_aligned_free(al, s->a);
+        em_free(al, s->bias);
+        em_free(al, s->mult);
+        em_free(al, s);
+    }
+}
+
+static bool q8(ember_dtype dt)
+{
+    return dt == EMBER_DTYPE_U8 || dt == EMBER_DTYPE_I8;
+}
+
+/* Input i: a constant of dtype dt with one value, or (per_m) one per output channel. */
+static bool qc_param_ok(const em_kinfo *ki, int i, ember_dtype dt, bool per_m, int64_t m)
+{
+    const em_tensor *t = &ki->in[i];
+    if (t->dtype != dt || t->data == NULL || t->rank > 1) {
+        return false;
+    }
+    int64_t n = em_tensor_numel(t);
+    return n == 1 || (per_m && t->rank == 1 && n == m);
+}
+
+static int64_t qc_int(const em_tensor *t, int64_t i)
+{
+    int64_t k = em_tensor_numel(t) == 1 ? 0 : i;
+    return t->dtype == EMBER_DTYPE_I8 ? ((const int8_t *)t->data)[k]
+                                      : ((const uint8_t *)t->data)[k];
+}
+
+static bool qc_window(const em_kinfo *ki, qc_state *s)
+{
+    const em_node *n = ki->node;
+    int64_t k[2], st[2], dl[2], pads[4];
+    const char *ap = em_node_attr_string(n, "auto_pad", "NOTSET");
+    if (!px_ints(n, "kernel_shape", 2, 0, k) || !px_ints(n, "strides", 2, 1, st) ||
+        !px_ints(n, "dilations", 2, 1, dl) || !px_ints(n, "pads", 4, 0, pads)) {
+        return false;
+    }
+    if (strcmp(ap, "NOTSET") != 0 && strcmp(ap, "VALID") != 0 && strcmp(ap, "SAME_UPPER") != 0 &&
+        strcmp(ap, "SAME_LOWER") != 0) {
+        return false;
+    }
+    const em_tensor *w = &ki->in[3];
+    for (int i = 0; i < 2; i++) {
+        if ((k[i] != 0 && k[i] != w->dims[2 + i]) || st[i] < 1 || dl[i] < 1 || pads[i] < 0 ||
+            pads[i + 2] < 0 || (strcmp(ap, "NOTSET") != 0 && (pads[i] || pads[i + 2]))) {
+            return false;
+        }
+    }
+    s->kh = w->dims[2], s->kw = w->dims[3];
+    px_auto_pad(ap, s->ih, s->kh, st[0], dl[0], &pads[0], &pads[2]);
+    px_auto_pad(ap, s->iw, s->kw, st[1], dl[1], &pads[1], &pads[3]);
+    s->sh = st[0], s->sw = st[1], s->dh = dl[0], s->dw = dl[1], s->pt = pads[0], s->pl = pads[1];
+    /* the output plane the shape rule gave must be the one this geometry makes */
+    int64_t oh = (s->ih + pads[0] + pads[2] - (s->kh - 1) * s->dh - 1) / s->sh + 1;
+    int64_t ow = (s->iw + pads[1] + pads[3] - (s->kw - 1) * s->dw - 1) / s->sw + 1;
+    return oh == s->oh && ow == s->ow && s->pt <= 4096 && s->pl <= 4096;
+}
+
+ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
+                                              size_t *scratch_bytes)
+{
+    *state = NULL;
+    *scratch_bytes = 0;
+    if (ki->n_in < 8 || ki->n_in > 9 || ki->n_out != 1) {
+        return qc_decline(ki, "arity");
+    }
+    const em_tensor *x = &ki->in[0], *w = &ki->in[3], *y = &ki->out[0];
+    bool has_b = ki->n_in == 9 && ki->in[8].dtype != EMBER_DTYPE_UNDEFINED;
+    if (!q8(x->dtype) || !q8(w->dtype) || !q8(y->dtype) || x->rank != 4 || w->rank != 4 ||
+        y->rank != 4) {
+        return qc_decline(ki, "only 2-D u8 / s8 x, w and y");
+    }
+    if (em_node_attr_int(ki->node, "group", 1) != 1 || w->dims[1] != x->dims[1] ||
+        y->dims[1] != w->dims[0] || y->dims[0] != x->dims[0]) {
+        return qc_decline(ki, "only group 1");
+    }
+    int64_t m = w->dims[0];
+    bool xz = ki->in[2].dtype != EMBER_DTYPE_UNDEFINED, wz = ki->in[5].dtype != EMBER_DTYPE_UNDEFINED,
+         yz = ki->in[7].dtype != EMBER_DTYPE_UNDEFINED;
+    if (w->data == NULL || !qc_param_ok(ki, 1, EMBER_DTYPE_F32, false, m) ||
+        !qc_param_ok(ki, 4, EMBER_DTYPE_F32, true, m) ||
+        !qc_param_ok(ki, 6, EMBER_DTYPE_F32, false, m) ||
+        (xz && !qc_param_ok(ki, 2, x->dtype, false, m)) ||
+        (wz && !qc_param_ok(ki, 5, w->dtype, true, m)) ||
+        (yz && !qc_param_ok(ki, 7, y->dtype, false, m)) ||
+        (has_b && (ki->in[8].dtype != EMBER_DTYPE_I32 || ki->in[8].data == NULL ||
+                   ki->in[8].rank != 1 || ki->in[8].dims[0] != m))) {
+        return qc_decline(ki, "weights, bias, scales and zero points must be constants (f32 "
+                              "scales)");
+    }
+    qc_state s = {0};
+    s.n = x->dims[0], s.c = x->dims[1], s.m = m, s.ih = x->dims[2], s.iw = x->dims[3];
+    s.oh = y->dims[2], s.ow = y->dims[3];
+    if (!qc_window(ki, &s)) {
+        return qc_decline(ki, "window attributes");
+    }
+    s.k = s.c * s.kh * s.kw;
+    if (s.k > QC_MAX_K || s.ow > QC_MAX_OW || s.k == 0) {
+        return qc_decline(ki, "K above 33000 (int32 sums) or an output row above 4096");
+    }
+    s.kp2 = (s.k + 1) / 2;
+    s.p = s.oh * s.ow;
+    s.pp = (s.p + QC_NR - 1) / QC_NR * QC_NR;
+    s.mp = (m + QC_MR - 1) / QC_MR * QC_MR;
+    s.x_s8 = x->dtype == EMBER_DTYPE_I8;
+    s.y_s8 = y->dtype == EMBER_DTYPE_I8;
+    s.x_zp = xz ? (int32_t)qc_int(&ki->in[2], 0) : 0;
+    s.y_zp = yz ? (int32_t)qc_int(&ki->in[7], 0) : 0;
+
+    qc_state *p = em_malloc(ki->al, sizeof *p);
+    if (p == NULL) {
+        return em_status_oom();
+    }
+    *p = s;
+    p->a = em_aligned_alloc(ki->al, sizeof(int32_t) * (size_t)(s.mp * s.kp2));
+    p->bias = em_malloc(ki->al, sizeof(double) * (size_t)s.mp);
+    p->mult = em_malloc(ki->al, sizeof(double) * (size_t)s.mp);
+    if (p->a == NULL || p->bias == NULL || p->mult == NULL) {
+        em_qlinearconv_u8_release__avx2(ki->al, p);
+        return em_status_oom();
+    }
+    const float xs = *(const float *)ki->in[1].data, ys = *(const float *)ki->in[6].data;
+    const float *ws = ki->in[4].data;
+    bool ws_per_m = em_tensor_numel(&ki->in[4]) != 1;
+    for (int64_t r = 0; r < s.mp; r++) {
+        int64_t mb = r / QC_MR, rr = r % QC_MR;
+        int32_t wzr = r < m && wz ? (int32_t)qc_int(&ki->in[5], r) : 0;
+        for (int64_t j = 0; j < s.kp2; j++) {
+            int32_t lo = 0, hi = 0;
+            if (r < m) {
+                lo = (int32_t)qc_int(w, r * s.k + 2 * j) - wzr;
+                hi = 2 * j + 1 < s.k ? (int32_t)qc_int(w, r * s.k + 2 * j + 1) - wzr : 0;
+            }
+            p->a[(mb * s.kp2 + j) * QC_MR + rr] =
+                (int32_t)(((uint32_t)(uint16_t)(int16_t)hi << 16) | (uint16_t)(int16_t)lo);
+        }
+        p->bias[r] = r < m && has_b ? ((const int32_t *)ki->in[8].data)[r] : 0.0;
+        p->mult[r] = r < m ? em_q_multiplier(xs, ws[ws_per_m ? r : 0], ys) : 0.0;
+    }
+    *scratch_bytes = sizeof(int32_t) * (size_t)(s.kp2 * s.pp);
+    *state = p;
+    return NULL;
+}
+
+/* ---- im2col into int16 pairs ------------------------------------------------------------- */
+
+typedef struct qc_job {
+    const qc_state *s;
+    const uint8_t *x; /* this image */
+    uint8_t *y;       /* this image */
+    int32_t *b;       /* [pp / QC_NR][kp2][QC_NR] */
+} qc_job;
+
+/* Row oy of the im2col row k, minus x_zp, as int16 (0 outside the input and for k >= K). */
+static void qc_gather(const qc_state *s, const uint8_t *x, int64_t k, int64_t oy, int16_t *r)
+{
+    const int64_t ow = s->ow;
+    int64_t iy = 0;
+    if (k < s->k) {
+        int64_t t = k % (s->kh * s->kw);
+        iy = oy * s->sh - s->pt + (t / s->kw) * s->dh;
+    }
+    if (k >= s->k || iy < 0 || iy >= s->ih) {
+        memset(r, 0, sizeof(int16_t) * (size_t)ow);
+        return;
+    }
+    int64_t c = k / (s->kh * s->kw), kx = k % s->kw;
+    const uint8_t *row = x + (c * s->ih + iy) * s->iw;
+    const int64_t ix0 = kx * s->dw - s->pl, sw = s->sw;
+    /* ox in [lo, hi) reads inside the row */
+    int64_t lo = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
+    int64_t hi = s->iw - ix0 <= 0 ? 0 : (s->iw - ix0 + sw - 1) / sw;
+    hi = hi > ow ? ow : hi;
+    lo = lo > hi ? hi : lo;
+    for (int64_t ox = 0; ox < lo; ox++) {
+        r[ox] = 0;
+    }
+    const int16_t zp = (int16_t)s->x_zp;
+    int64_t ox = lo;
+    if (sw == 1) {
+        const __m256i vz = _mm256_set1_epi16(zp);
+        for (; ox + 16 <= hi; ox += 16) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(row + ix0 + ox));
+            __m256i v = s->x_s8 ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
+            _mm256_storeu_si256((__m256i *)(r + ox), _mm256_sub_epi16(v, vz));
+        }
+    }
+    for (; ox < hi; ox++) {
+        uint8_t v = row[ix0 + ox * sw];
+        r[ox] = (int16_t)((s->x_s8 ? (int16_t)(int8_t)v : (int16_t)v) - zp);
+    }
+    for (ox = hi; ox < ow; ox++) {
+        r[ox] = 0;
+    }
+}
+
+static void qc_pack_task(void *arg, int64_t begin, int64_t end)
+{
+    const qc_job *j = arg;
+    const qc_state *s = j->s;
+    int16_t r0[QC_MAX_OW], r1[QC_MAX_OW];
+    int32_t row[QC_MAX_OW];
+    const int64_t panel = s->kp2 * QC_NR; /* words per 16-column panel */
+    for (int64_t kk = begin; kk < end; kk++) {
+        int32_t *dst = j->b + kk * QC_NR;
+        for (int64_t oy = 0; oy < s->oh; oy++) {
+            qc_gather(s, j->x, 2 * kk, oy, r0);
+            qc_gather(s, j->x, 2 * kk + 1, oy, r1);
+            int64_t ox = 0;
+            for (; ox + 8 <= s->ow; ox += 8) {
+                __m128i a = _mm_loadu_si128((const __m128i *)(r0 + ox));
+                __m128i b = _mm_loadu_si128((const __m128i *)(r1 + ox));
+                _mm_storeu_si128((__m128i *)(row + ox), _mm_unpacklo_epi16(a, b));
+                _mm_storeu_si128((__m128i *)(row + ox + 4), _mm_unpackhi_epi16(a, b));
+            }
+            for (; ox < s->ow; ox++) {
+                row[ox] = (int32_t)(((uint32_t)(uint16_t)r1[ox] << 16) | (uint16_t)r0[ox]);
+            }
+            /* pixels p = oy * ow + ox into their panels (segments of at most 16) */
+            for (int64_t o = 0, p = oy * s->ow; o < s->ow;) {
+                int64_t in_panel = QC_NR - p % QC_NR, len = s->ow - o;
+                len = len < in_panel ? len : in_panel;
+                memcpy(dst + (p / QC_NR) * panel + p % QC_NR, row + o, sizeof(int32_t) * (size_t)len);
+                o += len;
+                p += len;
+            }
+        }
+        for (int64_t p = s->p; p < s->pp; p++) {
+            dst[(p / QC_NR) * panel + p % QC_NR] = 0;
+        }
+    }
+}
+
+/* ---- GEMM and requantization --------------------------------------------------------------- */
+
+/* 4 int32 sums -> 4 requantized int32 values in y's range. */
+static inline __m128i qc_requant4(__m128i acc, __m256d bias, __m256d mult, __m256d zp,
+                                  __m256d lo, __m256d hi)
+{
+    __m256d v = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(acc), bias), mult);
+    v = _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(v, zp), lo), hi);
+    return _mm256_cvtpd_epi32(v);
+}
+
+/* Rows m0 .. m0 + QC_MR (those < M) of columns p0 .. p0 + QC_NR (those < P). */
+static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
+{
+    const qc_state *s = j->s;
+    const int32_t *a = s->a + m0 * s->kp2; /* block m0 / QC_MR */
+    const int32_t *b = j->b + p0 * s->kp2; /* panel p0 / QC_NR */
+    /* named accumulators (an array indexed in the epilogue's loop would live on the stack) */
+    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m256i c30 = c00, c31 = c00, c40 = c00, c41 = c00;
+    for (int64_t kk = 0; kk < s->kp2; kk++, a += QC_MR, b += QC_NR) {
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)b);
+        __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + 8));
+        __m256i av = _mm256_set1_epi32(a[0]);
+        c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(av, b0));
+        c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(av, b1));
+        av = _mm256_set1_epi32(a[1]);
+        c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(av, b0));
+        c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(av, b1));
+        av = _mm256_set1_epi32(a[2]);
+        c20 = _mm256_add_epi32(c20, _mm256_madd_epi16(av, b0));
+        c21 = _mm256_add_epi32(c21, _mm256_madd_epi16(av, b1));
+        av = _mm256_set1_epi32(a[3]);
+        c30 = _mm256_add_epi32(c30, _mm256_madd_epi16(av, b0));
+        c31 = _mm256_add_epi32(c31, _mm256_madd_epi16(av, b1));
+        av = _mm256_set1_epi32(a[4]);
+        c40 = _mm256_add_epi32(c40, _mm256_madd_epi16(av, b0));
+        c41 = _mm256_add_epi32(c41, _mm256_madd_epi16(av, b1));
+    }
+    __m256i c[QC_MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}};
+    const __m256d zp = _mm256_set1_pd(s->y_zp);
+    const __m256d lo = _mm256_set1_pd(s->y_s8 ? -128.0 : 0.0);
+    const __m256d hi = _mm256_set1_pd(s->y_s8 ? 127.0 : 255.0);
+    const int64_t ncol = s->p - p0 < QC_NR ? s->p - p0 : QC_NR;
+    for (int r = 0; r < QC_MR && m0 + r < s->m; r++) {
+        __m256d bias = _mm256_set1_pd(s->bias[m0 + r]), mult = _mm256_set1_pd(s->mult[m0 + r]);
+        __m128i q0 = qc_requant4(_mm256_castsi256_si128(c[r][0]), bias, mult, zp, lo, hi);
+        __m128i q1 = qc_requant4(_mm256_extracti128_si256(c[r][0], 1), bias, mult, zp, lo, hi);
+        __m128i q2 = qc_requant4(_mm256_castsi256_si128(c[r][1]), bias, mult, zp, lo, hi);
+        __m128i q3 = qc_requant4(_mm256_extracti128_si256(c[r][1], 1), bias, mult, zp, lo, hi);
+        __m128i w0 = _mm_packs_epi32(q0, q1), w1 = _mm_packs_epi32(q2, q3);
+        __m128i bytes = s->y_s8 ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1);
+        uint8_t *dst = j->y + (m0 + r) * s->p + p0;
+        if (ncol == QC_NR) {
+            _mm_storeu_si128((__m128i *)dst, bytes);
+        } else {
+            uint8_t tmp[QC_NR];
+            _mm_storeu_si128((__m128i *)tmp, bytes);
+            memcpy(dst, tmp, (size_t)ncol);
+        }
+    }
+}
+
+static void qc_gemm_task(void *arg, int64_t begin, int64_t end)
+{
+    const qc_job *j = arg;
+    const qc_state *s = j->s;
+    const int64_t n_cb = s->pp / QC_NR;
+    for (int64_t t = begin; t < end; t++) {
+        int64_t cb = t % n_cb, mg = t / n_cb;
+        int64_t m_end = (mg + 1) * QC_MR * QC_MGROUP;
+        m_end = m_end < s->mp ? m_end : s->mp;
+        for (int64_t m0 = mg * QC_MR * QC_MGROUP; m0 < m_end; m0 += QC_MR) {
+            qc_tile(j, m0, cb * QC_NR);
+        }
+    }
+}
+
+void em_qlinearconv_u8__avx2(const void *state, const em_tensor *in, em_tensor *out,
+                             const em_kctx *ctx)
+{
+    const qc_state *s = state;
+    const int64_t n_cb = s->pp / QC_NR;
+    const int64_t n_mg = (s->mp + QC_MR * QC_MGROUP - 1) / (QC_MR * QC_MGROUP);
+    for (int64_t n = 0; n < s->n && s->p > 0; n++) {
+        qc_job j = {s, (const uint8_t *)in[0].data + n * s->c * s->ih * s->iw,
+                    (uint8_t *)out[0].data + n * s->m * s->p, ctx->scratch};
+        em_parallel_for(ctx->pool, s->kp2, 1, qc_pack_task, &j);
+        em_parallel_for(ctx->pool, n_cb * n_mg, 1, qc_gemm_task, &j);
+    }
+}

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The x86 int8 kernels (quant_q8_avx2.c, qconv_u8_avx2.c) against the reference kernels,
+ * byte for byte (both are exact: see their headers):
+ *   QuantizeLinear f32 -> u8 / s8 and DequantizeLinear u8 / s8 -> f32, per tensor: lengths
+ *   around the vector widths, unroll steps and the parallel block; zero points absent, at
+ *   both ends of the dtype and in between; scales spanning decades; inputs at exact halves
+ *   (ties to even), NaN, +-inf, huge values, every byte value; a 2-thread pool; outputs
+ *   never written past their end; and the forms declined (per-axis, f16 scales).
+ *   QLinearConv: odd shapes, 1x1, 3x3, 7x7, strides, dilations, asymmetric pads, auto_pad,
+ *   batch 2, u8 / s8 for x, w and y; w zero points per tensor / per channel / absent; bias or
+ *   none; scales spanning decades; extreme inputs (x all at one end, w all at the other, zero
+ *   points at both ends) that saturate; serial and 2 threads; and the forms declined.
+ * Skips when the CPU lacks the ISA (EMBER_ISA_MAX caps it).
+ */
+#include "test_x86_harness.h"
+
+#include "common/rng.h"
+
+#define QT_MAX_IO 12
+
+/* A kernel of `op` (any dtype) whose name ends with suffix, or NULL. */
+static const em_kernel *qt_find(em_op op, const char *suffix)
+{
+    size_t ls = strlen(suffix);
+    for (size_t i = 0; i < em_registry_count(); i++) {
+        const em_kernel *k = em_registry_at(i);
+        size_t ln = strlen(k->name);
+        if (k->op == op && k->device == EM_DEV_CPU && ln >= ls &&
+            strcmp(k->name + ln - ls, suffix) == 0) {
+            return k;
+        }
+    }
+    return NULL;
+}
+
+static const em_kernel *qt_ref(em_op op)
+{
+    return t_kernel(op, EMBER_DTYPE_UNDEFINED);
+}
+
+/* prepare (inputs in const_mask keep their data), run, release, like kt_run for 12 inputs. */
+static ember_status *qt_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
+                            em_tensor *out, unsigned const_mask, em_threadpool *pool)
+{
+    em_tensor pin[QT_MAX_IO], pout[1];
+    assert_true(n_in <= QT_MAX_IO);
+    for (int i = 0; i < n_in; i++) {
+        pin[i] = in[i];
+        if ((const_mask & (1u << i)) == 0) {
+            pin[i].data = NULL;
+        }
+    }
+    pout[0] = out[0];
+    pout[0].data = NULL;
+    em_kinfo ki = {node, n_in, 1, pin, pout, test_allocator(), kt_features(),
+                   em_threadpool_size(pool), NULL};
+    void *state = NULL;
+    size_t scratch_bytes = 0;
+    ember_status *st = k->prepare(&ki, &state, &scratch_bytes);
+    if (st != NULL) {
+        assert_null(state);
+        return st;
+    }
+    void *scratch = scratch_bytes > 0 ? em_aligned_alloc(test_allocator(), scratch_bytes) : NULL;
+    if (scratch_bytes > 0) {
+        assert_non_null(scratch);
+        memset(scratch, 0x7f, scratch_bytes);
+    }
+    em_kctx ctx = {pool, scratch};
+    k->run(state, in, out, &ctx);
+    em_aligned_free(test_allocator(), scratch);
+    if (k->release != NULL) {
+        k->release(test_allocator(), state);
+    } else {
+        em_free(test_allocator(), state);
+    }
+    return NULL;
+}
+
+static void qt_same_bytes(const char *name, const char *kernel, const void *got, const void *ref,
+                          int64_t n, int elem)
+{
+    const uint8_t *g = got, *r = ref;
+    for (int64_t i = 0; i < n * elem; i++) {
+        if (g[i] != r[i]) {
+            fail_msg("case %s, kernel %s: element %lld differs (byte %lld: %d, expected %d)", name,
+                     kernel, (long long)(i / elem), (long long)i, g[i], r[i]);
+        }
+    }
+}
+
+/* ---- QuantizeLinear / DequantizeLinear --------------------------------------------------- */
+
+static const int64_t q_sizes[] = {0, 1, 7, 8, 9, 31, 32, 33, 63, 100, 16383, 16384, 16385, 40001};
+static const float q_scales[] = {1e-3f, 0.37f, 1.0f, 20.0f, 1.5e4f};
+
+/* Zero point cases: -1 absent, else the value (u8: 0, 128, 255; s8: -128, 0, 127). */
+static const int zp_u8[] = {-1, 0, 128, 255};
+static const int zp_s8[] = {-1000, -128, 0, 127}; /* -1000: absent */
+
+static void q_fill(float *x, int64_t n, float scale, uint64_t seed)
+{
+    test_rng r = {seed};
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = test_rng_next(&r);
+        switch (v % 8) {
+        case 0: /* an exact tie: (k + 0.5) * scale, k in [-300, 300] */
+            x[i] = ((float)((int64_t)(v >> 8) % 601 - 300) + 0.5f) * scale;
+            break;
+        case 1:
+            x[i] = (float)((int64_t)(v >> 8) % 2001 - 1000) * scale * 0.25f;
+            break;
+        default:
+            x[i] = ((float)((v >> 11) & 0xfffff) / (float)0xfffff - 0.5f) * 600.0f * scale;
+        }
+    }
+    if (n > 6) {
+        x[1] = NAN;
+        x[2] = INFINITY;
+        x[3] = -INFINITY;
+        x[4] = 3e38f;
+        x[5] = -3e38f;
+        x[6] = 0.0f;
+    }
+}
+
+static void q_case(const em_kernel *k, em_threadpool *pool, ember_dtype yt, int zp, float scale,
+                   int64_t n)
+{
+    char name[96];
+    snprintf(name, sizeof name, "quantize %s zp %d scale %g n %lld", em_dtype_name(yt), zp,
+             (double)scale, (long long)n);
+    t_node node;
+    t_node_init(&node, EM_OP_QUANTIZELINEAR, "q");
+    bool has_zp = zp != -1 && zp != -1000;
+    uint8_t zpv = (uint8_t)(yt == EMBER_DTYPE_I8 ? (uint8_t)(int8_t)zp : (uint8_t)zp);
+    if (!has_zp && yt == EMBER_DTYPE_I8) {
+        t_set_int(&node, "output_dtype", EMBER_DTYPE_I8);
+    }
+    float *x = t_f32(n + 1);
+    q_fill(x, n, scale, 900 + (uint64_t)n);
+    uint8_t *ref = test_malloc((size_t)n + 1), *got = test_malloc((size_t)n + 33);
+    memset(got, 0xa5, (size_t)n + 33);
+    em_tensor in[3], out[1];
+    t_tensor(&in[0], EMBER_DTYPE_F32, 1, &n, x);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 0, NULL, &scale);
+    if (has_zp) {
+        t_tensor(&in[2], yt, 0, NULL, &zpv);
+    } else {
+        t_absent(&in[2]);
+    }
+    t_tensor(&out[0], yt, 1, &n, ref);
+    t_expect_ok(qt_run(qt_ref(EM_OP_QUANTIZELINEAR), &node.n, in, 3, out, 6, NULL), name);
+    out[0].data = got;
+    t_expect_ok(qt_run(k, &node.n, in, 3, out, 6, n > 20000 ? pool : NULL), name);
+    qt_same_bytes(name, k->name, got, ref, n, 1);
+    for (int i = 0; i < 33; i++) {
+        if (got[n + i] != 0xa5) {
+            fail_msg("case %s: wrote past the end", name);
+        }
+    }
+    test_free(x);
+    test_free(ref);
+    test_free(got);
+}
+
+static void test_quantize(void **state)
+{
+    const em_kernel *k = qt_find(EM_OP_QUANTIZELINEAR, *state);
+    if (k == NULL || !kt_isa_ok(k)) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (int t = 0; t < 2; t++) {
+        ember_dtype yt = t == 0 ? EMBER_DTYPE_U8 : EMBER_DTYPE_I8;
+        for (int z = 0; z < 4; z++) {
+            for (size_t s = 0; s < sizeof q_scales / sizeof q_scales[0]; s++) {
+                for (size_t i = 0; i < sizeof q_sizes / sizeof q_sizes[0]; i++) {
+                    q_case(k, pool, yt, t == 0 ? zp_u8[z] : zp_s8[z], q_scales[s], q_sizes[i]);
+                }
+            }
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
+static void dq_case(const em_kernel *k, em_threadpool *pool, ember_dtype xt, int zp, float scale,
+                    int64_t n)
+{
+    char name[96];
+    snprintf(name, sizeof name, "dequantize %s zp %d scale %g n %lld", em_dtype_name(xt), zp,
+             (double)scale, (long long)n);
+    t_node node;
+    t_node_init(&node, EM_OP_DEQUANTIZELINEAR, "dq");
+    bool has_zp = zp != -1 && zp != -1000;
+    uint8_t zpv = (uint8_t)(xt == EMBER_DTYPE_I8 ? (uint8_t)(int8_t)zp : (uint8_t)zp);
+    uint8_t *x = test_malloc((size_t)n + 1);
+    test_rng r = {500 + (uint64_t)n};
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (uint8_t)(i < 256 ? (uint64_t)i : test_rng_next(&r)); /* every byte value first */
+    }
+    float *ref = t_f32(n + 1), *got = t_f32(n + 9);
+    for (int i = 0; i < 9; i++) {
+        got[n + i] = 12345.0f;
+    }
+    em_tensor in[3], out[1];
+    t_tensor(&in[0], xt, 1, &n, x);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 0, NULL, &scale);
+    if (has_zp) {
+        t_tensor(&in[2], xt, 0, NULL, &zpv);
+    } else {
+        t_absent(&in[2]);
+    }
+    t_tensor(&out[0], EMBER_DTYPE_F32, 1, &n, ref);
+    t_expect_ok(qt_run(qt_ref(EM_OP_DEQUANTIZELINEAR), &node.n, in, 3, out, 6, NULL), name);
+    out[0].data = got;
+    t_expect_ok(qt_run(k, &node.n, in, 3, out, 6, n > 20000 ? pool : NULL), name);
+    qt_same_bytes(name, k->name, got, ref, n, 4);
+    for (int i = 0; i < 9; i++) {
+        if (got[n + i] != 12345.0f) {
+            fail_msg("case %s: wrote past the end", name);
+        }
+    }
+    test_free(x);
+    test_free(ref);
+    test_free(got);
+}
+
+static void test_dequantize(void **state)
+{
+    const em_kernel *k = qt_find(EM_OP_DEQUANTIZELINEAR, *state);
+    if (k == NULL || !kt_isa_ok(k)) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (int t = 0; t < 2; t++) {
+        ember_dtype xt = t == 0 ? EMBER_DTYPE_U8 : EMBER_DTYPE_I8;
+        for (int z = 0; z < 4; z++) {
+            for (size_t s = 0; s < sizeof q_scales / sizeof q_scales[0]; s++) {
+                for (size_t i = 0; i < sizeof q_sizes / sizeof q_sizes[0]; i++) {
+                    dq_case(k, pool, xt, t == 0 ? zp_u8[z] : zp_s8[z], q_scales[s], q_sizes[i]);
+                }
+            }
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
+/* Per-axis parameters and 16-bit scales go to the reference. */
+static void test_qdq_declines(void **state)
+{
+    const em_kernel *q = qt_find(EM_OP_QUANTIZELINEAR, *state);
+    const em_kernel *dq = qt_find(EM_OP_DEQUANTIZELINEAR, *state);
+    if (q == NULL || dq == NULL || !kt_isa_ok(q)) {
+        skip();
+    }
+    t_node node;
+    t_node_init(&node, EM_OP_QUANTIZELINEAR, "q");
+    float x[6] = {0}, sc[3] = {1, 2, 3};
+    uint8_t y[6], zp[3] = {0};
+    uint16_t h = 0x3c00;
+    int64_t d[2] = {3, 2}, d3 = 3;
+    em_tensor in[3], out[1];
+    t_tensor(&in[0], EMBER_DTYPE_F32, 2, d, x);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 1, &d3, sc);
+    t_tensor(&in[2], EMBER_DTYPE_U8, 1, &d3, zp);
+    t_tensor(&out[0], EMBER_DTYPE_U8, 2, d, y);
+    t_set_int(&node, "axis", 0);
+    t_expect_error(qt_run(q, &node.n, in, 3, out, 6, NULL), EMBER_ERR_UNSUPPORTED, "q", "per-tensor");
+    t_tensor(&in[1], EMBER_DTYPE_F16, 0, NULL, &h);
+    t_tensor(&in[2], EMBER_DTYPE_U8, 0, NULL, zp);
+    t_expect_error(qt_run(q, &node.n, in, 3, out, 6, NULL), EMBER_ERR_UNSUPPORTED, "q", "f32");
+    t_node_init(&node, EM_OP_DEQUANTIZELINEAR, "dq");
+    t_tensor(&in[0], EMBER_DTYPE_U8, 2, d, y);
+    t_tensor(&out[0], EMBER_DTYPE_F16, 2, d, x);
+    t_expect_error(qt_run(dq, &node.n, in, 3, out, 6, NULL), EMBER_ERR_UNSUPPORTED, "dq", "f32");
+}
+
+/* ---- QLinearConv ------------------------------------------------------------------------- */
+
+typedef struct qc_case {
+    const char *name;
+    int64_t n, c, h, w, m, kh, kw;
+    int64_t sh, sw, dh, dw, pads[4];
+    const char *auto_pad;
+    ember_dtype xt, wt, yt;
+    int wzp;       /* 0 absent, 1 per tensor, 2 per channel */
+    bool ws_pc;    /* w scale per channel */
+    bool bias;
+    int extreme;   /* 0 random; 1 x at its max, w at its min; 2 x at its min, w at its max */
+    float ys;      /* y scale */
+} qc_case;
+
+#define U8 EMBER_DTYPE_U8
+#define I8 EMBER_DTYPE_I8
+static const qc_case qc_cases[] = {
+    {"1x1", 1, 16, 7, 9, 24, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 1, true, true, 0, 0.05f},
+    {"3x3_pad1", 1, 5, 11, 13, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true,
+     0, 0.02f},
+    {"3x3_s2_odd", 2, 3, 15, 17, 13, 3, 3, 2, 2, 1, 1, {1, 0, 2, 1}, NULL, U8, I8, U8, 0, true,
+     false, 0, 0.3f},
+    {"7x7_s2_p3", 1, 3, 30, 29, 8, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, NULL, U8, I8, U8, 1, true, true,
+     0, 0.1f},
+    {"dil2", 1, 4, 12, 10, 6, 3, 3, 1, 1, 2, 2, {2, 2, 2, 2}, NULL, I8, I8, I8, 1, false, true, 0,
+     0.007f},
+    {"same_upper", 1, 6, 9, 9, 5, 4, 2, 2, 1, 1, 1, {0}, "SAME_UPPER", U8, U8, I8, 2, false, true,
+     0, 2.0f},
+    {"same_lower", 1, 6, 8, 7, 5, 3, 4, 1, 2, 1, 1, {0}, "SAME_LOWER", I8, U8, U8, 1, true, false,
+     0, 0.5f},
+    {"valid_wide", 1, 33, 3, 40, 70, 2, 5, 1, 1, 1, 1, {0}, "VALID", U8, I8, U8, 1, true, true, 0,
+     0.04f},
+    {"big_k", 1, 300, 5, 6, 9, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true, 0,
+     1.0f},
+    {"sat_hi", 1, 64, 6, 6, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1, true, true, 1,
+     1e-3f},
+    {"sat_lo", 1, 64, 6, 6, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, I8, 2, true, true, 2,
+     1e-4f},
+    {"tiny_ys_scale_1e3", 1, 4, 5, 5, 3, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1,
+     true, true, 0, 1e3f},
+    {"ext_s8", 1, 9, 5, 5, 6, 1, 1, 1, 1, 1, 1, {0}, NULL, I8, I8, U8, 2, true, false, 1, 0.01f},
+};
+
+static void qc_rand(void *p, ember_dtype dt, int64_t n, uint64_t seed, int extreme)
+{
+    test_rng r = {seed};
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t v = (uint8_t)test_rng_next(&r);
+        if (extreme == 1) {
+            v = dt == U8 ? 255 : 127;
+        } else if (extreme == 2) {
+            v = dt == U8 ? 0 : (uint8_t)(int8_t)-128;
+        }
+        ((uint8_t *)p)[i] = v;
+    }
+}
+
+static void qc_run_case(const em_kernel *k, const qc_case *c, em_threadpool *pool)
+{
+    t_node node;
+    t_node_init(&node, EM_OP_QLINEARCONV, c->name);
+    int64_t ks[2] = {c->kh, c->kw}, st[2] = {c->sh, c->sw}, dl[2] = {c->dh, c->dw};
+    t_set_ints(&node, "kernel_shape", ks, 2);
+    t_set_ints(&node, "strides", st, 2);
+    t_set_ints(&node, "dilations", dl, 2);
+    int64_t pb[2], oh, ow, in[2] = {c->h, c->w};
+    if (c->auto_pad != NULL) {
+        t_set_string(&node, "auto_pad", c->auto_pad);
+    } else {
+        t_set_ints(&node, "pads", c->pads, 4);
+    }
+    for (int d = 0; d < 2; d++) {
+        int64_t ext = (ks[d] - 1) * dl[d] + 1, o;
+        if (c->auto_pad == NULL) {
+            o = (in[d] + c->pads[d] + c->pads[d + 2] - ext) / st[d] + 1;
+        } else if (strcmp(c->auto_pad, "VALID") == 0) {
+            o = (in[d] - ext) / st[d] + 1;
+        } else {
+            o = (in[d] + st[d] - 1) / st[d];
+        }
+        pb[d] = o;
+    }
+    oh = pb[0], ow = pb[1];
+    int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, c->c, c->kh, c->kw};
+    int64_t yd[4] = {c->n, c->m, oh, ow}, md = c->m;
+    int64_t nx = t_numel(xd, 4), nw = t_numel(wd, 4), ny = t_numel(yd, 4);
+    uint8_t *x = test_malloc((size_t)nx), *w = test_malloc((size_t)nw);
+    uint8_t *ref = test_malloc((size_t)ny), *got = test_malloc((size_t)ny);
+    uint8_t xz = 0, wz[128], yz = 0;
+    float xs = 0.02f, ws[128], ys = c->ys;
+    int32_t b[128];
+    assert_true(c->m <= 128);
+    qc_rand(x, c->xt, nx, 11, c->extreme);
+    qc_rand(w, c->wt, nw, 12, c->extreme == 0 ? 0 : 3 - c->extreme);
+    qc_rand(&xz, c->xt, 1, 13, c->extreme == 0 ? 0 : 3 - c->extreme); /* the far end */
+    qc_rand(wz, c->wt, c->m, 14, c->extreme == 0 ? 0 : c->extreme);
+    qc_rand(&yz, c->yt, 1, 15, 0);
+    test_rng r = {16};
+    for (int64_t i = 0; i < c->m; i++) {
+        /* w scales over three decades; bias up to +-2^20 */
+        ws[i] = (float)(1 + test_rng_next(&r) % 999) * 1e-5f;
+        b[i] = (int32_t)(test_rng_next(&r) % 2097153) - 1048576;
+    }
+    em_tensor tin[9], out[1];
+    int64_t one = 1;
+    t_tensor(&tin[0], c->xt, 4, xd, x);
+    t_tensor(&tin[1], EMBER_DTYPE_F32, 0, NULL, &xs);
+    t_tensor(&tin[2], c->xt, 0, NULL, &xz);
+    t_tensor(&tin[3], c->wt, 4, wd, w);
+    t_tensor(&tin[4], EMBER_DTYPE_F32, c->ws_pc ? 1 : 0, c->ws_pc ? &md : NULL, ws);
+    if (c->wzp == 0) {
+        t_absent(&tin[5]);
+    } else {
+        t_tensor(&tin[5], c->wt, 1, c->wzp == 2 ? &md : &one, wz);
+    }
+    t_tensor(&tin[6], EMBER_DTYPE_F32, 0, NULL, &ys);
+    t_tensor(&tin[7], c->yt, 0, NULL, &yz);
+    if (c->bias) {
+        t_tensor(&tin[8], EMBER_DTYPE_I32, 1, &md, b);
+    } else {
+        t_absent(&tin[8]);
+    }
+    t_tensor(&out[0], c->yt, 4, yd, ref);
+    t_expect_ok(qt_run(qt_ref(EM_OP_QLINEARCONV), &node.n, tin, 9, out, 0x1fe, NULL), c->name);
+    int n_sat = 0;
+    for (int64_t i = 0; i < ny; i++) {
+        int v = c->yt == U8 ? ref[i] : (int8_t)ref[i];
+        n_sat += v == (c->yt == U8 ? 0 : -128) || v == (c->yt == U8 ? 255 : 127);
+    }
+    if (c->extreme != 0 && n_sat == 0) {
+        fail_msg("case %s: the extreme case saturates nothing", c->name);
+    }
+    for (int t = 0; t < 2; t++) {
+        memset(got, 0x5a, (size_t)ny);
+        out[0].data = got;
+        t_expect_ok(qt_run(k, &node.n, tin, 9, out, 0x1fe, t == 0 ? NULL : pool), c->name);
+        qt_same_bytes(c->name, k->name, got, ref, ny, 1);
+    }
+    test_free(x);
+    test_free(w);
+    test_free(ref);
+    test_free(got);
+}
+
+static void test_qlinearconv(void **state)
+{
+    const em_kernel *k = qt_find(EM_OP_QLINEARCONV, *state);
+    if (k == NULL || !kt_isa_ok(k)) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (size_t i = 0; i < sizeof qc_cases / sizeof qc_cases[0]; i++) {
+        qc_run_case(k, &qc_cases[i], pool);
+    }
+    em_threadpool_destroy(pool);
+}
+
+/* Grouped convs and run-time weights go to the reference. */
+static void test_qlinearconv_declines(void **state)
+{
+    const em_kernel *k = qt_find(EM_OP_QLINEARCONV, *state);
+    if (k == NULL || !kt_isa_ok(k)) {
+        skip();
+    }
+    t_node node;
+    t_node_init(&node, EM_OP_QLINEARCONV, "qc");
+    uint8_t x[32] = {0}, w[32] = {0}, y[32], z = 0;
+    float s = 1.0f;
+    int64_t xd[4] = {1, 2, 2, 2}, wd[4] = {2, 1, 1, 1}, yd[4] = {1, 2, 2, 2};
+    em_tensor in[8], out[1];
+    t_tensor(&in[0], U8, 4, xd, x);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 0, NULL, &s);
+    t_tensor(&in[2], U8, 0, NULL, &z);
+    t_tensor(&in[3], I8, 4, wd, w);
+    t_tensor(&in[4], EMBER_DTYPE_F32, 0, NULL, &s);
+    t_tensor(&in[5], I8, 0, NULL, &z);
+    t_tensor(&in[6], EMBER_DTYPE_F32, 0, NULL, &s);
+    t_tensor(&in[7], U8, 0, NULL, &z);
+    t_tensor(&out[0], U8, 4, yd, y);
+    t_set_int(&node, "group", 2);
+    t_expect_error(qt_run(k, &node.n, in, 8, out, 0xfe, NULL), EMBER_ERR_UNSUPPORTED, "qc",
+                   "group");
+    t_node_init(&node, EM_OP_QLINEARCONV, "qc");
+    wd[1] = 2;
+    t_tensor(&in[3], I8, 4, wd, w);
+    t_expect_error(qt_run(k, &node.n, in, 8, out, 0xf6, NULL), EMBER_ERR_UNSUPPORTED, "qc",
+                   "constants");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        KT_TEST(test_quantize, "__avx2"),
+        KT_TEST(test_dequantize, "__avx2"),
+        KT_TEST(test_qdq_declines, "__avx2"),
+        KT_TEST(test_qlinearconv, "__avx2"),
+        KT_TEST(test_qlinearconv_declines, "__avx2"),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
