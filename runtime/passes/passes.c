@@ -242,7 +242,10 @@ static ember_status *fold_node(em_pctx *c, int ni, bool *done)
         }
         out_bytes += b;
     }
-    if (out_bytes > in_bytes + ((size_t)1 << 20)) {
+    /* A DequantizeLinear of constant 8-bit weights grows 4x by nature: folding it lets the
+     * fp32 fallback of a QDQ model run its Convs / Gemms on packed constant weights. */
+    size_t grow = n->op == EM_OP_DEQUANTIZELINEAR ? 4 * in_bytes : in_bytes;
+    if (out_bytes > grow + ((size_t)1 << 20)) {
         return NULL;
     }
     if (n->op == EM_OP_IDENTITY) { /* an alias of the initializer: its bytes are shared */
@@ -502,12 +505,18 @@ static bool has_subgraphs(const em_graph *g)
 
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
 {
+    return em_passes_run_noted(g, opt, NULL, NULL);
+}
+
+ember_status *em_passes_run_noted(em_graph *g, const em_passes_options *opt, em_pass_note_fn note,
+                                  void *note_ctx)
+{
     em_passes_options dflt = em_passes_level(EMBER_GRAPH_OPT_ALL);
     opt = opt != NULL ? opt : &dflt;
     if ((!opt->fold && !opt->fuse && !opt->layout) || g->n_nodes == 0 || has_subgraphs(g)) {
         return NULL;
     }
-    em_pctx c = {g, NULL, NULL, 0, 0, opt->eval};
+    em_pctx c = {g, NULL, NULL, 0, 0, opt->eval, note, note_ctx};
     ember_status *st = em_pass_sync(&c);
     for (int ni = 0; st == NULL && ni < g->n_nodes; ni++) {
         for (int i = 0; i < g->nodes[ni].n_in; i++) {
@@ -518,6 +527,9 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     }
     if (st == NULL) {
         eliminate_dead(&c);
+    }
+    if (st == NULL && opt->fuse) { /* before folding turns the weights' DequantizeLinear f32 */
+        st = em_pass_qdq_conv(&c);
     }
     if (st == NULL && opt->fold && opt->eval != NULL) {
         st = fold_constants(&c);

@@ -2,10 +2,11 @@
 /*
  * Graph passes, run once on a loaded model before any planning (api.c, model_finish):
  *
+ *  0. QDQ chains around 2-D Convs -> QLinearConv with the weights kept int8 (passes_qdq.c);
  *  1. constant folding: a node whose inputs are all initializers (deterministic, tensors of
  *     known shape, not quantized) runs once through the reference kernels; its outputs become
- *     initializers (at most 1 MiB more than its inputs); Shape of a value whose dims are all
- *     known becomes a constant;
+ *     initializers (at most 1 MiB more than its inputs; 4x that for DequantizeLinear of
+ *     8-bit weights); Shape of a value whose dims are all known becomes a constant;
  *  1b. no-op nodes (Identity, Pad with constant all-zero pads) are bypassed: their readers
  *     read the input (a graph output is kept);
  *  1c. Einsum of one or two inputs -> Transpose / Reshape / MatMul / ReduceSum (passes_einsum.c);
@@ -70,11 +71,18 @@ typedef struct em_passes_options {
     em_pass_eval_fn eval; /* runs a node for folding; NULL: no folding */
 } em_passes_options;
 
+/* Told, for each QDQ chain the int8 rewrite leaves to the fp32 fallback, the node and why
+ * (passes_qdq.c; for `ember inspect`). */
+typedef void (*em_pass_note_fn)(void *ctx, const char *node, const char *why);
+
 /* The passes of a graph optimization level (ember_graph_opt); `eval` is left NULL. */
 em_passes_options em_passes_level(ember_graph_opt level);
 /* Runs the passes (opt NULL: EMBER_GRAPH_OPT_ALL); on error the graph may be partly rewritten
  * and must be dropped. */
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt);
+/* em_passes_run telling `note` (may be NULL) what the int8 rewrite left to fp32. */
+ember_status *em_passes_run_noted(em_graph *g, const em_passes_options *opt, em_pass_note_fn note,
+                                  void *note_ctx);
 
 /* ---- internal, shared by passes*.c ---- */
 
@@ -93,6 +101,8 @@ typedef struct em_pctx {
     int *nread;   /* per value: how many node inputs read it (dead nodes excluded) */
     int cap_nodes, cap_values;
     em_pass_eval_fn eval;
+    em_pass_note_fn note; /* may be NULL */
+    void *note_ctx;
 } em_pctx;
 
 /* Value v has one reader and is not a graph output: a fusion may swallow it. */
@@ -194,5 +204,8 @@ ember_status *em_pass_layout(em_pctx *c, int block);
 /* After the layout pass (and dead code): squeeze-and-excitation blocks -> BlockedSE
  * (passes_se.c). */
 ember_status *em_pass_fuse_se(em_pctx *c);
+/* Before constant folding: DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear chains ->
+ * QLinearConv (passes_qdq.c). */
+ember_status *em_pass_qdq_conv(em_pctx *c);
 
 #endif /* EMBER_PASSES_PASSES_H */

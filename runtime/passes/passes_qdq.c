@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * QDQ -> integer rewrite (issue #19, first increment): the chain a QDQ model (ONNX Runtime's
+ * quantize_static, torch.onnx of a quantized model) writes around each convolution,
+ *
+ *     DequantizeLinear(xq, xs, xz) ─┐
+ *     DequantizeLinear(wq, ws, wz) ─┼─ Conv ─[ Relu ]─ QuantizeLinear(ys, yz) ─► yq
+ *     DequantizeLinear(bq, bs)     ─┘
+ *
+ * becomes one QLinearConv(xq, xs, xz, wq, ws, wz, ys, yz, bq) writing yq: ONNX's op, whose
+ * integer result rounds (acc + bq) * xs * ws / ys once where the fp32 chain rounds the float
+ * conv and then the quotient, so the two agree within one output step (the fp32 path is
+ * itself an approximation of the same real conv). The x86 kernel (kernels/x86/qconv_u8_avx2.c)
+ * packs the weights once at plan time.
+ *
+ * Proved before rewriting, else the chain is left to the fp32 fallback (the weight
+ * DequantizeLinear then folds into an f32 constant) and the reason goes to the passes' note
+ * callback (for `ember inspect`):
+ *  - 2-D Conv (rank-4 x), group 1 (the int8 kernels have no grouped / depthwise form yet);
+ *  - x dequantized per tensor: xq u8 / s8, xs a one-element f32 constant, xz a one-element
+ *    constant zero point;
+ *  - w a constant u8 / s8 [M, C, kH, kW] dequantized per tensor or per output channel (axis 0)
+ *    with f32 scales and a zero point (one or M values);
+ *  - the bias absent, or an int32 constant [M] dequantized with zero point 0 (or none) and
+ *    scale exactly float(xs * ws[m]) for every m, so that bq is QLinearConv's bias as it is;
+ *  - the Conv's output (and the Relu's) read only by the next node and no graph output; the
+ *    QuantizeLinear per tensor with a one-element f32 scale and an 8-bit zero point;
+ *  - a Relu between Conv and QuantizeLinear only when yz is the low end of y's range, where
+ *    the quantizer's saturation already is the Relu (ORT drops the Relu there itself).
+ * Zero points must be present (ONNX Runtime always writes them). MatMul / Gemm chains, Add,
+ * pooling and the other ops stay on the fp32 path with the vector QuantizeLinear /
+ * DequantizeLinear kernels (later increments of #19).
+ */
+#include "passes.h"
+
+#include "core/alloc.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool q8(ember_dtype dt)
+{
+    return dt == EMBER_DTYPE_U8 || dt == EMBER_DTYPE_I8;
+}
+
+static int64_t numel_of(const em_value *v)
+{
+    int64_t n = 1;
+    for (int d = 0; d < v->rank; d++) {
+        n *= v->dims[d].v;
+    }
+    return n;
+}
+
+/* v is an initializer of dtype dt with one element, or (m > 0) a 1-D one of m elements. */
+static bool const_of(const em_graph *g, int v, ember_dtype dt, int64_t m)
+{
+    if (v < 0) {
+        return false;
+    }
+    const em_value *x = &g->values[v];
+    if (x->kind != EM_VAL_INITIALIZER || x->dtype != dt || x->q != NULL || x->rank > 1) {
+        return false;
+    }
+    int64_t n = numel_of(x);
+    return n == 1 || (m > 0 && x->rank == 1 && n == m);
+}
+
+static int64_t int_at(const em_value *v, int64_t i)
+{
+    int64_t k = numel_of(v) == 1 ? 0 : i;
+    switch (v->dtype) {
+    case EMBER_DTYPE_U8:
+        return ((const uint8_t *)v->init.data)[k];
+    case EMBER_DTYPE_I8:
+        return ((const int8_t *)v->init.data)[k];
+    default:
+        return ((const int32_t *)v->init.data)[k];
+    }
+}
+
+/* A DequantizeLinear or QuantizeLinear node without the blocked / opset-23 extras. */
+static bool plain_qdq(const em_node *n)
+{
+    return em_node_attr_int(n, "block_size", 0) == 0 && em_node_attr(n, "output_dtype") == NULL &&
+           em_node_attr(n, "precision") == NULL && n->n_in == 3 && n->n_out == 1;
+}
+
+/* Node dq dequantizes per tensor a u8 / s8 value with a constant f32 scale and zero point. */
+static const char *per_tensor_dq(const em_pctx *c, int dq)
+{
+    const em_graph *g = c->g;
+    const em_node *n = &g->nodes[dq];
+    if (!plain_qdq(n)) {
+        return "x's DequantizeLinear is blocked, has output_dtype or no zero point";
+    }
+    ember_dtype dt = g->values[n->in[0]].dtype;
+    if (!q8(dt)) {
+        return "x is not uint8 / int8";
+    }
+    if (!const_of(g, n->in[1], EMBER_DTYPE_F32, 0) || !const_of(g, n->in[2], dt, 0)) {
+        return "x's scale / zero point are not one-element constants (f32 scale)";
+    }
+    return NULL;
+}
+
+/* The weight's DequantizeLinear: constant u8 / s8 [M, ...], per tensor or per axis 0. */
+static const char *weight_dq(const em_pctx *c, int dw, int64_t m)
+{
+    const em_graph *g = c->g;
+    const em_node *n = &g->nodes[dw];
+    if (!plain_qdq(n)) {
+        return "w's DequantizeLinear is blocked, has output_dtype or no zero point";
+    }
+    const em_value *w = &g->values[n->in[0]];
+    if (w->kind != EM_VAL_INITIALIZER || !q8(w->dtype) || w->q != NULL || w->rank != 4) {
+        return "w is not a constant uint8 / int8 [M, C, kH, kW]";
+    }
+    int64_t axis = em_node_attr_int(n, "axis", 1);
+    bool per_axis = numel_of(&g->values[n->in[1]]) != 1;
+    if (per_axis && axis != 0 && axis != -4) {
+        return "w is quantized along an axis other than the output channels";
+    }
+    if (!const_of(g, n->in[1], EMBER_DTYPE_F32, m) || !const_of(g, n->in[2], w->dtype, m)) {
+        return "w's scale / zero point are not constants of one or M values (f32 scale)";
+    }
+    return NULL;
+}
+
+/* The bias: absent, or DequantizeLinear(bq int32 [M], bs, 0) with bs[m] == float(xs * ws[m]). */
+static const char *bias_dq(const em_pctx *c, const em_node *conv, int dx, int dw, int64_t m,
+                           int *bq)
+{
+    const em_graph *g = c->g;
+    *bq = -1;
+    if (conv->n_in < 3 || conv->in[2] < 0) {
+        return NULL;
+    }
+    int db = em_pass_prod(c, conv->in[2], EM_OP_DEQUANTIZELINEAR);
+    if (db < 0) {
+        return "the bias is not dequantized from int32";
+    }
+    const em_node *n = &g->nodes[db];
+    if (em_node_attr_int(n, "block_size", 0) != 0 || em_node_attr(n, "output_dtype") != NULL ||
+        n->n_out != 1) {
+        return "the bias's DequantizeLinear is blocked or has output_dtype";
+    }
+    const em_value *b = &g->values[n->in[0]];
+    if (b->kind != EM_VAL_INITIALIZER || b->dtype != EMBER_DTYPE_I32 || b->rank != 1 ||
+        b->dims[0].v != m || !const_of(g, n->in[1], EMBER_DTYPE_F32, m)) {
+        return "the bias is not a constant int32 [M] with f32 scales";
+    }
+    if (n->n_in == 3 && n->in[2] >= 0) {
+        const em_value *z = &g->values[n->in[2]];
+        if (!const_of(g, n->in[2], EMBER_DTYPE_I32, m)) {
+            return "the bias's zero point is not a constant int32";
+        }
+        for (int64_t i = 0; i < numel_of(z); i++) {
+            if (int_at(z, i) != 0) {
+                return "the bias's zero point is not 0";
+            }
+        }
+    }
+    const float xs = *(const float *)g->values[g->nodes[dx].in[1]].init.data;
+    const em_value *ws = &g->values[g->nodes[dw].in[1]], *bs = &g->values[n->in[1]];
+    for (int64_t i = 0; i < m; i++) {
+        float w = ((const float *)ws->init.data)[numel_of(ws) == 1 ? 0 : i];
+        float s = ((const float *)bs->init.data)[numel_of(bs) == 1 ? 0 : i];
+        if (s != xs * w) {
+            return "the bias's scale is not x_scale * w_scale";
+        }
+    }
+    *bq = n->in[0];
+    return NULL;
+}
+
+/* The QuantizeLinear after the Conv (through an optional Relu the saturation already does):
+ * its node in *q, the Relu's (or -1) in *relu. */
+static const char *output_q(const em_pctx *c, int conv, int *q, int *relu)
+{
+    const em_graph *g = c->g;
+    int y = g->nodes[conv].out[0];
+    *relu = -1;
+    if (!em_pass_private(c, y)) {
+        return "the Conv's output has other readers than one QuantizeLinear";
+    }
+    int r = em_pass_reader(c, y, conv);
+    if (r >= 0 && g->nodes[r].op == EM_OP_RELU) {
+        *relu = r;
+        y = g->nodes[r].out[0];
+        if (!em_pass_private(c, y)) {
+            return "the Relu's output has other readers than one QuantizeLinear";
+        }
+        r = em_pass_reader(c, y, r);
+    }
+    if (r < 0 || g->nodes[r].op != EM_OP_QUANTIZELINEAR) {
+        return "the Conv's output is not quantized";
+    }
+    const em_node *n = &g->nodes[r];
+    if (!plain_qdq(n) || !const_of(g, n->in[1], EMBER_DTYPE_F32, 0) || n->in[2] < 0 ||
+        !q8(g->values[n->in[2]].dtype) || !const_of(g, n->in[2], g->values[n->in[2]].dtype, 0)) {
+        return "the QuantizeLinear is not per tensor with an f32 scale and an 8-bit zero point";
+    }
+    if (*relu >= 0) {
+        const em_value *z = &g->values[n->in[2]];
+        if (int_at(z, 0) != (z->dtype == EMBER_DTYPE_U8 ? 0 : -128)) {
+            return "a Relu before a QuantizeLinear whose zero point is above the range's low end "
+                   "(needs a clamp epilogue)";
+        }
+    }
+    *q = r;
+    return NULL;
+}
+
+/* The Conv attributes QLinearConv shares. */
+static ember_status *copy_conv_attrs(em_pctx *c, int from, int to)
+{
+    static const char *const names[] = {"auto_pad", "dilations", "group",
+                                        "kernel_shape", "pads", "strides"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const em_attr *a = em_node_attr(&c->g->nodes[from], names[i]);
+        if (a == NULL) {
+            continue;
+        }
+        switch (a->type) {
+        case EM_ATTR_INT:
+            EM_PASS_TRY(em_node_set_int(c->g, to, names[i], a->i));
+            break;
+        case EM_ATTR_INTS:
+            EM_PASS_TRY(em_node_set_ints(c->g, to, names[i], a->ints, a->n));
+            break;
+        case EM_ATTR_STRING:
+            EM_PASS_TRY(em_node_set_string(c->g, to, names[i], a->s));
+            break;
+        default:
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Conv node ni as a QDQ chain: NULL and the QLinearConv's inputs, or why not. */
+static const char *match_conv(em_pctx *c, int ni, int *in, int *n_in, int *q, int *relu)
+{
+    const em_graph *g = c->g;
+    const em_node *conv = &g->nodes[ni];
+    int dx = em_pass_prod(c, conv->in[0], EM_OP_DEQUANTIZELINEAR);
+    int dw = em_pass_prod(c, conv->in[1], EM_OP_DEQUANTIZELINEAR);
+    const char *why;
+    if (dx < 0 || dw < 0) {
+        return dx < 0 ? "x is not dequantized" : "w is not dequantized";
+    }
+    const em_value *xv = &g->values[conv->in[0]], *wq = &g->values[g->nodes[dw].in[0]];
+    if (xv->rank != 4 || em_node_attr_int(conv, "group", 1) != 1 || conv->n_out != 1) {
+        return "only 2-D convolutions of group 1 have int8 kernels";
+    }
+    if ((why = per_tensor_dq(c, dx)) != NULL || (why = weight_dq(c, dw, wq->dims[0].v)) != NULL) {
+        return why;
+    }
+    int bq;
+    if ((why = bias_dq(c, conv, dx, dw, wq->dims[0].v, &bq)) != NULL ||
+        (why = output_q(c, ni, q, relu)) != NULL) {
+        return why;
+    }
+    const em_node *x = &g->nodes[dx], *w = &g->nodes[dw], *qn = &g->nodes[*q];
+    const int v[9] = {x->in[0], x->in[1], x->in[2], w->in[0], w->in[1], w->in[2],
+                      qn->in[1], qn->in[2], bq};
+    memcpy(in, v, sizeof v);
+    *n_in = bq >= 0 ? 9 : 8;
+    return NULL;
+}
+
+ember_status *em_pass_qdq_conv(em_pctx *c)
+{
+    for (int ni = 0; ni < c->g->n_nodes; ni++) {
+        if (c->dead[ni] || c->g->nodes[ni].op != EM_OP_CONV) {
+            continue;
+        }
+        int in[9], n_in, q, relu;
+        const em_node *conv = &c->g->nodes[ni];
+        bool qdq = em_pass_prod(c, conv->in[0], EM_OP_DEQUANTIZELINEAR) >= 0 ||
+                   em_pass_prod(c, conv->in[1], EM_OP_DEQUANTIZELINEAR) >= 0;
+        const char *why = match_conv(c, ni, in, &n_in, &q, &relu);
+        if (why != NULL) {
+            if (qdq && c->note != NULL) {
+                c->note(c->note_ctx, conv->name, why);
+            }
+            continue;
+        }
+        /* the Conv dies after its attributes are copied (killing frees them) */
+        EM_PASS_TRY(em_pass_replace(c, q, EM_OP_QLINEARCONV, in, n_in, &relu, relu >= 0));
+        EM_PASS_TRY(copy_conv_attrs(c, ni, q));
+        em_pass_kill(c, ni);
+    }
+    return NULL;
+}
