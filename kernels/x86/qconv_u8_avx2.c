@@ -226,22 +226,32 @@ typedef struct qc_job {
     int32_t *b;       /* [pp / QC_NR][kp2][QC_NR] */
 } qc_job;
 
-/* Row oy of the im2col row k, minus x_zp, as int16 (0 outside the input and for k >= K). */
-static void qc_gather(const qc_state *s, const uint8_t *x, int64_t k, int64_t oy, int16_t *r)
+/* Where im2col row k reads: channel c, tap (ky, kx); c < 0 for the zero rows k >= K. */
+typedef struct qc_tap {
+    int64_t c, ky, kx;
+} qc_tap;
+
+static qc_tap qc_tap_of(const qc_state *s, int64_t k)
 {
-    const int64_t ow = s->ow;
-    int64_t iy = 0;
+    qc_tap t = {-1, 0, 0};
     if (k < s->k) {
-        int64_t t = k % (s->kh * s->kw);
-        iy = oy * s->sh - s->pt + (t / s->kw) * s->dh;
+        t.c = k / (s->kh * s->kw);
+        t.ky = k % (s->kh * s->kw) / s->kw;
+        t.kx = k % s->kw;
     }
-    if (k >= s->k || iy < 0 || iy >= s->ih) {
+    return t;
+}
+
+/* Row oy of the im2col row of tap t, minus x_zp, as int16 (0 outside the input). */
+static void qc_gather(const qc_state *s, const uint8_t *x, qc_tap tap, int64_t oy, int16_t *r)
+{
+    const int64_t ow = s->ow, iy = oy * s->sh - s->pt + tap.ky * s->dh;
+    if (tap.c < 0 || iy < 0 || iy >= s->ih) {
         memset(r, 0, sizeof(int16_t) * (size_t)ow);
         return;
     }
-    int64_t c = k / (s->kh * s->kw), kx = k % s->kw;
-    const uint8_t *row = x + (c * s->ih + iy) * s->iw;
-    const int64_t ix0 = kx * s->dw - s->pl, sw = s->sw;
+    const uint8_t *row = x + (tap.c * s->ih + iy) * s->iw;
+    const int64_t ix0 = tap.kx * s->dw - s->pl, sw = s->sw;
     /* ox in [lo, hi) reads inside the row */
     int64_t lo = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
     int64_t hi = s->iw - ix0 <= 0 ? 0 : (s->iw - ix0 + sw - 1) / sw;
@@ -252,12 +262,33 @@ static void qc_gather(const qc_state *s, const uint8_t *x, int64_t k, int64_t oy
     }
     const int16_t zp = (int16_t)s->x_zp;
     int64_t ox = lo;
+    const __m256i vz = _mm256_set1_epi16(zp);
     if (sw == 1) {
-        const __m256i vz = _mm256_set1_epi16(zp);
         for (; ox + 16 <= hi; ox += 16) {
             __m128i b = _mm_loadu_si128((const __m128i *)(row + ix0 + ox));
             __m256i v = s->x_s8 ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
             _mm256_storeu_si256((__m256i *)(r + ox), _mm256_sub_epi16(v, vz));
+        }
+        for (; ox + 8 <= hi; ox += 8) {
+            __m128i b = _mm_loadl_epi64((const __m128i *)(row + ix0 + ox));
+            __m128i v = s->x_s8 ? _mm_cvtepi8_epi16(b) : _mm_cvtepu8_epi16(b);
+            _mm_storeu_si128((__m128i *)(r + ox), _mm_sub_epi16(v, _mm256_castsi256_si128(vz)));
+        }
+    } else if (sw == 2) { /* the even bytes of 32 (all inside the row) */
+        const __m128i lo8 = _mm_set1_epi16(0x00ff);
+        for (; ox + 16 <= hi && ix0 + 2 * (ox + 16) <= s->iw; ox += 16) {
+            const uint8_t *q = row + ix0 + 2 * ox;
+            __m128i b0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)q), lo8);
+            __m128i b1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(q + 16)), lo8);
+            __m128i b = _mm_packus_epi16(b0, b1);
+            __m256i v = s->x_s8 ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
+            _mm256_storeu_si256((__m256i *)(r + ox), _mm256_sub_epi16(v, vz));
+        }
+        for (; ox + 8 <= hi && ix0 + 2 * (ox + 8) <= s->iw; ox += 8) {
+            __m128i b0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + ix0 + 2 * ox)), lo8);
+            __m128i b = _mm_packus_epi16(b0, b0);
+            __m128i v = s->x_s8 ? _mm_cvtepi8_epi16(b) : _mm_cvtepu8_epi16(b);
+            _mm_storeu_si128((__m128i *)(r + ox), _mm_sub_epi16(v, _mm256_castsi256_si128(vz)));
         }
     }
     for (; ox < hi; ox++) {
@@ -269,35 +300,44 @@ static void qc_gather(const qc_state *s, const uint8_t *x, int64_t k, int64_t oy
     }
 }
 
+/* Words v of columns p .. p + 3 into their panels (one store unless they straddle two). */
+static inline void qc_store4(int32_t *dst, int64_t panel, int64_t p, __m128i v)
+{
+    if (p % QC_NR <= QC_NR - 4) {
+        _mm_storeu_si128((__m128i *)(dst + (p / QC_NR) * panel + p % QC_NR), v);
+        return;
+    }
+    int32_t w[4];
+    _mm_storeu_si128((__m128i *)w, v);
+    for (int i = 0; i < 4; i++, p++) {
+        dst[(p / QC_NR) * panel + p % QC_NR] = w[i];
+    }
+}
+
 static void qc_pack_task(void *arg, int64_t begin, int64_t end)
 {
     const qc_job *j = arg;
     const qc_state *s = j->s;
     int16_t r0[QC_MAX_OW], r1[QC_MAX_OW];
-    int32_t row[QC_MAX_OW];
     const int64_t panel = s->kp2 * QC_NR; /* words per 16-column panel */
     for (int64_t kk = begin; kk < end; kk++) {
         int32_t *dst = j->b + kk * QC_NR;
+        const qc_tap t0 = qc_tap_of(s, 2 * kk), t1 = qc_tap_of(s, 2 * kk + 1);
         for (int64_t oy = 0; oy < s->oh; oy++) {
-            qc_gather(s, j->x, 2 * kk, oy, r0);
-            qc_gather(s, j->x, 2 * kk + 1, oy, r1);
+            qc_gather(s, j->x, t0, oy, r0);
+            qc_gather(s, j->x, t1, oy, r1);
+            const int64_t p0 = oy * s->ow;
             int64_t ox = 0;
             for (; ox + 8 <= s->ow; ox += 8) {
                 __m128i a = _mm_loadu_si128((const __m128i *)(r0 + ox));
                 __m128i b = _mm_loadu_si128((const __m128i *)(r1 + ox));
-                _mm_storeu_si128((__m128i *)(row + ox), _mm_unpacklo_epi16(a, b));
-                _mm_storeu_si128((__m128i *)(row + ox + 4), _mm_unpackhi_epi16(a, b));
+                qc_store4(dst, panel, p0 + ox, _mm_unpacklo_epi16(a, b));
+                qc_store4(dst, panel, p0 + ox + 4, _mm_unpackhi_epi16(a, b));
             }
             for (; ox < s->ow; ox++) {
-                row[ox] = (int32_t)(((uint32_t)(uint16_t)r1[ox] << 16) | (uint16_t)r0[ox]);
-            }
-            /* pixels p = oy * ow + ox into their panels (segments of at most 16) */
-            for (int64_t o = 0, p = oy * s->ow; o < s->ow;) {
-                int64_t in_panel = QC_NR - p % QC_NR, len = s->ow - o;
-                len = len < in_panel ? len : in_panel;
-                memcpy(dst + (p / QC_NR) * panel + p % QC_NR, row + o, sizeof(int32_t) * (size_t)len);
-                o += len;
-                p += len;
+                int64_t p = p0 + ox;
+                dst[(p / QC_NR) * panel + p % QC_NR] =
+                    (int32_t)(((uint32_t)(uint16_t)r1[ox] << 16) | (uint16_t)r0[ox]);
             }
         }
         for (int64_t p = s->p; p < s->pp; p++) {

@@ -7,7 +7,8 @@
  *   both ends of the dtype and in between; scales spanning decades; inputs at exact halves
  *   (ties to even), NaN, +-inf, huge values, every byte value; a 2-thread pool; outputs
  *   never written past their end; and the forms declined (per-axis, f16 scales).
- *   QLinearConv: odd shapes, 1x1, 3x3, 7x7, strides, dilations, asymmetric pads, auto_pad,
+ *   QLinearConv: odd shapes, 1x1, 3x3, 7x7, strides, dilations, rows wide enough for the
+ *   vector gathers (stride 1 and 2), asymmetric pads, auto_pad,
  *   batch 2, u8 / s8 for x, w and y; w zero points per tensor / per channel / absent; bias or
  *   none; scales spanning decades; extreme inputs (x all at one end, w all at the other, zero
  *   points at both ends) that saturate; serial and 2 threads; and the forms declined.
@@ -312,6 +313,13 @@ static const qc_case qc_cases[] = {
      0, 0.5f},
     {"valid_wide", 1, 33, 3, 40, 70, 2, 5, 1, 1, 1, 1, {0}, "VALID", U8, I8, U8, 1, true, true, 0,
      0.04f},
+    /* rows wide enough for the vector gathers (16 output columns at a time), both x types */
+    {"wide_s1_s8", 1, 5, 4, 45, 11, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, I8, I8, U8, 2, true,
+     true, 0, 0.05f},
+    {"wide_s2_u8", 1, 3, 5, 75, 9, 3, 3, 2, 2, 1, 1, {1, 1, 1, 2}, NULL, U8, I8, U8, 1, true, true,
+     0, 0.05f},
+    {"wide_s2_s8_1x1", 2, 7, 3, 66, 10, 1, 1, 2, 2, 1, 1, {0}, NULL, I8, I8, I8, 1, true, true, 0,
+     0.02f},
     {"big_k", 1, 300, 5, 6, 9, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true, 0,
      1.0f},
     {"sat_hi", 1, 64, 6, 6, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1, true, true, 1,
