@@ -170,8 +170,8 @@ ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
         return qc_decline(ki, "window attributes");
     }
     s.k = s.c * s.kh * s.kw;
-    if (s.k > QC_MAX_K || s.ow > QC_MAX_OW || s.k == 0) {
-        return qc_decline(ki, "K above 33000 (int32 sums) or an output row above 4096");
+    if (s.k > QC_MAX_K || s.ow > QC_MAX_OW || s.k == 0 || m == 0) {
+        return qc_decline(ki, "K above 33000 (int32 sums), an output row above 4096, or empty");
     }
     s.kp2 = (s.k + 1) / 2;
     s.p = s.oh * s.ow;
