@@ -505,18 +505,20 @@ static bool has_subgraphs(const em_graph *g)
 
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
 {
-    return em_passes_run_noted(g, opt, NULL, NULL);
+    return em_passes_run_extra(g, opt, NULL);
 }
 
-ember_status *em_passes_run_noted(em_graph *g, const em_passes_options *opt, em_pass_note_fn note,
-                                  void *note_ctx)
+ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
+                                  const em_passes_extra *x)
 {
+    const em_passes_extra none = {false, NULL, NULL};
+    x = x != NULL ? x : &none;
     em_passes_options dflt = em_passes_level(EMBER_GRAPH_OPT_ALL);
     opt = opt != NULL ? opt : &dflt;
     if ((!opt->fold && !opt->fuse && !opt->layout) || g->n_nodes == 0 || has_subgraphs(g)) {
         return NULL;
     }
-    em_pctx c = {g, NULL, NULL, 0, 0, opt->eval, note, note_ctx};
+    em_pctx c = {g, NULL, NULL, 0, 0, opt->eval, x->note, x->note_ctx};
     ember_status *st = em_pass_sync(&c);
     for (int ni = 0; st == NULL && ni < g->n_nodes; ni++) {
         for (int i = 0; i < g->nodes[ni].n_in; i++) {
@@ -528,7 +530,7 @@ ember_status *em_passes_run_noted(em_graph *g, const em_passes_options *opt, em_
     if (st == NULL) {
         eliminate_dead(&c);
     }
-    if (st == NULL && opt->fuse) { /* before folding turns the weights' DequantizeLinear f32 */
+    if (st == NULL && opt->fuse && x->int8) { /* before folding makes the weights f32 */
         st = em_pass_qdq_conv(&c);
     }
     if (st == NULL && opt->fold && opt->eval != NULL) {

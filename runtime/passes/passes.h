@@ -2,7 +2,8 @@
 /*
  * Graph passes, run once on a loaded model before any planning (api.c, model_finish):
  *
- *  0. QDQ chains around 2-D Convs -> QLinearConv with the weights kept int8 (passes_qdq.c);
+ *  0. (only when asked: em_passes_run_extra) QDQ chains around 2-D Convs -> QLinearConv with
+ *     the weights kept int8 (passes_qdq.c);
  *  1. constant folding: a node whose inputs are all initializers (deterministic, tensors of
  *     known shape, not quantized) runs once through the reference kernels; its outputs become
  *     initializers (at most 1 MiB more than its inputs; 4x that for DequantizeLinear of
@@ -80,9 +81,18 @@ em_passes_options em_passes_level(ember_graph_opt level);
 /* Runs the passes (opt NULL: EMBER_GRAPH_OPT_ALL); on error the graph may be partly rewritten
  * and must be dropped. */
 ember_status *em_passes_run(em_graph *g, const em_passes_options *opt);
-/* em_passes_run telling `note` (may be NULL) what the int8 rewrite left to fp32. */
-ember_status *em_passes_run_noted(em_graph *g, const em_passes_options *opt, em_pass_note_fn note,
-                                  void *note_ctx);
+/* What em_passes_run leaves out. The QDQ -> integer rewrite is off by default: on this AVX2
+ * machine (no VNNI) the int8 convs take 61 ms of CPU on resnet18's QDQ file against 35 ms for
+ * the fp32 fallback (Winograd and oneDNN on the folded weights); turn it on by default where
+ * int8 kernels win (VNNI / AMX), see docs/NOTES.md, issue #19. */
+typedef struct em_passes_extra {
+    bool int8;            /* run passes_qdq.c's rewrite */
+    em_pass_note_fn note; /* may be NULL: told what the rewrite left to fp32, and why */
+    void *note_ctx;
+} em_passes_extra;
+/* em_passes_run with the extras (x NULL: none). */
+ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
+                                  const em_passes_extra *x);
 
 /* ---- internal, shared by passes*.c ---- */
 

@@ -10,7 +10,8 @@
  * strides and pads. Negatives, each left to fp32 with its weight DequantizeLinear folded and
  * the reason told to the note callback: a Relu with a zero point inside the range, a bias
  * whose scale is not x_scale * w_scale, the Conv's output also a graph output, a grouped conv.
- * A big weight (over 1 MiB as f32) still folds.
+ * A big weight (over 1 MiB as f32) still folds. The rewrite runs only when asked
+ * (em_passes_extra.int8); by default the chain stays f32 with its weights folded.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,6 +122,9 @@ static void build(em_graph *g, int x, int variant)
     test_free(w);
 }
 
+static const em_passes_options fused = {true, true, false, 0, em_plan_eval_const};
+static const em_passes_extra int8 = {.int8 = true};
+
 static void test_qdq_conv_rewritten(void **state)
 {
     (void)state;
@@ -130,7 +134,8 @@ static void test_qdq_conv_rewritten(void **state)
                                  {EM_OP_RELU, 0}, {EM_OP_DEQUANTIZELINEAR, 1},
                                  {EM_OP_QUANTIZELINEAR, 1}};
         float ys = v == V_BIG ? 0.5f : 0.05f;
-        tp_check_fused(build, v, 4, v == V_BIG ? xd_big : xd, want, 5, 1.001 * ys, 0.0);
+        tp_check_passes_extra(build, v, 4, v == V_BIG ? xd_big : xd, NULL, want, 5, 1.001 * ys,
+                              0.0, &fused, &int8);
     }
 }
 
@@ -141,8 +146,17 @@ static void test_qdq_conv_left_to_fp32(void **state)
         /* the weight's (and bias's) DequantizeLinear folded: Conv reads f32 constants */
         const tp_count want[] = {{EM_OP_QLINEARCONV, 0}, {EM_OP_DEQUANTIZELINEAR, 2}};
         float ys = v == V_BIG_KEPT ? 0.5f : 0.05f;
-        tp_check_fused(build, v, 4, v == V_BIG_KEPT ? xd_big : xd, want, 2, 1.001 * ys, 0.0);
+        tp_check_passes_extra(build, v, 4, v == V_BIG_KEPT ? xd_big : xd, NULL, want, 2,
+                              1.001 * ys, 0.0, &fused, &int8);
     }
+}
+
+/* Without the int8 extra (em_passes_run's default) the chain stays f32, its weights folded. */
+static void test_qdq_conv_off_by_default(void **state)
+{
+    (void)state;
+    const tp_count want[] = {{EM_OP_QLINEARCONV, 0}, {EM_OP_DEQUANTIZELINEAR, 2}};
+    tp_check_fused(build, V_PER_CHANNEL, 4, xd, want, 2, 1.001 * 0.05, 0.0);
 }
 
 typedef struct notes {
@@ -177,7 +191,8 @@ static void test_qdq_conv_reasons(void **state)
         ember_model *m = tp_build(build, cases[i].variant, 4, xd, NULL);
         em_passes_options o = {true, true, false, 0, em_plan_eval_const};
         notes t = {0};
-        OK(em_passes_run_noted(m->g, &o, note, &t));
+        const em_passes_extra x = {.int8 = true, .note = note, .note_ctx = &t};
+        OK(em_passes_run_extra(m->g, &o, &x));
         if (cases[i].why == NULL) {
             assert_int_equal(t.n, 0);
         } else {
@@ -196,6 +211,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qdq_conv_rewritten),
         cmocka_unit_test(test_qdq_conv_left_to_fp32),
+        cmocka_unit_test(test_qdq_conv_off_by_default),
         cmocka_unit_test(test_qdq_conv_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

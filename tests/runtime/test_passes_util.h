@@ -135,15 +135,16 @@ static inline ember_model *tp_build(tp_build_fn build, int variant, int rank, co
 /* Runs the passes of `o` on build's graph, checks the op counts want[0..n_want), and that the
  * graph computes what the unoptimised one does on an input in [-4, 4) of dims xd, every output
  * within atol + rtol |ref|, names and ranks kept; x's dims named in names[] (may be NULL) are
- * symbols while the passes run. */
-static inline void tp_check_passes_named(tp_build_fn build, int variant, int rank,
+ * symbols while the passes run; `extra` (may be NULL) the passes' extras. */
+static inline void tp_check_passes_extra(tp_build_fn build, int variant, int rank,
                                          const int64_t *xd, const char *const *names,
                                          const tp_count *want, int n_want, double atol,
-                                         double rtol, const em_passes_options *o)
+                                         double rtol, const em_passes_options *o,
+                                         const em_passes_extra *extra)
 {
     ember_model *plain = tp_build(build, variant, rank, xd, names);
     ember_model *opt = tp_build(build, variant, rank, xd, names);
-    OK(em_passes_run(opt->g, o));
+    OK(em_passes_run_extra(opt->g, o, extra));
     tp_debug_print(opt->g);
     for (int i = 0; i < n_want; i++) {
         if (tp_count_op(opt->g, want[i].op) != want[i].n) {
@@ -184,6 +185,15 @@ static inline void tp_check_passes_named(tp_build_fn build, int variant, int ran
     test_free(x);
     ember_model_destroy(plain);
     ember_model_destroy(opt);
+}
+
+/* tp_check_passes_extra without extras. */
+static inline void tp_check_passes_named(tp_build_fn build, int variant, int rank,
+                                         const int64_t *xd, const char *const *names,
+                                         const tp_count *want, int n_want, double atol,
+                                         double rtol, const em_passes_options *o)
+{
+    tp_check_passes_extra(build, variant, rank, xd, names, want, n_want, atol, rtol, o, NULL);
 }
 
 /* tp_check_passes_named with no named dims. */
