@@ -46,9 +46,9 @@
 
 #define QC_MR 5 /* the micro-kernel's rows: qc_tile names its 10 accumulators */
 #define QC_NR 16
-#define QC_MGROUP 8     /* QC_MR blocks per GEMM task */
-#define QC_MAX_OW 4096  /* the im2col row buffers live on the stack */
-#define QC_MAX_K 33000  /* K * 255 * 255 < 2^31 */
+#define QC_MGROUP 8    /* QC_MR blocks per GEMM task */
+#define QC_MAX_OW 4096 /* the im2col row buffers live on the stack */
+#define QC_MAX_K 33000 /* K * 255 * 255 < 2^31 */
 
 typedef struct qc_state {
     int64_t n, c, m, ih, iw, oh, ow;
@@ -56,9 +56,9 @@ typedef struct qc_state {
     int64_t k, kp2, p, pp, mp; /* K, K pairs, P, P rounded to QC_NR, M rounded to QC_MR */
     bool x_s8, y_s8;
     int32_t x_zp, y_zp;
-    int32_t *a;    /* [mp / QC_MR][kp2][QC_MR] */
-    double *bias;  /* [mp] */
-    double *mult;  /* [mp] */
+    int32_t *a;   /* [mp / QC_MR][kp2][QC_MR] */
+    double *bias; /* [mp] */
+    double *mult; /* [mp] */
 } qc_state;
 
 static ember_status *qc_decline(const em_kinfo *ki, const char *why)
@@ -150,7 +150,8 @@ ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
         return qc_decline(ki, "only group 1");
     }
     int64_t m = w->dims[0];
-    bool xz = ki->in[2].dtype != EMBER_DTYPE_UNDEFINED, wz = ki->in[5].dtype != EMBER_DTYPE_UNDEFINED,
+    bool xz = ki->in[2].dtype != EMBER_DTYPE_UNDEFINED,
+         wz = ki->in[5].dtype != EMBER_DTYPE_UNDEFINED,
          yz = ki->in[7].dtype != EMBER_DTYPE_UNDEFINED;
     if (w->data == NULL || !qc_param_ok(ki, 1, EMBER_DTYPE_F32, false, m) ||
         !qc_param_ok(ki, 4, EMBER_DTYPE_F32, true, m) ||
@@ -349,8 +350,8 @@ static void qc_pack_task(void *arg, int64_t begin, int64_t end)
 /* ---- GEMM and requantization --------------------------------------------------------------- */
 
 /* 4 int32 sums -> 4 requantized int32 values in y's range. */
-static inline __m128i qc_requant4(__m128i acc, __m256d bias, __m256d mult, __m256d zp,
-                                  __m256d lo, __m256d hi)
+static inline __m128i qc_requant4(__m128i acc, __m256d bias, __m256d mult, __m256d zp, __m256d lo,
+                                  __m256d hi)
 {
     __m256d v = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(acc), bias), mult);
     v = _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

@@ -237,8 +237,8 @@ static void dequant_task(void *arg, int64_t begin, int64_t end)
 static void q8_run(const q8_state *s, const em_tensor *in, em_tensor *out, const em_kctx *ctx,
                    em_task_fn task)
 {
-    q8_args a = {s, in[0].data, out[0].data, em_tensor_numel(&out[0]),
-                 *(const float *)in[1].data, 0};
+    q8_args a = {s, in[0].data, out[0].data, em_tensor_numel(&out[0]), *(const float *)in[1].data,
+                 0};
     if (s->has_zp) {
         a.zp = s->out_s8 ? *(const int8_t *)in[2].data : *(const uint8_t *)in[2].data;
     }

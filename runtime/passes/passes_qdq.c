@@ -215,8 +215,8 @@ static const char *output_q(const em_pctx *c, int conv, int *q, int *relu)
 /* The Conv attributes QLinearConv shares. */
 static ember_status *copy_conv_attrs(em_pctx *c, int from, int to)
 {
-    static const char *const names[] = {"auto_pad", "dilations", "group",
-                                        "kernel_shape", "pads", "strides"};
+    static const char *const names[] = {"auto_pad",     "dilations", "group",
+                                        "kernel_shape", "pads",      "strides"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const em_attr *a = em_node_attr(&c->g->nodes[from], names[i]);
         if (a == NULL) {
@@ -263,8 +263,8 @@ static const char *match_conv(em_pctx *c, int ni, int *in, int *n_in, int *q, in
         return why;
     }
     const em_node *x = &g->nodes[dx], *w = &g->nodes[dw], *qn = &g->nodes[*q];
-    const int v[9] = {x->in[0], x->in[1], x->in[2], w->in[0], w->in[1], w->in[2],
-                      qn->in[1], qn->in[2], bq};
+    const int v[9] = {x->in[0], x->in[1],  x->in[2],  w->in[0], w->in[1],
+                      w->in[2], qn->in[1], qn->in[2], bq};
     memcpy(in, v, sizeof v);
     *n_in = bq >= 0 ? 9 : 8;
     return NULL;

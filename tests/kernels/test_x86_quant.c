@@ -54,8 +54,8 @@ static ember_status *qt_run(const em_kernel *k, const em_node *node, em_tensor *
     }
     pout[0] = out[0];
     pout[0].data = NULL;
-    em_kinfo ki = {node, n_in, 1, pin, pout, test_allocator(), kt_features(),
-                   em_threadpool_size(pool), NULL};
+    em_kinfo ki = {
+        node, n_in, 1, pin, pout, test_allocator(), kt_features(), em_threadpool_size(pool), NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare(&ki, &state, &scratch_bytes);
@@ -270,7 +270,8 @@ static void test_qdq_declines(void **state)
     t_tensor(&in[2], EMBER_DTYPE_U8, 1, &d3, zp);
     t_tensor(&out[0], EMBER_DTYPE_U8, 2, d, y);
     t_set_int(&node, "axis", 0);
-    t_expect_error(qt_run(q, &node.n, in, 3, out, 6, NULL), EMBER_ERR_UNSUPPORTED, "q", "per-tensor");
+    t_expect_error(qt_run(q, &node.n, in, 3, out, 6, NULL), EMBER_ERR_UNSUPPORTED, "q",
+                   "per-tensor");
     t_tensor(&in[1], EMBER_DTYPE_F16, 0, NULL, &h);
     t_tensor(&in[2], EMBER_DTYPE_U8, 0, NULL, zp);
     t_expect_error(qt_run(q, &node.n, in, 3, out, 6, NULL), EMBER_ERR_UNSUPPORTED, "q", "f32");
@@ -288,15 +289,16 @@ typedef struct qc_case {
     int64_t sh, sw, dh, dw, pads[4];
     const char *auto_pad;
     ember_dtype xt, wt, yt;
-    int wzp;       /* 0 absent, 1 per tensor, 2 per channel */
-    bool ws_pc;    /* w scale per channel */
+    int wzp;    /* 0 absent, 1 per tensor, 2 per channel */
+    bool ws_pc; /* w scale per channel */
     bool bias;
-    int extreme;   /* 0 random; 1 x at its max, w at its min; 2 x at its min, w at its max */
-    float ys;      /* y scale */
+    int extreme; /* 0 random; 1 x at its max, w at its min; 2 x at its min, w at its max */
+    float ys;    /* y scale */
 } qc_case;
 
 #define U8 EMBER_DTYPE_U8
 #define I8 EMBER_DTYPE_I8
+/* clang-format off */
 static const qc_case qc_cases[] = {
     {"1x1", 1, 16, 7, 9, 24, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 1, true, true, 0, 0.05f},
     {"3x3_pad1", 1, 5, 11, 13, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true,
@@ -330,6 +332,7 @@ static const qc_case qc_cases[] = {
      true, true, 0, 1e3f},
     {"ext_s8", 1, 9, 5, 5, 6, 1, 1, 1, 1, 1, 1, {0}, NULL, I8, I8, U8, 2, true, false, 1, 0.01f},
 };
+/* clang-format on */
 
 static void qc_rand(void *p, ember_dtype dt, int64_t n, uint64_t seed, int extreme)
 {

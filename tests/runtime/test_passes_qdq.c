@@ -21,16 +21,16 @@
 #include "test_passes_util.h"
 
 enum {
-    V_PER_CHANNEL,  /* s8 per-channel w, u8 x / y, bias */
-    V_PER_TENSOR,   /* u8 per-tensor w with zero point 7, s8 x / y, no bias, stride 2 */
-    V_RELU_FOLDED,  /* Relu, y zero point 0 (u8) */
-    V_BIG,          /* 256 x 160 x 3 x 3 weights (1.5 MB as f32) */
+    V_PER_CHANNEL, /* s8 per-channel w, u8 x / y, bias */
+    V_PER_TENSOR,  /* u8 per-tensor w with zero point 7, s8 x / y, no bias, stride 2 */
+    V_RELU_FOLDED, /* Relu, y zero point 0 (u8) */
+    V_BIG,         /* 256 x 160 x 3 x 3 weights (1.5 MB as f32) */
     N_POSITIVE,
     V_RELU_KEPT = N_POSITIVE, /* Relu, y zero point 100 */
-    V_BIAS_SCALE,   /* bias scale 1.5 x_scale * w_scale */
-    V_SHARED_OUT,   /* the Conv's output is a graph output too */
-    V_GROUPED,      /* group 2 */
-    V_BIG_KEPT,     /* V_BIG with V_RELU_KEPT's Relu: its big weight folds to f32 */
+    V_BIAS_SCALE,             /* bias scale 1.5 x_scale * w_scale */
+    V_SHARED_OUT,             /* the Conv's output is a graph output too */
+    V_GROUPED,                /* group 2 */
+    V_BIG_KEPT,               /* V_BIG with V_RELU_KEPT's Relu: its big weight folds to f32 */
     N_VARIANTS
 };
 
@@ -130,12 +130,14 @@ static void test_qdq_conv_rewritten(void **state)
     (void)state;
     for (int v = 0; v < N_POSITIVE; v++) {
         /* the DequantizeLinear of x (read by the Conv alone), w and the bias are gone */
-        const tp_count want[] = {{EM_OP_QLINEARCONV, 1}, {EM_OP_CONV, 0},
-                                 {EM_OP_RELU, 0}, {EM_OP_DEQUANTIZELINEAR, 1},
+        const tp_count want[] = {{EM_OP_QLINEARCONV, 1},
+                                 {EM_OP_CONV, 0},
+                                 {EM_OP_RELU, 0},
+                                 {EM_OP_DEQUANTIZELINEAR, 1},
                                  {EM_OP_QUANTIZELINEAR, 1}};
         float ys = v == V_BIG ? 0.5f : 0.05f;
-        tp_check_passes_extra(build, v, 4, v == V_BIG ? xd_big : xd, NULL, want, 5, 1.001 * ys,
-                              0.0, &fused, &int8);
+        tp_check_passes_extra(build, v, 4, v == V_BIG ? xd_big : xd, NULL, want, 5, 1.001 * ys, 0.0,
+                              &fused, &int8);
     }
 }
 
@@ -146,8 +148,8 @@ static void test_qdq_conv_left_to_fp32(void **state)
         /* the weight's (and bias's) DequantizeLinear folded: Conv reads f32 constants */
         const tp_count want[] = {{EM_OP_QLINEARCONV, 0}, {EM_OP_DEQUANTIZELINEAR, 2}};
         float ys = v == V_BIG_KEPT ? 0.5f : 0.05f;
-        tp_check_passes_extra(build, v, 4, v == V_BIG_KEPT ? xd_big : xd, NULL, want, 2,
-                              1.001 * ys, 0.0, &fused, &int8);
+        tp_check_passes_extra(build, v, 4, v == V_BIG_KEPT ? xd_big : xd, NULL, want, 2, 1.001 * ys,
+                              0.0, &fused, &int8);
     }
 }
 
