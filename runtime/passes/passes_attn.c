@@ -23,6 +23,7 @@
  *    Einsum pass): Reshapes merge the leading dims into one batch dim around a 4-D Attention
  *    (views, free at run time), a mask then of rank <= 3 or [1, H, S, T] (it broadcasts
  *    over the heads and queries alone).
+ *  - K^T = Transpose(K * c) (maxvit): c goes into `scale` as well.
  *  - Two constant additive terms, (s + b) + m (swin's relative-position bias and shifted-window
  *    mask), as one mask constant b + m of their broadcast shape (at most the scores').
  *  - swin's window mask written through Reshapes, Reshape(Add(Reshape(x, [1, ..., 1, dims of
@@ -40,6 +41,8 @@
 typedef struct attn_match {
     int q, kt, v, mask, t; /* t: the Transpose writing K^T */
     int mask2;             /* a second constant term (mask is then constant too), or -1 */
+    int k0;                /* K unscaled, the Transpose's input from now on (K^T = Transpose(K
+                            * * c), maxvit's form), or -1 */
     double scale;
     int kill[8], n_kill;
 } attn_match;
@@ -248,8 +251,13 @@ static bool match_attn(const em_pctx *c, int j, attn_match *m, int64_t *pk)
     if (m->mask2 >= 0 && !broadcast_dims(mk, &g->values[m->mask2], &both)) {
         return false;
     }
-    return m->q != m->kt && transpose_of_k(c, m->kt, m, pk) &&
-           shapes_fit(g, m, g->nodes[mm].out[0], s, out->out[0], m->mask2 >= 0 ? &both : mk);
+    if (m->q == m->kt || !transpose_of_k(c, m->kt, m, pk) ||
+        !shapes_fit(g, m, g->nodes[mm].out[0], s, out->out[0], m->mask2 >= 0 ? &both : mk)) {
+        return false;
+    }
+    int k = g->nodes[m->t].in[0], k0 = unscale(c, k, m);
+    m->k0 = k0 != k ? k0 : -1;
+    return true;
 }
 
 /* The Transpose m->t now writes K (perm pk), or goes when pk is the identity; K's value. */
@@ -456,12 +464,15 @@ ember_status *em_pass_fuse_attention(em_pctx *c)
         }
     }
     for (int j = 0; j < n_old && st == NULL; j++) {
-        attn_match m = {-1, -1, -1, -1, -1, -1, 1.0, {0}, 0};
+        attn_match m = {-1, -1, -1, -1, -1, -1, -1, 1.0, {0}, 0};
         int64_t pk[EM_MAX_RANK];
         if (c->dead[j] || g->nodes[j].op != EM_OP_MATMUL || !match_attn(c, j, &m, pk)) {
             continue;
         }
         int r = g->values[m.q].rank, t = m.t, mask = m.mask;
+        if (m.k0 >= 0) {
+            em_pass_set_input(c, t, 0, m.k0); /* its scaling went into `scale` */
+        }
         if (m.mask2 >= 0) {
             st = sum_const(c, m.mask, m.mask2, g->nodes[j].name, &mask);
         }

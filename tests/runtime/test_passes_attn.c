@@ -107,8 +107,8 @@ enum {
     N4_WINDOW_SPLIT /* the window Reshape is [2, 1, 2, 5, 5]: a split, no leading 1 */
 };
 
-/* Q = Tanh(x) * 0.35, K^T = Transpose(Sigmoid(x)) (last two axes), V = -x, then the case's
- * score terms, Softmax, P V, Relu. */
+/* Q = Tanh(x) * 0.35, K^T = Transpose(Sigmoid(x)) over the last two axes (at rank 5 of
+ * Sigmoid(x) * 0.7), V = -x, then the case's score terms, Softmax, P V, Relu. */
 static void build_more(em_graph *g, int x, int v)
 {
     static const int64_t p0132[4] = {0, 1, 3, 2}, p01243[5] = {0, 1, 2, 4, 3};
@@ -120,8 +120,11 @@ static void build_more(em_graph *g, int x, int v)
     bool five = v == A5_WIDE || v == A5_WIDE_MASK3 || v == N5_MASK_BATCH;
     int q = tp_op2(g, EM_OP_MUL, tp_op2(g, EM_OP_TANH, x, -1, "qs"), tp_scalar(g, "cq", 0.35f),
                    "q");
-    int kt = transpose(g, tp_op2(g, EM_OP_SIGMOID, x, -1, "ks"), five ? p01243 : p0132,
-                       five ? 5 : 4, "kt");
+    int ks = tp_op2(g, EM_OP_SIGMOID, x, -1, "ks");
+    if (five) { /* maxvit scales K before its Transpose */
+        ks = tp_op2(g, EM_OP_MUL, ks, tp_scalar(g, "ck", 0.7f), "kscaled");
+    }
+    int kt = transpose(g, ks, five ? p01243 : p0132, five ? 5 : 4, "kt");
     int vs = tp_op2(g, EM_OP_NEG, x, -1, "vs");
     int s = tp_op2(g, EM_OP_MATMUL, q, kt, "scores");
     if (five) {
