@@ -429,14 +429,12 @@ static ember_status *load_image(ember_model *m, const char *path)
     args.n_inputs = n_spec;
     em_load_info info = {0};
     ember_status *st = ld->load(&args, m->g, &info);
-    if (st == NULL) {
-        st = em_load_fix_graph(&args, what, m->g);
-    }
-    if (st == NULL) {
+    if (st == NULL) { /* the model owns info's arrays from here, also if the fixes fail */
         m->format = ld->name;
         m->n_opsets = info.n_opsets;
         m->opset_domains = info.opset_domains;
         m->opset_versions = info.opset_versions;
+        st = em_load_fix_graph(&args, what, m->g);
     }
     return st;
 }
