@@ -31,11 +31,23 @@ bool cli_parse_shape(const char *arg, cli_shape_opt *opt);
 bool cli_parse_int(const char *s, int lo, int hi, int *out);
 /* Parses an --optimize value (none, basic, all) into *level; false when unknown. */
 bool cli_parse_optimize(const char *s, ember_graph_opt *level);
-/* Loads `path` (NULL: the built-in default model) with graph optimization `level`; the --input
- * files, when given, tell a TorchScript model its input dtypes and ranks; `verify` false
- * (--no-verify-checksums) skips the CRC-32 check of a TorchScript archive's weights. */
-ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
-                             ember_graph_opt level, bool verify, ember_model **out);
+/* What cli_load_model loads and how. */
+typedef struct cli_load {
+    const char *path;            /* NULL: the built-in default model */
+    const char *const *inputs;   /* the --input files */
+    int n_inputs;
+    const cli_shape_opt *shapes; /* the --shape options */
+    int n_shapes;
+    ember_graph_opt level;       /* --optimize */
+    bool verify;                 /* false: --no-verify-checksums */
+    bool dynamic;                /* --dynamic-shapes: keep the model's symbolic dims */
+} cli_load;
+/* Loads l->path with graph optimization l->level. The --input files tell a TorchScript model its
+ * input dtypes and ranks, and (unless l->dynamic) fix every input's shape to the file's, as
+ * --shape NAME=D1xD2... fixes input NAME's and --shape NAME=D a symbolic dim NAME, so that the
+ * graph passes see concrete dims; `verify` false skips the CRC-32 check of a TorchScript
+ * archive's weights. */
+ember_status *cli_load_model(const cli_load *l, ember_model **out);
 /* Concrete shape of input i from its declared shape and --shape options (symbolic dims that
  * no option fixes become 1). Returns the rank, or -1 with a message on stderr. */
 int cli_input_shape(const ember_model *m, size_t i, const cli_shape_opt *opts, int n_opts,

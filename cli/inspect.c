@@ -21,8 +21,12 @@ static void inspect_usage(FILE *f)
                "\n"
                "options:\n"
                "  --input FILE       an input (.npy or .pb), in order (repeat): a TorchScript\n"
-               "                     model is lowered for the inputs' ranks and dtypes\n"
-               "  --shape NAME=DIMS  input shape or symbolic dim used for the memory plan\n"
+               "                     model is lowered for the inputs' ranks and dtypes, and\n"
+               "                     every model for their shapes (see --dynamic-shapes)\n"
+               "  --shape NAME=DIMS  fix an input's shape (NAME=1x3x224x224) or a symbolic dim\n"
+               "                     (N=8) at load; used for the memory plan\n"
+               "  --dynamic-shapes   keep the model's symbolic dims at load (the plan still\n"
+               "                     uses --input / --shape)\n"
                "  --graph            also print the graph in ember's text form\n"
                "  --no-plan          skip the memory plan\n"
                "  --optimize LEVEL   graph passes at load: none, basic or all (default)\n"
@@ -164,7 +168,7 @@ static int print_plan(const ember_model *m, const char *const *inputs, int n_inp
 int cli_inspect(int argc, char **argv)
 {
     const char *model = NULL;
-    bool graph = false, plan = true, verify = true;
+    bool graph = false, plan = true, verify = true, dynamic = false;
     cli_shape_opt shapes[CLI_MAX_SHAPES];
     int n_shapes = 0;
     const char *inputs[CLI_MAX_INPUTS] = {0};
@@ -187,6 +191,8 @@ int cli_inspect(int argc, char **argv)
                 return cli_error("--optimize needs none, basic or all"), 2;
             }
             i++;
+        } else if (strcmp(a, "--dynamic-shapes") == 0) {
+            dynamic = true;
         } else if (strcmp(a, "--no-plan") == 0) {
             plan = false;
         } else if (strcmp(a, "--no-verify-checksums") == 0) {
@@ -207,7 +213,8 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    ember_status *st = cli_load_model(model, inputs, n_inputs, optimize, verify, &m);
+    cli_load ld = {model, inputs, n_inputs, shapes, n_shapes, optimize, verify, dynamic};
+    ember_status *st = cli_load_model(&ld, &m);
     if (st != NULL) {
         return cli_fail(st);
     }

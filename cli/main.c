@@ -173,36 +173,57 @@ bool cli_parse_optimize(const char *s, ember_graph_opt *level)
     return false;
 }
 
-ember_status *cli_load_model(const char *path, const char *const *inputs, int n_inputs,
-                             ember_graph_opt level, bool verify, ember_model **out)
+/* Fixes the shapes the --shape options give (see cli_load_model). */
+static ember_status *fix_named_shapes(ember_model_options *opts, const cli_shape_opt *shapes,
+                                      int n_shapes)
+{
+    ember_status *st = NULL;
+    for (int k = 0; k < n_shapes && st == NULL; k++) {
+        char name[256];
+        size_t n = (size_t)(strchr(shapes[k].name, '=') - shapes[k].name);
+        snprintf(name, sizeof name, "%.*s", (int)n, shapes[k].name);
+        /* One size is a symbolic dim's (N=8), or a 1-D input's: that one is generated with the
+         * size but left symbolic at load. */
+        st = shapes[k].rank == 1
+                 ? ember_model_options_set_dim_value(opts, name, shapes[k].dims[0])
+                 : ember_model_options_set_input_shape(opts, name, shapes[k].dims, shapes[k].rank);
+    }
+    return st;
+}
+
+ember_status *cli_load_model(const cli_load *l, ember_model **out)
 {
     ember_model_options *opts = NULL;
     ember_status *st = ember_model_options_create(&opts);
     if (st == NULL) {
-        st = ember_model_options_set_graph_optimization(opts, level);
+        st = ember_model_options_set_graph_optimization(opts, l->level);
     }
     if (st == NULL) {
-        st = ember_model_options_set_verify_checksums(opts, verify);
+        st = ember_model_options_set_verify_checksums(opts, l->verify);
     }
-    if (st == NULL && path == NULL) {
-        st = ember_model_load_builtin("default", opts, out);
-        ember_model_options_destroy(opts);
-        return st;
+    if (st == NULL && !l->dynamic) {
+        st = fix_named_shapes(opts, l->shapes, l->n_shapes);
     }
-    /* TorchScript declares no input ranks: take them from the --input files. */
-    for (int i = 0; i < n_inputs && st == NULL; i++) {
+    /* TorchScript declares no input ranks: take them from the --input files, and their shapes
+     * unless --dynamic-shapes. */
+    for (int i = 0; i < l->n_inputs && st == NULL; i++) {
         ember_tensor *t = NULL;
-        ember_status *lt = ember_tensor_load(inputs[i], &t);
+        ember_status *lt = ember_tensor_load(l->inputs[i], &t);
         if (lt != NULL) { /* sequences and the like: the loader reports what it needs */
             ember_status_destroy(lt);
             continue;
         }
         st = ember_model_options_set_input_rank(opts, (size_t)i, ember_tensor_dtype(t),
                                                 (int)ember_tensor_rank(t));
+        if (st == NULL && !l->dynamic) {
+            st = ember_model_options_set_input_shape_at(opts, (size_t)i, ember_tensor_dims(t),
+                                                        (int)ember_tensor_rank(t));
+        }
         ember_tensor_destroy(t);
     }
     if (st == NULL) {
-        st = ember_model_load_file(path, opts, out);
+        st = l->path != NULL ? ember_model_load_file(l->path, opts, out)
+                             : ember_model_load_builtin("default", opts, out);
     }
     ember_model_options_destroy(opts);
     return st;

@@ -25,6 +25,7 @@ typedef struct run_opts {
     ember_precision precision;
     bool profile, json;
     bool no_verify; /* --no-verify-checksums */
+    bool dynamic;   /* --dynamic-shapes */
     const char *trace;
     const char *isa;
     cli_shape_opt shapes[CLI_MAX_SHAPES];
@@ -46,7 +47,11 @@ static void run_usage(FILE *f)
             "                      OptionalProto for such inputs), in the model's input order\n"
             "                      (repeat)\n"
             "  --shape NAME=DIMS   fix an input's shape (NAME=1x3x224x224) or a symbolic dim\n"
-            "                      (N=8) for generated inputs\n"
+            "                      (N=8): the model is loaded for it, and generated inputs\n"
+            "                      have it\n"
+            "  --dynamic-shapes    keep the model's symbolic dims at load (by default the\n"
+            "                      --input files' shapes and --shape fix them, so that shape\n"
+            "                      arithmetic folds and more of the graph fuses)\n"
             "  --output-dir DIR    write every output as DIR/output_<i>.npy, or as an ONNX\n"
             "                      DIR/output_<i>.pb where .npy cannot hold it (bfloat16,\n"
             "                      sequences, optionals)\n"
@@ -119,6 +124,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
             takes = false;
         } else if (strcmp(a, "--no-verify-checksums") == 0) {
             o->no_verify = true;
+            takes = false;
+        } else if (strcmp(a, "--dynamic-shapes") == 0) {
+            o->dynamic = true;
             takes = false;
         } else if (takes_value(a) && v == NULL) {
             return cli_error("%s needs a value", a), 2;
@@ -523,8 +531,9 @@ int cli_run(int argc, char **argv)
     rc = 0;
 
     double t0 = now_ms();
-    if ((st = cli_load_model(o.model, (const char *const *)o.inputs, o.n_inputs, o.optimize,
-                             !o.no_verify, &m)) != NULL) {
+    cli_load ld = {o.model, (const char *const *)o.inputs, o.n_inputs, o.shapes, o.n_shapes,
+                   o.optimize, !o.no_verify, o.dynamic};
+    if ((st = cli_load_model(&ld, &m)) != NULL) {
         goto done;
     }
     if (ember_model_input_count(m) > CLI_MAX_INPUTS || ember_model_output_count(m) > CLI_MAX_INPUTS) {

@@ -365,6 +365,41 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_input_rank(ember
                                                                            int rank);
 
 /*
+ * Fixed input shapes (as ONNX Runtime's free-dimension overrides). A model loaded with them is
+ * built for those shapes: shape inference, constant folding and the graph passes see concrete
+ * dims before they run, so shape arithmetic (a TorchScript model's x.size(2) // 7, an ONNX
+ * export's Shape / Gather / Concat chains) folds into constants and patterns that need known
+ * dims fuse. The model then runs only inputs of those shapes (a session refuses others,
+ * naming the input), and ember_model_input_shape() / ember_model_output_shape() report the
+ * concrete dims.
+ *
+ * ember_model_options_set_input_shape() fixes the input named `name`;
+ * ember_model_options_set_input_shape_at() the input at position `index` (as
+ * ember_model_input_name(model, index)). `dims` holds `rank` sizes (>= 0), or -1 for a dim to
+ * leave as the model declares it; a TorchScript model takes its input's rank from the shape.
+ * Setting the same name or index again replaces the shape. The name and dims are copied.
+ * ember_model_options_set_dim_value() fixes every input dim of symbolic name `dim_name` (an
+ * ONNX dim_param such as "batch"; a TorchScript input `x` has dims "x_0", "x_1", ...) to
+ * `value`; a name that no input dim has is ignored, as in ONNX Runtime.
+ *
+ * Returns INVALID_ARG for a NULL `opts`, a NULL or empty name, NULL `dims` with `rank` > 0, a
+ * rank outside 0..EMBER_MAX_RANK, a dim below -1, a negative value, or more than 64 shapes or
+ * dim names. Loading fails with INVALID_ARG, in one line naming the file and the input, when a
+ * shape names no input of the model or an index past its inputs, has another rank than the
+ * input's, or gives a dim a size other than the one the model fixes (or set_input_rank's rank).
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_input_shape(ember_model_options *opts,
+                                                                            const char *name,
+                                                                            const int64_t *dims,
+                                                                            int rank);
+EMBER_API EMBER_NODISCARD ember_status *
+ember_model_options_set_input_shape_at(ember_model_options *opts, size_t index,
+                                       const int64_t *dims, int rank);
+EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_dim_value(ember_model_options *opts,
+                                                                          const char *dim_name,
+                                                                          int64_t value);
+
+/*
  * How much a model's graph is rewritten once at load, before any planning (as ONNX Runtime's
  * SessionOptions.graph_optimization_level). Outputs agree at every level within float
  * rounding; graph inputs, outputs, their names and dtypes are never changed.

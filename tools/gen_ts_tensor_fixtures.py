@@ -217,6 +217,30 @@ class Window(torch.nn.Module):
                 torch.roll(m, (-1, -2), (0, 1)))
 
 
+class SwinBlock(torch.nn.Module):
+    """Fixed input shapes (ember_model_options_set_input_shape, read by tests/api/
+    test_api_shapes.c): a swin-like block whose window pads and reshape targets come from x's
+    size and whose Linears see a rank-3 input of windows; with symbolic dims they stay Shape /
+    Pad / MatMul + Add, with a fixed shape they fold and the Linears become Gemms."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(8)
+        self.fc1 = torch.nn.Linear(8, 16)
+        self.fc2 = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        n, h, w, c = x.shape
+        ph = (3 - h % 3) % 3
+        pw = (3 - w % 3) % 3
+        y = F.pad(self.norm(x), (0, 0, 0, pw, 0, ph))
+        hp, wp = h + ph, w + pw
+        y = y.view(n, hp // 3, 3, wp // 3, 3, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, 9, c)
+        y = self.fc2(F.gelu(self.fc1(y)))
+        y = y.view(n, hp // 3, wp // 3, 3, 3, c).permute(0, 1, 3, 2, 4, 5).reshape(n, hp, wp, c)
+        return x + y[:, :h, :w]
+
+
 def models():
     return {
         # name: (constructor, traced input shape, another shape, kinds)
@@ -226,6 +250,7 @@ def models():
         "index": (Index, (3, 3), (5, 3), ("trace", "script")),
         "resize": (Resize, (1, 3, 4, 6), (2, 3, 6, 4), ("trace", "script")),
         "window": (Window, (2, 4, 6), (3, 6, 7), ("trace", "script")),
+        "swinblock": (SwinBlock, (1, 5, 7, 8), (2, 6, 6, 8), ("trace", "script")),
     }
 
 

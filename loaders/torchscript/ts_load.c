@@ -191,9 +191,11 @@ static ember_status *read_pickle(ts_lower *L, const char *record, const char *di
 }
 
 /* Declares forward()'s parameters after self as graph inputs. */
-static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_input_spec *spec,
-                                size_t n_spec, ts_av ***args, size_t *n_args)
+static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_load_args *a,
+                                ts_av ***args, size_t *n_args)
 {
+    const em_input_spec *spec = a->inputs;
+    size_t n_spec = a->n_inputs;
     size_t n = fwd->n_params > 0 ? fwd->n_params - 1 : 0;
     *args = em_ts_arena_alloc(&L->arena, (n + 1) * sizeof(ts_av *));
     if (*args == NULL) {
@@ -223,9 +225,14 @@ static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_inp
             return em_status_new(EMBER_ERR_INVALID_ARG, "%s: input %zu: rank %d is above %d",
                                  L->what, i, rank, EMBER_MAX_RANK);
         }
-        /* Every dim symbolic: the graph serves any shape of this rank. */
+        /* Every dim symbolic (the graph serves any shape of this rank) unless the caller fixed
+         * it (ember_model_options_set_input_shape): then x.size(d) lowers to a constant. */
         int64_t dims[EMBER_MAX_RANK];
         const char *names[EMBER_MAX_RANK];
+        size_t at = (size_t)L->root->n_inputs;
+        if (rank < 0) { /* a fixed shape gives the rank */
+            TS_TRY(em_load_fix_input(a, L->what, at, p->name, &rank, dims, names));
+        }
         for (int d = 0; d < rank; d++) {
             dims[d] = -1;
             names[d] = em_ts_printf(L, "%s_%d", p->name, d);
@@ -233,6 +240,7 @@ static ember_status *add_inputs(ts_lower *L, const em_ts_func *fwd, const em_inp
                 return em_status_oom();
             }
         }
+        TS_TRY(em_load_fix_input(a, L->what, at, p->name, &rank, dims, names));
         int v = -1;
         TS_TRY(em_graph_add_input(L->root, p->name, dt, rank, dims, names, &v));
         (*args)[i] = em_ts_tensor(L, v);
@@ -460,7 +468,9 @@ ember_status *em_ts_load(const em_load_args *a, em_graph *g)
         goto fail;
     }
     size_t n_args = 0;
-    EMBER_TRY(add_inputs(&L, fwd->u.fn.fn, a->inputs, a->n_inputs, &args, &n_args));
+    EMBER_TRY(add_inputs(&L, fwd->u.fn.fn, a, &args, &n_args));
+    /* A fixed shape that names no argument of forward() fails here, before lowering. */
+    EMBER_TRY(em_load_fix_graph(a, L.what, L.root));
     EMBER_TRY(em_ts_call_func(&L, fwd, args, n_args, NULL, NULL, 0, fwd->u.fn.fn->pos, &result));
     int count = 0;
     EMBER_TRY(add_outputs(&L, result, &count));

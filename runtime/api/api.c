@@ -81,7 +81,125 @@ ember_status *ember_model_options_create(ember_model_options **out)
     return *out == NULL ? em_status_oom() : NULL;
 }
 
-void ember_model_options_destroy(ember_model_options *opts) { free(opts); }
+void ember_model_options_destroy(ember_model_options *opts)
+{
+    if (opts == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < opts->n_shapes; i++) {
+        free(opts->shapes[i].name);
+    }
+    for (size_t i = 0; i < opts->n_dim_fixes; i++) {
+        free(opts->dim_fixes[i].name);
+    }
+    free(opts);
+}
+
+/* The slot of shape fix (name, index) in opts: the one given before, or a new one (NULL with
+ * *st set when the table is full or a name cannot be copied). */
+static em_shape_fix *shape_slot(ember_model_options *opts, const char *fn, const char *name,
+                                size_t index, ember_status **st)
+{
+    for (size_t i = 0; i < opts->n_shapes; i++) {
+        em_shape_fix *f = &opts->shapes[i];
+        if (name != NULL ? f->name != NULL && strcmp(f->name, name) == 0
+                         : f->name == NULL && f->index == index) {
+            return f;
+        }
+    }
+    if (opts->n_shapes == EM_MAX_SHAPE_FIXES) {
+        *st = em_status_new(EMBER_ERR_INVALID_ARG, "%s: more than %d fixed input shapes", fn,
+                            EM_MAX_SHAPE_FIXES);
+        return NULL;
+    }
+    em_shape_fix *f = &opts->shapes[opts->n_shapes];
+    memset(f, 0, sizeof *f);
+    if (name != NULL && (f->name = strdup(name)) == NULL) {
+        *st = em_status_oom();
+        return NULL;
+    }
+    f->index = index;
+    opts->n_shapes++;
+    return f;
+}
+
+static ember_status *set_shape(ember_model_options *opts, const char *fn, const char *name,
+                               size_t index, const int64_t *dims, int rank)
+{
+    if (opts == NULL) {
+        return em_api_null_arg(fn, "options");
+    }
+    if (rank < 0 || rank > EMBER_MAX_RANK) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: rank %d is out of range 0..%d", fn,
+                             rank, EMBER_MAX_RANK);
+    }
+    if (dims == NULL && rank > 0) {
+        return em_api_null_arg(fn, "dims");
+    }
+    for (int d = 0; d < rank; d++) {
+        if (dims[d] < -1) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "%s: dim %d is %lld (a size >= 0, or -1 "
+                                 "to leave it as the model declares it)", fn, d,
+                                 (long long)dims[d]);
+        }
+    }
+    ember_status *st = NULL;
+    em_shape_fix *f = shape_slot(opts, fn, name, index, &st);
+    if (f != NULL) {
+        f->rank = rank;
+        for (int d = 0; d < rank; d++) {
+            f->dims[d] = dims[d];
+        }
+    }
+    return st;
+}
+
+ember_status *ember_model_options_set_input_shape(ember_model_options *opts, const char *name,
+                                                  const int64_t *dims, int rank)
+{
+    static const char fn[] = "model_options_set_input_shape";
+    if (opts != NULL && (name == NULL || name[0] == '\0')) {
+        return name == NULL ? em_api_null_arg(fn, "name")
+                            : em_status_new(EMBER_ERR_INVALID_ARG, "%s: empty name", fn);
+    }
+    return set_shape(opts, fn, name, 0, dims, rank);
+}
+
+ember_status *ember_model_options_set_input_shape_at(ember_model_options *opts, size_t index,
+                                                     const int64_t *dims, int rank)
+{
+    return set_shape(opts, "model_options_set_input_shape_at", NULL, index, dims, rank);
+}
+
+ember_status *ember_model_options_set_dim_value(ember_model_options *opts, const char *dim_name,
+                                                int64_t value)
+{
+    static const char fn[] = "model_options_set_dim_value";
+    if (opts == NULL || dim_name == NULL) {
+        return em_api_null_arg(fn, opts == NULL ? "options" : "dim_name");
+    }
+    if (dim_name[0] == '\0' || value < 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: %s", fn,
+                             value < 0 ? "a negative size" : "empty dim_name");
+    }
+    for (size_t i = 0; i < opts->n_dim_fixes; i++) {
+        if (strcmp(opts->dim_fixes[i].name, dim_name) == 0) {
+            opts->dim_fixes[i].value = value;
+            return NULL;
+        }
+    }
+    if (opts->n_dim_fixes == EM_MAX_SHAPE_FIXES) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: more than %d fixed dims", fn,
+                             EM_MAX_SHAPE_FIXES);
+    }
+    em_dim_fix *f = &opts->dim_fixes[opts->n_dim_fixes];
+    if ((f->name = strdup(dim_name)) == NULL) {
+        return em_status_oom();
+    }
+    f->value = value;
+    opts->n_dim_fixes++;
+    return NULL;
+}
 
 ember_status *ember_model_options_set_input_rank(ember_model_options *opts, size_t index,
                                                  ember_dtype dtype, int rank)
@@ -239,6 +357,20 @@ static ember_status *model_finish(ember_model *m)
     return st;
 }
 
+/* The load arguments of `opts` (may be NULL) that do not depend on the image. */
+static em_load_args load_args(const ember_model_options *opts)
+{
+    em_load_args a = {0};
+    if (opts != NULL) {
+        a.trust_checksums = opts->trust_checksums;
+        a.shapes = opts->shapes;
+        a.n_shapes = opts->n_shapes;
+        a.dim_fixes = opts->dim_fixes;
+        a.n_dim_fixes = opts->n_dim_fixes;
+    }
+    return a;
+}
+
 ember_status *ember_model_load_builtin(const char *name, const ember_model_options *opts,
                                        ember_model **out)
 {
@@ -256,6 +388,8 @@ ember_status *ember_model_load_builtin(const char *name, const ember_model_optio
     EMBER_TRY(model_new(opts, &m));
     m->format = "builtin";
     EMBER_TRY(em_builtin_default(m->g));
+    em_load_args args = load_args(opts);
+    EMBER_TRY(em_load_fix_graph(&args, "builtin:default", m->g));
     EMBER_TRY(model_finish(m));
     *out = m;
     return NULL;
@@ -288,15 +422,19 @@ static ember_status *load_image(ember_model *m, const char *path)
         spec[i].dtype = set ? m->opts->input_dtype[i] : EMBER_DTYPE_UNDEFINED;
         spec[i].rank = set ? m->opts->input_rank[i] : -1;
     }
-    em_load_args args = {m->bytes, path, spec, n_spec,
-                         m->opts != NULL && m->opts->trust_checksums};
+    em_load_args args = load_args(m->opts);
+    args.image = m->bytes;
+    args.path = path;
+    args.inputs = spec;
+    args.n_inputs = n_spec;
     em_load_info info = {0};
     ember_status *st = ld->load(&args, m->g, &info);
-    if (st == NULL) {
+    if (st == NULL) { /* the model owns info's arrays from here, also if the fixes fail */
         m->format = ld->name;
         m->n_opsets = info.n_opsets;
         m->opset_domains = info.opset_domains;
         m->opset_versions = info.opset_versions;
+        st = em_load_fix_graph(&args, what, m->g);
     }
     return st;
 }

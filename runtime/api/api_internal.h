@@ -5,6 +5,7 @@
 
 #include "ember.h"
 #include "ir/graph.h"
+#include "ir/loader.h"
 #include "core/pack.h"
 #include "core/tensor.h"
 
@@ -12,6 +13,8 @@
 
 /* Most inputs ember_model_options_set_input_rank describes. */
 #define EM_MAX_INPUT_SPECS 64
+/* Most fixed input shapes and most fixed dim names a model_options holds. */
+#define EM_MAX_SHAPE_FIXES 64
 /* Most compute threads a session runs (ember_session_options_set_threads). */
 #define EM_MAX_THREADS 1024
 
@@ -28,6 +31,10 @@ struct ember_model_options {
     bool has_graph_opt;        /* graph_opt set; EMBER_GRAPH_OPT_ALL otherwise */
     ember_graph_opt graph_opt;
     bool trust_checksums;      /* set_verify_checksums(false): weights not CRC-checked */
+    size_t n_shapes;           /* set_input_shape / _at: names owned (malloc) */
+    em_shape_fix shapes[EM_MAX_SHAPE_FIXES];
+    size_t n_dim_fixes;        /* set_dim_value: names owned (malloc) */
+    em_dim_fix dim_fixes[EM_MAX_SHAPE_FIXES];
 };
 
 struct ember_model {

@@ -30,6 +30,21 @@ typedef struct em_input_spec {
     int rank;          /* -1: unknown */
 } em_input_spec;
 
+/* A caller's fixed shape for one input (ember_model_options_set_input_shape / _at): by name, or
+ * by position when `name` is NULL. dims[d] of -1 leaves dim d as the model declares it. */
+typedef struct em_shape_fix {
+    char *name;
+    size_t index;
+    int rank;
+    int64_t dims[EM_MAX_RANK];
+} em_shape_fix;
+
+/* A caller's value for every input dim of symbolic name `name` (ember_model_options_set_dim_value). */
+typedef struct em_dim_fix {
+    char *name;
+    int64_t value;
+} em_dim_fix;
+
 typedef struct em_load_args {
     em_storage *image;            /* the whole file or buffer; weights may retain it */
     const char *path;             /* the file (messages, external data); NULL from memory */
@@ -37,7 +52,24 @@ typedef struct em_load_args {
     size_t n_inputs;
     bool trust_checksums;         /* ember_model_options_set_verify_checksums(false): a format
                                    * whose weights carry checksums uses them unchecked */
+    const em_shape_fix *shapes;   /* fixed input shapes, applied before any shape is inferred */
+    size_t n_shapes;
+    const em_dim_fix *dim_fixes;  /* fixed symbolic input dims, by name */
+    size_t n_dim_fixes;
 } em_load_args;
+
+/*
+ * Applies a->shapes and a->dim_fixes to input `index` (its position among the graph's inputs)
+ * named `name`: *rank (-1: unknown) and dims[0..*rank) (-1: unknown) are what the model
+ * declares, names[d] (NULL: none) the symbolic dims' names. A fixed dim gets its value and
+ * names[d] NULL; an unknown rank takes a shape's. INVALID_ARG naming `what` (the file) and the
+ * input when a shape contradicts the declared rank or a declared dim, or two fixes disagree.
+ */
+ember_status *em_load_fix_input(const em_load_args *a, const char *what, size_t index,
+                                const char *name, int *rank, int64_t *dims, const char **names);
+/* Applies the fixes to every input of `g` after loading (em_load_fix_input) and checks that
+ * each shape fix names an input of `g`: INVALID_ARG naming `what` otherwise. */
+ember_status *em_load_fix_graph(const em_load_args *a, const char *what, em_graph *g);
 
 /* What a loader reports besides the graph; zeroed by the caller. Arrays are allocated with the
  * graph's allocator and owned by the caller after a successful load. */

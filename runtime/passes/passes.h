@@ -133,6 +133,11 @@ ember_status *em_pass_sync(em_pctx *c);
  * temporary output value is made and left unreferenced); read counts are the caller's. */
 ember_status *em_pass_add_node_into(em_pctx *c, em_op op, const char *name, const int *in, int n_in,
                                     int to, int *out);
+/* Adds a Reshape node "<base><suffix>" of value `from` to `dims` (an int64 initializer
+ * "<name>/shape") whose output is the existing value `to`; read counts are kept, the node is
+ * placed by the caller (em_pass_place_new). */
+ember_status *em_pass_reshape_node(em_pctx *c, const char *base, const char *suffix, int from,
+                                   int to, int rank, const int64_t *dims, int *out);
 /* Puts the nodes added since `n_old` right after the nodes named in `after` (after[j - n_old]
  * for node j; -1: first), keeping the order among them. Producers are stale afterwards. */
 ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after);

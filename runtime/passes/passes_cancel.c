@@ -8,6 +8,9 @@
  * the same symbol) and y is no graph output; otherwise, when only the second reads the first
  * and s2 is a constant without 0 (a 0 copies a dim of the first's output, unless allowzero),
  * the second reshapes x directly. Perms are read from the attributes (absent: reversed).
+ * A Slice whose output has its input's shape (every dim known) with steps of 1 (constant, or
+ * none) copies x whole: its readers read x (torch's x[:, :H, :W] after a window pad of 0,
+ * once fixed input shapes make H and W known).
  */
 #include "passes/passes.h"
 
@@ -98,6 +101,47 @@ static void reshape_pair(em_pctx *c, int r2)
     }
 }
 
+/* Steps input `v` of a Slice (-1: none) is a constant of ones. */
+static bool steps_one(const em_graph *g, int v)
+{
+    if (v < 0) {
+        return true;
+    }
+    const em_value *s = &g->values[v];
+    if (s->kind != EM_VAL_INITIALIZER || s->init.data == NULL ||
+        (s->dtype != EMBER_DTYPE_I64 && s->dtype != EMBER_DTYPE_I32)) {
+        return false;
+    }
+    for (int64_t i = 0; i < em_tensor_numel(&s->init); i++) {
+        int64_t k = s->dtype == EMBER_DTYPE_I64 ? ((const int64_t *)s->init.data)[i]
+                                                : ((const int32_t *)s->init.data)[i];
+        if (k != 1) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void whole_slice(em_pctx *c, int j)
+{
+    em_graph *g = c->g;
+    const em_node *n = &g->nodes[j];
+    if (n->n_in < 3 || n->n_out != 1 || n->in[0] < 0) {
+        return;
+    }
+    int x = n->in[0], y = n->out[0];
+    const em_value *xv = &g->values[x], *yv = &g->values[y];
+    bool known = xv->rank >= 0;
+    for (int d = 0; known && d < xv->rank; d++) {
+        known = xv->dims[d].v >= 0;
+    }
+    if (known && !yv->is_output && em_pass_same_shape(xv, yv) &&
+        steps_one(g, n->n_in > 4 ? n->in[4] : -1)) {
+        em_pass_redirect(c, y, x, j);
+        em_pass_kill(c, j);
+    }
+}
+
 ember_status *em_pass_cancel_pairs(em_pctx *c)
 {
     em_pass_refresh_producers(c);
@@ -109,6 +153,8 @@ ember_status *em_pass_cancel_pairs(em_pctx *c)
             EM_PASS_TRY(transpose_pair(c, j));
         } else if (c->g->nodes[j].op == EM_OP_RESHAPE) {
             reshape_pair(c, j);
+        } else if (c->g->nodes[j].op == EM_OP_SLICE) {
+            whole_slice(c, j);
         }
     }
     return NULL;

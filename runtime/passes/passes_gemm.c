@@ -68,24 +68,6 @@ static int matmul_of(const em_pctx *c, int j, int side)
     return bias_fits(g, add->in[1 - side], b->dims[1].v) ? p : -1;
 }
 
-/* Adds a Reshape node of value `from` to `dims` (an int64 initializer "<name>/shape") whose
- * output is the value `to`. */
-static ember_status *reshape_node(em_pctx *c, const char *base, const char *suffix, int from,
-                                  int to, int rank, const int64_t *dims, int *out)
-{
-    em_graph *g = c->g;
-    char name[512], shape[520];
-    int64_t r = rank;
-    int in[2] = {from, -1};
-    em_pass_unique_name(g, base, suffix, name, sizeof name);
-    snprintf(shape, sizeof shape, "%s/shape", name);
-    EM_PASS_TRY(em_graph_add_initializer_copy(g, shape, EMBER_DTYPE_I64, 1, &r, dims, &in[1]));
-    EM_PASS_TRY(em_pass_add_node_into(c, EM_OP_RESHAPE, name, in, 2, to, out));
-    c->nread[in[0]]++;
-    c->nread[in[1]]++;
-    return NULL;
-}
-
 /* Turns Add node j (reading MatMul p's output on `side`) into Gemm; a rank > 2 A gets the
  * Reshapes around it, the second one recorded in `after` to follow node j. */
 static ember_status *to_gemm(em_pctx *c, int j, int side, int p, int n_old, int **after)
@@ -115,8 +97,8 @@ static ember_status *to_gemm(em_pctx *c, int j, int side, int p, int n_old, int 
         d[1].v = n;
         EM_PASS_TRY(em_graph_add_value(g, name, EMBER_DTYPE_F32, 2, d, &y2));
         int r1, r2;
-        EM_PASS_TRY(reshape_node(c, base, "/flatten", a, a2, 2, flat, &r1));
-        EM_PASS_TRY(reshape_node(c, base, "/unflatten", y2, y, g->values[y].rank, ydims, &r2));
+        EM_PASS_TRY(em_pass_reshape_node(c, base, "/flatten", a, a2, 2, flat, &r1));
+        EM_PASS_TRY(em_pass_reshape_node(c, base, "/unflatten", y2, y, g->values[y].rank, ydims, &r2));
         int *na = em_realloc(g->al, *after, sizeof *na * (size_t)(g->n_nodes - n_old));
         if (na == NULL) {
             return em_status_oom();

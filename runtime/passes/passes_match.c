@@ -159,3 +159,21 @@ bool em_pass_perm_is(const em_node *n, const int64_t *want, int rank)
            a->type == EM_ATTR_INTS && a->n == rank &&
            memcmp(a->ints, want, (size_t)rank * sizeof(int64_t)) == 0;
 }
+
+/* Adds a Reshape node of value `from` to `dims` (an int64 initializer "<name>/shape") whose
+ * output is the value `to`. */
+ember_status *em_pass_reshape_node(em_pctx *c, const char *base, const char *suffix, int from,
+                                   int to, int rank, const int64_t *dims, int *out)
+{
+    em_graph *g = c->g;
+    char name[512], shape[520];
+    int64_t r = rank;
+    int in[2] = {from, -1};
+    em_pass_unique_name(g, base, suffix, name, sizeof name);
+    snprintf(shape, sizeof shape, "%s/shape", name);
+    EM_PASS_TRY(em_graph_add_initializer_copy(g, shape, EMBER_DTYPE_I64, 1, &r, dims, &in[1]));
+    EM_PASS_TRY(em_pass_add_node_into(c, EM_OP_RESHAPE, name, in, 2, to, out));
+    c->nread[in[0]]++;
+    c->nread[in[1]]++;
+    return NULL;
+}

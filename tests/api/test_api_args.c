@@ -23,25 +23,6 @@
 
 #include "common/test_ok.h"
 
-/* Expects a failure with `code` whose message contains each of the `needles` (NULL-ended). */
-static void expect_err_v(ember_status *st, ember_code code, const char *const *needles)
-{
-    if (st == NULL) {
-        fail_msg("expected %s containing '%s', got success", ember_code_name(code), needles[0]);
-    }
-    const char *msg = ember_status_message(st);
-    for (int i = 0; needles[i] != NULL; i++) {
-        if (ember_status_code(st) != code || strstr(msg, needles[i]) == NULL) {
-            fail_msg("expected %s containing '%s', got %s: %s", ember_code_name(code),
-                     needles[i], ember_code_name(ember_status_code(st)), msg);
-        }
-    }
-    ember_status_destroy(st);
-}
-
-#define EXPECT_ERR(st, code, ...) \
-    expect_err_v((st), (code), (const char *const[]){__VA_ARGS__, NULL})
-
 typedef struct fx {
     ember_model *m;
     ember_session *s;

@@ -8,7 +8,9 @@
  * the first Reshape's output) keeps both. And Shape of a value of known dims
  * (runtime/passes/passes.c) becomes a constant (with start / end), so what is computed from it
  * folds, also when the value's dims are known only once an earlier target folded (nodes are
- * inferred again while folding). Outputs are compared bit for bit with the original.
+ * inferred again while folding). A Slice that keeps x's shape with steps of 1 (ends past the
+ * end, or steps given as 1) goes; one reversing an axis (step -1, same shape), one that cuts,
+ * and one that is a graph output stay. Outputs are compared bit for bit with the original.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +32,11 @@ enum {
     S_WHOLE,
     S_SLICED,
     S_CHAIN,
+    L_WHOLE,
+    L_WHOLE_STEPS,
+    L_REVERSED,
+    L_PART,
+    L_OUTPUT,
 };
 
 static const int64_t xd[3] = {2, 3, 4};
@@ -55,7 +62,21 @@ static void build(em_graph *g, int x, int v)
     static const int64_t p102[3] = {1, 0, 2}, p120[3] = {1, 2, 0};
     static const int64_t s64[2] = {6, 4}, s234[3] = {2, 3, 4}, s38[2] = {3, 8}, s0m[2] = {0, -1};
     int y, t1 = -1;
-    if (v == S_WHOLE || v == S_SLICED) {
+    if (v >= L_WHOLE) {
+        static const int64_t zero[1] = {0}, big[1] = {INT64_MAX}, two[1] = {2}, one[1] = {1};
+        static const int64_t last[1] = {-1}, small[1] = {INT64_MIN}, back[1] = {-1};
+        bool rev = v == L_REVERSED;
+        int in[5] = {x, tp_ints(g, "starts", rev ? last : zero, 1),
+                     tp_ints(g, "ends", rev ? small : v == L_PART ? two : big, 1),
+                     tp_ints(g, "axes", one, 1),
+                     v == L_WHOLE_STEPS ? tp_ints(g, "steps", one, 1)
+                     : rev              ? tp_ints(g, "steps", back, 1)
+                                        : -1};
+        y = tp_op(g, EM_OP_SLICE, in, in[4] >= 0 ? 5 : 4, "sl");
+        if (v == L_OUTPUT) {
+            OK(em_graph_mark_output(g, y));
+        }
+    } else if (v == S_WHOLE || v == S_SLICED) {
         int sh = tp_op2(g, EM_OP_SHAPE, tp_op2(g, EM_OP_NEG, x, -1, "nx"), -1, "sh");
         if (v == S_SLICED) { /* [-1] ++ Shape(x)[1:] */
             static const int64_t m1[1] = {-1};
@@ -119,6 +140,16 @@ static void test_reshape_pairs(void **state)
     check(R_ZERO, EM_OP_RESHAPE, 2);
 }
 
+static void test_whole_slice(void **state)
+{
+    (void)state;
+    check(L_WHOLE, EM_OP_SLICE, 0);
+    check(L_WHOLE_STEPS, EM_OP_SLICE, 0);
+    check(L_REVERSED, EM_OP_SLICE, 1);
+    check(L_PART, EM_OP_SLICE, 1);
+    check(L_OUTPUT, EM_OP_SLICE, 1);
+}
+
 static void test_static_shape(void **state)
 {
     (void)state;
@@ -135,6 +166,7 @@ int main(void)
         cmocka_unit_test(test_transpose_pairs),
         cmocka_unit_test(test_reshape_pairs),
         cmocka_unit_test(test_static_shape),
+        cmocka_unit_test(test_whole_slice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
