@@ -107,12 +107,13 @@ typedef struct onednn_conv {
     conv_slice sl[MAX_SLICES];
     bool has_bias, has_z;
     bool z_sum; /* Z through a sum post-op (copied into Y first) rather than binary add */
-    /* Sigmoid, Tanh and SiLU run after the primitive, on each slice's output, with ember's
-     * vector math: oneDNN 2.6's eltwise post-ops for them cost ~0.57 ns an element here, more
-     * than the whole depthwise convolution (32 x 112 x 112, 3x3: 94 us, 320 us with swish),
-     * while a separate pass over the output costs ~0.3 ns an element (x86.h). More slices, so
-     * that each slice's output would still be in L2 for that pass, measured no faster: the
-     * pass is bound by its arithmetic, not by memory. */
+    /* Sigmoid, Tanh, SiLU and Gelu run after the primitive, on each slice's output, with
+     * ember's vector math: oneDNN 2.6's eltwise post-ops for them cost ~0.57 ns an element
+     * here, more than the whole depthwise convolution (32 x 112 x 112, 3x3: 94 us, 320 us with
+     * swish), while a separate pass over the output costs ~0.3 ns an element (x86.h); Gelu's
+     * erf form after the primitive beat the gelu_erf post-op on convnext_tiny too (NOTES.md).
+     * More slices, so that each slice's output would still be in L2 for that pass, measured no
+     * faster: the pass is bound by its arithmetic, not by memory. */
     em_conv_act own_act;
     void (*act_fn)(em_conv_act act, float *y, size_t n);
     size_t scratch_bytes;
@@ -424,6 +425,8 @@ static dnnl_status_t post_ops(const conv_geom *g, bool sum, const dnnl_memory_de
     case EM_ACT_SIGMOID: e[0].alg = dnnl_eltwise_logistic; break;
     case EM_ACT_TANH: e[0].alg = dnnl_eltwise_tanh; break;
     case EM_ACT_SILU: e[0].alg = dnnl_eltwise_swish, e[0].a = 1.0f; break;
+    case EM_ACT_GELU: e[0].alg = dnnl_eltwise_gelu_erf; break;
+    case EM_ACT_GELU_TANH: e[0].alg = dnnl_eltwise_gelu_tanh; break;
     case EM_ACT_NONE: break;
     }
     for (int i = 0; i < 2 && r == dnnl_success && e[i].alg != dnnl_alg_kind_undef; i++) {
@@ -593,12 +596,13 @@ static ember_status *build(const em_kinfo *ki, const conv_geom *g, onednn_conv *
     return NULL;
 }
 
-/* Takes Sigmoid, Tanh and SiLU out of the post-ops when an x86 unit can run them (see
+/* Takes Sigmoid, Tanh, SiLU and Gelu out of the post-ops when an x86 unit can run them (see
  * onednn_conv); not on blocked outputs with padded channels, whose padding would leave 0. */
 static void own_activation(const em_kinfo *ki, conv_geom *g, onednn_conv *s)
 {
     em_conv_act a = g->epi.act;
-    if ((a != EM_ACT_SIGMOID && a != EM_ACT_TANH && a != EM_ACT_SILU) ||
+    if ((a != EM_ACT_SIGMOID && a != EM_ACT_TANH && a != EM_ACT_SILU && a != EM_ACT_GELU &&
+         a != EM_ACT_GELU_TANH) ||
         (g->block > 0 && g->m % g->block != 0)) {
         return;
     }

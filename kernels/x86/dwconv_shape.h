@@ -57,10 +57,11 @@ static inline void dw_free(const ember_allocator *al, void *state)
     }
 }
 
-/* Sigmoid, Tanh and SiLU: the activations whose exp dominates the epilogue. */
+/* Sigmoid, Tanh, SiLU and Gelu: the activations whose exp dominates the epilogue. */
 static inline bool dw_exp_epilogue(em_conv_act act)
 {
-    return act == EM_ACT_SIGMOID || act == EM_ACT_TANH || act == EM_ACT_SILU;
+    return act == EM_ACT_SIGMOID || act == EM_ACT_TANH || act == EM_ACT_SILU ||
+           act == EM_ACT_GELU || act == EM_ACT_GELU_TANH;
 }
 
 /* Layout, dtypes and channel counts of the node; NULL when this kernel can take it. */

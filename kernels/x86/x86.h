@@ -25,9 +25,9 @@ void em_x86_release_none(const ember_allocator *al, void *state);
 #include "kernels.def"
 #undef EM_X86_KERNEL
 
-/* FusedConv's activation `act` (EM_ACT_SIGMOID, EM_ACT_TANH or EM_ACT_SILU) in place over n
- * floats: conv_onednn.c runs these after the convolution instead of as oneDNN post-ops, whose
- * exp-based eltwise costs ~0.57 ns an element here (unary_driver.inc). */
+/* FusedConv's activation `act` (Sigmoid, Tanh, SiLU, Gelu or GeluTanh; any other works) in
+ * place over n floats: conv_onednn.c runs these after the convolution instead of as oneDNN
+ * post-ops, whose exp-based eltwise costs ~0.57 ns an element here (unary_driver.inc). */
 void em_conv_act_f32__avx2(em_conv_act act, float *y, size_t n);
 void em_conv_act_f32__avx512(em_conv_act act, float *y, size_t n);
 

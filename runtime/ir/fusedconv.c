@@ -19,6 +19,8 @@ static const struct {
     [EM_ACT_SIGMOID] = {"Sigmoid", 0, {0, 0}},
     [EM_ACT_TANH] = {"Tanh", 0, {0, 0}},
     [EM_ACT_SILU] = {"SiLU", 0, {0, 0}},
+    [EM_ACT_GELU] = {"Gelu", 0, {0, 0}},
+    [EM_ACT_GELU_TANH] = {"GeluTanh", 0, {0, 0}},
 };
 
 bool em_conv_epilogue_parse(const em_node *n, em_conv_epilogue *e)
@@ -78,6 +80,10 @@ double em_conv_act_apply(const em_conv_epilogue *e, double v)
         return tanh(v);
     case EM_ACT_SILU:
         return v / (1.0 + exp(-v));
+    case EM_ACT_GELU: /* erfc keeps the tail's relative precision where 1 + erf cancels */
+        return 0.5 * v * erfc(-v * 0.70710678118654752440);
+    case EM_ACT_GELU_TANH:
+        return 0.5 * v * (1.0 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
     case EM_ACT_NONE:
         break;
     }

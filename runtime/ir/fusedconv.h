@@ -4,7 +4,9 @@
  * kernels that run it: Y = act(Conv(X, W, B) + Z). The `activation` attribute names the
  * function, `activation_params` gives its parameters (ONNX defaults when absent):
  *   Relu; LeakyRelu [alpha = 0.01]; Clip [min = -inf, max = +inf]; HardSigmoid [alpha = 0.2,
- *   beta = 0.5]; HardSwish; Sigmoid; Tanh; SiLU (x * sigmoid(x)); "" or absent: none.
+ *   beta = 0.5]; HardSwish; Sigmoid; Tanh; SiLU (x * sigmoid(x)); Gelu (x * Phi(x), ONNX Gelu
+ *   with approximate = "none"); GeluTanh (approximate = "tanh": x / 2 * (1 + tanh(sqrt(2 / pi)
+ *   (x + 0.044715 x^3)))); "" or absent: none.
  */
 #ifndef EMBER_IR_FUSEDCONV_H
 #define EMBER_IR_FUSEDCONV_H
@@ -23,7 +25,9 @@ typedef enum em_conv_act {
     EM_ACT_HARDSWISH,
     EM_ACT_SIGMOID,
     EM_ACT_TANH,
-    EM_ACT_SILU
+    EM_ACT_SILU,
+    EM_ACT_GELU,
+    EM_ACT_GELU_TANH
 } em_conv_act;
 
 typedef struct em_conv_epilogue {

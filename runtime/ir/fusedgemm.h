@@ -2,10 +2,8 @@
 /*
  * FusedGemm's epilogue (ops_nn.def), shared by the pass that makes the op (passes_gemm.c) and
  * the kernels that run it: Y = act(alpha * A' B' + beta * C). The `activation` attribute names
- * the function: one of FusedConv's (fusedconv.h, with `activation_params` as there), or
- * "Gelu" (x * Phi(x), ONNX Gelu with approximate = "none") or "GeluTanh" (approximate =
- * "tanh": x / 2 * (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))), which take no parameters.
- * A Gemm node reads as no epilogue.
+ * one of FusedConv's functions (fusedconv.h, with `activation_params` as there; Gelu and
+ * GeluTanh among them). A Gemm node reads as no epilogue.
  */
 #ifndef EMBER_IR_FUSEDGEMM_H
 #define EMBER_IR_FUSEDGEMM_H
@@ -15,11 +13,8 @@
 
 #include <stdbool.h>
 
-typedef enum em_gelu_mode { EM_GELU_NONE = 0, EM_GELU_ERF, EM_GELU_TANH } em_gelu_mode;
-
 typedef struct em_gemm_epilogue {
-    em_conv_epilogue conv; /* FusedConv's activation; EM_ACT_NONE when gelu is set */
-    em_gelu_mode gelu;
+    em_conv_epilogue conv; /* FusedConv's activation */
 } em_gemm_epilogue;
 
 /* Reads a FusedGemm node's `activation` and `activation_params`; false when they are not one
@@ -27,8 +22,6 @@ typedef struct em_gemm_epilogue {
 bool em_gemm_epilogue_parse(const em_node *n, em_gemm_epilogue *e);
 /* The epilogue applies no function. */
 bool em_gemm_epilogue_none(const em_gemm_epilogue *e);
-/* The `activation` name of e ("" for none). */
-const char *em_gemm_act_name(const em_gemm_epilogue *e);
 /* act(v), in double (the reference). */
 double em_gemm_act_apply(const em_gemm_epilogue *e, double v);
 

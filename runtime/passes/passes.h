@@ -23,11 +23,12 @@
  *     MatMul -> Gelu -> MatMul -> Transpose [-> layer-scale Mul]) become a LayerNorm between
  *     Transposes and 1x1 convs (passes_chlast.c), which the layout pass then runs blocked;
  *  4. Conv + residual Add -> FusedConv with Z, then Conv / FusedConv + activation (Relu,
- *     Clip with constant bounds, LeakyRelu, HardSigmoid, HardSwish, Sigmoid, Tanh, and
- *     x * Sigmoid(x) as SiLU) -> FusedConv (ops_nn.def, runtime/ir/fusedconv.h);
+ *     Clip with constant bounds, LeakyRelu, HardSigmoid, HardSwish, Sigmoid, Tanh,
+ *     x * Sigmoid(x) as SiLU, Gelu of either form) -> FusedConv (ops_nn.def,
+ *     runtime/ir/fusedconv.h);
  *  4b. MatMul + Add of a constant bias -> Gemm with C (passes_gemm.c), through Reshapes to
  *     [rows, K] and back when A has rank > 2;
- *  4c. Gemm + activation (FusedConv's set, Gelu) -> FusedGemm (passes_gemm.c,
+ *  4c. Gemm + activation (FusedConv's set) -> FusedGemm (passes_gemm.c,
  *     runtime/ir/fusedgemm.h), also through the Reshape of 4b;
  *  5. layout (passes_layout.c, when oneDNN is built in): chains of 2-D f32 FusedConvs run on
  *     channel-blocked values (16 channels with AVX-512, 8 with AVX2), with ReorderToBlocked /

@@ -310,6 +310,11 @@ bool em_pass_activation_of(const em_pctx *c, int j, em_conv_epilogue *e)
         e->act = EM_ACT_CLIP;
         return scalar_input(c, n, 1, -INFINITY, &e->p[0]) &&
                scalar_input(c, n, 2, INFINITY, &e->p[1]);
+    case EM_OP_GELU: {
+        const char *mode = em_node_attr_string(n, "approximate", "none");
+        e->act = strcmp(mode, "tanh") == 0 ? EM_ACT_GELU_TANH : EM_ACT_GELU;
+        return n->n_in == 1 && (e->act == EM_ACT_GELU_TANH || strcmp(mode, "none") == 0);
+    }
     default:
         return false;
     }

@@ -155,22 +155,6 @@ ember_status *em_pass_fuse_matmul(em_pctx *c)
     return st;
 }
 
-/* The activation node j applies as FusedGemm's epilogue; false for another node. */
-static bool gemm_act_of(const em_pctx *c, int j, em_gemm_epilogue *e)
-{
-    const em_node *n = &c->g->nodes[j];
-    e->conv.act = EM_ACT_NONE;
-    e->conv.p[0] = e->conv.p[1] = 0.0f;
-    e->gelu = EM_GELU_NONE;
-    if (n->op != EM_OP_GELU) {
-        return em_pass_activation_of(c, j, &e->conv);
-    }
-    const char *mode = em_node_attr_string(n, "approximate", "none");
-    e->gelu = strcmp(mode, "none") == 0 ? EM_GELU_ERF
-                                        : (strcmp(mode, "tanh") == 0 ? EM_GELU_TANH : EM_GELU_NONE);
-    return n->n_in == 1 && n->n_out == 1 && e->gelu != EM_GELU_NONE;
-}
-
 /* The live f32 Gemm producing value v, read only by its one reader; -1 otherwise. */
 static int private_gemm(const em_pctx *c, int v)
 {
@@ -183,8 +167,8 @@ static ember_status *fuse_gemm_act(em_pctx *c, int j)
 {
     em_graph *g = c->g;
     const em_node *act = &g->nodes[j];
-    em_gemm_epilogue e;
-    if (act->n_in < 1 || act->in[0] < 0 || act->n_out != 1 || !gemm_act_of(c, j, &e) ||
+    em_conv_epilogue e;
+    if (act->n_in < 1 || act->in[0] < 0 || act->n_out != 1 || !em_pass_activation_of(c, j, &e) ||
         !em_pass_same_shape(&g->values[act->in[0]], &g->values[act->out[0]])) {
         return NULL;
     }
@@ -197,11 +181,7 @@ static ember_status *fuse_gemm_act(em_pctx *c, int j)
         return NULL;
     }
     g->nodes[p].op = EM_OP_FUSEDGEMM;
-    if (e.gelu != EM_GELU_NONE) {
-        EM_PASS_TRY(em_node_set_string(g, p, "activation", em_gemm_act_name(&e)));
-    } else {
-        EM_PASS_TRY(em_pass_set_activation(c, p, &e.conv));
-    }
+    EM_PASS_TRY(em_pass_set_activation(c, p, &e));
     if (r >= 0) {
         g->nodes[r].out[0] = z;
         g->values[z].producer = r;

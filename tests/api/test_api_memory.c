@@ -35,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -417,6 +419,63 @@ static void test_rnn_packs_shared(void **state)
     ember_model_destroy(m);
 }
 
+/* A model loaded from a file reads its weights in place from the mapped image; each plan
+ * built lets the image's pages go (session.c), and a later reader maps them in again from the
+ * file: sessions of other thread counts and ISA caps (scalar: the reference kernels read the
+ * weights in place at every run), planned after the pages went, compute what they did, and
+ * the first session's results stay bitwise the same. */
+static void test_image_pages_after_planning(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ember_test_image_%ld.onnx", (long)clock());
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(g_cnn.bytes, 1, g_cnn.size, f), g_cnn.size);
+    assert_int_equal(fclose(f), 0);
+    ember_model *m = NULL;
+    ember_status *st = ember_model_load_file(path, NULL, &m);
+    remove(path); /* the mapping keeps the bytes */
+    if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED) {
+        ember_status_destroy(st);
+        skip();
+    }
+    OK(st);
+    static const char *const caps[3] = {NULL, "scalar", "avx2"};
+    ember_session *s[3];
+    ember_tensor *y[3] = {NULL, NULL, NULL}, *again = NULL;
+    for (int i = 0; i < 3; i++) {
+        ember_session_options *so = NULL;
+        OK(ember_session_options_create(&so));
+        ember_session_options_set_threads(so, 1 + i % 2);
+        if (caps[i] != NULL) {
+            OK(ember_session_options_set_isa_max(so, caps[i]));
+        }
+        OK(ember_session_create(m, so, &s[i]));
+        ember_session_options_destroy(so);
+        run_shape(s[i], 1, 28, 20, &y[i]);
+    }
+    run_shape(s[0], 2, 17, 23, NULL); /* another plan: the pages go again */
+    run_shape(s[0], 1, 28, 20, &again);
+    assert_same_output(y[0], again);
+    for (int i = 1; i < 3; i++) {
+        const float *a = ember_tensor_data(y[0]), *b = ember_tensor_data(y[i]);
+        assert_int_equal(ember_tensor_elem_count(y[0]), ember_tensor_elem_count(y[i]));
+        for (int64_t k = 0; k < ember_tensor_elem_count(y[0]); k++) {
+            if (!(fabs((double)a[k] - (double)b[k]) <= 1e-3 + 1e-3 * fabs((double)a[k]))) {
+                fail_msg("session %d [%lld]: %g, first session %g", i, (long long)k,
+                         (double)b[k], (double)a[k]);
+            }
+        }
+        ember_tensor_destroy(y[i]);
+        ember_session_destroy(s[i]);
+    }
+    ember_tensor_destroy(y[0]);
+    ember_tensor_destroy(again);
+    ember_session_destroy(s[0]);
+    ember_model_destroy(m);
+}
+
 static void test_memory_stat_args(void **state)
 {
     (void)state;
@@ -450,6 +509,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memory_stat_args),        cmocka_unit_test(test_packs_shared),
         cmocka_unit_test(test_rnn_packs_shared),        cmocka_unit_test(test_burst_trims_contexts),
+        cmocka_unit_test(test_image_pages_after_planning),
         cmocka_unit_test(test_shape_churn_and_destroy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

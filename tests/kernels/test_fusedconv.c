@@ -3,12 +3,13 @@
  * Every FusedConv f32 kernel in the registry (the reference and oneDNN) against a naive
  * double-precision convolution computed here: Y = act(float(Conv(X, W, B)) + Z), for odd
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
- * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, X plain
- * with Y blocked (plain_input), W constant and at run time, serial and on a 2-thread pool;
- * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd (and ember's
- * AVX2 Winograd, wino_f32_avx2.c, the blocked-8 ones on planes of 14 x 14 or more), and blocked
- * groups narrower than a block with constant W merged (ir/fusedconv.h). A kernel other than the reference may
- * decline a case (UNSUPPORTED), but oneDNN must take the plain ungrouped ones. Also the
+ * without B and Z, every activation (Gelu in its own test, with extreme values), plain and
+ * channel-blocked (16 and 8) layouts, X plain with Y blocked (plain_input), W constant and at
+ * run time, serial and on a 2-thread pool; oneDNN runs the 3x3 stride-1 blocked-16 cases with
+ * constant W through Winograd (and ember's AVX2 Winograd, wino_f32_avx2.c, the blocked-8 ones
+ * on planes of 14 x 14 or more), and blocked groups narrower than a block with constant W
+ * merged (ir/fusedconv.h). A kernel other than the reference may decline a case
+ * (UNSUPPORTED), but oneDNN must take the plain ungrouped ones. Also the
  * reorders (ReorderToBlocked / FromBlocked; every kernel on whole blocks) and the errors of
  * the reference kernel.
  */
@@ -17,6 +18,7 @@
 #include "ir/fusedconv.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef struct fc_case {
     const char *name;
@@ -59,6 +61,8 @@ static const struct {
     {EM_ACT_HARDSIGMOID, 2, {0.3f, 0.4f}}, {EM_ACT_HARDSWISH, 0, {0, 0}},
     {EM_ACT_SIGMOID, 0, {0, 0}},      {EM_ACT_TANH, 0, {0, 0}},
     {EM_ACT_SILU, 0, {0, 0}},
+    /* Gelu: not in the sweep (its time under ASan), in test_fusedconv_gelu from here on */
+    {EM_ACT_GELU, 0, {0, 0}},         {EM_ACT_GELU_TANH, 0, {0, 0}},
 };
 /* clang-format on */
 
@@ -67,6 +71,9 @@ static int64_t out_size(const fc_case *c, int d, int64_t in, int64_t k)
     int64_t ext = (k - 1) * c->dil[d] + 1;
     return (in + c->pads[d] + c->pads[d + 2] - ext) / c->stride[d] + 1;
 }
+
+/* The sweep's activations: acts[0, N_SWEPT); Gelu's two after them. */
+#define N_SWEPT 9
 
 static double act_of(em_conv_act a, const float *p, double v)
 {
@@ -79,6 +86,9 @@ static double act_of(em_conv_act a, const float *p, double v)
     case EM_ACT_SIGMOID: return 1 / (1 + exp(-v));
     case EM_ACT_TANH: return tanh(v);
     case EM_ACT_SILU: return v / (1 + exp(-v));
+    case EM_ACT_GELU: return v * erfc(-v / sqrt(2.0)) / 2;
+    case EM_ACT_GELU_TANH:
+        return v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v))) / 2;
     default: return v;
     }
 }
@@ -163,7 +173,9 @@ static void layout_dims(const int64_t *d, int64_t b, int64_t *out, int *rank)
 typedef struct fc_run {
     const em_kernel *k;
     em_threadpool *pool;
-    int taken; /* cases the kernel accepted */
+    int taken;    /* cases the kernel accepted */
+    float scale;  /* X and B scaled by it (and the tolerance) */
+    bool poison;  /* Z: +Inf, -Inf and NaN at every 7th, 11th and 13th value */
 } fc_run;
 
 /* b: the channel block of Y and Z (0: plain), and of X unless px (plain_input). */
@@ -202,6 +214,15 @@ static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, 
     layout_dims(yd, b, yl, &yr);
     float *x = t_random_f32(t_numel(xd, 4), seed, -1, 1), *w = t_random_f32(t_numel(wd, 4), seed + 1, -1, 1);
     float *bv = t_random_f32(c->m, seed + 2, -1, 1), *z = t_random_f32(ny, seed + 3, -1, 1);
+    for (int64_t i = 0; i < t_numel(xd, 4); i++) {
+        x[i] *= r->scale;
+    }
+    for (int64_t i = 0; i < c->m; i++) {
+        bv[i] *= r->scale * 2.5f;
+    }
+    for (int64_t i = 0; r->poison && i < ny; i++) {
+        z[i] = i % 7 == 0 ? INFINITY : i % 11 == 0 ? -INFINITY : i % 13 == 0 ? NAN : z[i];
+    }
     float *want = t_f32(ny), *got = t_f32(ny);
     naive(c, x, w, bias ? bv : NULL, zres ? z : NULL, ai, yd, want);
     float *xb = to_blk(x, c->n, c->c, c->h * c->w, px ? 0 : b), *zb = to_blk(z, c->n, c->m, yd[2] * yd[3], b);
@@ -216,7 +237,7 @@ static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, 
     }
     t_tensor(&out[0], EMBER_DTYPE_F32, yr, yl, yb);
     int n_in = zres ? 4 : (bias ? 3 : 2);
-    double atol = 1e-5 * (1.0 + (double)(c->c / c->group * c->kh * c->kw) / 16.0);
+    double atol = 1e-5 * r->scale * (1.0 + (double)(c->c / c->group * c->kh * c->kw) / 16.0);
     for (int pass = 0; pass < 2; pass++) { /* W runtime and serial, then W constant on a pool */
         kt_fill_nan(yb, t_numel(yl, yr));
         ember_status *st = kt_run(r->k, &node.n, in, n_in, out, 1, pass ? 2u : 0u,
@@ -251,13 +272,13 @@ static void test_fusedconv_sweep(void **state)
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
     assert_true(nk >= 1);
     for (size_t ki = 0; ki < nk; ki++) {
-        fc_run r = {ks[ki], pool, 0};
+        fc_run r = {ks[ki], pool, 0, 1.0f, false};
         if (!kt_isa_ok(ks[ki])) {
             continue;
         }
         uint64_t seed = 9000;
         for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-            for (int ai = 0; ai < (int)(sizeof acts / sizeof acts[0]); ai++) {
+            for (int ai = 0; ai < N_SWEPT; ai++) {
                 static const int64_t blocks[3] = {0, 16, 8};
                 int64_t b = blocks[(ci + (size_t)ai) % 3];
                 /* every activation with and without Z; bias alternates */
@@ -265,7 +286,7 @@ static void test_fusedconv_sweep(void **state)
                 run_case(&cases[ci], ai, ai % 2 == 1, true, b, false, seed++, &r);
             }
             bool wino = strncmp(cases[ci].name, "wino", 4) == 0; /* every epilogue at block 8 */
-            for (int ai = 0; wino && ai < (int)(sizeof acts / sizeof acts[0]); ai++) {
+            for (int ai = 0; wino && ai < N_SWEPT; ai++) {
                 run_case(&cases[ci], ai, ai % 2 == 1, ai % 3 != 0, 8, false, seed++, &r);
             }
             for (int64_t b = 0; b <= 16; b += 8) { /* every layout with the residual + ReLU */
@@ -280,6 +301,50 @@ static void test_fusedconv_sweep(void **state)
         assert_true(r.taken > 0);
         if (strstr(ks[ki]->name, "wino") != NULL) { /* it must take its cases at block 8 */
             assert_true(r.taken >= 20);
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
+/* Gelu (erf and tanh) on every case and kernel, plain and blocked (8 and 16), with and without
+ * B and Z, the winograd cases also at block 8 (AVX2 Winograd); X scaled by 4 and B by 10 so
+ * that conv outputs reach Gelu's tails (|v| up to ~100, where the erf form's negative side is
+ * below 1e-30), and every first run with Z holding +Inf, -Inf and NaN: Y there is what the
+ * reference gives (Inf, NaN, NaN). No B in the depthwise and Winograd runs: those kernels take
+ * only a constant B, and here only W is constant. */
+static void test_fusedconv_gelu(void **state)
+{
+    (void)state;
+    const em_kernel *ks[KT_MAX_KERNELS];
+    size_t nk = kt_find(EM_OP_FUSEDCONV, "", ks, KT_MAX_KERNELS);
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (size_t ki = 0; ki < nk; ki++) {
+        fc_run r = {ks[ki], pool, 0, 4.0f, false};
+        if (!kt_isa_ok(ks[ki])) {
+            continue;
+        }
+        uint64_t seed = 19000;
+        int wino_runs = 0;
+        for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+            bool wino = strncmp(cases[ci].name, "wino", 4) == 0;
+            bool dw = cases[ci].group > 1 && cases[ci].group == cases[ci].c;
+            for (int ai = N_SWEPT; ai < (int)(sizeof acts / sizeof acts[0]); ai++) {
+                static const int64_t blocks[3] = {0, 16, 8};
+                int64_t b = wino ? 8 : blocks[(ci + (size_t)ai) % 3];
+                int taken = r.taken;
+                r.poison = true;
+                run_case(&cases[ci], ai, !wino && !dw, true, b, false, seed++, &r);
+                r.poison = false;
+                run_case(&cases[ci], ai, ci % 3 == 0 && !dw, ci % 2 == 1, wino ? 16 : (b + 8) % 24,
+                         false, seed++, &r);
+                wino_runs += wino && r.taken > taken;
+            }
+        }
+        print_message("%s: %d Gelu runs\n", ks[ki]->name, r.taken);
+        assert_true(r.taken > 0);
+        if (strstr(ks[ki]->name, "wino") != NULL) { /* it takes its cases with Gelu */
+            assert_true(wino_runs >= 6);
         }
     }
     em_threadpool_destroy(pool);
@@ -372,7 +437,7 @@ static void test_ref_errors(void **state)
     em_tensor in[4], out[1];
     t_node node;
     t_node_init(&node, EM_OP_FUSEDCONV, "fc");
-    t_set_string(&node, "activation", "Gelu");
+    t_set_string(&node, "activation", "Mish");
     t_tensor(&in[0], EMBER_DTYPE_F32, 4, xd, buf);
     t_tensor(&in[1], EMBER_DTYPE_F32, 4, wd, buf);
     t_absent(&in[2]);
@@ -394,6 +459,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fusedconv_sweep),
+        cmocka_unit_test(test_fusedconv_gelu),
         cmocka_unit_test(test_reorders),
         cmocka_unit_test(test_reorders_all_kernels),
         cmocka_unit_test(test_ref_errors),

@@ -380,7 +380,7 @@ static void test_errors(void **state)
     t_expect_error(run_err(&tn, 5, x, 5, x, 3, ops), EMBER_ERR_INVALID_MODEL, "ba_t", "");
     t_node_init(&tn, EM_OP_BLOCKEDAFFINE, "ba_act");
     t_set_int(&tn, "channels", 16);
-    t_set_string(&tn, "activation", "Gelu");
+    t_set_string(&tn, "activation", "Mish");
     t_expect_error(run_err(&tn, 5, x, 5, x, 1, NULL), EMBER_ERR_INVALID_MODEL, "ba_act", "");
     t_node_init(&tn, EM_OP_BLOCKEDAFFINE, "ba_out");
     t_set_int(&tn, "channels", 16);

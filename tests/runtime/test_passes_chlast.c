@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Channel-last MLP blocks -> channel-first (runtime/passes/passes_chlast.c) and the layout
- * pass's BlockedLayerNorm and blocked Gelu (passes_layout_ops.c), on hand-built ConvNeXt blocks
+ * pass's BlockedLayerNorm (passes_layout_ops.c), the Gelus fused into the 1x1 convs before them
+ * (FusedConv's Gelu epilogue, passes_conv.c), on hand-built ConvNeXt blocks
  * of x [2, 16, 5, 3]: a depthwise 3x3 conv, Transpose(0,2,3,1), LayerNormalization, MatMuls to
  * 32 and back with biases and Gelu, Transpose(0,3,1,2), the layer-scale Mul and the residual
  * Add. Positives in several forms: torch.onnx's (bias on the left, scale [16, 1, 1], residual),
@@ -144,8 +145,8 @@ static void check(int variant, const tp_count *want, int n_want)
 }
 
 /* Rewritten: no Transpose, MatMul, Gemm or LayerNormalization left; one BlockedLayerNorm, the
- * depthwise conv and one FusedConv per MatMul (the residual Add and the layer scale in the
- * last). */
+ * depthwise conv and one FusedConv per MatMul (the Gelu in the first, the residual Add and the
+ * layer scale in the last). */
 static void test_blocks(void **state)
 {
     (void)state;
@@ -154,18 +155,19 @@ static void test_blocks(void **state)
         const tp_count want[] = {{EM_OP_TRANSPOSE, 0}, {EM_OP_MATMUL, 0},
                                  {EM_OP_GEMM, 0},      {EM_OP_LAYERNORM, 0},
                                  {EM_OP_ADD, 0},       {EM_OP_MUL, 0},
-                                 {EM_OP_GELU, 1},      {EM_OP_BLOCKEDLAYERNORM, 1},
+                                 {EM_OP_GELU, 0},      {EM_OP_BLOCKEDLAYERNORM, 1},
                                  {EM_OP_FUSEDCONV, 3}, {EM_OP_REORDERTOBLOCKED, 1}};
         check(variants[i], want, (int)(sizeof want / sizeof want[0]));
     }
 }
 
-/* A chain ending in Gelu: the layer scale cannot fold and runs blocked as BlockedAffine. */
+/* A chain ending in Gelu: the layer scale cannot fold and runs blocked as BlockedAffine; both
+ * Gelus are the epilogues of the 1x1 convs before them. */
 static void test_gelu_last(void **state)
 {
     (void)state;
     const tp_count want[] = {{EM_OP_TRANSPOSE, 0},     {EM_OP_MATMUL, 0},
-                             {EM_OP_GELU, 2},          {EM_OP_BLOCKEDLAYERNORM, 1},
+                             {EM_OP_GELU, 0},          {EM_OP_BLOCKEDLAYERNORM, 1},
                              {EM_OP_BLOCKEDAFFINE, 1}, {EM_OP_FUSEDCONV, 3}};
     check(CL_GELU_LAST, want, (int)(sizeof want / sizeof want[0]));
 }

@@ -161,8 +161,8 @@ static void test_blockedaffine_errors(void **state)
         infer_err(&s, in);
     }
     em_shape x = SHP(F32, 2, 3, 5, 7, 8);
-    affine_node(&s, "gelu", 1, 19);
-    sn_str(&s, "activation", "Gelu");
+    affine_node(&s, "mish", 1, 19);
+    sn_str(&s, "activation", "Mish");
     infer_err(&s, &x);
     affine_node(&s, "relu_params", 1, 19);
     sn_str(&s, "activation", "Relu");
