@@ -4,7 +4,8 @@
  * double-precision convolution computed here: Y = act(float(Conv(X, W, B)) + Z), for odd
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
  * without B and Z, every activation, plain and channel-blocked (16 and 8) layouts, X plain
- * with Y blocked (plain_input), W constant and at run time, serial and on a 2-thread pool;
+ * with Y blocked (plain_input), W constant and at run time, serial and on a 2- or 3-thread
+ * pool (oneDNN slices the output channels per thread, unequally where counts are odd);
  * oneDNN runs the 3x3 stride-1 blocked-16 cases with constant W through Winograd (and ember's
  * AVX2 Winograd, wino_f32_avx2.c, the blocked-8 ones on planes of 14 x 14 or more), and blocked
  * groups narrower than a block with constant W merged (ir/fusedconv.h). A kernel other than the reference may
@@ -43,6 +44,10 @@ static const fc_case cases[] = {
     {"group_w12_s2",1, 48, 11, 9,  48, 3, 3, 4,  {2, 2}, {1, 1}, {1, 0, 1, 1}},
     {"group_4to8",  1, 16, 7,  8,  32, 3, 3, 4,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
     {"group_w4_b2", 2, 64, 6,  5,  64, 1, 1, 16, {1, 1}, {1, 1}, {0, 0, 0, 0}},
+    /* group and block counts that do not divide by the thread count: unequal slices */
+    {"group13",     1, 104, 8, 7,  104, 3, 3, 13, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"depthwise20", 1, 20, 9,  10, 20, 3, 3, 20, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+    {"1x1_m40",     1, 24, 5,  6,  40, 1, 1, 1,  {1, 1}, {1, 1}, {0, 0, 0, 0}},
     /* AVX2 Winograd (blocks of 8, planes of 14 x 14 or more): edge tiles, odd pads, batch 2 */
     {"wino_odd",    2, 8,  15, 14, 16, 3, 3, 1,  {1, 1}, {1, 1}, {1, 0, 2, 1}},
     {"wino_valid",  1, 8,  18, 16, 8,  3, 3, 1,  {1, 1}, {1, 1}, {0, 0, 0, 0}},
@@ -162,7 +167,7 @@ static void layout_dims(const int64_t *d, int64_t b, int64_t *out, int *rank)
 
 typedef struct fc_run {
     const em_kernel *k;
-    em_threadpool *pool;
+    em_threadpool *pool, *pool3; /* 2 and 3 threads, taken in turn */
     int taken; /* cases the kernel accepted */
 } fc_run;
 
@@ -220,7 +225,7 @@ static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, 
     for (int pass = 0; pass < 2; pass++) { /* W runtime and serial, then W constant on a pool */
         kt_fill_nan(yb, t_numel(yl, yr));
         ember_status *st = kt_run(r->k, &node.n, in, n_in, out, 1, pass ? 2u : 0u,
-                                  pass ? r->pool : NULL);
+                                  pass ? (seed % 2 ? r->pool3 : r->pool) : NULL);
         if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED &&
             !strstr(r->k->name, "__ref")) {
             ember_status_destroy(st);
@@ -247,11 +252,12 @@ static void test_fusedconv_sweep(void **state)
     (void)state;
     const em_kernel *ks[KT_MAX_KERNELS];
     size_t nk = kt_find(EM_OP_FUSEDCONV, "", ks, KT_MAX_KERNELS);
-    em_threadpool *pool = NULL;
+    em_threadpool *pool = NULL, *pool3 = NULL;
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    t_expect_ok(em_threadpool_create(test_allocator(), 3, &pool3), "pool3");
     assert_true(nk >= 1);
     for (size_t ki = 0; ki < nk; ki++) {
-        fc_run r = {ks[ki], pool, 0};
+        fc_run r = {ks[ki], pool, pool3, 0};
         if (!kt_isa_ok(ks[ki])) {
             continue;
         }
@@ -283,6 +289,7 @@ static void test_fusedconv_sweep(void **state)
         }
     }
     em_threadpool_destroy(pool);
+    em_threadpool_destroy(pool3);
 }
 
 static void test_reorders(void **state)
