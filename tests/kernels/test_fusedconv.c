@@ -371,6 +371,61 @@ static void test_reorders_all_kernels(void **state)
     }
 }
 
+/* Every reorder kernel on planes big enough to be split over a pool (2 and 3 threads, and
+ * serially), with partial blocks (21 channels; oneDNN may decline those) and whole ones. */
+static void test_reorders_pooled(void **state)
+{
+    (void)state;
+    em_threadpool *pools[3] = {NULL, NULL, NULL};
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pools[1]), "pool2");
+    t_expect_ok(em_threadpool_create(test_allocator(), 3, &pools[2]), "pool3");
+    const em_kernel *ks[KT_MAX_KERNELS];
+    int ran_partial = 0;
+    for (int64_t b = 8; b <= 16; b += 8) {
+        for (int64_t c = 21; c <= 3 * b; c += 3 * b - 21) {
+            const int64_t plain[4] = {2, c, 40, 31}, blk[5] = {2, (c + b - 1) / b, 40, 31, b};
+            int64_t n = t_numel(plain, 4), nb = t_numel(blk, 5);
+            float *x = t_random_f32(n, 79 + c, -1, 1), *got = t_f32(nb), *back = t_f32(n);
+            float *want = to_blk(x, 2, c, 40 * 31, b);
+            for (int dir = 0; dir < 2; dir++) {
+                em_op op = dir == 0 ? EM_OP_REORDERTOBLOCKED : EM_OP_REORDERFROMBLOCKED;
+                size_t nk = kt_find(op, "", ks, KT_MAX_KERNELS);
+                for (size_t ki = 0; ki < nk; ki++) {
+                    for (int pi = 0; pi < 3 && kt_isa_ok(ks[ki]); pi++) {
+                        t_node node;
+                        t_node_init(&node, op, ks[ki]->name);
+                        t_set_int(&node, dir == 0 ? "block" : "channels", dir == 0 ? b : c);
+                        em_tensor in[1], out[1];
+                        t_tensor(&in[0], EMBER_DTYPE_F32, dir == 0 ? 4 : 5,
+                                 dir == 0 ? plain : blk, dir == 0 ? x : want);
+                        t_tensor(&out[0], EMBER_DTYPE_F32, dir == 0 ? 5 : 4,
+                                 dir == 0 ? blk : plain, dir == 0 ? got : back);
+                        kt_fill_nan(dir == 0 ? got : back, dir == 0 ? nb : n);
+                        ember_status *st = kt_run(ks[ki], &node.n, in, 1, out, 1, 0u, pools[pi]);
+                        if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED &&
+                            c % b != 0 && !strstr(ks[ki]->name, "__ref")) {
+                            ember_status_destroy(st);
+                            continue;
+                        }
+                        t_expect_ok(st, ks[ki]->name);
+                        ran_partial += c % b != 0;
+                        for (int64_t i = 0; i < (dir == 0 ? nb : n); i++) {
+                            assert_true(dir == 0 ? got[i] == want[i] : back[i] == x[i]);
+                        }
+                    }
+                }
+            }
+            test_free(x);
+            test_free(got);
+            test_free(back);
+            test_free(want);
+        }
+    }
+    assert_true(ran_partial >= 12); /* the reference, both ways, b 8 and 16, 3 pools */
+    em_threadpool_destroy(pools[1]);
+    em_threadpool_destroy(pools[2]);
+}
+
 static void test_ref_errors(void **state)
 {
     (void)state;
@@ -403,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_fusedconv_sweep),
         cmocka_unit_test(test_reorders),
         cmocka_unit_test(test_reorders_all_kernels),
+        cmocka_unit_test(test_reorders_pooled),
         cmocka_unit_test(test_ref_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
