@@ -237,6 +237,23 @@ void em_tref_strided_copy(size_t esize, int rank, const int64_t *dims, const voi
     if (n == 0) {
         return;
     }
+    /* Axes that continue the next one's run in the source (stride = its dim x its stride)
+     * merge into it, so that a slice of whole planes is one memcpy rather than one a row
+     * (shufflenet's channel halves: 1624 copies of 112 bytes). */
+    int64_t md[EM_MAX_RANK], ms[EM_MAX_RANK];
+    int mr = 0;
+    for (int k = 0; k < rank; k++) {
+        if (mr > 0 && ms[mr - 1] == dims[k] * strides[k]) {
+            md[mr - 1] *= dims[k];
+            ms[mr - 1] = strides[k];
+        } else {
+            md[mr] = dims[k];
+            ms[mr++] = strides[k];
+        }
+    }
+    rank = mr;
+    dims = md;
+    strides = ms;
     /* Rows along the last axis (one memcpy when contiguous); an odometer over the others
      * moves the row's start offset. */
     int64_t row = rank > 0 ? dims[rank - 1] : 1, rs = rank > 0 ? strides[rank - 1] : 0;

@@ -26,6 +26,16 @@ int em_threadpool_size(const em_threadpool *pool);
 /* Runs fn over [0, n) split into chunks of at least `grain` items; returns when all are done.
  * pool may be NULL (serial). Makes no allocation. */
 void em_parallel_for(em_threadpool *pool, int64_t n, int64_t grain, em_task_fn fn, void *arg);
+/* Elements (floats moved or computed, about a ns each) below which a chunk of a parallel loop
+ * is not worth its dispatch and a worker's wake-up. */
+#define EM_GRAIN_ELEMS 16384
+/* The grain, in items of item_elems elements each, that makes chunks of at least
+ * EM_GRAIN_ELEMS elements (>= 1). */
+static inline int64_t em_grain(int64_t item_elems)
+{
+    int64_t per = item_elems > 0 ? item_elems : 1;
+    return per >= EM_GRAIN_ELEMS ? 1 : (EM_GRAIN_ELEMS + per - 1) / per;
+}
 /* Gives the core to another thread (sched_yield): for bounded waits that spin first. */
 void em_thread_yield(void);
 /* Number of online cores. */

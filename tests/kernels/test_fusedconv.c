@@ -5,7 +5,8 @@
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
  * without B and Z, every activation (Gelu in its own test, with extreme values), plain and
  * channel-blocked (16 and 8) layouts, X plain with Y blocked (plain_input), W constant and at
- * run time, serial and on a 2-thread pool; oneDNN runs the 3x3 stride-1 blocked-16 cases with
+ * run time, serial and on a 2- or 3-thread pool (oneDNN slices the output channels per
+ * thread, unequally where counts are odd); oneDNN runs the 3x3 stride-1 blocked-16 cases with
  * constant W through Winograd (and ember's AVX2 Winograd, wino_f32_avx2.c, the blocked-8 ones
  * on planes of 14 x 14 or more), and blocked groups narrower than a block with constant W
  * merged (ir/fusedconv.h). A kernel other than the reference may decline a case
@@ -172,7 +173,7 @@ static void layout_dims(const int64_t *d, int64_t b, int64_t *out, int *rank)
 
 typedef struct fc_run {
     const em_kernel *k;
-    em_threadpool *pool;
+    em_threadpool *pool, *pool3; /* 2 and 3 threads, taken in turn */
     int taken;    /* cases the kernel accepted */
     float scale;  /* X and B scaled by it (and the tolerance) */
     bool poison;  /* Z: +Inf, -Inf and NaN at every 7th, 11th and 13th value */
@@ -241,7 +242,7 @@ static void run_case(const fc_case *c, int ai, bool bias, bool zres, int64_t b, 
     for (int pass = 0; pass < 2; pass++) { /* W runtime and serial, then W constant on a pool */
         kt_fill_nan(yb, t_numel(yl, yr));
         ember_status *st = kt_run(r->k, &node.n, in, n_in, out, 1, pass ? 2u : 0u,
-                                  pass ? r->pool : NULL);
+                                  pass ? (seed % 2 ? r->pool3 : r->pool) : NULL);
         if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED &&
             !strstr(r->k->name, "__ref")) {
             ember_status_destroy(st);
@@ -268,11 +269,12 @@ static void test_fusedconv_sweep(void **state)
     (void)state;
     const em_kernel *ks[KT_MAX_KERNELS];
     size_t nk = kt_find(EM_OP_FUSEDCONV, "", ks, KT_MAX_KERNELS);
-    em_threadpool *pool = NULL;
+    em_threadpool *pool = NULL, *pool3 = NULL;
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    t_expect_ok(em_threadpool_create(test_allocator(), 3, &pool3), "pool3");
     assert_true(nk >= 1);
     for (size_t ki = 0; ki < nk; ki++) {
-        fc_run r = {ks[ki], pool, 0, 1.0f, false};
+        fc_run r = {ks[ki], pool, pool3, 0, 1.0f, false};
         if (!kt_isa_ok(ks[ki])) {
             continue;
         }
@@ -304,6 +306,46 @@ static void test_fusedconv_sweep(void **state)
         }
     }
     em_threadpool_destroy(pool);
+    em_threadpool_destroy(pool3);
+}
+
+/* Group and block counts that do not divide by the thread count: oneDNN's slices are unequal
+ * (conv_onednn.c plan_slices). Blocked layouts only, a few epilogues, on 2 and 3 threads (the
+ * sweep above already takes ~6 min under ASan). */
+static const fc_case odd_cases[] = {
+    {"group13",     1, 104, 8, 7,  104, 3, 3, 13, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"depthwise20", 1, 20, 9,  10, 20, 3, 3, 20, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+    {"1x1_m40",     1, 24, 5,  6,  40, 1, 1, 1,  {1, 1}, {1, 1}, {0, 0, 0, 0}},
+};
+
+static void test_fusedconv_odd_slices(void **state)
+{
+    (void)state;
+    const em_kernel *ks[KT_MAX_KERNELS];
+    size_t nk = kt_find(EM_OP_FUSEDCONV, "", ks, KT_MAX_KERNELS);
+    em_threadpool *pool = NULL, *pool3 = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    t_expect_ok(em_threadpool_create(test_allocator(), 3, &pool3), "pool3");
+    for (size_t ki = 0; ki < nk; ki++) {
+        fc_run r = {ks[ki], pool, pool3, 0, 1.0f, false};
+        if (!kt_isa_ok(ks[ki])) {
+            continue;
+        }
+        uint64_t seed = 9900;
+        for (size_t ci = 0; ci < sizeof odd_cases / sizeof odd_cases[0]; ci++) {
+            for (int64_t b = 8; b <= 16; b += 8) { /* seeds alternate the 2- and 3-thread pool */
+                run_case(&odd_cases[ci], 0, true, false, b, false, seed++, &r);
+                run_case(&odd_cases[ci], 1, false, true, b, false, seed++, &r);
+                run_case(&odd_cases[ci], 8, true, true, b, false, seed++, &r);
+                run_case(&odd_cases[ci], 3, false, false, b, false, seed++, &r);
+            }
+        }
+        if (strstr(ks[ki]->name, "onednn") != NULL) {
+            assert_true(r.taken > 0);
+        }
+    }
+    em_threadpool_destroy(pool);
+    em_threadpool_destroy(pool3);
 }
 
 /* Gelu (erf and tanh) on every case and kernel, plain and blocked (8 and 16), with and without
@@ -320,7 +362,7 @@ static void test_fusedconv_gelu(void **state)
     em_threadpool *pool = NULL;
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
     for (size_t ki = 0; ki < nk; ki++) {
-        fc_run r = {ks[ki], pool, 0, 4.0f, false};
+        fc_run r = {ks[ki], pool, pool, 0, 4.0f, false}; /* 2 threads throughout */
         if (!kt_isa_ok(ks[ki])) {
             continue;
         }
@@ -429,6 +471,61 @@ static void test_reorders_all_kernels(void **state)
     }
 }
 
+/* Every reorder kernel on planes big enough to be split over a pool (2 and 3 threads, and
+ * serially), with partial blocks (21 channels; oneDNN may decline those) and whole ones. */
+static void test_reorders_pooled(void **state)
+{
+    (void)state;
+    em_threadpool *pools[3] = {NULL, NULL, NULL};
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pools[1]), "pool2");
+    t_expect_ok(em_threadpool_create(test_allocator(), 3, &pools[2]), "pool3");
+    const em_kernel *ks[KT_MAX_KERNELS];
+    int ran_partial = 0;
+    for (int64_t b = 8; b <= 16; b += 8) {
+        for (int64_t c = 21; c <= 3 * b; c += 3 * b - 21) {
+            const int64_t plain[4] = {2, c, 40, 31}, blk[5] = {2, (c + b - 1) / b, 40, 31, b};
+            int64_t n = t_numel(plain, 4), nb = t_numel(blk, 5);
+            float *x = t_random_f32(n, 79 + c, -1, 1), *got = t_f32(nb), *back = t_f32(n);
+            float *want = to_blk(x, 2, c, 40 * 31, b);
+            for (int dir = 0; dir < 2; dir++) {
+                em_op op = dir == 0 ? EM_OP_REORDERTOBLOCKED : EM_OP_REORDERFROMBLOCKED;
+                size_t nk = kt_find(op, "", ks, KT_MAX_KERNELS);
+                for (size_t ki = 0; ki < nk; ki++) {
+                    for (int pi = 0; pi < 3 && kt_isa_ok(ks[ki]); pi++) {
+                        t_node node;
+                        t_node_init(&node, op, ks[ki]->name);
+                        t_set_int(&node, dir == 0 ? "block" : "channels", dir == 0 ? b : c);
+                        em_tensor in[1], out[1];
+                        t_tensor(&in[0], EMBER_DTYPE_F32, dir == 0 ? 4 : 5,
+                                 dir == 0 ? plain : blk, dir == 0 ? x : want);
+                        t_tensor(&out[0], EMBER_DTYPE_F32, dir == 0 ? 5 : 4,
+                                 dir == 0 ? blk : plain, dir == 0 ? got : back);
+                        kt_fill_nan(dir == 0 ? got : back, dir == 0 ? nb : n);
+                        ember_status *st = kt_run(ks[ki], &node.n, in, 1, out, 1, 0u, pools[pi]);
+                        if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED &&
+                            c % b != 0 && !strstr(ks[ki]->name, "__ref")) {
+                            ember_status_destroy(st);
+                            continue;
+                        }
+                        t_expect_ok(st, ks[ki]->name);
+                        ran_partial += c % b != 0;
+                        for (int64_t i = 0; i < (dir == 0 ? nb : n); i++) {
+                            assert_true(dir == 0 ? got[i] == want[i] : back[i] == x[i]);
+                        }
+                    }
+                }
+            }
+            test_free(x);
+            test_free(got);
+            test_free(back);
+            test_free(want);
+        }
+    }
+    assert_true(ran_partial >= 12); /* the reference, both ways, b 8 and 16, 3 pools */
+    em_threadpool_destroy(pools[1]);
+    em_threadpool_destroy(pools[2]);
+}
+
 static void test_ref_errors(void **state)
 {
     (void)state;
@@ -460,8 +557,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fusedconv_sweep),
         cmocka_unit_test(test_fusedconv_gelu),
+        cmocka_unit_test(test_fusedconv_odd_slices),
         cmocka_unit_test(test_reorders),
         cmocka_unit_test(test_reorders_all_kernels),
+        cmocka_unit_test(test_reorders_pooled),
         cmocka_unit_test(test_ref_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

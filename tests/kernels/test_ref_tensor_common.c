@@ -132,6 +132,51 @@ static void test_ints_axis(void **state)
     t_expect_error(em_tref_axis(&ki, -4, 3, &a), EMBER_ERR_INVALID_MODEL, "ax", "axis-4");
 }
 
+/* Axes whose source strides continue each other merge into one run (a slice of whole planes
+ * is one memcpy): every such pattern against a naive odometer, and ones that must not merge. */
+static void test_strided_copy_merged(void **state)
+{
+    (void)state;
+    float x[240], y[240];
+    for (int i = 0; i < 240; i++) {
+        x[i] = (float)i;
+    }
+    static const struct {
+        int rank;
+        int64_t base, dims[4], strides[4];
+    } cs[] = {
+        {4, 20, {1, 3, 4, 5}, {200, 20, 5, 1}},   /* channels 1..3 of [1,10,4,5]: one run */
+        {3, 3, {2, 3, 4}, {60, 20, 5}},           /* every 5th: rows merge, stride 5 */
+        {3, 0, {2, 3, 4}, {0, 4, 1}},             /* broadcast outer, inner two merge */
+        {3, 0, {2, 3, 4}, {0, 0, 0}},             /* all broadcast: one element */
+        {3, 239, {2, 3, 4}, {-12, -4, -1}},       /* reversed, merges to one run of -1 */
+        {3, 5, {3, 2, 4}, {4, 40, 1}},            /* transposed: no merge */
+        {4, 7, {2, 1, 3, 4}, {100, 1000, 20, 1}}, /* a size-1 axis with an odd stride */
+    };
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        int64_t n = 1;
+        for (int d = 0; d < cs[c].rank; d++) {
+            n *= cs[c].dims[d];
+        }
+        for (int i = 0; i < 240; i++) {
+            y[i] = -1.0f;
+        }
+        em_tref_strided_copy(sizeof(float), cs[c].rank, cs[c].dims, x, cs[c].base, cs[c].strides, y);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t off = cs[c].base, r = i;
+            for (int d = cs[c].rank - 1; d >= 0; d--) {
+                off += r % cs[c].dims[d] * cs[c].strides[d];
+                r /= cs[c].dims[d];
+            }
+            if (y[i] != x[off]) {
+                fail_msg("case %zu element %lld: %g, want x[%lld]", c, (long long)i, y[i],
+                         (long long)off);
+            }
+        }
+        assert_true(y[n] == -1.0f); /* nothing past the end */
+    }
+}
+
 static void test_strided_copy(void **state)
 {
     (void)state;
@@ -172,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_f16),          cmocka_unit_test(test_bf16),
         cmocka_unit_test(test_get_set),      cmocka_unit_test(test_ints_axis),
         cmocka_unit_test(test_strided_copy),
+        cmocka_unit_test(test_strided_copy_merged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -579,6 +579,25 @@ static int extreme_child(void)
     return bad;
 }
 
+/* em_grain: chunks of at least EM_GRAIN_ELEMS elements, rounded up, never below 1. */
+static void test_grain(void **state)
+{
+    (void)state;
+    assert_int_equal(em_grain(EM_GRAIN_ELEMS), 1);
+    assert_int_equal(em_grain(EM_GRAIN_ELEMS * 3), 1);
+    assert_int_equal(em_grain(EM_GRAIN_ELEMS - 1), 2);
+    assert_int_equal(em_grain(EM_GRAIN_ELEMS / 2), 2);
+    assert_int_equal(em_grain(EM_GRAIN_ELEMS / 2 + 1), 2);
+    assert_int_equal(em_grain(EM_GRAIN_ELEMS / 2 - 1), 3);
+    assert_int_equal(em_grain(1), EM_GRAIN_ELEMS);
+    assert_int_equal(em_grain(0), EM_GRAIN_ELEMS);
+    assert_int_equal(em_grain(-5), EM_GRAIN_ELEMS);
+    for (int64_t per = 1; per < 3 * EM_GRAIN_ELEMS; per += 997) {
+        int64_t g = em_grain(per);
+        assert_true(g >= 1 && g * per >= EM_GRAIN_ELEMS && (g == 1 || (g - 1) * per < EM_GRAIN_ELEMS));
+    }
+}
+
 static void test_extreme_n(void **state)
 {
     (void)state;
@@ -625,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_create_oom),
         cmocka_unit_test(test_now_ns_monotonic),
         cmocka_unit_test(test_extreme_n),
+        cmocka_unit_test(test_grain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
