@@ -143,17 +143,38 @@ typedef struct reduce_job {
     const void *x;
     void *y;
     em_rd_walk w;
+    bool flat; /* f32 over trailing axes: element r of a group is x[base + r] */
 } reduce_job;
+
+/* Element r of the group at `base`, as a double. The flat case skips the coordinate walk and
+ * the dtype switch (swin_v2's ReduceL2 over the head dim took 9x ORT's time); same values. */
+static inline double reduce_at(const reduce_job *j, int64_t base, int64_t r)
+{
+    return j->flat ? (double)((const float *)j->x)[base + r]
+                   : em_rd_load_f(j->x, j->a->dt, em_rd_walk_offset(&j->w, base, r));
+}
+
+/* The reduced axes are the innermost ones (strides 1, then the products of the dims). */
+static bool reduce_trailing(const em_rd_walk *w)
+{
+    int64_t stride = 1;
+    for (int d = w->n_red_axes - 1; d >= 0; d--) {
+        if (w->red_stride[d] != stride) {
+            return false;
+        }
+        stride *= w->red_dim[d];
+    }
+    return true;
+}
 
 static double reduce_float(const reduce_job *j, int64_t base)
 {
     const em_op op = j->a->op;
-    const ember_dtype dt = j->a->dt;
     if (op == EM_OP_REDUCEMAX || op == EM_OP_REDUCEMIN || op == EM_OP_REDUCELOGSUMEXP) {
         bool mx = op != EM_OP_REDUCEMIN;
         double m = mx ? -INFINITY : INFINITY;
         for (int64_t r = 0; r < j->w.n_red; r++) {
-            double v = em_rd_load_f(j->x, dt, em_rd_walk_offset(&j->w, base, r));
+            double v = reduce_at(j, base, r);
             if (isnan(v) || (mx ? v > m : v < m)) {
                 m = isnan(m) ? m : v;
             }
@@ -163,13 +184,13 @@ static double reduce_float(const reduce_job *j, int64_t base)
         }
         double s = 0.0;
         for (int64_t r = 0; r < j->w.n_red; r++) {
-            s += exp(em_rd_load_f(j->x, dt, em_rd_walk_offset(&j->w, base, r)) - m);
+            s += exp(reduce_at(j, base, r) - m);
         }
         return m + log(s);
     }
     double acc = op == EM_OP_REDUCEPROD ? 1.0 : 0.0;
     for (int64_t r = 0; r < j->w.n_red; r++) {
-        double v = em_rd_load_f(j->x, dt, em_rd_walk_offset(&j->w, base, r));
+        double v = reduce_at(j, base, r);
         switch (op) {
         case EM_OP_REDUCEPROD:
             acc *= v;
@@ -311,6 +332,7 @@ void em_reduce__ref(const void *state, const em_tensor *in, em_tensor *out, cons
     j.x = x->data;
     j.y = out[0].data;
     em_rd_walk_init(&j.w, x->dims, x->rank, mask);
+    j.flat = a->dt == EMBER_DTYPE_F32 && reduce_trailing(&j.w);
     em_parallel_for(ctx != NULL ? ctx->pool : NULL, j.w.n_groups, 64, reduce_task, &j);
 }
 
