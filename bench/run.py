@@ -404,15 +404,25 @@ def main():
     ap.add_argument("--profile-worst", type=int, default=4,
                     help="--suite: per-op profiles of the N worst models (4; 0: none)")
     ap.add_argument("--render", metavar="JSON",
-                    help="only rewrite the markdown (and with --readme the README) from a results .json")
+                    help="only rewrite the markdown (and with --readme the README) from a results .json; "
+                         "--suite chunks: a comma list of their .json, merged (and the merged "
+                         ".json written next to --out)")
     args = ap.parse_args()
 
     if args.render:
-        with open(args.render) as f:
-            raw = json.load(f)
+        raws = []
+        for path in args.render.split(","):   # several: --suite chunks, merged
+            with open(path) as f:
+                raws.append(json.load(f))
+        raw = raws[0]
         if "n_listed" in raw:   # a --suite run's JSON
             import suite   # bench/suite.py, next to this file
             suite.bind(sys.modules[__name__])
+            raw = suite.merge(raws)
+            if len(raws) > 1:
+                with open(os.path.splitext(args.out or os.path.join(HERE, "suite.md"))[0] +
+                          ".json", "w") as f:
+                    json.dump(raw, f, indent=1)
             md = suite.render(raw)
             with open(args.out or os.path.join(HERE, "suite.md"), "w") as f:
                 f.write(md)

@@ -212,6 +212,29 @@ def top_ops(ops, k=6):
     return ", ".join("%s %.2f ms (%.0f%%)" % (op, ms, 100 * ms / tot) for op, ms in items)
 
 
+def merge(raws):
+    """One suite run from several (--render a.json,b.json: the same list run in chunks with
+    --models): records, models and profiles joined, the summary computed again; the header
+    lists every chunk's command, commit and load average."""
+    if len(raws) == 1:
+        return raws[0]
+    out = dict(raws[-1])
+    out["chunks"] = [{k: r[k] for k in ("date", "commit", "command", "elapsed_s", "loadavg",
+                                        "loadavg_end")} for r in raws]
+    out["commit"] = ", ".join(dict.fromkeys(r["commit"] for r in raws))
+    out["command"] = " ; ".join(r["command"] for r in raws)
+    out["elapsed_s"] = sum(r["elapsed_s"] for r in raws)
+    out["loadavg"] = [max(r["loadavg"][i] for r in raws) for i in range(3)]
+    out["loadavg_end"] = [max(r["loadavg_end"][i] for r in raws) for i in range(3)]
+    for k in ("models", "profiles", "records"):
+        out[k] = [x for r in raws for x in r[k]]
+    for k in ("sizes", "skipped", "meta"):
+        out[k] = {m: v for r in raws for m, v in r[k].items()}
+    out["rounds"] = max(r["rounds"] for r in raws)
+    out["summary"] = summarize(out["records"], out["models"], out["threads"], out["rounds"])
+    return out
+
+
 def render(raw):
     fr = lambda x: "n/a" if x is None else "%.2f" % x  # noqa: E731
     S, threads = raw["summary"], raw["threads"]
@@ -220,9 +243,14 @@ def render(raw):
     L.append("- command: `%s` (%d round(s) x %d timed runs after the first run and %d warm-up "
              "runs; %.0f min)" % (raw["command"], raw["rounds"], raw["iters"], raw["warmup"],
                                   raw["elapsed_s"] / 60))
-    L.append("- CPU (lscpu): %s, %s cores; load average %s at the start, %s at the end"
+    L.append("- CPU (lscpu): %s, %s cores; load average %s at the start, %s at the end%s"
              % (raw["lscpu"], raw["cores"], ", ".join("%.1f" % x for x in raw["loadavg"]),
-                ", ".join("%.1f" % x for x in raw["loadavg_end"])))
+                ", ".join("%.1f" % x for x in raw["loadavg_end"]),
+                " (the highest over the chunks)" if raw.get("chunks") else ""))
+    for c in raw.get("chunks", []):
+        L.append("  - chunk: `%s` on %s, %s, %.0f min, load average %.1f at the start, %.1f "
+                 "at the end" % (c["command"], c["commit"], c["date"], c["elapsed_s"] / 60,
+                                 c["loadavg"][0], c["loadavg_end"][0]))
     # the bench itself keeps up to `cores` runnable threads: busy means more than that + 1
     if max(raw["loadavg"][0], raw["loadavg_end"][0]) > (raw["cores"] or 1) + 1:
         L.append("- **the machine was shared and busy** (other builds, tests and fuzzers; load "

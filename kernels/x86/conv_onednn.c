@@ -94,11 +94,19 @@ typedef struct conv_slice {
     size_t scratch_off, scratch_bytes, dst_bytes;
     em_pack *pack;        /* weights in the primitive's layout (constant W), else NULL */
     const void *packed_w; /* its bytes */
+    /* Where oneDNN has only its reference loops for X plain onto a blocked Y (alexnet's
+     * 11x11 stride-4 first conv: 14 s a run), the primitive writes a plain destination
+     * (dst_md, oneDNN's gemm path) at plain_off in the scratch, and `reorder` puts it into
+     * Y's blocks (blk_md); NULL otherwise. */
+    dnnl_primitive_t reorder;
+    dnnl_memory_desc_t blk_md;
+    size_t plain_off;
     /* A stream and memory objects (one per bind slot, no buffer until run) for one run at a
      * time, taken with `busy`; a concurrent run of the same node makes its own. */
     atomic_bool busy;
     dnnl_stream_t stream;
     dnnl_memory_t mem[N_BINDS];
+    dnnl_memory_t blk_mem; /* the reorder's destination (with `reorder`) */
 } conv_slice;
 
 typedef struct onednn_conv {
@@ -491,6 +499,48 @@ static dnnl_status_t make_pd(const conv_geom *g, dnnl_alg_kind_t alg, onednn_con
     return r;
 }
 
+/* oneDNN chose its reference implementation for pd. */
+static bool onednn_ref_impl(const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    return dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, (void *)&impl) ==
+               dnnl_success &&
+           impl != NULL && strncmp(impl, "ref", 3) == 0;
+}
+
+/* X plain onto a blocked Y, without Z, where oneDNN gave *pd its reference loops: *pd
+ * becomes the primitive onto a plain destination when oneDNN has a better one for it, and
+ * sl->reorder the reorder into Y's blocks (see conv_slice). */
+static dnnl_status_t plain_destination(const conv_geom *g, onednn_conv *s, conv_slice *sl,
+                                       const dnnl_memory_desc_t *wmd, dnnl_primitive_desc_t *pd)
+{
+    dnnl_primitive_desc_t plain = NULL, rpd = NULL;
+    dnnl_dims_t dst_d = {g->n, g->m, g->oh, g->ow};
+    if (!g->plain_x || g->has_z || !onednn_ref_impl(*pd)) {
+        return dnnl_success;
+    }
+    sl->blk_md = sl->dst_md;
+    dnnl_status_t r = dnnl_memory_desc_init_by_tag(&sl->dst_md, 4, dst_d, dnnl_f32, dnnl_nchw);
+    if (r == dnnl_success) {
+        r = make_pd(g, dnnl_convolution_direct, s, sl, wmd, &plain);
+    }
+    if (r != dnnl_success || onednn_ref_impl(plain)) { /* no better: the reference loops */
+        dnnl_primitive_desc_destroy(plain);
+        sl->dst_md = sl->blk_md;
+        return dnnl_success;
+    }
+    if ((r = dnnl_reorder_primitive_desc_create(&rpd, &sl->dst_md, s->engine, &sl->blk_md,
+                                                s->engine, NULL)) == dnnl_success &&
+        (r = dnnl_primitive_create(&sl->reorder, rpd)) == dnnl_success) {
+        dnnl_primitive_desc_destroy(*pd);
+        *pd = plain;
+        plain = NULL;
+    }
+    dnnl_primitive_desc_destroy(rpd);
+    dnnl_primitive_desc_destroy(plain);
+    return r;
+}
+
 /* Creates slice sl's primitive for output channels [m0, m1) (and packs constant weights). */
 static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int64_t m0,
                                  int64_t m1, onednn_conv *s, conv_slice *sl)
@@ -533,6 +583,9 @@ static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int6
     if (r != dnnl_success) {
         r = make_pd(&g, dnnl_convolution_direct, s, sl, wmd, &pd);
     }
+    if (r == dnnl_success) {
+        r = plain_destination(&g, s, sl, wmd, &pd);
+    }
     if (r != dnnl_success || (r = dnnl_primitive_create(&sl->prim, pd)) != dnnl_success) {
         st = dnnl_fail(ki, "convolution setup", r);
         goto done;
@@ -540,7 +593,7 @@ static ember_status *build_slice(const em_kinfo *ki, const conv_geom *full, int6
     sl->wei_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     sl->scratch_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     sl->scratch_bytes = dnnl_memory_desc_get_size(&sl->scratch_md);
-    sl->dst_bytes = dnnl_memory_desc_get_size(&sl->dst_md);
+    sl->dst_bytes = dnnl_memory_desc_get_size(sl->reorder != NULL ? &sl->blk_md : &sl->dst_md);
     if (const_w) {
         st = pack_weights(ki, s->engine, full, g.m, sl, &user_wmd);
     }
@@ -568,6 +621,9 @@ static ember_status *make_cache(const em_kinfo *ki, onednn_conv *s, int k)
             r = dnnl_memory_create(&sl->mem[i], md[i], s->engine, DNNL_MEMORY_NONE);
         }
     }
+    if (r == dnnl_success && sl->reorder != NULL) {
+        r = dnnl_memory_create(&sl->blk_mem, &sl->blk_md, s->engine, DNNL_MEMORY_NONE);
+    }
     return r == dnnl_success ? NULL : dnnl_fail(ki, "stream and memory objects", r);
 }
 
@@ -594,6 +650,11 @@ static ember_status *build(const em_kinfo *ki, const conv_geom *g, onednn_conv *
         }
         s->sl[k].scratch_off = off;
         off += (s->sl[k].scratch_bytes + EM_ALIGN - 1) / EM_ALIGN * EM_ALIGN;
+        if (s->sl[k].reorder != NULL) {
+            s->sl[k].plain_off = off;
+            off += (dnnl_memory_desc_get_size(&s->sl[k].dst_md) + EM_ALIGN - 1) / EM_ALIGN *
+                   EM_ALIGN;
+        }
     }
     s->scratch_bytes = off;
     return NULL;
@@ -634,7 +695,9 @@ void em_conv_f32_release__onednn(const ember_allocator *al, void *state)
         for (int i = 0; i < N_BINDS; i++) {
             dnnl_memory_destroy(s->sl[k].mem[i]);
         }
+        dnnl_memory_destroy(s->sl[k].blk_mem);
         dnnl_stream_destroy(s->sl[k].stream);
+        dnnl_primitive_destroy(s->sl[k].reorder);
         dnnl_primitive_destroy(s->sl[k].prim);
         em_pack_release(s->sl[k].pack);
     }
@@ -697,7 +760,7 @@ static bool run_slice(const conv_run *j, int k)
     void *data[N_BINDS] = {
         (float *)j->in[0].data + sl->src_off,
         sl->packed_w != NULL ? (void *)sl->packed_w : (float *)j->in[1].data + sl->wei_off,
-        y,
+        sl->reorder != NULL ? (void *)(j->scratch + sl->plain_off) : (void *)y,
         s->has_bias ? (float *)j->in[2].data + sl->bias_off : NULL,
         s->has_z && !s->z_sum ? (float *)j->in[3].data + sl->dst_off : NULL,
         sl->scratch_bytes > 0 ? j->scratch + sl->scratch_off : NULL};
@@ -723,8 +786,19 @@ static bool run_slice(const conv_run *j, int k)
                     : dnnl_memory_create(&own[i], md[i], s->engine, data[i]) == dnnl_success;
         args[n++] = (dnnl_exec_arg_t){arg[i], cached ? m : own[i]};
     }
-    ok = ok && dnnl_primitive_execute(sl->prim, stream, n, args) == dnnl_success &&
-         dnnl_stream_wait(stream) == dnnl_success;
+    ok = ok && dnnl_primitive_execute(sl->prim, stream, n, args) == dnnl_success;
+    dnnl_memory_t blk = cached ? sl->blk_mem : NULL;
+    if (ok && sl->reorder != NULL) { /* the plain destination into Y's blocks */
+        ok = cached ? dnnl_memory_set_data_handle(blk, y) == dnnl_success
+                    : dnnl_memory_create(&blk, &sl->blk_md, s->engine, y) == dnnl_success;
+        dnnl_exec_arg_t rargs[2] = {{DNNL_ARG_FROM, cached ? sl->mem[2] : own[2]},
+                                    {DNNL_ARG_TO, blk}};
+        ok = ok && dnnl_primitive_execute(sl->reorder, stream, 2, rargs) == dnnl_success;
+    }
+    ok = ok && dnnl_stream_wait(stream) == dnnl_success;
+    if (!cached) {
+        dnnl_memory_destroy(blk);
+    }
     if (ok && s->act_fn != NULL) {
         s->act_fn(s->own_act, y, sl->dst_bytes / sizeof(float));
     }

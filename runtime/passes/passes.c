@@ -553,6 +553,9 @@ ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
     if (st == NULL && opt->fuse) {
         st = em_pass_fuse_attention(&c);
     }
+    if (st == NULL && opt->fuse) { /* after the norms: they read ReduceMeans of their own */
+        st = em_pass_mean_pool(&c);
+    }
     if (st == NULL && opt->fuse && opt->layout) { /* its convs are for the layout pass */
         st = em_pass_channel_last(&c, opt->block);
     }

@@ -15,7 +15,8 @@
  *     LayerNormalization / RMSNormalization (passes_norm.c); decomposed Gelu (Erf and tanh
  *     forms), HardSigmoid, HardSwish, SiLU (Swish), Mish (passes_act.c), MatMul + Softmax
  *     attention chains -> Attention (passes_attn.c), each matched only where its constants,
- *     axes and shapes are proved and its intermediates are private;
+ *     axes and shapes are proved and its intermediates are private; ReduceMean over H, W of
+ *     [N, C, H, W] -> GlobalAveragePool [+ Flatten] (passes_mean.c);
  *  2. Conv + BatchNormalization (inference form, constant statistics) folding: W and B
  *     rescaled into new initializers;
  *  3. Conv + Add of a per-channel constant folded into the bias;
@@ -189,6 +190,8 @@ int em_pass_by_const(const em_graph *g, const em_node *n, em_op op, double want,
 /* Node ni is a ReduceMean with keepdims over exactly the last k axes of its rank-r input
  * (axes constant, in any order and sign): k, else 0. */
 int em_pass_trailing_mean(const em_graph *g, int ni);
+/* The same with either keepdims. */
+int em_pass_trailing_axes(const em_graph *g, int ni);
 /* Node n is a Transpose (one input, one output) whose `perm` is want[0..rank). */
 bool em_pass_perm_is(const em_node *n, const int64_t *want, int rank);
 /* Every live reader of value `from` after node `after` reads `to` instead. */
@@ -210,6 +213,9 @@ ember_status *em_pass_cancel_pairs(em_pctx *c);
 ember_status *em_pass_lower_einsum(em_pctx *c);
 /* MatMul + Softmax attention chains -> Attention (passes_attn.c). */
 ember_status *em_pass_fuse_attention(em_pctx *c);
+/* ReduceMean over the spatial axes of [N, C, H, W] -> GlobalAveragePool [+ Flatten]
+ * (passes_mean.c); after em_pass_fuse_norm. */
+ember_status *em_pass_mean_pool(em_pctx *c);
 /* Channel-last MLP blocks (ConvNeXt) -> LayerNorm between Transposes + 1x1 convs, run only
  * with the layout pass (passes_chlast.c). */
 ember_status *em_pass_channel_last(em_pctx *c, int block);

@@ -88,9 +88,14 @@ int em_pass_by_const(const em_graph *g, const em_node *n, em_op op, double want,
 
 int em_pass_trailing_mean(const em_graph *g, int ni)
 {
+    return em_node_attr_int(&g->nodes[ni], "keepdims", 1) == 1 ? em_pass_trailing_axes(g, ni)
+                                                                 : 0;
+}
+
+int em_pass_trailing_axes(const em_graph *g, int ni)
+{
     const em_node *n = &g->nodes[ni];
-    if (n->op != EM_OP_REDUCEMEAN || n->n_in < 2 || n->in[1] < 0 || n->n_out != 1 ||
-        em_node_attr_int(n, "keepdims", 1) != 1) {
+    if (n->op != EM_OP_REDUCEMEAN || n->n_in < 2 || n->in[1] < 0 || n->n_out != 1) {
         return 0;
     }
     const em_value *x = &g->values[n->in[0]], *ax = &g->values[n->in[1]];

@@ -4,7 +4,8 @@
  * double-precision convolution computed here: Y = act(float(Conv(X, W, B)) + Z), for odd
  * channel counts, strides, dilations, asymmetric pads, groups, depthwise, batch 2, with and
  * without B and Z, every activation (Gelu in its own test, with extreme values), plain and
- * channel-blocked (16 and 8) layouts, X plain with Y blocked (plain_input), W constant and at
+ * channel-blocked (16 and 8) layouts, X plain with Y blocked (plain_input; an 11x11 stride-4
+ * one that oneDNN runs on a plain destination reordered into Y's blocks), W constant and at
  * run time, serial and on a 2- or 3-thread pool (oneDNN slices the output channels per
  * thread, unequally where counts are odd); oneDNN runs the 3x3 stride-1 blocked-16 cases with
  * constant W through Winograd (and ember's AVX2 Winograd, wino_f32_avx2.c, the blocked-8 ones
@@ -40,6 +41,8 @@ static const fc_case cases[] = {
     {"depthwise_s2",1, 40, 15, 15, 40, 5, 5, 40, {2, 2}, {1, 1}, {2, 2, 2, 2}},
     {"wide",        1, 64, 8,  8,  96, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
     {"first_conv",  1, 3,  23, 21, 32, 7, 7, 1,  {2, 2}, {1, 1}, {3, 3, 3, 3}},
+    /* alexnet's: oneDNN has only reference loops for it onto a blocked Y (conv_onednn.c) */
+    {"first_11x11", 1, 3,  35, 33, 24, 11, 11, 1, {4, 4}, {1, 1}, {2, 2, 2, 2}},
     {"winograd",    1, 64, 20, 21, 64, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
     /* groups narrower than a block: oneDNN merges 2 (b 8) or 4 (b 16) of them */
     {"group_w4",    1, 32, 9,  10, 32, 3, 3, 8,  {1, 1}, {1, 1}, {1, 1, 1, 1}},

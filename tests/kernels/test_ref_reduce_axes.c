@@ -4,9 +4,10 @@
  * computations in double (or exact integer arithmetic) that visit every input element once and
  * accumulate into the output it maps to. Cases: one, several, negative, all (absent or empty)
  * axes, noop_with_empty_axes, keepdims 0/1, rank 0 and 1, size-1 axes, empty reductions (the
- * identity values), zero outputs, every supported dtype (f32 f64 i32 i64 i8 u8, bool for
- * Max/Min), axes given as a constant (checked in prepare) or only at run time, integer
- * wraparound, NaN propagation, threaded runs equal to serial ones, and malformed nodes.
+ * identity values), zero outputs, trailing axes (f32 reads them flat), every supported dtype
+ * (f32 f64 i32 i64 i8 u8, bool for Max/Min), axes given as a constant (checked in prepare)
+ * or only at run time, integer wraparound, NaN propagation, threaded runs equal to serial
+ * ones, and malformed nodes.
  */
 #define EM_REDUCE_TEST_HELPERS_ONLY
 #include "test_ref_reduce_common.c"
@@ -48,6 +49,9 @@ static const reduce_case reduce_cases[] = {
     {"rank4_1_3", 4, {2, 3, 4, 5}, 2, {3, 1}, 1, 0},
     {"len1_axis", 3, {1, 17, 1}, 1, {-2}, 0, 0},
     {"rank5_mixed", 5, {2, 1, 3, 2, 3}, 3, {0, -1, 2}, 0, 0},
+    /* trailing axes: f32 reads them without the coordinate walk */
+    {"last_axis", 3, {3, 4, 5}, 1, {-1}, 1, 0},
+    {"last_two_drop", 4, {2, 3, 4, 5}, 2, {3, 2}, 0, 0},
 };
 /* clang-format on */
 
