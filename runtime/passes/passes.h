@@ -11,7 +11,8 @@
  *  1b. no-op nodes (Identity, Pad with constant all-zero pads) are bypassed: their readers
  *     read the input (a graph output is kept);
  *  1c. Einsum of one or two inputs -> Transpose / Reshape / MatMul / ReduceSum (passes_einsum.c);
- *     Transpose / Reshape pairs that cancel or compose (passes_cancel.c); decomposed
+ *     Transpose / Reshape pairs that cancel or compose, and Expands whose readers broadcast
+ *     anyway (passes_cancel.c); decomposed
  *     LayerNormalization / RMSNormalization (passes_norm.c); decomposed Gelu (Erf and tanh
  *     forms), HardSigmoid, HardSwish, SiLU (Swish), Mish (passes_act.c), MatMul + Softmax
  *     attention chains -> Attention (passes_attn.c), each matched only where its constants,
@@ -204,7 +205,8 @@ ember_status *em_pass_replace(em_pctx *c, int last, em_op op, const int *in, int
 
 /* Pattern fusions, run before the conv and MatMul fusions: decomposed LayerNormalization and
  * RMSNormalization (passes_norm.c); Erf and tanh GELU, HardSigmoid, HardSwish, SiLU, Mish
- * (passes_act.c); Transpose and Reshape pairs (passes_cancel.c). */
+ * (passes_act.c); Transpose and Reshape pairs, whole Slices, Expands read by broadcasting
+ * Add / Sub / Mul / Div (passes_cancel.c). */
 ember_status *em_pass_fuse_norm(em_pctx *c);
 ember_status *em_pass_fuse_act(em_pctx *c);
 ember_status *em_pass_cancel_pairs(em_pctx *c);

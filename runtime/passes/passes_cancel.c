@@ -11,6 +11,11 @@
  * A Slice whose output has its input's shape (every dim known) with steps of 1 (constant, or
  * none) copies x whole: its readers read x (torch's x[:, :H, :W] after a window pad of 0,
  * once fixed input shapes make H and W known).
+ * An Expand of x whose every reader is an f32 Add, Sub, Mul or Div (which broadcast) reading it
+ * once, beside an operand that has the reader's output shape (every dim known) into which x
+ * broadcasts, is dropped when it is no graph output: its readers read x and their output
+ * shapes do not change (F.normalize's x / norm.expand_as(x)). The other operand keeps the
+ * output's shape so the x86 binary kernels still take the pair.
  */
 #include "passes/passes.h"
 
@@ -122,6 +127,16 @@ static bool steps_one(const em_graph *g, int v)
     return true;
 }
 
+/* Value v's dims are all known. */
+static bool dims_known(const em_value *v)
+{
+    bool known = v->rank >= 0;
+    for (int d = 0; known && d < v->rank; d++) {
+        known = v->dims[d].v >= 0;
+    }
+    return known;
+}
+
 static void whole_slice(em_pctx *c, int j)
 {
     em_graph *g = c->g;
@@ -131,12 +146,56 @@ static void whole_slice(em_pctx *c, int j)
     }
     int x = n->in[0], y = n->out[0];
     const em_value *xv = &g->values[x], *yv = &g->values[y];
-    bool known = xv->rank >= 0;
-    for (int d = 0; known && d < xv->rank; d++) {
-        known = xv->dims[d].v >= 0;
-    }
-    if (known && !yv->is_output && em_pass_same_shape(xv, yv) &&
+    if (dims_known(xv) && !yv->is_output && em_pass_same_shape(xv, yv) &&
         steps_one(g, n->n_in > 4 ? n->in[4] : -1)) {
+        em_pass_redirect(c, y, x, j);
+        em_pass_kill(c, j);
+    }
+}
+
+/* Node r (an Add, Sub, Mul or Div reading y once) computes the same with x in y's place:
+ * its other operand has r's output shape, known, and x broadcasts into it. */
+static bool broadcasts_anyway(const em_graph *g, const em_node *r, int x, int y)
+{
+    if ((r->op != EM_OP_ADD && r->op != EM_OP_SUB && r->op != EM_OP_MUL && r->op != EM_OP_DIV) ||
+        r->n_in != 2 || r->n_out != 1 || (r->in[0] == y) == (r->in[1] == y)) {
+        return false;
+    }
+    const em_value *o = &g->values[em_pass_other(r, y)], *out = &g->values[r->out[0]];
+    const em_value *xv = &g->values[x];
+    if (out->dtype != EMBER_DTYPE_F32 || !dims_known(o) || !dims_known(xv) ||
+        !em_pass_same_shape(o, out) || xv->rank > out->rank) {
+        return false;
+    }
+    for (int d = 0; d < xv->rank; d++) {
+        int64_t k = xv->dims[d].v, n = out->dims[out->rank - xv->rank + d].v;
+        if (k != 1 && k != n) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void expand_read_broadcast(em_pctx *c, int j)
+{
+    em_graph *g = c->g;
+    const em_node *n = &g->nodes[j];
+    int x = n->in[0], y = n->out[0], reads = 0;
+    if (n->n_out != 1 || x < 0 || g->values[y].is_output || g->values[x].dtype != EMBER_DTYPE_F32) {
+        return;
+    }
+    for (int r = j + 1; r < g->n_nodes; r++) {
+        const em_node *rn = &g->nodes[r];
+        bool reads_y = false;
+        for (int i = 0; !c->dead[r] && i < rn->n_in; i++) {
+            reads_y = reads_y || rn->in[i] == y;
+        }
+        if (reads_y && !broadcasts_anyway(g, rn, x, y)) {
+            return;
+        }
+        reads += reads_y;
+    }
+    if (reads > 0 && reads == c->nread[y]) {
         em_pass_redirect(c, y, x, j);
         em_pass_kill(c, j);
     }
@@ -155,6 +214,8 @@ ember_status *em_pass_cancel_pairs(em_pctx *c)
             reshape_pair(c, j);
         } else if (c->g->nodes[j].op == EM_OP_SLICE) {
             whole_slice(c, j);
+        } else if (c->g->nodes[j].op == EM_OP_EXPAND) {
+            expand_read_broadcast(c, j);
         }
     }
     return NULL;

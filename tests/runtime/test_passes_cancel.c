@@ -10,7 +10,13 @@
  * folds, also when the value's dims are known only once an earlier target folded (nodes are
  * inferred again while folding). A Slice that keeps x's shape with steps of 1 (ends past the
  * end, or steps given as 1) goes; one reversing an axis (step -1, same shape), one that cuts,
- * and one that is a graph output stay. Outputs are compared bit for bit with the original.
+ * and one that is a graph output stay. An Expand of s = Exp(x[:, :, 0:1]) to x's shape (a
+ * constant, or Shape(x)) goes when every reader broadcasts anyway: Div(x, e), Sub(e, x), two
+ * readers, an Expand that also adds a leading axis ([3, 4] -> [2, 3, 4]); it stays when it
+ * widens the result (Mul(e, s): the other operand is smaller), when it is a graph output,
+ * when a reader does not broadcast (MatMul, or Concat beside a Div), when one reader reads it
+ * twice (Mul(e, e)), and when x's first dim is a symbol. Outputs are compared bit for bit with
+ * the original.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,6 +43,20 @@ enum {
     L_REVERSED,
     L_PART,
     L_OUTPUT,
+};
+
+enum {
+    E_DIV,
+    E_SHAPE_OF,
+    E_FIRST,
+    E_TWO,
+    E_LEAD,
+    E_WIDEN,
+    E_OUTPUT,
+    E_MATMUL,
+    E_CONCAT,
+    E_TWICE,
+    E_SYMBOL,
 };
 
 static const int64_t xd[3] = {2, 3, 4};
@@ -115,6 +135,71 @@ static void build(em_graph *g, int x, int v)
     }
 }
 
+/* Exp(x[:, :, 0:1]) ([2, 3, 1]), or Exp(x[0:1]) reshaped to [3, 4] when `lead`. */
+static int expand_source(em_graph *g, int x, bool lead)
+{
+    static const int64_t zero[1] = {0}, one[1] = {1}, two[1] = {2}, s34[2] = {3, 4};
+    int in[4] = {x, tp_ints(g, "e/starts", zero, 1), tp_ints(g, "e/ends", one, 1),
+                 tp_ints(g, "e/axes", lead ? zero : two, 1)};
+    int s = tp_op2(g, EM_OP_EXP, tp_op(g, EM_OP_SLICE, in, 4, "e/sl"), -1, "e/s");
+    return lead ? reshape(g, s, s34, 2, "e/r") : s;
+}
+
+static void build_expand(em_graph *g, int x, int v)
+{
+    int s = expand_source(g, x, v == E_LEAD);
+    int shape = v == E_SHAPE_OF || v == E_SYMBOL ? tp_op2(g, EM_OP_SHAPE, x, -1, "e/shape")
+                                                 : tp_ints(g, "e/shape", xd, 3);
+    int e = tp_op2(g, EM_OP_EXPAND, s, shape, "e"), y;
+    if (v == E_FIRST) {
+        y = tp_op2(g, EM_OP_SUB, e, x, "y");
+    } else if (v == E_TWO) {
+        y = tp_op2(g, EM_OP_ADD, tp_op2(g, EM_OP_DIV, x, e, "q"), tp_op2(g, EM_OP_MUL, e, x, "p"),
+                   "y");
+    } else if (v == E_WIDEN) {
+        y = tp_op2(g, EM_OP_MUL, e, s, "y");
+    } else if (v == E_MATMUL) {
+        static const int64_t w45[2] = {4, 5};
+        y = tp_op2(g, EM_OP_MATMUL, e, tp_init_f32(g, "w", 2, w45, 7, -1.0f, 1.0f), "y");
+    } else if (v == E_CONCAT) {
+        int q = tp_op2(g, EM_OP_DIV, x, e, "q");
+        y = tp_op2(g, EM_OP_CONCAT, q, e, "y");
+        OK(em_node_set_int(g, g->n_nodes - 1, "axis", 2));
+    } else if (v == E_TWICE) {
+        y = tp_op2(g, EM_OP_MUL, e, e, "y");
+    } else {
+        y = tp_op2(g, v == E_LEAD ? EM_OP_MUL : EM_OP_DIV, x, e, "y");
+    }
+    OK(em_graph_mark_output(g, y));
+    if (v == E_OUTPUT) {
+        OK(em_graph_mark_output(g, e));
+    }
+}
+
+static void check_expand(int v, int n)
+{
+    static const char *const names[3] = {"N", NULL, NULL};
+    const tp_count want[] = {{EM_OP_EXPAND, n}};
+    tp_check_fused_named(build_expand, v, 3, xd, v == E_SYMBOL ? names : NULL, want, 1, 0.0,
+                         0.0);
+}
+
+static void test_expand_broadcast(void **state)
+{
+    (void)state;
+    check_expand(E_DIV, 0);
+    check_expand(E_SHAPE_OF, 0);
+    check_expand(E_FIRST, 0);
+    check_expand(E_TWO, 0);
+    check_expand(E_LEAD, 0);
+    check_expand(E_WIDEN, 1);
+    check_expand(E_OUTPUT, 1);
+    check_expand(E_MATMUL, 1);
+    check_expand(E_CONCAT, 1);
+    check_expand(E_TWICE, 1);
+    check_expand(E_SYMBOL, 1);
+}
+
 static void check(int v, em_op op, int n)
 {
     const tp_count want[] = {{op, n}};
@@ -167,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_reshape_pairs),
         cmocka_unit_test(test_static_shape),
         cmocka_unit_test(test_whole_slice),
+        cmocka_unit_test(test_expand_broadcast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
