@@ -668,7 +668,8 @@ EMBER_API int ember_session_thread_count(const ember_session *s);
  *  - plans: at most the plan cache's cap (ember_session_options_set_plan_cache), each with
  *    its kernels' state;
  *  - run contexts: per plan, one per overlapping run, trimmed when runs end
- *    (ember_session_options_set_idle_contexts), each holding one activation arena;
+ *    (ember_session_options_set_idle_contexts), each holding one activation arena (of at
+ *    most the session's memory limit when one is set: ember_session_options_set_memory_limit);
  *  - packed weights: kernels that repack constant weights into their own layout (oneDNN's
  *    convolutions, GEMM panels) share each packing between every plan of every session of
  *    the model whose layout is the same, so shape churn adds at most a few copies of the

@@ -291,7 +291,7 @@ static void test_tiny_model_huge_arena(void **state)
     (void)state;
     size_t size = 0;
     uint8_t *bytes = tiny_huge_model(&size);
-    assert_true(size < 400);
+    assert_true(size < 300); /* 141 bytes */
     ember_model_options *mo = NULL;
     ember_model *m = NULL;
     OK(ember_model_options_create(&mo));
