@@ -227,6 +227,12 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
     if (st != NULL) {
         return st;
     }
+    /* Building the plan read the weights to pack them (oneDNN's layouts, Winograd's U, GEMM
+     * panels): the image pages it touched stay resident beside the packed copies although the
+     * plan may never read them again. The image is a read-only private file mapping, so they
+     * can all go: a later read (a kernel that reads a weight in place, the next plan's
+     * packing) maps them in again from the file, the same bytes. */
+    em_storage_drop_pages(s->m->bytes, 0, SIZE_MAX);
     /* The memory limit: checked before any run context maps the plan's arena. */
     if (s->mem_limit > 0 && p->arena_bytes > s->mem_limit) {
         size_t need = p->arena_bytes;
@@ -236,12 +242,6 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
                              "arena of %zu bytes, over the limit of %zu bytes",
                              need, s->mem_limit);
     }
-    /* Building the plan read the weights to pack them (oneDNN's layouts, Winograd's U, GEMM
-     * panels): the image pages it touched stay resident beside the packed copies although the
-     * plan may never read them again. The image is a read-only private file mapping, so they
-     * can all go: a later read (a kernel that reads a weight in place, the next plan's
-     * packing) maps them in again from the file, the same bytes. */
-    em_storage_drop_pages(s->m->bytes, 0, SIZE_MAX);
     plan_entry *e = em_calloc(s->al, 1, sizeof *e);
     if (e == NULL) {
         em_plan_destroy(p);
