@@ -31,6 +31,7 @@ typedef struct run_opts {
     cli_shape_opt shapes[CLI_MAX_SHAPES];
     int n_shapes;
     ember_graph_opt optimize;
+    size_t memory_limit; /* --memory-limit; 0: none */
 } run_opts;
 
 static void run_usage(FILE *f)
@@ -56,6 +57,9 @@ static void run_usage(FILE *f)
             "                      DIR/output_<i>.pb where .npy cannot hold it (bfloat16,\n"
             "                      sequences, optionals)\n"
             "  --threads N         compute threads (default: one per core)\n"
+            "  --memory-limit BYTES  most bytes of one activation arena (BYTES, or with a\n"
+            "                      K, M or G suffix: KiB, MiB, GiB); a plan needing more fails\n"
+            "                      with an out-of-memory error (default 0: no limit)\n"
             "  --warmup N          untimed runs after the first (default 3)\n"
             "  --iters N           timed runs (default 20)\n"
             "  --device cpu|cuda   execution device (default cpu)\n"
@@ -94,13 +98,40 @@ static bool takes_value(const char *a)
 {
     static const char *const opts[] = {"--input",  "--output-dir", "--threads", "--warmup",
                                        "--iters",  "--device",     "--precision", "--trace",
-                                       "--isa",    "--shape",      "--optimize"};
+                                       "--isa",    "--shape",      "--optimize", "--memory-limit"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         if (strcmp(a, opts[i]) == 0) {
             return true;
         }
     }
     return false;
+}
+
+/* "--memory-limit" values: digits with an optional K, M or G suffix (powers of 1024). */
+static bool parse_bytes(const char *s, size_t *out)
+{
+    if (s[0] < '0' || s[0] > '9') {
+        return false;
+    }
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') {
+        shift = 10;
+    } else if (*end == 'M' || *end == 'm') {
+        shift = 20;
+    } else if (*end == 'G' || *end == 'g') {
+        shift = 30;
+    }
+    if (shift > 0) {
+        end++;
+    }
+    if (errno != 0 || *end != '\0' || v > (SIZE_MAX >> shift)) {
+        return false;
+    }
+    *out = (size_t)v << shift;
+    return true;
 }
 
 static int parse_args(int argc, char **argv, run_opts *o)
@@ -140,6 +171,11 @@ static int parse_args(int argc, char **argv, run_opts *o)
         } else if (strcmp(a, "--threads") == 0) {
             if (!cli_parse_int(v, 0, 1024, &o->threads)) {
                 return cli_error("--threads: '%s' is not a number in 0..1024", v), 2;
+            }
+        } else if (strcmp(a, "--memory-limit") == 0) {
+            if (!parse_bytes(v, &o->memory_limit)) {
+                return cli_error("--memory-limit: '%s' is not a byte count (N, NK, NM or NG)", v),
+                       2;
             }
         } else if (strcmp(a, "--warmup") == 0) {
             if (!cli_parse_int(v, 0, 1000000, &o->warmup)) {
@@ -547,6 +583,7 @@ int cli_run(int argc, char **argv)
     ember_session_options_set_device(so, o.device);
     ember_session_options_set_precision(so, o.precision);
     ember_session_options_set_profiling(so, o.profile || o.trace != NULL);
+    ember_session_options_set_memory_limit(so, o.memory_limit);
     if (o.isa != NULL && (st = ember_session_options_set_isa_max(so, o.isa)) != NULL) {
         goto done;
     }

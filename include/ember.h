@@ -599,6 +599,21 @@ EMBER_API void ember_session_options_set_plan_cache(ember_session_options *opts,
  * A negative value counts as 0.
  */
 EMBER_API void ember_session_options_set_idle_contexts(ember_session_options *opts, int n_idle);
+/*
+ * Memory limit: the most bytes one run context's activation arena may take (the plan's
+ * arena_bytes, see ember_session_memory_info, which holds every intermediate tensor and every
+ * kernel's scratch); 0 (default) means no limit. The limit is per run context, not a session
+ * total: n overlapping runs of one shape may hold n arenas of up to `bytes` each (bound them
+ * with fewer threads calling ember_session_run, and idle ones with
+ * ember_session_options_set_idle_contexts). Checked whenever a plan is built, right after
+ * its memory is planned and before any arena is mapped: a plan over the limit is freed again
+ * and ember_session_create() (when it plans at creation), ember_session_prepare() or
+ * ember_session_run() returns OUT_OF_MEMORY, "memory limit: the plan for these input shapes
+ * needs an activation arena of N bytes, over the limit of L bytes". It does not bound the
+ * model's weights, packed weights, the plans' own tables, tensors the caller or a run creates,
+ * nor models run node by node (no plan); a caller-supplied ember_allocator bounds those.
+ */
+EMBER_API void ember_session_options_set_memory_limit(ember_session_options *opts, size_t bytes);
 
 /*
  * A model prepared for running: kernels chosen, memory planned per input-shape signature,
@@ -653,7 +668,8 @@ EMBER_API int ember_session_thread_count(const ember_session *s);
  *  - plans: at most the plan cache's cap (ember_session_options_set_plan_cache), each with
  *    its kernels' state;
  *  - run contexts: per plan, one per overlapping run, trimmed when runs end
- *    (ember_session_options_set_idle_contexts), each holding one activation arena;
+ *    (ember_session_options_set_idle_contexts), each holding one activation arena (of at
+ *    most the session's memory limit when one is set: ember_session_options_set_memory_limit);
  *  - packed weights: kernels that repack constant weights into their own layout (oneDNN's
  *    convolutions, GEMM panels) share each packing between every plan of every session of
  *    the model whose layout is the same, so shape churn adds at most a few copies of the

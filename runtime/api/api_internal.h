@@ -77,6 +77,7 @@ struct ember_session_options {
     uint64_t isa_cap;
     int plan_cache;
     int idle_contexts;
+    size_t memory_limit; /* bytes of one activation arena; 0: no limit */
 };
 
 /* Builds the built-in default model into `g`. */

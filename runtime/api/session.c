@@ -54,6 +54,7 @@ struct ember_session {
     bool interp; /* the graph runs through the interpreter (interp.h), not plans */
     int cache_cap;
     int idle_max; /* idle run contexts a plan keeps once no run is in flight */
+    size_t mem_limit; /* most bytes of one activation arena; 0: no limit */
     pthread_mutex_t mu;
     int in_flight; /* runs between taking and giving back a plan */
     int n_ctx;     /* run contexts alive, in use or idle, of every plan (dead ones too) */
@@ -131,6 +132,13 @@ void ember_session_options_set_idle_contexts(ember_session_options *o, int n)
 {
     if (o != NULL) {
         o->idle_contexts = n < 0 ? 0 : n;
+    }
+}
+
+void ember_session_options_set_memory_limit(ember_session_options *o, size_t bytes)
+{
+    if (o != NULL) {
+        o->memory_limit = bytes;
     }
 }
 
@@ -225,6 +233,15 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
      * can all go: a later read (a kernel that reads a weight in place, the next plan's
      * packing) maps them in again from the file, the same bytes. */
     em_storage_drop_pages(s->m->bytes, 0, SIZE_MAX);
+    /* The memory limit: checked before any run context maps the plan's arena. */
+    if (s->mem_limit > 0 && p->arena_bytes > s->mem_limit) {
+        size_t need = p->arena_bytes;
+        em_plan_destroy(p);
+        return em_status_new(EMBER_ERR_OUT_OF_MEMORY,
+                             "memory limit: the plan for these input shapes needs an activation "
+                             "arena of %zu bytes, over the limit of %zu bytes",
+                             need, s->mem_limit);
+    }
     plan_entry *e = em_calloc(s->al, 1, sizeof *e);
     if (e == NULL) {
         em_plan_destroy(p);
@@ -341,6 +358,7 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
     s->profiling = opt->profiling;
     s->cache_cap = opt->plan_cache > 0 ? opt->plan_cache : 8;
     s->idle_max = opt->idle_contexts;
+    s->mem_limit = opt->memory_limit;
     s->t0 = em_now_ns();
     pthread_mutex_init(&s->mu, NULL);
     s->plans_cap = s->cache_cap < 8 ? s->cache_cap : 8;
