@@ -227,7 +227,10 @@ static bool archive_read(const uint8_t *b, size_t n, archive *a)
         }
         p += 46 + nl + el + cl;
     }
-    return a->n > 0;
+    if (a->n > 0) {
+        return true;
+    }
+    /* no record (an empty directory): free the comment too, as for a bad one */
 bad:
     archive_free(a);
     return false;
