@@ -59,5 +59,6 @@ void cli_format_declared(const ember_model *m, size_t i, bool input, char *buf, 
 
 int cli_run(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
+int cli_convert(int argc, char **argv);
 
 #endif

@@ -29,7 +29,7 @@ static void inspect_usage(FILE *f)
                "                     uses --input / --shape)\n"
                "  --graph            also print the graph in ember's text form\n"
                "  --no-plan          skip the memory plan\n"
-               "  --optimize LEVEL   graph passes at load: none, basic or all (default)\n"
+               "  --optimize LEVEL   graph passes at load: none, fold, basic or all (default)\n"
                "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
                "                     weights (a file you trust; other records are checked)\n"
                "  --help             this help\n");
@@ -188,7 +188,7 @@ int cli_inspect(int argc, char **argv)
             inputs[n_inputs++] = argv[++i];
         } else if (strcmp(a, "--optimize") == 0) {
             if (i + 1 >= argc || !cli_parse_optimize(argv[i + 1], &optimize)) {
-                return cli_error("--optimize needs none, basic or all"), 2;
+                return cli_error("--optimize needs none, fold, basic or all"), 2;
             }
             i++;
         } else if (strcmp(a, "--dynamic-shapes") == 0) {

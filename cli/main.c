@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The ember program: `ember run`, `ember inspect`, `--version`, `--help`. */
+/* The ember program: `ember run`, `ember inspect`, `ember convert`, `--version`, `--help`. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -16,6 +16,8 @@ static void usage(FILE *f)
             "  run [MODEL]       run a model (the built-in default model when none is given)\n"
             "                    and print its timing as key=value tokens\n"
             "  inspect [MODEL]   print inputs, outputs, op counts, parameters, memory plan\n"
+            "  convert MODEL --output OUT.onnx\n"
+            "                    write a TorchScript (or ONNX) model as an ONNX model\n"
             "\n"
             "options:\n"
             "  --version         print the version and what this build contains\n"
@@ -161,9 +163,9 @@ void cli_format_declared(const ember_model *m, size_t i, bool input, char *buf, 
 
 bool cli_parse_optimize(const char *s, ember_graph_opt *level)
 {
-    static const char *const names[] = {"none", "basic", "all"};
-    static const ember_graph_opt levels[] = {EMBER_GRAPH_OPT_NONE, EMBER_GRAPH_OPT_BASIC,
-                                             EMBER_GRAPH_OPT_ALL};
+    static const char *const names[] = {"none", "fold", "basic", "all"};
+    static const ember_graph_opt levels[] = {EMBER_GRAPH_OPT_NONE, EMBER_GRAPH_OPT_FOLD,
+                                             EMBER_GRAPH_OPT_BASIC, EMBER_GRAPH_OPT_ALL};
     for (size_t i = 0; s != NULL && i < sizeof names / sizeof names[0]; i++) {
         if (strcmp(s, names[i]) == 0) {
             *level = levels[i];
@@ -249,6 +251,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "inspect") == 0) {
         return cli_inspect(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "convert") == 0) {
+        return cli_convert(argc - 1, argv + 1);
     }
     fprintf(stderr, "ember: error: unknown command '%s'\n", cmd);
     usage(stderr);

@@ -65,9 +65,9 @@ static void run_usage(FILE *f)
             "  --device cpu|cuda   execution device (default cpu)\n"
             "  --precision fp32|fp16|int8  (default fp32)\n"
             "  --isa NAME          cap CPU kernels: scalar, avx2, avx512, native\n"
-            "  --optimize LEVEL    graph passes at load: none (the graph as loaded), basic\n"
-            "                      (constant folding, dead code, fusions) or all (default:\n"
-            "                      basic + blocked conv layout)\n"
+            "  --optimize LEVEL    graph passes at load: none (the graph as loaded), fold\n"
+            "                      (constant folding, dead code), basic (fold + fusions) or\n"
+            "                      all (default: basic + blocked conv layout)\n"
             "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
             "                      weights (a file you trust; other records are checked)\n"
             "  --profile           print a per-op time table of the timed runs\n"
@@ -209,7 +209,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->isa = v;
         } else if (strcmp(a, "--optimize") == 0) {
             if (!cli_parse_optimize(v, &o->optimize)) {
-                return cli_error("--optimize: '%s' is not none, basic or all", v), 2;
+                return cli_error("--optimize: '%s' is not none, fold, basic or all", v), 2;
             }
         } else if (strcmp(a, "--shape") == 0) {
             if (o->n_shapes >= CLI_MAX_SHAPES || !cli_parse_shape(v, &o->shapes[o->n_shapes])) {

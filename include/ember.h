@@ -408,13 +408,16 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_dim_value(ember_
  *    BatchNormalization, Conv + bias / residual Add / activation into FusedConv).
  *  - EMBER_GRAPH_OPT_ALL (the default): BASIC plus the layout pass, which keeps chains of
  *    convolutions in a channel-blocked layout with reorders only at their edges.
+ *  - EMBER_GRAPH_OPT_FOLD: constant folding and dead-code elimination only: every node stays
+ *    a standard ONNX op, so the graph can be saved as ONNX (ember_model_save_onnx).
  * ember_model_node_count(), ember_model_graph_text() and `ember inspect` show the graph after
  * the passes. Graphs with control flow (subgraphs) are loaded as they are at every level.
  */
 typedef enum ember_graph_opt {
     EMBER_GRAPH_OPT_NONE = 0,
     EMBER_GRAPH_OPT_BASIC = 1,
-    EMBER_GRAPH_OPT_ALL = 2
+    EMBER_GRAPH_OPT_ALL = 2,
+    EMBER_GRAPH_OPT_FOLD = 3 /* between NONE and BASIC (numbered last to keep the others) */
 } ember_graph_opt;
 
 /* Sets the graph optimization level of the models loaded with `opts` (default
@@ -545,6 +548,21 @@ EMBER_API int64_t ember_model_param_count(const ember_model *model);
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_model_graph_text(const ember_model *model,
                                                                char **text);
+
+/*
+ * Writes the model's graph, as ember holds it after the load-time passes, as an ONNX file that
+ * ember, ONNX Runtime and onnx's checker read back: a TorchScript archive becomes an ONNX
+ * model without Python (`ember convert`). Load the model with EMBER_GRAPH_OPT_FOLD (or NONE)
+ * first: the fusions of BASIC and ALL make ops that only ember runs (FusedConv, the blocked
+ * layout), and those are refused with UNSUPPORTED naming the node. The default domain's opset
+ * is the newest of 21, the source file's and what the ops need; weights past 1.8 GB go to
+ * "<path>.data" beside it (ONNX external data). The file is written to a temporary name and
+ * renamed, so `path` is either the whole model or untouched. INVALID_ARG for NULL arguments,
+ * IO naming the file, UNSUPPORTED naming the node or value. Threads: any, like every read of a
+ * model.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_save_onnx(const ember_model *model,
+                                                             const char *path);
 
 /* ---- 7. Sessions and running ----------------------------------------------------------- */
 

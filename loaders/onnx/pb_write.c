@@ -65,6 +65,29 @@ void em_pb_bytes(em_pbuf *b, uint32_t field, const void *data, size_t n)
     put(b, data, n);
 }
 
+void em_pb_float(em_pbuf *b, uint32_t field, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    uint8_t le[4] = {(uint8_t)u, (uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+    put_varint(b, (uint64_t)field << 3 | 5); /* wire type 5: fixed32 */
+    put(b, le, 4);
+}
+
+void em_pb_string(em_pbuf *b, uint32_t field, const char *s)
+{
+    em_pb_bytes(b, field, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+void em_pb_message(em_pbuf *b, uint32_t field, const em_pbuf *msg)
+{
+    if (msg->failed) {
+        b->failed = true;
+        return;
+    }
+    em_pb_bytes(b, field, msg->p, msg->n);
+}
+
 ember_status *em_pb_tensor(em_pbuf *b, const em_tensor *t)
 {
     size_t nbytes = 0;

@@ -35,6 +35,11 @@ void em_pbuf_free(em_pbuf *b);
 /* Appends field `field` as a varint / as length-delimited bytes. */
 void em_pb_varint(em_pbuf *b, uint32_t field, uint64_t v);
 void em_pb_bytes(em_pbuf *b, uint32_t field, const void *data, size_t n);
+/* A float as wire type 5 (fixed32, little-endian); a NUL-terminated string (NULL: ""); the
+ * bytes of a finished sub-message. */
+void em_pb_float(em_pbuf *b, uint32_t field, float v);
+void em_pb_string(em_pbuf *b, uint32_t field, const char *s);
+void em_pb_message(em_pbuf *b, uint32_t field, const em_pbuf *msg);
 
 /* Appends the TensorProto of `t` (no field tag: the message itself). UNSUPPORTED for dtypes
  * without a fixed element size; OUT_OF_MEMORY when the buffer failed. */

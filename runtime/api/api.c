@@ -15,9 +15,11 @@
 #include "passes/passes.h"
 #include "plan/fold.h"
 #include "core/status.h"
+#include "core/file_write.h"
 
 #include "api/loaders.h"
 #include "loaders/npy/npy.h"
+#include "loaders/onnx/onnx_write.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -236,10 +238,10 @@ ember_status *ember_model_options_set_graph_optimization(ember_model_options *op
         return em_api_null_arg("model_options_set_graph_optimization", "options");
     }
     if (level != EMBER_GRAPH_OPT_NONE && level != EMBER_GRAPH_OPT_BASIC &&
-        level != EMBER_GRAPH_OPT_ALL) {
+        level != EMBER_GRAPH_OPT_ALL && level != EMBER_GRAPH_OPT_FOLD) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
                              "model_options_set_graph_optimization: unknown level %d, not an "
-                             "ember_graph_opt (levels: NONE 0, BASIC 1, ALL 2)",
+                             "ember_graph_opt (levels: NONE 0, BASIC 1, ALL 2, FOLD 3)",
                              (int)level);
     }
     opts->graph_opt = level;
@@ -622,6 +624,21 @@ ember_status *ember_model_graph_text(const ember_model *m, char **text)
     return em_graph_to_text(m->g, text);
 }
 
+ember_status *ember_model_save_onnx(const ember_model *m, const char *path)
+{
+    if (m == NULL || path == NULL) {
+        return em_api_null_arg("model_save_onnx", m == NULL ? "model" : "path");
+    }
+    em_onnx_write_opts o = {0};
+    for (size_t i = 0; i < m->n_opsets; i++) {
+        const char *d = m->opset_domains[i];
+        if (d[0] == '\0' || strcmp(d, "ai.onnx") == 0) {
+            o.source_opset = m->opset_versions[i];
+        }
+    }
+    return em_onnx_write_file(m->g, path, &o);
+}
+
 /* ---- tensors ---- */
 
 ember_status *em_api_check_shape(const char *fn, ember_dtype dt, const int64_t *dims, int rank,
@@ -831,14 +848,7 @@ ember_status *ember_tensor_save_npy(const ember_tensor *t, const char *path)
 
 ember_status *em_api_write_file(const char *path, const void *data, size_t n)
 {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) {
-        return em_status_new(EMBER_ERR_IO, "%s: cannot open for writing: %s", path,
-                             strerror(errno));
-    }
-    bool ok = fwrite(data, 1, n, f) == n;
-    ok = (fclose(f) == 0) && ok;
-    return ok ? NULL : em_status_new(EMBER_ERR_IO, "%s: write failed", path);
+    return em_write_file_atomic(path, data, n); /* whole or not at all */
 }
 
 /* ---- ONNX tensors and opsets ---- */

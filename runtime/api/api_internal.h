@@ -101,7 +101,7 @@ ember_status *em_api_value_from_rv(const ember_allocator *al, const struct em_rv
                                    ember_tensor **out);
 ember_status *em_api_value_to_rv(const ember_allocator *al, const ember_tensor *t,
                                  struct em_rv *out);
-/* Writes n bytes to a new file at `path` (IO naming the file on failure). */
+/* Writes n bytes to `path`, whole or not at all (core/file_write.h; IO naming the file). */
 ember_status *em_api_write_file(const char *path, const void *data, size_t n);
 /* api_string.c: fills string tensor `t` (of src's element count) with copies of src's
  * strings, which `t` then owns (replacing what it owned before). */

@@ -14,8 +14,9 @@
 
 em_passes_options em_passes_level(ember_graph_opt level)
 {
-    em_passes_options o = {level >= EMBER_GRAPH_OPT_BASIC, level >= EMBER_GRAPH_OPT_BASIC,
-                           level >= EMBER_GRAPH_OPT_ALL, 0, NULL};
+    bool basic = level == EMBER_GRAPH_OPT_BASIC || level == EMBER_GRAPH_OPT_ALL;
+    em_passes_options o = {basic || level == EMBER_GRAPH_OPT_FOLD, basic,
+                           level == EMBER_GRAPH_OPT_ALL, 0, NULL};
     return o;
 }
 

@@ -65,6 +65,7 @@ typedef struct runner {
     const char *filter;
     bool verbose;
     FILE *write_expected;
+    bool roundtrip; /* --roundtrip: each model goes through ember_model_save_onnx first */
 } runner;
 
 static bool exists(const char *path)
@@ -358,8 +359,37 @@ static void load_set(const ember_model *m, const char *dir, const char *prefix, 
     }
 }
 
+/* --roundtrip: loads `path` at graph optimization FOLD, writes it with ember_model_save_onnx
+ * to a file of this process and loads that file back (at the default level) into *m. */
+static ember_status *load_roundtrip(const char *path, ember_model **m)
+{
+    char tmp[128];
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%.80s/ember_roundtrip_%ld.onnx", dir && dir[0] ? dir : "/tmp",
+             (long)getpid());
+    ember_model_options *mo = NULL;
+    ember_model *first = NULL;
+    ember_status *st = ember_model_options_create(&mo);
+    if (st == NULL) {
+        st = ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_FOLD);
+    }
+    if (st == NULL) {
+        st = ember_model_load_file(path, mo, &first);
+    }
+    if (st == NULL) {
+        st = ember_model_save_onnx(first, tmp);
+    }
+    if (st == NULL) {
+        st = ember_model_load_file(tmp, NULL, m);
+    }
+    remove(tmp);
+    ember_model_destroy(first);
+    ember_model_options_destroy(mo);
+    return st;
+}
+
 /* Runs one case in this process: true when every data set matches. */
-static bool run_case(const char *case_dir, tol t, char *reason)
+static bool run_case(const runner *r, const char *case_dir, tol t, char *reason)
 {
     char path[DIR_LEN];
     ember_model *m = NULL;
@@ -367,7 +397,8 @@ static bool run_case(const char *case_dir, tol t, char *reason)
     ember_session_options *so = NULL;
     bool ok = true;
     snprintf(path, sizeof path, "%s/model.onnx", case_dir);
-    ember_status *st = ember_model_load_file(path, NULL, &m);
+    ember_status *st = r->roundtrip ? load_roundtrip(path, &m)
+                                    : ember_model_load_file(path, NULL, &m);
     if (st == NULL && (st = ember_session_options_create(&so)) == NULL) {
         ember_session_options_set_threads(so, 1);
         st = ember_session_create(m, so, &s);
@@ -439,7 +470,7 @@ static result run_isolated(const runner *r, const char *case_dir, tol t, char *r
         close(fd[0]);
         alarm((unsigned)r->timeout_s);
         char why[REASON_LEN] = "";
-        bool ok = run_case(case_dir, t, why);
+        bool ok = run_case(r, case_dir, t, why);
         ssize_t w = write(fd[1], why, strlen(why));
         (void)w;
         close(fd[1]);
@@ -478,7 +509,7 @@ static int load_expected(runner *r, const char *path)
         return -1;
     }
     char line[1024];
-    size_t cap = 0;
+    size_t cap = r->n_exp; /* a second list appends: the array is full */
     int lineno = 0;
     while (fgets(line, sizeof line, f) != NULL) {
         lineno++;
@@ -636,7 +667,7 @@ static void run_group(runner *r, const char *dir, counts *total)
 
 int main(int argc, char **argv)
 {
-    runner r = {NULL, 0, 1e-3, 1e-5, 60, NULL, false, NULL};
+    runner r = {NULL, 0, 1e-3, 1e-5, 60, NULL, false, NULL, false};
     int first_dir = argc;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--expected") == 0 && i + 1 < argc) {
@@ -655,9 +686,12 @@ int main(int argc, char **argv)
             r.timeout_s = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--verbose") == 0) {
             r.verbose = true;
+        } else if (strcmp(argv[i], "--roundtrip") == 0) {
+            r.roundtrip = true;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "usage: onnx_conformance [--expected FILE] [--write-expected FILE] "
-                            "[--filter TEXT] [--timeout S] [--verbose] GROUP_DIR...\n");
+                            "[--filter TEXT] [--timeout S] [--verbose] [--roundtrip] "
+                            "GROUP_DIR...\n");
             return 2;
         } else {
             first_dir = i;
