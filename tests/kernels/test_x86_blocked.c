@@ -133,6 +133,80 @@ static void test_pool(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* MaxPool bit for bit against the reference on inputs full of ties: values from {+0, -0, 1,
+ * -1, 0.5}, so which zero comes out depends on the order taps meet (the reference keeps the first
+ * in row-major order), and in half of the runs quiet NaNs of distinct payloads (the first in
+ * row-major order is the one returned) and -inf. The separable form (kh, kw >= 3, vertical stride
+ * 1, bands of rows) and the direct one, odd sizes, pads, dilations, ceil_mode, SAME, channels that
+ * fill their blocks (no NaN in the padding lanes: the NaN-free form on every block) or not. */
+static void test_maxpool_bitwise(void **state)
+{
+    const em_kernel *k = find(EM_OP_BLOCKEDPOOL, *state);
+    if (k == NULL) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    /* clang-format off */
+    const bk_pcase cases[] = {
+        /* op          n  c   h   w   b   kh kw sh sw dh dw pads        ceil auto_pad     cip */
+        {EM_OP_MAXPOOL, 1, 16, 28, 28, 8,  3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, NULL,         0},
+        {EM_OP_MAXPOOL, 2, 19, 17, 13, 16, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, NULL,         0},
+        {EM_OP_MAXPOOL, 1, 8,  40, 37, 8,  3, 3, 1, 2, 1, 1, {0, 1, 2, 1}, 1, NULL,         0},
+        {EM_OP_MAXPOOL, 1, 32, 23, 21, 16, 5, 3, 1, 1, 2, 1, {4, 1, 3, 1}, 0, NULL,         0},
+        {EM_OP_MAXPOOL, 1, 5,  35, 35, 8,  3, 4, 1, 3, 1, 2, {0, 0, 0, 0}, 1, "SAME_LOWER", 0},
+        {EM_OP_MAXPOOL, 1, 16, 9,  11, 16, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}, 0, "SAME_UPPER", 0},
+        {EM_OP_MAXPOOL, 1, 8,  3,  500,8,  3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, NULL,         0},
+        {EM_OP_MAXPOOL, 1, 24, 29, 27, 8,  3, 3, 2, 2, 1, 1, {0, 0, 0, 0}, 1, NULL,         0},
+        {EM_OP_MAXPOOL, 2, 13, 15, 16, 16, 2, 2, 1, 1, 1, 1, {0, 1, 1, 0}, 0, NULL,         0},
+        {EM_OP_MAXPOOL, 1, 16, 12, 10, 8,  3, 1, 1, 1, 2, 1, {2, 0, 2, 0}, 0, NULL,         0},
+        {EM_OP_MAXPOOL, 1, 8,  6,  7,  8,  3, 3, 1, 1, 1, 1, {2, 2, 2, 2}, 1, NULL,         0},
+    };
+    /* clang-format on */
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const bk_pcase *c = &cases[ci];
+        if (!takes_block(k, c->b)) {
+            continue;
+        }
+        int64_t nx = c->n * c->c * c->h * c->w, oh, ow;
+        bk_pool_out(c, &oh, &ow);
+        int64_t ny = c->n * c->c * oh * ow;
+        static const float vals[5] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f};
+        for (int nan = 0; nan < 2; nan++) {
+            float *x = t_f32(nx);
+            for (int64_t i = 0; i < nx; i++) {
+                uint64_t q = ((uint64_t)i + 977 * ci) * 2654435761u;
+                x[i] = vals[(q >> 7) % 5];
+                if (nan && (q >> 3) % 41 == 0) {
+                    uint32_t bits = 0x7fc00000u | (uint32_t)(i & 0x3fffff);
+                    memcpy(&x[i], &bits, sizeof bits); /* a quiet NaN with payload i */
+                } else if (nan && (q >> 3) % 41 == 1) {
+                    x[i] = -INFINITY;
+                }
+            }
+            float *ref = bk_run_pool(t_kernel(EM_OP_BLOCKEDPOOL, EMBER_DTYPE_F32), c, x, NULL, NULL);
+            float *got = bk_run_pool(k, c, x, NULL, NULL);
+            float *par = bk_run_pool(k, c, x, pool, NULL);
+            for (int64_t i = 0; i < ny; i++) {
+                uint32_t r, g, pg;
+                memcpy(&r, &ref[i], 4);
+                memcpy(&g, &got[i], 4);
+                memcpy(&pg, &par[i], 4);
+                if (r != g || r != pg) {
+                    fail_msg("%s: MaxPool case %zu (nan %d) output %lld: 0x%08x (2 threads 0x%08x), "
+                             "reference 0x%08x",
+                             k->name, ci, nan, (long long)i, g, pg, r);
+                }
+            }
+            test_free(x);
+            test_free(ref);
+            test_free(got);
+            test_free(par);
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
 static void affine_case(const em_kernel *k, const bk_acase *c, uint64_t seed, em_threadpool *pool)
 {
     char name[96];
@@ -331,6 +405,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         KT_TEST(test_pool, "__avx2"),     KT_TEST(test_pool, "__avx512"),
+        KT_TEST(test_maxpool_bitwise, "__avx2"), KT_TEST(test_maxpool_bitwise, "__avx512"),
         KT_TEST(test_affine, "__avx2"),   KT_TEST(test_affine, "__avx512"),
         KT_TEST(test_layernorm, "__avx2"), KT_TEST(test_layernorm, "__avx512"),
         KT_TEST(test_se, "__avx2"),       KT_TEST(test_se, "__avx512"),
