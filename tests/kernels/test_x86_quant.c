@@ -346,6 +346,8 @@ static const qc_case qc_cases[] = {
      1, 1e-4f, 4},
     {"u8w_zp_1x1", 1, 37, 5, 7, 9, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, U8, U8, 2, true, true, 0,
      0.2f, 0},
+    {"big_plane", 1, 5, 70, 65, 6, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1, true, true,
+     0, 0.05f, 0}, /* P > 4096: the im2col in several runs of rows */
     {"k_32k", 1, 3600, 3, 3, 5, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true,
      0, 30.0f, 0},
     {"k_32k_ext", 1, 3660, 2, 2, 3, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, U8, I8, 2, true,
