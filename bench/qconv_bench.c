@@ -27,18 +27,12 @@ typedef struct qshape {
 } qshape;
 
 static const qshape shapes[] = {
-    {"r18 conv1 7x7 s2", 3, 224, 64, 7, 2, 3, 1},
-    {"r18 l1 3x3", 64, 56, 64, 3, 1, 1, 1},
-    {"r18 l2.0 3x3 s2", 64, 56, 128, 3, 2, 1, 1},
-    {"r18 l2 3x3", 128, 28, 128, 3, 1, 1, 1},
-    {"r18 l2 ds 1x1 s2", 64, 56, 128, 1, 2, 0, 1},
-    {"r18 l3.0 3x3 s2", 128, 28, 256, 3, 2, 1, 1},
-    {"r18 l3 3x3", 256, 14, 256, 3, 1, 1, 1},
-    {"r18 l4.0 3x3 s2", 256, 14, 512, 3, 2, 1, 1},
-    {"r18 l4 3x3", 512, 7, 512, 3, 1, 1, 1},
-    {"mbv2 dw 3x3", 144, 56, 144, 3, 1, 1, 144},
-    {"group8 3x3", 256, 28, 256, 3, 1, 1, 8},
-    {"mm 128x768x768", 768, 768, 128, 0, 0, 0, 0},
+    {"r18 conv1 7x7 s2", 3, 224, 64, 7, 2, 3, 1},  {"r18 l1 3x3", 64, 56, 64, 3, 1, 1, 1},
+    {"r18 l2.0 3x3 s2", 64, 56, 128, 3, 2, 1, 1},  {"r18 l2 3x3", 128, 28, 128, 3, 1, 1, 1},
+    {"r18 l2 ds 1x1 s2", 64, 56, 128, 1, 2, 0, 1}, {"r18 l3.0 3x3 s2", 128, 28, 256, 3, 2, 1, 1},
+    {"r18 l3 3x3", 256, 14, 256, 3, 1, 1, 1},      {"r18 l4.0 3x3 s2", 256, 14, 512, 3, 2, 1, 1},
+    {"r18 l4 3x3", 512, 7, 512, 3, 1, 1, 1},       {"mbv2 dw 3x3", 144, 56, 144, 3, 1, 1, 144},
+    {"group8 3x3", 256, 28, 256, 3, 1, 1, 8},      {"mm 128x768x768", 768, 768, 128, 0, 0, 0, 0},
     {"mm 1x512x1000", 512, 1000, 1, 0, 0, 0, 0},
 };
 
@@ -130,7 +124,8 @@ static void bench_one(const qshape *s, const em_kernel *k, double budget)
         printf("%-18s %-32s declined: %s\n", s->name, k->name, ember_status_message(st));
         ember_status_destroy(st);
     } else {
-        void *scratch = scratch_bytes > 0 ? em_aligned_alloc(test_allocator(), scratch_bytes) : NULL;
+        void *scratch =
+            scratch_bytes > 0 ? em_aligned_alloc(test_allocator(), scratch_bytes) : NULL;
         em_kctx ctx = {NULL, scratch};
         enum { MAX_RUNS = 2048 };
         static double t[MAX_RUNS];

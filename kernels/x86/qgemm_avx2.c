@@ -14,8 +14,8 @@ static inline __m256i qg_dot_emu(__m256i acc, __m256i u, __m256i s)
     const __m256i lo = _mm256_set1_epi16(0x00ff);
     __m256i ue = _mm256_and_si256(u, lo), uo = _mm256_srli_epi16(u, 8);
     __m256i se = _mm256_srai_epi16(_mm256_slli_epi16(s, 8), 8), so = _mm256_srai_epi16(s, 8);
-    return _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(ue, se),
-                                                  _mm256_madd_epi16(uo, so)));
+    return _mm256_add_epi32(acc,
+                            _mm256_add_epi32(_mm256_madd_epi16(ue, se), _mm256_madd_epi16(uo, so)));
 }
 
 #define QG_SFX(name) name##__avx2

@@ -39,8 +39,8 @@ static inline bool qg_present(const em_kinfo *ki, int i)
 
 /* Input i (absent allowed when `optional`): dtype dt, one value, or (per_n) a 1-D tensor of
  * n values; its data is needed at prepare only when `constant`. */
-static inline bool qg_param_ok(const em_kinfo *ki, int i, ember_dtype dt, bool optional,
-                               bool per_n, int64_t n, bool constant)
+static inline bool qg_param_ok(const em_kinfo *ki, int i, ember_dtype dt, bool optional, bool per_n,
+                               int64_t n, bool constant)
 {
     if (!qg_present(ki, i)) {
         return optional;
@@ -115,8 +115,8 @@ static inline ember_status *qgc_parse(const em_kinfo *ki, qgc_geom *g)
         return qg_decline(ki, "arity");
     }
     const em_tensor *x = &ki->in[0], *w = &ki->in[3], *y = &ki->out[0];
-    if (!qg_q8(x->dtype) || !qg_q8(w->dtype) || !qg_q8(y->dtype) || x->rank != 4 ||
-        w->rank != 4 || y->rank != 4) {
+    if (!qg_q8(x->dtype) || !qg_q8(w->dtype) || !qg_q8(y->dtype) || x->rank != 4 || w->rank != 4 ||
+        y->rank != 4) {
         return qg_decline(ki, "only 2-D u8 / s8 x, w and y");
     }
     int64_t group = em_node_attr_int(ki->node, "group", 1), m = w->dims[0];
@@ -143,7 +143,8 @@ static inline ember_status *qgc_parse(const em_kinfo *ki, qgc_geom *g)
     g->group = group, g->cg = g->c / group, g->mg = m / group;
     g->k = g->cg * g->kh * g->kw;
     g->p = g->oh * g->ow;
-    if (g->k > QG_MAX_K_QLINEAR || g->ow > 4096 || g->k == 0) {
+    if (g->k > QG_MAX_K_QLINEAR || g->ow > 4096 || g->k == 0 || g->m == 0 || g->p == 0 ||
+        g->n == 0) {
         return qg_decline(ki, "K above 33000 (int32 sums), an output row above 4096, or empty");
     }
     g->x_s8 = x->dtype == EMBER_DTYPE_I8;
@@ -250,9 +251,9 @@ static inline void qgc_store4(int32_t *dst, int64_t panel, int64_t nr, int64_t p
 
 typedef struct qgm_geom {
     bool qlinear;
-    int ia, ib;               /* inputs A and B */
-    int i_az, i_bz;           /* their zero points' inputs */
-    int64_t batch, b_batch;   /* output (= A's) batch count; B's: 1 (shared) or batch */
+    int ia, ib;             /* inputs A and B */
+    int i_az, i_bz;         /* their zero points' inputs */
+    int64_t batch, b_batch; /* output (= A's) batch count; B's: 1 (shared) or batch */
     int64_t m, k, n;
     bool a_s8, b_s8, y_s8;
     bool has_az, has_bz, has_yz; /* the optional zero points given */
@@ -291,9 +292,11 @@ static inline ember_status *qgm_parse(const em_kinfo *ki, qgm_geom *g)
     for (int d = 0; same && d + 2 < a->rank; d++) {
         same = a->dims[d] == b->dims[d];
     }
-    if (kb != g->k || (g->b_batch != 1 && !same) ||
-        em_tensor_numel(y) != g->batch * g->m * g->n) {
+    if (kb != g->k || (g->b_batch != 1 && !same) || em_tensor_numel(y) != g->batch * g->m * g->n) {
         return qg_decline(ki, "only B shared by the batch or batched as A");
+    }
+    if (g->batch * g->m * g->k * g->n == 0) {
+        return qg_decline(ki, "empty");
     }
     g->a_s8 = a->dtype == EMBER_DTYPE_I8;
     g->b_s8 = b->dtype == EMBER_DTYPE_I8;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The x86 int8 kernels (quant_q8_avx2.c, qconv_u8_avx2.c) against the reference kernels,
- * byte for byte (both are exact: see their headers):
+ * The x86 int8 kernels (quant_q8_avx2.c, qconv_u8_avx2.c, qgemm_*.c) against the reference
+ * kernels, byte for byte (all are exact: see their headers):
  *   QuantizeLinear f32 -> u8 / s8 and DequantizeLinear u8 / s8 -> f32, per tensor: lengths
  *   around the vector widths, unroll steps and the parallel block; zero points absent, at
  *   both ends of the dtype and in between; scales spanning decades; inputs at exact halves
@@ -11,7 +11,14 @@
  *   vector gathers (stride 1 and 2), asymmetric pads, auto_pad,
  *   batch 2, u8 / s8 for x, w and y; w zero points per tensor / per channel / absent; bias or
  *   none; scales spanning decades; extreme inputs (x all at one end, w all at the other, zero
- *   points at both ends) that saturate; serial and 2 threads; and the forms declined.
+ *   points at both ends) that saturate; serial and 2 threads; and the forms declined. The
+ *   GEMM-core kernels (qgemm_driver.inc: "qg__avx2", the exact emulation of vpdpbusd, always;
+ *   "qg__avxvnni" / "qg__avx512vnni" where CPUID has them) also on groups, depthwise, u8
+ *   weights with any zero point, planes over 4096 pixels and K near 33000.
+ *   QLinearMatMul / MatMulInteger (GEMM core): M, K, N off the blockings, 1-D A / B, batches
+ *   with B shared or batched, every u8 / s8 pairing, zero points absent / per tensor / per
+ *   column, saturation at both ends, B constant or not, MatMulInteger's int32 wrap, and the
+ *   forms declined.
  * Skips when the CPU lacks the ISA (EMBER_ISA_MAX caps it).
  */
 #include "test_x86_harness.h"
@@ -292,8 +299,8 @@ typedef struct qc_case {
     int wzp;    /* 0 absent, 1 per tensor, 2 per channel */
     bool ws_pc; /* w scale per channel */
     bool bias;
-    int extreme; /* 0 random; 1 x at its max, w at its min; 2 x at its min, w at its max */
-    float ys;    /* y scale */
+    int extreme;   /* 0 random; 1 x at its max, w at its min; 2 x at its min, w at its max */
+    float ys;      /* y scale */
     int64_t group; /* 0: 1 */
 } qc_case;
 
@@ -688,6 +695,40 @@ static void test_matmulinteger_wrap(void **state)
     qm_run_case(k, &c, false, true, NULL);
 }
 
+/* What the GEMM-core matmuls leave to the reference: empty products, A broadcast over B's
+ * batch, per-row A zero points. */
+static void test_qmatmul_declines(void **state)
+{
+    const em_kernel *k = qt_kernel_or_skip(EM_OP_MATMULINTEGER, *state);
+    if (k == NULL) {
+        skip();
+    }
+    t_node node;
+    t_node_init(&node, EM_OP_MATMULINTEGER, "mmi");
+    uint8_t a[64] = {0}, b[64] = {0}, z[4] = {0};
+    int32_t y[64];
+    int64_t ad[3] = {1, 2, 0}, bd[3] = {2, 0, 3}, yd[3] = {2, 2, 3}, four = 2;
+    em_tensor in[4], out[1];
+    t_tensor(&in[0], U8, 2, ad + 1, a);
+    t_tensor(&in[1], I8, 2, bd + 1, b);
+    t_absent(&in[2]);
+    t_absent(&in[3]);
+    t_tensor(&out[0], EMBER_DTYPE_I32, 2, yd + 1, y);
+    t_expect_error(qt_run(k, &node.n, in, 4, out, 2, NULL), EMBER_ERR_UNSUPPORTED, "mmi", "empty");
+    ad[2] = bd[1] = 4;
+    t_tensor(&in[0], U8, 3, ad, a);
+    t_tensor(&in[1], I8, 3, bd, b);
+    t_tensor(&out[0], EMBER_DTYPE_I32, 3, yd, y);
+    t_expect_error(qt_run(k, &node.n, in, 4, out, 2, NULL), EMBER_ERR_UNSUPPORTED, "mmi",
+                   "batched as A");
+    t_tensor(&in[0], U8, 2, ad + 1, a);
+    t_tensor(&in[1], I8, 2, bd + 1, b);
+    t_tensor(&in[2], U8, 1, &four, z);
+    t_tensor(&out[0], EMBER_DTYPE_I32, 2, yd + 1, y);
+    t_expect_error(qt_run(k, &node.n, in, 4, out, 2, NULL), EMBER_ERR_UNSUPPORTED, "mmi",
+                   "per tensor");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -706,6 +747,7 @@ int main(void)
         KT_TEST(test_matmulinteger, "qg__avxvnni"),
         KT_TEST(test_matmulinteger, "qg__avx512vnni"),
         KT_TEST(test_matmulinteger_wrap, "qg__avx2"),
+        KT_TEST(test_qmatmul_declines, "qg__avx2"),
         KT_TEST(test_matmulinteger_wrap, "qg__avxvnni"),
         KT_TEST(test_matmulinteger_wrap, "qg__avx512vnni"),
     };
