@@ -265,16 +265,6 @@ static void qc_pack_task(void *arg, int64_t begin, int64_t end)
 
 /* ---- GEMM and requantization --------------------------------------------------------------- */
 
-/* 4 int32 sums -> 4 requantized int32 values in y's range. */
-static inline __m128i qc_requant4(__m128i acc, __m256d bias, __m256d mult, __m256d zp, __m256d lo,
-                                  __m256d hi)
-{
-    __m256d v = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(acc), bias), mult);
-    v = _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(v, zp), lo), hi);
-    return _mm256_cvtpd_epi32(v);
-}
-
 /* Rows m0 .. m0 + QC_MR (those < M) of columns p0 .. p0 + QC_NR (those < P). */
 static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
 {
@@ -310,10 +300,10 @@ static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
     const int64_t ncol = s->p - p0 < QC_NR ? s->p - p0 : QC_NR;
     for (int r = 0; r < QC_MR && m0 + r < s->m; r++) {
         __m256d bias = _mm256_set1_pd(s->bias[m0 + r]), mult = _mm256_set1_pd(s->mult[m0 + r]);
-        __m128i q0 = qc_requant4(_mm256_castsi256_si128(c[r][0]), bias, mult, zp, lo, hi);
-        __m128i q1 = qc_requant4(_mm256_extracti128_si256(c[r][0], 1), bias, mult, zp, lo, hi);
-        __m128i q2 = qc_requant4(_mm256_castsi256_si128(c[r][1]), bias, mult, zp, lo, hi);
-        __m128i q3 = qc_requant4(_mm256_extracti128_si256(c[r][1], 1), bias, mult, zp, lo, hi);
+        __m128i q0 = qg_requant4(_mm256_castsi256_si128(c[r][0]), bias, mult, zp, lo, hi);
+        __m128i q1 = qg_requant4(_mm256_extracti128_si256(c[r][0], 1), bias, mult, zp, lo, hi);
+        __m128i q2 = qg_requant4(_mm256_castsi256_si128(c[r][1]), bias, mult, zp, lo, hi);
+        __m128i q3 = qg_requant4(_mm256_extracti128_si256(c[r][1], 1), bias, mult, zp, lo, hi);
         __m128i w0 = _mm_packs_epi32(q0, q1), w1 = _mm_packs_epi32(q2, q3);
         __m128i bytes = s->y_s8 ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1);
         uint8_t *dst = j->y + (m0 + r) * s->p + p0;

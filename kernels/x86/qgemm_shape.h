@@ -66,6 +66,17 @@ static inline float qg_f32(const em_tensor *t, int64_t i)
     return ((const float *)t->data)[em_tensor_numel(t) == 1 ? 0 : i];
 }
 
+/* 4 int32 sums -> 4 requantized int32 values in y's range, as the reference: (double)(acc +
+ * bias) * mult, to nearest even, + y_zp, clamped to [lo, hi]. */
+static inline __m128i qg_requant4(__m128i acc, __m256d bias, __m256d mult, __m256d zp, __m256d lo,
+                                  __m256d hi)
+{
+    __m256d v = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(acc), bias), mult);
+    v = _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(v, zp), lo), hi);
+    return _mm256_cvtpd_epi32(v);
+}
+
 /* ---- QLinearConv ------------------------------------------------------------------------- */
 
 typedef struct qgc_geom {
@@ -153,6 +164,13 @@ static inline ember_status *qgc_parse(const em_kinfo *ki, qgc_geom *g)
     g->xz_u = (qg_present(ki, 2) ? qg_int(&ki->in[2], 0) : 0) + (g->x_s8 ? 128 : 0);
     g->y_zp = qg_present(ki, 7) ? qg_int(&ki->in[7], 0) : 0;
     return NULL;
+}
+
+/* The depthwise convs qdwconv_avx2.c takes (one channel a group, at most 64 taps). */
+#define QDW_MAX_TAPS 64
+static inline bool qgc_depthwise(const qgc_geom *g)
+{
+    return g->cg == 1 && g->mg == 1 && g->kh * g->kw <= QDW_MAX_TAPS;
 }
 
 /* w's zero point of output channel m as the s8 the dot sees. */

@@ -349,6 +349,12 @@ static const qc_case qc_cases[] = {
      true, 0, 0.01f, 13},
     {"depthwise_s2_x2", 1, 8, 11, 19, 16, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, NULL, U8, U8, U8, 2, true,
      true, 0, 0.01f, 8},
+    {"dw_5x5_dil_s3", 2, 7, 17, 23, 7, 5, 5, 3, 3, 2, 1, {2, 3, 1, 0}, NULL, I8, I8, I8, 2, true,
+     true, 0, 0.02f, 7},
+    {"dw_sat_same", 1, 5, 9, 40, 5, 3, 3, 2, 1, 1, 1, {0}, "SAME_UPPER", U8, U8, U8, 2, true,
+     true, 1, 1e-4f, 5},
+    {"dw_1x1_wide", 1, 3, 2, 70, 3, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 1, false, false, 0,
+     0.5f, 3},
     {"group4_sat", 1, 8, 5, 5, 12, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, U8, U8, 2, true, true,
      1, 1e-4f, 4},
     {"u8w_zp_1x1", 1, 37, 5, 7, 9, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, U8, U8, 2, true, true, 0,
@@ -486,11 +492,13 @@ static void test_qlinearconv(void **state)
         skip();
     }
     /* the int16 kernel takes group 1 and K <= 33000; the GEMM-core ones every case here */
-    const bool core = strstr(k->name, "_qg__") != NULL;
+    const bool core = strstr(k->name, "_qg__") != NULL, dw = strstr(k->name, "_dw__") != NULL;
     em_threadpool *pool = NULL;
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
     for (size_t i = 0; i < sizeof qc_cases / sizeof qc_cases[0]; i++) {
-        if (!core && qc_cases[i].group > 1) {
+        const qc_case *c = &qc_cases[i];
+        const bool is_dw = c->group > 1 && c->group == c->c && c->group == c->m;
+        if ((!core && !dw && c->group > 1) || (dw && !is_dw) || (core && is_dw)) {
             continue;
         }
         qc_run_case(k, &qc_cases[i], pool);
@@ -738,6 +746,7 @@ int main(void)
         KT_TEST(test_qlinearconv, "u8__avx2"),
         KT_TEST(test_qlinearconv_declines, "u8__avx2"),
         KT_TEST(test_qlinearconv, "qg__avx2"),
+        KT_TEST(test_qlinearconv, "dw__avx2"),
         KT_TEST(test_qlinearconv, "qg__avxvnni"),
         KT_TEST(test_qlinearconv, "qg__avx512vnni"),
         KT_TEST(test_qlinearmatmul, "qg__avx2"),
