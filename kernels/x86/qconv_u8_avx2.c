@@ -15,8 +15,11 @@
  * prepare declines K > 33000 (K * 65025 < 2^31). No zero-point compensation terms are
  * needed, and padding is the int16 value 0, i.e. x_zp, as the spec's "x - x_zp, then
  * convolve" reads. vpmaddubsw (u8 x s8, twice the throughput) saturates its int16 pair sums
- * (up to 2 * 255 * 128 = 65280 > 32767), so it is not used here; a VNNI vpdpbusd variant
- * (exact int32 sums of 4 products) is the next step where the CPU has it.
+ * (up to 2 * 255 * 128 = 65280 > 32767), so it is not used here. The VNNI kernels
+ * (vpdpbusd, exact int32 sums of 4 u8 x s8 products) are qgemm_*.c (qgemm_driver.inc), above
+ * this one where CPUID has VNNI; their exact AVX2 emulation (two vpmaddwd per 4 products, plus
+ * the byte splits) costs more than this kernel's one vpmaddwd per 2 (docs/NOTES.md), so this
+ * stays the AVX2 choice for group-1 convs and the emulated one takes the grouped ones.
  *
  * Layout. A (weights, constant) is packed once in prepare as int32 words holding the int16
  * pair (w[m][2j], w[m][2j+1]) - w_zp[m], in blocks of QC_MR rows: A[mb][j][r] (K is padded to
@@ -36,8 +39,7 @@
 
 #include "core/alloc.h"
 #include "core/status.h"
-#include "pool_shape.h" /* px_ints, px_auto_pad */
-#include "quantization/qmath.h"
+#include "qgemm_shape.h" /* qgc_parse */
 
 #include <immintrin.h>
 #include <stdbool.h>
@@ -48,7 +50,6 @@
 #define QC_NR 16
 #define QC_MGROUP 8    /* QC_MR blocks per GEMM task */
 #define QC_MAX_OW 4096 /* the im2col row buffers live on the stack */
-#define QC_MAX_K 33000 /* K * 255 * 255 < 2^31 */
 
 typedef struct qc_state {
     int64_t n, c, m, ih, iw, oh, ow;
@@ -61,12 +62,6 @@ typedef struct qc_state {
     double *mult; /* [mp] */
 } qc_state;
 
-static ember_status *qc_decline(const em_kinfo *ki, const char *why)
-{
-    return em_status_new(EMBER_ERR_UNSUPPORTED, "%s '%s': int8 conv kernel: %s",
-                         em_op_name(ki->node->op), ki->node->name, why);
-}
-
 void em_qlinearconv_u8_release__avx2(const ember_allocator *al, void *state)
 {
     qc_state *s = state;
@@ -78,110 +73,34 @@ void em_qlinearconv_u8_release__avx2(const ember_allocator *al, void *state)
     }
 }
 
-static bool q8(ember_dtype dt)
-{
-    return dt == EMBER_DTYPE_U8 || dt == EMBER_DTYPE_I8;
-}
-
-/* Input i: a constant of dtype dt with one value, or (per_m) one per output channel. */
-static bool qc_param_ok(const em_kinfo *ki, int i, ember_dtype dt, bool per_m, int64_t m)
-{
-    const em_tensor *t = &ki->in[i];
-    if (t->dtype != dt || t->data == NULL || t->rank > 1) {
-        return false;
-    }
-    int64_t n = em_tensor_numel(t);
-    return n == 1 || (per_m && t->rank == 1 && n == m);
-}
-
-static int64_t qc_int(const em_tensor *t, int64_t i)
-{
-    int64_t k = em_tensor_numel(t) == 1 ? 0 : i;
-    return t->dtype == EMBER_DTYPE_I8 ? ((const int8_t *)t->data)[k]
-                                      : ((const uint8_t *)t->data)[k];
-}
-
-static bool qc_window(const em_kinfo *ki, qc_state *s)
-{
-    const em_node *n = ki->node;
-    int64_t k[2], st[2], dl[2], pads[4];
-    const char *ap = em_node_attr_string(n, "auto_pad", "NOTSET");
-    if (!px_ints(n, "kernel_shape", 2, 0, k) || !px_ints(n, "strides", 2, 1, st) ||
-        !px_ints(n, "dilations", 2, 1, dl) || !px_ints(n, "pads", 4, 0, pads)) {
-        return false;
-    }
-    if (strcmp(ap, "NOTSET") != 0 && strcmp(ap, "VALID") != 0 && strcmp(ap, "SAME_UPPER") != 0 &&
-        strcmp(ap, "SAME_LOWER") != 0) {
-        return false;
-    }
-    const em_tensor *w = &ki->in[3];
-    for (int i = 0; i < 2; i++) {
-        if ((k[i] != 0 && k[i] != w->dims[2 + i]) || st[i] < 1 || dl[i] < 1 || pads[i] < 0 ||
-            pads[i + 2] < 0 || (strcmp(ap, "NOTSET") != 0 && (pads[i] || pads[i + 2]))) {
-            return false;
-        }
-    }
-    s->kh = w->dims[2], s->kw = w->dims[3];
-    px_auto_pad(ap, s->ih, s->kh, st[0], dl[0], &pads[0], &pads[2]);
-    px_auto_pad(ap, s->iw, s->kw, st[1], dl[1], &pads[1], &pads[3]);
-    s->sh = st[0], s->sw = st[1], s->dh = dl[0], s->dw = dl[1], s->pt = pads[0], s->pl = pads[1];
-    /* the output plane the shape rule gave must be the one this geometry makes */
-    int64_t oh = (s->ih + pads[0] + pads[2] - (s->kh - 1) * s->dh - 1) / s->sh + 1;
-    int64_t ow = (s->iw + pads[1] + pads[3] - (s->kw - 1) * s->dw - 1) / s->sw + 1;
-    return oh == s->oh && ow == s->ow && s->pt <= 4096 && s->pl <= 4096;
-}
-
 ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
                                               size_t *scratch_bytes)
 {
     *state = NULL;
     *scratch_bytes = 0;
-    if (ki->n_in < 8 || ki->n_in > 9 || ki->n_out != 1) {
-        return qc_decline(ki, "arity");
+    qgc_geom g;
+    ember_status *st = qgc_parse(ki, &g);
+    if (st != NULL) {
+        return st;
     }
-    const em_tensor *x = &ki->in[0], *w = &ki->in[3], *y = &ki->out[0];
-    bool has_b = ki->n_in == 9 && ki->in[8].dtype != EMBER_DTYPE_UNDEFINED;
-    if (!q8(x->dtype) || !q8(w->dtype) || !q8(y->dtype) || x->rank != 4 || w->rank != 4 ||
-        y->rank != 4) {
-        return qc_decline(ki, "only 2-D u8 / s8 x, w and y");
+    if (g.group != 1) {
+        return qg_decline(ki, "only group 1 (the GEMM-core kernel takes groups)");
     }
-    if (em_node_attr_int(ki->node, "group", 1) != 1 || w->dims[1] != x->dims[1] ||
-        y->dims[1] != w->dims[0] || y->dims[0] != x->dims[0]) {
-        return qc_decline(ki, "only group 1");
-    }
-    int64_t m = w->dims[0];
-    bool xz = ki->in[2].dtype != EMBER_DTYPE_UNDEFINED,
-         wz = ki->in[5].dtype != EMBER_DTYPE_UNDEFINED,
-         yz = ki->in[7].dtype != EMBER_DTYPE_UNDEFINED;
-    if (w->data == NULL || !qc_param_ok(ki, 1, EMBER_DTYPE_F32, false, m) ||
-        !qc_param_ok(ki, 4, EMBER_DTYPE_F32, true, m) ||
-        !qc_param_ok(ki, 6, EMBER_DTYPE_F32, false, m) ||
-        (xz && !qc_param_ok(ki, 2, x->dtype, false, m)) ||
-        (wz && !qc_param_ok(ki, 5, w->dtype, true, m)) ||
-        (yz && !qc_param_ok(ki, 7, y->dtype, false, m)) ||
-        (has_b && (ki->in[8].dtype != EMBER_DTYPE_I32 || ki->in[8].data == NULL ||
-                   ki->in[8].rank != 1 || ki->in[8].dims[0] != m))) {
-        return qc_decline(ki, "weights, bias, scales and zero points must be constants (f32 "
-                              "scales)");
-    }
+    const em_tensor *w = &ki->in[3];
+    const int64_t m = g.m;
+    const bool wz = qg_present(ki, 5);
     qc_state s = {0};
-    s.n = x->dims[0], s.c = x->dims[1], s.m = m, s.ih = x->dims[2], s.iw = x->dims[3];
-    s.oh = y->dims[2], s.ow = y->dims[3];
-    if (!qc_window(ki, &s)) {
-        return qc_decline(ki, "window attributes");
-    }
-    s.k = s.c * s.kh * s.kw;
-    if (s.k > QC_MAX_K || s.ow > QC_MAX_OW || s.k == 0 || m == 0) {
-        return qc_decline(ki, "K above 33000 (int32 sums), an output row above 4096, or empty");
-    }
+    s.n = g.n, s.c = g.c, s.m = m, s.ih = g.ih, s.iw = g.iw, s.oh = g.oh, s.ow = g.ow;
+    s.kh = g.kh, s.kw = g.kw, s.sh = g.sh, s.sw = g.sw, s.dh = g.dh, s.dw = g.dw;
+    s.pt = g.pt, s.pl = g.pl, s.k = g.k;
     s.kp2 = (s.k + 1) / 2;
     s.p = s.oh * s.ow;
     s.pp = (s.p + QC_NR - 1) / QC_NR * QC_NR;
     s.mp = (m + QC_MR - 1) / QC_MR * QC_MR;
-    s.x_s8 = x->dtype == EMBER_DTYPE_I8;
-    s.y_s8 = y->dtype == EMBER_DTYPE_I8;
-    s.x_zp = xz ? (int32_t)qc_int(&ki->in[2], 0) : 0;
-    s.y_zp = yz ? (int32_t)qc_int(&ki->in[7], 0) : 0;
+    s.x_s8 = g.x_s8;
+    s.y_s8 = g.y_s8;
+    s.x_zp = g.xz_u - (g.x_s8 ? 128 : 0);
+    s.y_zp = g.y_zp;
 
     qc_state *p = em_malloc(ki->al, sizeof *p);
     if (p == NULL) {
@@ -195,23 +114,20 @@ ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
         em_qlinearconv_u8_release__avx2(ki->al, p);
         return em_status_oom();
     }
-    const float xs = *(const float *)ki->in[1].data, ys = *(const float *)ki->in[6].data;
-    const float *ws = ki->in[4].data;
-    bool ws_per_m = em_tensor_numel(&ki->in[4]) != 1;
     for (int64_t r = 0; r < s.mp; r++) {
         int64_t mb = r / QC_MR, rr = r % QC_MR;
-        int32_t wzr = r < m && wz ? (int32_t)qc_int(&ki->in[5], r) : 0;
+        int32_t wzr = r < m && wz ? (int32_t)qg_int(&ki->in[5], r) : 0;
         for (int64_t j = 0; j < s.kp2; j++) {
             int32_t lo = 0, hi = 0;
             if (r < m) {
-                lo = (int32_t)qc_int(w, r * s.k + 2 * j) - wzr;
-                hi = 2 * j + 1 < s.k ? (int32_t)qc_int(w, r * s.k + 2 * j + 1) - wzr : 0;
+                lo = (int32_t)qg_int(w, r * s.k + 2 * j) - wzr;
+                hi = 2 * j + 1 < s.k ? (int32_t)qg_int(w, r * s.k + 2 * j + 1) - wzr : 0;
             }
             p->a[(mb * s.kp2 + j) * QC_MR + rr] =
                 (int32_t)(((uint32_t)(uint16_t)(int16_t)hi << 16) | (uint16_t)(int16_t)lo);
         }
-        p->bias[r] = r < m && has_b ? ((const int32_t *)ki->in[8].data)[r] : 0.0;
-        p->mult[r] = r < m ? em_q_multiplier(xs, ws[ws_per_m ? r : 0], ys) : 0.0;
+        p->bias[r] = r < m ? qgc_bias(ki, r) : 0.0;
+        p->mult[r] = r < m ? qgc_mult(ki, r) : 0.0;
     }
     *scratch_bytes = sizeof(int32_t) * (size_t)(s.kp2 * s.pp);
     *state = p;
@@ -349,16 +265,6 @@ static void qc_pack_task(void *arg, int64_t begin, int64_t end)
 
 /* ---- GEMM and requantization --------------------------------------------------------------- */
 
-/* 4 int32 sums -> 4 requantized int32 values in y's range. */
-static inline __m128i qc_requant4(__m128i acc, __m256d bias, __m256d mult, __m256d zp, __m256d lo,
-                                  __m256d hi)
-{
-    __m256d v = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(acc), bias), mult);
-    v = _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(v, zp), lo), hi);
-    return _mm256_cvtpd_epi32(v);
-}
-
 /* Rows m0 .. m0 + QC_MR (those < M) of columns p0 .. p0 + QC_NR (those < P). */
 static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
 {
@@ -394,10 +300,10 @@ static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
     const int64_t ncol = s->p - p0 < QC_NR ? s->p - p0 : QC_NR;
     for (int r = 0; r < QC_MR && m0 + r < s->m; r++) {
         __m256d bias = _mm256_set1_pd(s->bias[m0 + r]), mult = _mm256_set1_pd(s->mult[m0 + r]);
-        __m128i q0 = qc_requant4(_mm256_castsi256_si128(c[r][0]), bias, mult, zp, lo, hi);
-        __m128i q1 = qc_requant4(_mm256_extracti128_si256(c[r][0], 1), bias, mult, zp, lo, hi);
-        __m128i q2 = qc_requant4(_mm256_castsi256_si128(c[r][1]), bias, mult, zp, lo, hi);
-        __m128i q3 = qc_requant4(_mm256_extracti128_si256(c[r][1], 1), bias, mult, zp, lo, hi);
+        __m128i q0 = qg_requant4(_mm256_castsi256_si128(c[r][0]), bias, mult, zp, lo, hi);
+        __m128i q1 = qg_requant4(_mm256_extracti128_si256(c[r][0], 1), bias, mult, zp, lo, hi);
+        __m128i q2 = qg_requant4(_mm256_castsi256_si128(c[r][1]), bias, mult, zp, lo, hi);
+        __m128i q3 = qg_requant4(_mm256_extracti128_si256(c[r][1], 1), bias, mult, zp, lo, hi);
         __m128i w0 = _mm_packs_epi32(q0, q1), w1 = _mm_packs_epi32(q2, q3);
         __m128i bytes = s->y_s8 ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1);
         uint8_t *dst = j->y + (m0 + r) * s->p + p0;

@@ -232,7 +232,7 @@ static const struct {
     {EM_ISA_AVX512BW, "avx512bw"},     {EM_ISA_AVX512DQ, "avx512dq"},
     {EM_ISA_AVX512VL, "avx512vl"},     {EM_ISA_AVX512VNNI, "avx512vnni"},
     {EM_ISA_AVX512BF16, "avx512bf16"}, {EM_ISA_AVX512FP16, "avx512fp16"},
-    {EM_ISA_AVXVNNI, "avxvnni"},       {EM_ISA_AMX, "amx"},
+    {EM_ISA_AVXVNNI, "avxvnni"},       {EM_ISA_AMX, "amx-int8"},
     {EM_ISA_PCLMUL, "pclmulqdq"},      {EM_ISA_VPCLMUL, "vpclmulqdq"},
     {EM_ISA_NEON, "neon"},             {EM_ISA_NEON_DOTPROD, "neon_dotprod"},
     {EM_ISA_NEON_FP16, "neon_fp16"},

@@ -25,7 +25,7 @@ enum {
     EM_ISA_AVX512BF16 = 1u << 10,
     EM_ISA_AVX512FP16 = 1u << 11,
     EM_ISA_AVXVNNI = 1u << 12,
-    EM_ISA_AMX = 1u << 13,
+    EM_ISA_AMX = 1u << 13, /* AMX-TILE + AMX-INT8, OS state and permission (cpu.c) */
     EM_ISA_PCLMUL = 1u << 14,  /* PCLMULQDQ (core/crc32.c) */
     EM_ISA_VPCLMUL = 1u << 15, /* VPCLMULQDQ on 256-bit registers, with AVX2 */
     EM_ISA_NEON = 1u << 16,

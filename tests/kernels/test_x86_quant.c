@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The x86 int8 kernels (quant_q8_avx2.c, qconv_u8_avx2.c) against the reference kernels,
- * byte for byte (both are exact: see their headers):
+ * The x86 int8 kernels (quant_q8_avx2.c, qconv_u8_avx2.c, qgemm_*.c) against the reference
+ * kernels, byte for byte (all are exact: see their headers):
  *   QuantizeLinear f32 -> u8 / s8 and DequantizeLinear u8 / s8 -> f32, per tensor: lengths
  *   around the vector widths, unroll steps and the parallel block; zero points absent, at
  *   both ends of the dtype and in between; scales spanning decades; inputs at exact halves
@@ -11,7 +11,14 @@
  *   vector gathers (stride 1 and 2), asymmetric pads, auto_pad,
  *   batch 2, u8 / s8 for x, w and y; w zero points per tensor / per channel / absent; bias or
  *   none; scales spanning decades; extreme inputs (x all at one end, w all at the other, zero
- *   points at both ends) that saturate; serial and 2 threads; and the forms declined.
+ *   points at both ends) that saturate; serial and 2 threads; and the forms declined. The
+ *   GEMM-core kernels (qgemm_driver.inc: "qg__avx2", the exact emulation of vpdpbusd, always;
+ *   "qg__avxvnni" / "qg__avx512vnni" where CPUID has them) also on groups, depthwise, u8
+ *   weights with any zero point, planes over 4096 pixels and K near 33000.
+ *   QLinearMatMul / MatMulInteger (GEMM core): M, K, N off the blockings, 1-D A / B, batches
+ *   with B shared or batched, every u8 / s8 pairing, zero points absent / per tensor / per
+ *   column, saturation at both ends, B constant or not, MatMulInteger's int32 wrap, and the
+ *   forms declined.
  * Skips when the CPU lacks the ISA (EMBER_ISA_MAX caps it).
  */
 #include "test_x86_harness.h"
@@ -292,45 +299,72 @@ typedef struct qc_case {
     int wzp;    /* 0 absent, 1 per tensor, 2 per channel */
     bool ws_pc; /* w scale per channel */
     bool bias;
-    int extreme; /* 0 random; 1 x at its max, w at its min; 2 x at its min, w at its max */
-    float ys;    /* y scale */
+    int extreme;   /* 0 random; 1 x at its max, w at its min; 2 x at its min, w at its max */
+    float ys;      /* y scale */
+    int64_t group; /* 0: 1 */
 } qc_case;
 
 #define U8 EMBER_DTYPE_U8
 #define I8 EMBER_DTYPE_I8
 /* clang-format off */
 static const qc_case qc_cases[] = {
-    {"1x1", 1, 16, 7, 9, 24, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 1, true, true, 0, 0.05f},
+    {"1x1", 1, 16, 7, 9, 24, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 1, true, true, 0, 0.05f, 1},
     {"3x3_pad1", 1, 5, 11, 13, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true,
-     0, 0.02f},
+     0, 0.02f, 1},
     {"3x3_s2_odd", 2, 3, 15, 17, 13, 3, 3, 2, 2, 1, 1, {1, 0, 2, 1}, NULL, U8, I8, U8, 0, true,
-     false, 0, 0.3f},
+     false, 0, 0.3f, 1},
     {"7x7_s2_p3", 1, 3, 30, 29, 8, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, NULL, U8, I8, U8, 1, true, true,
-     0, 0.1f},
+     0, 0.1f, 1},
     {"dil2", 1, 4, 12, 10, 6, 3, 3, 1, 1, 2, 2, {2, 2, 2, 2}, NULL, I8, I8, I8, 1, false, true, 0,
-     0.007f},
+     0.007f, 1},
     {"same_upper", 1, 6, 9, 9, 5, 4, 2, 2, 1, 1, 1, {0}, "SAME_UPPER", U8, U8, I8, 2, false, true,
-     0, 2.0f},
+     0, 2.0f, 1},
     {"same_lower", 1, 6, 8, 7, 5, 3, 4, 1, 2, 1, 1, {0}, "SAME_LOWER", I8, U8, U8, 1, true, false,
-     0, 0.5f},
+     0, 0.5f, 1},
     {"valid_wide", 1, 33, 3, 40, 70, 2, 5, 1, 1, 1, 1, {0}, "VALID", U8, I8, U8, 1, true, true, 0,
-     0.04f},
+     0.04f, 1},
     /* rows wide enough for the vector gathers (16 output columns at a time), both x types */
     {"wide_s1_s8", 1, 5, 4, 45, 11, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, I8, I8, U8, 2, true,
-     true, 0, 0.05f},
+     true, 0, 0.05f, 1},
     {"wide_s2_u8", 1, 3, 5, 75, 9, 3, 3, 2, 2, 1, 1, {1, 1, 1, 2}, NULL, U8, I8, U8, 1, true, true,
-     0, 0.05f},
+     0, 0.05f, 1},
     {"wide_s2_s8_1x1", 2, 7, 3, 66, 10, 1, 1, 2, 2, 1, 1, {0}, NULL, I8, I8, I8, 1, true, true, 0,
-     0.02f},
+     0.02f, 1},
     {"big_k", 1, 300, 5, 6, 9, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true, 0,
-     1.0f},
+     1.0f, 1},
     {"sat_hi", 1, 64, 6, 6, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1, true, true, 1,
-     1e-3f},
+     1e-3f, 1},
     {"sat_lo", 1, 64, 6, 6, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, I8, 2, true, true, 2,
-     1e-4f},
+     1e-4f, 1},
     {"tiny_ys_scale_1e3", 1, 4, 5, 5, 3, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1,
-     true, true, 0, 1e3f},
-    {"ext_s8", 1, 9, 5, 5, 6, 1, 1, 1, 1, 1, 1, {0}, NULL, I8, I8, U8, 2, true, false, 1, 0.01f},
+     true, true, 0, 1e3f, 1},
+    {"ext_s8", 1, 9, 5, 5, 6, 1, 1, 1, 1, 1, 1, {0}, NULL, I8, I8, U8, 2, true, false, 1, 0.01f, 1},
+    /* the GEMM-core kernels (qgemm_driver.inc) only: groups, depthwise, u8 weights whose zero
+     * point is not 128 (the activations' sums), K near the limit */
+    {"group2", 1, 6, 9, 11, 10, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true, 0,
+     0.05f, 2},
+    {"group3_s2_u8w", 2, 9, 10, 9, 6, 3, 1, 2, 1, 1, 1, {1, 0, 0, 0}, NULL, I8, U8, I8, 2, true,
+     true, 0, 0.03f, 3},
+    {"depthwise", 1, 13, 12, 21, 13, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1, true,
+     true, 0, 0.01f, 13},
+    {"depthwise_s2_x2", 1, 8, 11, 19, 16, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, NULL, U8, U8, U8, 2, true,
+     true, 0, 0.01f, 8},
+    {"dw_5x5_dil_s3", 2, 7, 17, 23, 7, 5, 5, 3, 3, 2, 1, {2, 3, 1, 0}, NULL, I8, I8, I8, 2, true,
+     true, 0, 0.02f, 7},
+    {"dw_sat_same", 1, 5, 9, 40, 5, 3, 3, 2, 1, 1, 1, {0}, "SAME_UPPER", U8, U8, U8, 2, true,
+     true, 1, 1e-4f, 5},
+    {"dw_1x1_wide", 1, 3, 2, 70, 3, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 1, false, false, 0,
+     0.5f, 3},
+    {"group4_sat", 1, 8, 5, 5, 12, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, U8, U8, 2, true, true,
+     1, 1e-4f, 4},
+    {"u8w_zp_1x1", 1, 37, 5, 7, 9, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, U8, U8, 2, true, true, 0,
+     0.2f, 0},
+    {"big_plane", 1, 5, 70, 65, 6, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 1, true, true,
+     0, 0.05f, 0}, /* P > 4096: the im2col in several runs of rows */
+    {"k_32k", 1, 3600, 3, 3, 5, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 2, true, true,
+     0, 30.0f, 0},
+    {"k_32k_ext", 1, 3660, 2, 2, 3, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, U8, I8, 2, true,
+     true, 2, 1e-3f, 0},
 };
 /* clang-format on */
 
@@ -374,7 +408,11 @@ static void qc_run_case(const em_kernel *k, const qc_case *c, em_threadpool *poo
         pb[d] = o;
     }
     oh = pb[0], ow = pb[1];
-    int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, c->c, c->kh, c->kw};
+    const int64_t group = c->group > 0 ? c->group : 1;
+    if (group > 1) {
+        t_set_int(&node, "group", group);
+    }
+    int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, c->c / group, c->kh, c->kw};
     int64_t yd[4] = {c->n, c->m, oh, ow}, md = c->m;
     int64_t nx = t_numel(xd, 4), nw = t_numel(wd, 4), ny = t_numel(yd, 4);
     uint8_t *x = test_malloc((size_t)nx), *w = test_malloc((size_t)nw);
@@ -435,15 +473,34 @@ static void qc_run_case(const em_kernel *k, const qc_case *c, em_threadpool *poo
     test_free(got);
 }
 
+/* Names the kernel under test, or says why it is skipped. */
+static const em_kernel *qt_kernel_or_skip(em_op op, const char *suffix)
+{
+    const em_kernel *k = qt_find(op, suffix);
+    if (k == NULL || !kt_isa_ok(k)) {
+        print_message("skipped %s%s: %s\n", em_op_name(op), suffix,
+                      k == NULL ? "not built" : "this CPU lacks its ISA (CPUID / EMBER_ISA_MAX)");
+        return NULL;
+    }
+    return k;
+}
+
 static void test_qlinearconv(void **state)
 {
-    const em_kernel *k = qt_find(EM_OP_QLINEARCONV, *state);
-    if (k == NULL || !kt_isa_ok(k)) {
+    const em_kernel *k = qt_kernel_or_skip(EM_OP_QLINEARCONV, *state);
+    if (k == NULL) {
         skip();
     }
+    /* the int16 kernel takes group 1 and K <= 33000; the GEMM-core ones every case here */
+    const bool core = strstr(k->name, "_qg__") != NULL, dw = strstr(k->name, "_dw__") != NULL;
     em_threadpool *pool = NULL;
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
     for (size_t i = 0; i < sizeof qc_cases / sizeof qc_cases[0]; i++) {
+        const qc_case *c = &qc_cases[i];
+        const bool is_dw = c->group > 1 && c->group == c->c && c->group == c->m;
+        if ((!core && !dw && c->group > 1) || (dw && !is_dw) || (core && is_dw)) {
+            continue;
+        }
         qc_run_case(k, &qc_cases[i], pool);
     }
     em_threadpool_destroy(pool);
@@ -481,14 +538,227 @@ static void test_qlinearconv_declines(void **state)
                    "constants");
 }
 
+/* ---- QLinearMatMul / MatMulInteger --------------------------------------------------------- */
+
+typedef struct qm_case {
+    const char *name;
+    int ra;           /* A's rank (1..4); its batch dims are bdims[0 .. ra - 3] */
+    int rb;           /* B's rank: 1, 2 (shared by the batch) or ra (batched like A) */
+    int64_t bdims[2]; /* batch dims */
+    int64_t m, k, n;
+    ember_dtype at, bt, yt;
+    int azp, bzp; /* 0 absent, 1 per tensor; bzp 2 per column */
+    bool bs_pc;   /* b scale per column */
+    int extreme;  /* as qc_case */
+    float ys;
+} qm_case;
+
+/* clang-format off */
+static const qm_case qm_cases[] = {
+    {"2d_odd", 2, 2, {0}, 7, 13, 19, U8, I8, U8, 1, 1, false, 0, 0.05f},
+    {"2d_pc", 2, 2, {0}, 33, 70, 41, U8, I8, U8, 1, 2, true, 0, 0.1f},
+    {"2d_u8u8", 2, 2, {0}, 9, 31, 50, U8, U8, I8, 1, 2, true, 0, 0.3f},
+    {"2d_s8s8", 2, 2, {0}, 5, 66, 17, I8, I8, I8, 1, 1, false, 0, 0.02f},
+    {"2d_s8u8_nozp", 2, 2, {0}, 12, 9, 35, I8, U8, U8, 0, 0, false, 0, 0.05f},
+    {"vec_a", 1, 2, {0}, 1, 40, 23, U8, I8, U8, 1, 2, true, 0, 0.05f},
+    {"vec_b", 2, 1, {0}, 11, 29, 1, U8, I8, U8, 1, 1, false, 0, 0.05f},
+    {"k1", 2, 2, {0}, 6, 1, 9, U8, I8, U8, 1, 1, false, 0, 0.001f},
+    {"batch_shared", 4, 2, {2, 3}, 5, 21, 18, U8, I8, U8, 1, 2, true, 0, 0.05f},
+    {"batch_batched", 3, 3, {3, 0}, 10, 27, 33, U8, U8, U8, 1, 1, false, 0, 0.05f},
+    {"big_k", 2, 2, {0}, 4, 4099, 20, U8, I8, U8, 1, 2, true, 0, 2.0f},
+    {"k_33000", 2, 2, {0}, 3, 33000, 5, U8, U8, U8, 1, 2, true, 0, 40.0f},
+    {"sat_hi", 2, 2, {0}, 9, 300, 21, U8, I8, U8, 1, 1, true, 1, 1e-3f},
+    {"sat_lo", 2, 2, {0}, 9, 300, 21, U8, U8, I8, 1, 2, true, 2, 1e-4f},
+    {"ext_s8", 2, 2, {0}, 8, 64, 16, I8, I8, U8, 1, 2, false, 1, 1e-2f},
+    {"big", 2, 2, {0}, 70, 200, 100, U8, I8, U8, 1, 2, true, 0, 0.05f},
+};
+/* clang-format on */
+
+/* One case of QLinearMatMul (qlinear) or MatMulInteger against the reference, serially and on
+ * 2 threads, B constant (as prepare packs it) or not. */
+static void qm_run_case(const em_kernel *k, const qm_case *c, bool qlinear, bool b_const,
+                        em_threadpool *pool)
+{
+    t_node node;
+    t_node_init(&node, qlinear ? EM_OP_QLINEARMATMUL : EM_OP_MATMULINTEGER, c->name);
+    int64_t ad[4], bd[4], yd[4];
+    int nbat = c->ra - 2 > 0 ? c->ra - 2 : 0, yr = 0;
+    for (int d = 0; d < nbat; d++) {
+        ad[d] = c->bdims[d];
+        yd[yr++] = c->bdims[d];
+    }
+    if (c->ra >= 2) {
+        ad[nbat] = c->m;
+        yd[yr++] = c->m;
+    }
+    ad[c->ra - 1] = c->k;
+    if (c->rb == 1) {
+        bd[0] = c->k;
+    } else {
+        for (int d = 0; d < c->rb - 2; d++) {
+            bd[d] = c->bdims[d];
+        }
+        bd[c->rb - 2] = c->k;
+        bd[c->rb - 1] = c->n;
+        yd[yr++] = c->n;
+    }
+    int64_t na = t_numel(ad, c->ra), nb = t_numel(bd, c->rb), ny = t_numel(yd, yr);
+    const int ye = qlinear ? 1 : 4;
+    const ember_dtype yt = qlinear ? c->yt : EMBER_DTYPE_I32;
+    uint8_t *a = test_malloc((size_t)na + 1), *b = test_malloc((size_t)nb + 1);
+    uint8_t *ref = test_malloc((size_t)(ny * ye) + 1), *got = test_malloc((size_t)(ny * ye) + 1);
+    uint8_t az = 0, bz[128], yz = 0;
+    float as = 0.02f, bs[128], ys = c->ys;
+    assert_true(c->n <= 128);
+    qc_rand(a, c->at, na, 21, c->extreme);
+    qc_rand(b, c->bt, nb, 22, c->extreme == 0 ? 0 : 3 - c->extreme);
+    qc_rand(&az, c->at, 1, 23, c->extreme == 0 ? 0 : 3 - c->extreme);
+    qc_rand(bz, c->bt, c->n, 24, c->extreme);
+    qc_rand(&yz, c->yt, 1, 25, 0);
+    test_rng r = {26};
+    for (int64_t i = 0; i < c->n; i++) {
+        bs[i] = (float)(1 + test_rng_next(&r) % 999) * 1e-5f; /* three decades */
+    }
+    em_tensor tin[8], out[1];
+    int64_t one = 1, nn = c->n;
+    int ia = 0, ib = qlinear ? 3 : 1, iaz = 2, ibz = qlinear ? 5 : 3, n_in = qlinear ? 8 : 4;
+    t_tensor(&tin[ia], c->at, c->ra, ad, a);
+    t_tensor(&tin[ib], c->bt, c->rb, bd, b);
+    if (c->azp == 0) {
+        t_absent(&tin[iaz]);
+    } else {
+        t_tensor(&tin[iaz], c->at, 0, NULL, &az);
+    }
+    if (c->bzp == 0) {
+        t_absent(&tin[ibz]);
+    } else {
+        t_tensor(&tin[ibz], c->bt, 1, c->bzp == 2 ? &nn : &one, bz);
+    }
+    if (qlinear) {
+        t_tensor(&tin[1], EMBER_DTYPE_F32, 0, NULL, &as);
+        t_tensor(&tin[4], EMBER_DTYPE_F32, c->bs_pc ? 1 : 0, c->bs_pc ? &nn : NULL, bs);
+        t_tensor(&tin[6], EMBER_DTYPE_F32, 0, NULL, &ys);
+        t_tensor(&tin[7], c->yt, 0, NULL, &yz);
+    }
+    const unsigned cmask = b_const ? 1u << ib : 0;
+    t_tensor(&out[0], yt, yr, yd, ref);
+    t_expect_ok(qt_run(qt_ref(node.n.op), &node.n, tin, n_in, out, 0xff, NULL), c->name);
+    if (qlinear && c->extreme != 0) {
+        int n_sat = 0;
+        for (int64_t i = 0; i < ny; i++) {
+            int v = c->yt == U8 ? ref[i] : (int8_t)ref[i];
+            n_sat += v == (c->yt == U8 ? 0 : -128) || v == (c->yt == U8 ? 255 : 127);
+        }
+        if (n_sat == 0) {
+            fail_msg("case %s: the extreme case saturates nothing", c->name);
+        }
+    }
+    for (int t = 0; t < 2; t++) {
+        memset(got, 0x5a, (size_t)(ny * ye) + 1);
+        out[0].data = got;
+        t_expect_ok(qt_run(k, &node.n, tin, n_in, out, cmask, t == 0 ? NULL : pool), c->name);
+        qt_same_bytes(c->name, k->name, got, ref, ny, ye);
+        assert_int_equal(got[ny * ye], 0x5a); /* nothing past the end */
+    }
+    test_free(a);
+    test_free(b);
+    test_free(ref);
+    test_free(got);
+}
+
+static void qm_test(const char *suffix, em_op op)
+{
+    const em_kernel *k = qt_kernel_or_skip(op, suffix);
+    if (k == NULL) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (size_t i = 0; i < sizeof qm_cases / sizeof qm_cases[0]; i++) {
+        for (int bc = 0; bc < 2; bc++) {
+            qm_run_case(k, &qm_cases[i], op == EM_OP_QLINEARMATMUL, bc == 1, pool);
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
+static void test_qlinearmatmul(void **state)
+{
+    qm_test(*state, EM_OP_QLINEARMATMUL);
+}
+
+static void test_matmulinteger(void **state)
+{
+    qm_test(*state, EM_OP_MATMULINTEGER);
+}
+
+/* MatMulInteger's int32 sums wrap as the reference's do: K * 255 * 255 past 2^31. */
+static void test_matmulinteger_wrap(void **state)
+{
+    const em_kernel *k = qt_kernel_or_skip(EM_OP_MATMULINTEGER, *state);
+    if (k == NULL) {
+        skip();
+    }
+    const qm_case c = {"wrap", 2, 2, {0}, 3, 40000, 9, U8, I8, U8, 1, 2, false, 1, 1.0f};
+    qm_run_case(k, &c, false, true, NULL);
+}
+
+/* What the GEMM-core matmuls leave to the reference: empty products, A broadcast over B's
+ * batch, per-row A zero points. */
+static void test_qmatmul_declines(void **state)
+{
+    const em_kernel *k = qt_kernel_or_skip(EM_OP_MATMULINTEGER, *state);
+    if (k == NULL) {
+        skip();
+    }
+    t_node node;
+    t_node_init(&node, EM_OP_MATMULINTEGER, "mmi");
+    uint8_t a[64] = {0}, b[64] = {0}, z[4] = {0};
+    int32_t y[64];
+    int64_t ad[3] = {1, 2, 0}, bd[3] = {2, 0, 3}, yd[3] = {2, 2, 3}, four = 2;
+    em_tensor in[4], out[1];
+    t_tensor(&in[0], U8, 2, ad + 1, a);
+    t_tensor(&in[1], I8, 2, bd + 1, b);
+    t_absent(&in[2]);
+    t_absent(&in[3]);
+    t_tensor(&out[0], EMBER_DTYPE_I32, 2, yd + 1, y);
+    t_expect_error(qt_run(k, &node.n, in, 4, out, 2, NULL), EMBER_ERR_UNSUPPORTED, "mmi", "empty");
+    ad[2] = bd[1] = 4;
+    t_tensor(&in[0], U8, 3, ad, a);
+    t_tensor(&in[1], I8, 3, bd, b);
+    t_tensor(&out[0], EMBER_DTYPE_I32, 3, yd, y);
+    t_expect_error(qt_run(k, &node.n, in, 4, out, 2, NULL), EMBER_ERR_UNSUPPORTED, "mmi",
+                   "batched as A");
+    t_tensor(&in[0], U8, 2, ad + 1, a);
+    t_tensor(&in[1], I8, 2, bd + 1, b);
+    t_tensor(&in[2], U8, 1, &four, z);
+    t_tensor(&out[0], EMBER_DTYPE_I32, 2, yd + 1, y);
+    t_expect_error(qt_run(k, &node.n, in, 4, out, 2, NULL), EMBER_ERR_UNSUPPORTED, "mmi",
+                   "per tensor");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         KT_TEST(test_quantize, "__avx2"),
         KT_TEST(test_dequantize, "__avx2"),
         KT_TEST(test_qdq_declines, "__avx2"),
-        KT_TEST(test_qlinearconv, "__avx2"),
-        KT_TEST(test_qlinearconv_declines, "__avx2"),
+        KT_TEST(test_qlinearconv, "u8__avx2"),
+        KT_TEST(test_qlinearconv_declines, "u8__avx2"),
+        KT_TEST(test_qlinearconv, "qg__avx2"),
+        KT_TEST(test_qlinearconv, "dw__avx2"),
+        KT_TEST(test_qlinearconv, "qg__avxvnni"),
+        KT_TEST(test_qlinearconv, "qg__avx512vnni"),
+        KT_TEST(test_qlinearmatmul, "qg__avx2"),
+        KT_TEST(test_qlinearmatmul, "qg__avxvnni"),
+        KT_TEST(test_qlinearmatmul, "qg__avx512vnni"),
+        KT_TEST(test_matmulinteger, "qg__avx2"),
+        KT_TEST(test_matmulinteger, "qg__avxvnni"),
+        KT_TEST(test_matmulinteger, "qg__avx512vnni"),
+        KT_TEST(test_matmulinteger_wrap, "qg__avx2"),
+        KT_TEST(test_qmatmul_declines, "qg__avx2"),
+        KT_TEST(test_matmulinteger_wrap, "qg__avxvnni"),
+        KT_TEST(test_matmulinteger_wrap, "qg__avx512vnni"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
