@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Quantized TorchScript models (issue #19 item 4) through the public API: the fixtures of
+ * tests/data/torchscript/quant (tools/gen_ts_quant_fixtures.py), traced and scripted, saved by
+ * PyTorch 1.13 (t113) and 2.x (t2), each compared with its own PyTorch's eager output.
+ *
+ * Statically quantized models (eager PTQ with each engine's qconfig, QAT converted) end in a
+ * DeQuantStub: their outputs are multiples of the last layer's output scale, which
+ * <name>.<tag>.oscale.npy holds, and the test counts output steps (LSBs): at least 99% of the
+ * elements within one step, none further than two (torch's integer requantization and ember's
+ * float QDQ round differently where a value falls near a tie). Dynamically quantized models have
+ * float outputs: compared within 1e-4 of the output's largest magnitude (the activation is
+ * quantized per run the way fbgemm / x86 do; float accumulation order differs).
+ */
+#include "ember.h"
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/test_ok.h"
+#include "common/test_data.h"
+#include "common/test_ts.h"
+
+#define data_path(rel) test_data_path("torchscript/quant/", rel)
+
+static bool exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f != NULL) {
+        fclose(f);
+    }
+    return f != NULL;
+}
+
+/* Runs archive <name>.<kind>.<tag>.pt on its input and compares with PyTorch's output. */
+static void check_archive(const char *name, const char *kind, const char *tag, int rank)
+{
+    char model[160], file[160];
+    snprintf(model, sizeof model, "%s.%s.%s.pt", name, kind, tag);
+    if (!exists(data_path(model))) {
+        return; /* a form this PyTorch version does not have (gen_ts_quant_fixtures.py) */
+    }
+    ember_model *m = ts_test_load(data_path(model), EMBER_DTYPE_F32, rank);
+    ember_tensor *x = NULL, *want = NULL, *y = NULL, *oscale = NULL;
+    snprintf(file, sizeof file, "%s.%s.in.npy", name, tag);
+    OK(ember_tensor_load(data_path(file), &x));
+    snprintf(file, sizeof file, "%s.%s.out.npy", name, tag);
+    OK(ember_tensor_load(data_path(file), &want));
+    snprintf(file, sizeof file, "%s.%s.oscale.npy", name, tag);
+    if (exists(data_path(file))) {
+        OK(ember_tensor_load(data_path(file), &oscale));
+    }
+    ember_session *s = NULL;
+    OK(ember_session_create(m, NULL, &s));
+    OK(ember_session_run(s, &x, 1, &y, 1));
+    assert_int_equal(ember_tensor_rank(y), ember_tensor_rank(want));
+    for (int d = 0; d < ember_tensor_rank(y); d++) {
+        assert_int_equal(ember_tensor_dims(y)[d], ember_tensor_dims(want)[d]);
+    }
+    const float *got = ember_tensor_data(y), *ref = ember_tensor_data(want);
+    int64_t n = ember_tensor_elem_count(want), within = 0;
+    double maxref = 0, maxd = 0;
+    for (int64_t i = 0; i < n; i++) {
+        maxref = fmax(maxref, fabs((double)ref[i]));
+        maxd = fmax(maxd, fabs((double)got[i] - ref[i]));
+    }
+    if (oscale != NULL) {
+        assert_int_equal(ember_tensor_dtype(oscale), EMBER_DTYPE_F64);
+        double step = *(const double *)ember_tensor_data(oscale);
+        for (int64_t i = 0; i < n; i++) {
+            double lsb = fabs((double)got[i] - ref[i]) / step;
+            within += lsb <= 1.0 + 1e-3;
+            if (!(lsb <= 2.0 + 1e-3)) {
+                fail_msg("%s: element %lld is %.8g, PyTorch gives %.8g (%.1f steps of %g)", model,
+                         (long long)i, (double)got[i], (double)ref[i], lsb, step);
+            }
+        }
+        print_message("%s: %lld of %lld elements within 1 LSB (%.2f%%), largest %.0f LSB\n", model,
+                      (long long)within, (long long)n, 100.0 * (double)within / (double)n,
+                      maxd / step);
+        if (within * 100 < n * 99) {
+            fail_msg("%s: only %lld of %lld elements within one output step", model,
+                     (long long)within, (long long)n);
+        }
+    } else {
+        print_message("%s: largest difference %.3g (output magnitude %.3g)\n", model, maxd,
+                      maxref);
+        for (int64_t i = 0; i < n; i++) {
+            if (!(fabs((double)got[i] - ref[i]) <= 1e-4 * maxref + 1e-6)) {
+                fail_msg("%s: element %lld is %.8g, PyTorch gives %.8g", model, (long long)i,
+                         (double)got[i], (double)ref[i]);
+            }
+        }
+    }
+    ember_tensor_destroy(y);
+    ember_tensor_destroy(x);
+    ember_tensor_destroy(want);
+    ember_tensor_destroy(oscale);
+    ember_session_destroy(s);
+    ember_model_destroy(m);
+}
+
+static void check_all(const char *name, int rank)
+{
+    static const char *const kinds[] = {"trace", "script"};
+    static const char *const tags[] = {"t113", "t2"};
+    for (int k = 0; k < 2; k++) {
+        for (int t = 0; t < 2; t++) {
+            check_archive(name, kinds[k], tags[t], rank);
+        }
+    }
+}
+
+/* Eager static PTQ, one engine each: per-channel weights (fbgemm, x86), per-tensor (qnnpack);
+ * conv+relu, hardswish, add_relu, add, cat, max / average pooling, linear. */
+static void test_static_fbgemm(void **state) { (void)state; check_all("static_fbgemm", 4); }
+static void test_static_x86(void **state) { (void)state; check_all("static_x86", 4); }
+static void test_static_qnnpack(void **state) { (void)state; check_all("static_qnnpack", 4); }
+/* QAT (fused ConvReLU2d trained with fake quantization), converted */
+static void test_qat(void **state) { (void)state; check_all("qat", 4); }
+/* FX: scales and zero points as buffers (quantize_per_tensor.tensor_qparams) */
+static void test_fx(void **state) { (void)state; check_all("fx", 4); }
+/* quantize_dynamic of an MLP: quantized::linear_dynamic with reduce_range (fbgemm / x86) */
+static void test_dyn_mlp(void **state) { (void)state; check_all("dyn_mlp", 2); }
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_static_fbgemm), cmocka_unit_test(test_static_x86),
+        cmocka_unit_test(test_static_qnnpack),
+        cmocka_unit_test(test_qat), cmocka_unit_test(test_fx), cmocka_unit_test(test_dyn_mlp),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
