@@ -11,7 +11,11 @@ scale goes to <name>.<tag>.oscale.npy (a float64 scalar) so tests can count outp
 <tag> is "t113" (Debian's PyTorch 1.13) or "t2" (2.x):
   /usr/bin/python3 tools/gen_ts_quant_fixtures.py
   /work/main/bench/.env/torch2/bin/python tools/gen_ts_quant_fixtures.py
-A comma-separated list of names as the argument remakes only those.
+A comma-separated list of names as the argument remakes only those. `bad` as the argument (2.x
+only) writes tests/data/torchscript/quant/bad/: archives made from the good ones with one field
+of a quantized weight or module broken (scale 0 / negative / NaN, zero point out of range, a
+truncated weight storage, a packed-params state that is not a (weight, bias) pair, an output
+scale of 0), for the loader's errors.
 
 Forms: eager static post-training quantization with each engine's default qconfig (fbgemm and x86
 per-channel weights, qnnpack per-tensor), FX (prepare_fx / convert_fx), eager QAT
@@ -204,5 +208,77 @@ def main():
                   % (path, os.path.getsize(path), engine))
 
 
+def ops_of(pkl):
+    import pickletools
+    return [(op.name, arg, pos) for op, arg, pos in pickletools.genops(pkl)]
+
+
+def rewrite(src, dst, pkl_fn=None, record_fn=None):
+    """Copies archive src to dst with data.pkl through pkl_fn and records through
+    record_fn(name, bytes) (stored, as torch writes them)."""
+    import zipfile
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gen_ts_archive_fixtures import zip_bytes
+    entries = []
+    with zipfile.ZipFile(src) as z:
+        for info in z.infolist():
+            data = z.read(info.filename)
+            if pkl_fn is not None and info.filename.endswith("/data.pkl"):
+                data = pkl_fn(data)
+            if record_fn is not None:
+                data = record_fn(info.filename, data)
+            entries.append({"name": info.filename, "data": data})
+    with open(dst, "wb") as f:
+        f.write(zip_bytes(entries))
+    print("gen_ts_quant_fixtures: %s (%d bytes)" % (dst, os.path.getsize(dst)))
+
+
+def set_float(pkl, pos, v):
+    import struct
+    assert pkl[pos:pos + 1] == b"G"
+    return pkl[:pos + 1] + struct.pack(">d", v) + pkl[pos + 9:]
+
+
+def bad():
+    import struct
+    out = os.path.join(OUT, "bad")
+    os.makedirs(out, exist_ok=True)
+    mlp = os.path.join(OUT, "dyn_mlp.script.t2.pt")
+    import zipfile
+    with zipfile.ZipFile(mlp) as z:
+        pkl = z.read("dyn_mlp.script.t2/data.pkl")
+    ops = ops_of(pkl)
+    # fc1's weight: the first qtensor; its scale is the BINFLOAT after 'torch per_tensor_affine'
+    i = next(k for k, o in enumerate(ops) if o[0] == "GLOBAL" and "per_tensor_affine" in o[1])
+    scale_at, zp_at = ops[i + 2], ops[i + 3]
+    assert scale_at[0] == "BINFLOAT" and zp_at[0] == "BININT1" and zp_at[1] == 0
+    for tag, v in (("scale_zero", 0.0), ("scale_negative", -0.5), ("scale_nan", float("nan"))):
+        rewrite(mlp, os.path.join(out, "weight_%s.pt" % tag),
+                lambda p, v=v: set_float(p, scale_at[2], v))
+    # zero point 200: out of qint8's range
+    rewrite(mlp, os.path.join(out, "weight_zero_point.pt"),
+            lambda p: p[:zp_at[2]] + b"K" + bytes([200]) + p[zp_at[2] + 2:])
+    # the weight's storage (record data/0, 160 int8) cut to 100 bytes
+    rewrite(mlp, os.path.join(out, "weight_truncated.pt"),
+            record_fn=lambda n, d: d[:100] if n.endswith("/data/0") else d)
+    # LinearPackedParamsBase's state (weight, bias, None): not the pair torch writes
+    t2 = next(o for o in ops if o[0] == "TUPLE2")
+    rewrite(mlp, os.path.join(out, "packed_triple.pt"),
+            lambda p: p[:t2[2]] + b"N\x87" + p[t2[2] + 1:])
+    # a static conv's output scale 0 (the float after the weight's own scale in its state)
+    conv = os.path.join(OUT, "static_qnnpack.script.t2.pt")
+    with zipfile.ZipFile(conv) as z:
+        name = [n for n in z.namelist() if n.endswith("/data.pkl")][0]
+        cops = ops_of(z.read(name))
+    want = torch.jit.load(conv).conv.scale
+    k = next(k for k, o in enumerate(cops) if o[0] == "GLOBAL" and "ConvReLU2d" in o[1])
+    at = next(o for o in cops[k:] if o[0] == "BINFLOAT" and o[1] == want)
+    rewrite(conv, os.path.join(out, "conv_output_scale_zero.pt"),
+            lambda p: set_float(p, at[2], 0.0))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["bad"]:
+        bad()
+    else:
+        main()

@@ -129,12 +129,56 @@ static void test_fx(void **state) { (void)state; check_all("fx", 4); }
 /* quantize_dynamic of an MLP: quantized::linear_dynamic with reduce_range (fbgemm / x86) */
 static void test_dyn_mlp(void **state) { (void)state; check_all("dyn_mlp", 2); }
 
+/* Broken quantization fields (tools/gen_ts_quant_fixtures.py bad): one clear error each, naming
+ * the module attribute or node. */
+static void test_bad(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *needle;
+        int rank;
+    } cases[] = {
+        {"weight_scale_zero.pt",
+         "quantized tensor 'fc1._packed_params._packed_params.0': scale 0 / zero point 0 out of "
+         "range", 2},
+        {"weight_scale_negative.pt",
+         "quantized tensor 'fc1._packed_params._packed_params.0': scale -0.5 / zero point 0", 2},
+        {"weight_scale_nan.pt",
+         "quantized tensor 'fc1._packed_params._packed_params.0': scale nan / zero point 0", 2},
+        {"weight_zero_point.pt",
+         "quantized tensor 'fc1._packed_params._packed_params.0': scale 0.00247409 / zero point "
+         "200 out of range", 2},
+        {"weight_truncated.pt", "storage 0: the record holds 100 bytes, the storage needs 160", 2},
+        {"packed_triple.pt",
+         "'fc1._packed_params._packed_params': packed linear weights are not a (weight, bias) "
+         "pair", 2},
+        {"conv_output_scale_zero.pt",
+         "quantized::conv2d_relu: node 'conv/conv2d_relu': scale 0 / zero point 0 out of range "
+         "for u8", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char rel[96];
+        snprintf(rel, sizeof rel, "bad/%s", cases[i].file);
+        ember_model *m = NULL;
+        ember_dtype dt = EMBER_DTYPE_F32;
+        ember_status *st = ts_test_try_load(data_path(rel), &dt, &cases[i].rank, 1, &m);
+        if (st == NULL || ember_status_code(st) != EMBER_ERR_INVALID_MODEL ||
+            strstr(ember_status_message(st), cases[i].needle) == NULL) {
+            fail_msg("%s: expected INVALID_MODEL with '%s', got %s", cases[i].file,
+                     cases[i].needle, st != NULL ? ember_status_message(st) : "success");
+        }
+        assert_null(m);
+        ember_status_destroy(st);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_fbgemm), cmocka_unit_test(test_static_x86),
         cmocka_unit_test(test_static_qnnpack),
         cmocka_unit_test(test_qat), cmocka_unit_test(test_fx), cmocka_unit_test(test_dyn_mlp),
+        cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,9 +97,10 @@ static ember_status *quantize(ts_lower *L, const ts_call *c, int x, double scale
     int s = -1, z = -1;
     const ts_qinfo *q = NULL;
     int64_t lo = dt == EMBER_DTYPE_I8 ? -128 : 0, hi = dt == EMBER_DTYPE_I8 ? 127 : 255;
-    if (!(scale > 0) || zp < lo || zp > hi) {
-        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: scale %g / zero point %lld out "
-                      "of range for %s", c->op, scale, (long long)zp, ember_dtype_name(dt));
+    if (!(scale > 0) || !isfinite(scale) || zp < lo || zp > hi) {
+        return em_ts_err(L, EMBER_ERR_INVALID_MODEL, c->pos, "%s: node '%s': scale %g / zero "
+                         "point %lld out of range for %s", c->op, c->node ? c->node : "?", scale,
+                         (long long)zp, ember_dtype_name(dt));
     }
     TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_F32, scale, &s));
     TS_TRY(em_ts_const_scalar(L, dt, (double)zp, &z));
