@@ -15,7 +15,7 @@ A comma-separated list of names as the argument remakes only those. `bad` as the
 only) writes tests/data/torchscript/quant/bad/: archives made from the good ones with one field
 of a quantized weight or module broken (scale 0 / negative / NaN, zero point out of range, a
 truncated weight storage, a packed-params state that is not a (weight, bias) pair, an output
-scale of 0), for the loader's errors.
+scale of 0, an RNN cell of another type), for the loader's errors.
 
 Forms: eager static post-training quantization with each engine's default qconfig (fbgemm and x86
 per-channel weights, qnnpack per-tensor), FX (prepare_fx / convert_fx), eager QAT
@@ -265,6 +265,10 @@ def bad():
     t2 = next(o for o in ops if o[0] == "TUPLE2")
     rewrite(mlp, os.path.join(out, "packed_triple.pt"),
             lambda p: p[:t2[2]] + b"N\x87" + p[t2[2] + 1:])
+    # a dynamic LSTM cell of a type ember does not take (the CellParamsBase type string)
+    lstm = os.path.join(OUT, "dyn_lstm.script.t2.pt")
+    rewrite(lstm, os.path.join(out, "cell_type.pt"),
+            lambda p: p.replace(b"quantized_dynamic", b"quantized_fp16abx"))
     # a static conv's output scale 0 (the float after the weight's own scale in its state)
     conv = os.path.join(OUT, "static_qnnpack.script.t2.pt")
     with zipfile.ZipFile(conv) as z:

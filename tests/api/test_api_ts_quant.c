@@ -39,7 +39,9 @@ static bool exists(const char *path)
 }
 
 /* Runs archive <name>.<kind>.<tag>.pt on its input and compares with PyTorch's output. */
-static void check_archive(const char *name, const char *kind, const char *tag, int rank)
+/* rel: the float outputs' tolerance relative to their largest magnitude */
+static void check_archive_tol(const char *name, const char *kind, const char *tag, int rank,
+                              double rel)
 {
     char model[160], file[160];
     snprintf(model, sizeof model, "%s.%s.%s.pt", name, kind, tag);
@@ -92,7 +94,7 @@ static void check_archive(const char *name, const char *kind, const char *tag, i
         print_message("%s: largest difference %.3g (output magnitude %.3g)\n", model, maxd,
                       maxref);
         for (int64_t i = 0; i < n; i++) {
-            if (!(fabs((double)got[i] - ref[i]) <= 1e-4 * maxref + 1e-6)) {
+            if (!(fabs((double)got[i] - ref[i]) <= rel * maxref + 1e-6)) {
                 fail_msg("%s: element %lld is %.8g, PyTorch gives %.8g", model, (long long)i,
                          (double)got[i], (double)ref[i]);
             }
@@ -106,16 +108,18 @@ static void check_archive(const char *name, const char *kind, const char *tag, i
     ember_model_destroy(m);
 }
 
-static void check_all(const char *name, int rank)
+static void check_all_tol(const char *name, int rank, double rel)
 {
     static const char *const kinds[] = {"trace", "script"};
     static const char *const tags[] = {"t113", "t2"};
     for (int k = 0; k < 2; k++) {
         for (int t = 0; t < 2; t++) {
-            check_archive(name, kinds[k], tags[t], rank);
+            check_archive_tol(name, kinds[k], tags[t], rank, rel);
         }
     }
 }
+
+static void check_all(const char *name, int rank) { check_all_tol(name, rank, 1e-4); }
 
 /* Eager static PTQ, one engine each: per-channel weights (fbgemm, x86), per-tensor (qnnpack);
  * conv+relu, hardswish, add_relu, add, cat, max / average pooling, linear. */
@@ -128,6 +132,14 @@ static void test_qat(void **state) { (void)state; check_all("qat", 4); }
 static void test_fx(void **state) { (void)state; check_all("fx", 4); }
 /* quantize_dynamic of an MLP: quantized::linear_dynamic with reduce_range (fbgemm / x86) */
 static void test_dyn_mlp(void **state) { (void)state; check_all("dyn_mlp", 2); }
+
+/* quantize_dynamic of a 2-layer LSTM / GRU (CellParamsBase "quantized_dynamic" cells,
+ * aten::quantized_lstm / quantized_gru): ember dequantizes the int8 weights and runs the fp32
+ * layer, without torch's per-call quantization of the activations (ts_ops_rnn.c), so the
+ * outputs agree to that rounding: measured 0.55% (GRU) and 0.61% (LSTM) of the largest output,
+ * against a step of 1/127 of the activations' range (0.8%); checked within 1%. */
+static void test_dyn_lstm(void **state) { (void)state; check_all_tol("dyn_lstm", 3, 1e-2); }
+static void test_dyn_gru(void **state) { (void)state; check_all_tol("dyn_gru", 3, 1e-2); }
 
 /* Broken quantization fields (tools/gen_ts_quant_fixtures.py bad): one clear error each, naming
  * the module attribute or node. */
@@ -152,6 +164,8 @@ static void test_bad(void **state)
         {"packed_triple.pt",
          "'fc1._packed_params._packed_params': packed linear weights are not a (weight, bias) "
          "pair", 2},
+        {"cell_type.pt",
+         "'rnn._all_weight_values.0.param': CellParamsBase of type 'quantized_fp16abx'", 3},
         {"conv_output_scale_zero.pt",
          "quantized::conv2d_relu: node 'conv/conv2d_relu': scale 0 / zero point 0 out of range "
          "for u8", 4},
@@ -162,9 +176,11 @@ static void test_bad(void **state)
         ember_model *m = NULL;
         ember_dtype dt = EMBER_DTYPE_F32;
         ember_status *st = ts_test_try_load(data_path(rel), &dt, &cases[i].rank, 1, &m);
-        if (st == NULL || ember_status_code(st) != EMBER_ERR_INVALID_MODEL ||
+        ember_code want = strstr(cases[i].file, "cell_") != NULL ? EMBER_ERR_UNSUPPORTED
+                                                                 : EMBER_ERR_INVALID_MODEL;
+        if (st == NULL || ember_status_code(st) != want ||
             strstr(ember_status_message(st), cases[i].needle) == NULL) {
-            fail_msg("%s: expected INVALID_MODEL with '%s', got %s", cases[i].file,
+            fail_msg("%s: expected %s with '%s', got %s", cases[i].file, ember_code_name(want),
                      cases[i].needle, st != NULL ? ember_status_message(st) : "success");
         }
         assert_null(m);
@@ -178,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_static_fbgemm), cmocka_unit_test(test_static_x86),
         cmocka_unit_test(test_static_qnnpack),
         cmocka_unit_test(test_qat), cmocka_unit_test(test_fx), cmocka_unit_test(test_dyn_mlp),
+        cmocka_unit_test(test_dyn_lstm), cmocka_unit_test(test_dyn_gru),
         cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

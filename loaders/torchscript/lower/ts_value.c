@@ -689,6 +689,53 @@ static ember_status *qparams_init(ts_lower *L, const em_tsv_tensor *t, const cha
     return st;
 }
 
+/* The item of a CellParamsBase state that is a list of n things of kind k (n < 0: any count). */
+static bool seq_of(const ts_av *a, int n, ts_ak k)
+{
+    if (a->k != TA_LIST && a->k != TA_TUPLE) {
+        return false;
+    }
+    if (n >= 0 && a->u.seq.n != (size_t)n) {
+        return false;
+    }
+    for (size_t i = 0; i < a->u.seq.n; i++) {
+        if (a->u.seq.items[i]->k != k) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* CellParamsBase's pickled state (torch's CellParamsSerializationType: type, tensors, doubles,
+ * longs, packed params) as ((w_ih, b_ih), (w_hh, b_hh), reduce_range). */
+static ember_status *cell_params(ts_lower *L, const ts_av *st, const char *path, ts_av **out)
+{
+    ts_av *const *it = st->k == TA_TUPLE && st->u.seq.n == 5 ? st->u.seq.items : NULL;
+    if (it == NULL || it[0]->k != TA_STR) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': CellParamsBase state is not "
+                             "(type, tensors, doubles, longs, packed params)", L->what, path);
+    }
+    if (strcmp(it[0]->u.str.s, "quantized_dynamic") != 0) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: '%s': CellParamsBase of type '%s' "
+                             "(quantized_dynamic, torch's dynamic int8 RNN cell, is supported)",
+                             L->what, path, it[0]->u.str.s);
+    }
+    if (!seq_of(it[3], 1, TA_INT) || !seq_of(it[4], 2, TA_TUPLE) ||
+        it[4]->u.seq.items[0]->u.seq.n != 2 || it[4]->u.seq.items[1]->u.seq.n != 2) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': quantized_dynamic cell params "
+                             "without [reduce_range] and two packed linear weights", L->what,
+                             path);
+    }
+    *out = em_ts_seq(L, TA_TUPLE, 3);
+    if (*out == NULL) {
+        return em_status_oom();
+    }
+    (*out)->u.seq.items[0] = it[4]->u.seq.items[0];
+    (*out)->u.seq.items[1] = it[4]->u.seq.items[1];
+    (*out)->u.seq.items[2] = it[3]->u.seq.items[0];
+    return NULL;
+}
+
 ember_status *em_ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av **out)
 {
     ember_status *st = NULL;
@@ -805,6 +852,16 @@ ember_status *em_ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_
                 return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': packed linear weights "
                                      "are not a (weight, bias) pair", L->what, path);
             }
+            break;
+        }
+        if (setstate && cls->u.cls.cls == NULL &&
+            strcmp(v->u.obj.cls, "__torch__.torch.classes.rnn.CellParamsBase") == 0) {
+            /* a dynamically quantized RNN's cell: ("quantized_dynamic", [b_ih, b_hh], [],
+             * [reduce_range], [packed w_ih, packed w_hh]) becomes ((w_ih, b_ih), (w_hh, b_hh),
+             * reduce_range), what aten::quantized_lstm / quantized_gru take (ts_ops_rnn.c) */
+            ts_av *cstate = NULL;
+            EMBER_TRY(em_ts_from_tsv(L, v->u.obj.state, path, &cstate));
+            EMBER_TRY(cell_params(L, cstate, path, &a));
             break;
         }
         if (setstate && set == NULL) {
