@@ -101,6 +101,28 @@ class Rnn(torch.nn.Module):
         return self.rnn(x)[0]
 
 
+class PackedConv(torch.nn.Module):
+    """A Conv2dPackedParamsBase held as an attribute (pickled with its own versioned state, not
+    through a quantized module's __getstate__), per-channel int8 weights, a float bias."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(3)
+        w = torch.randn(5, 3, 3, 3, generator=g)
+        scales = w.abs().amax(dim=(1, 2, 3)).double() / 127
+        qw = torch.quantize_per_channel(w, scales, torch.zeros(5, dtype=torch.long), 0,
+                                        torch.qint8)
+        self.p = torch.ops.quantized.conv2d_prepack(qw, torch.randn(5, generator=g), [2, 1],
+                                                    [1, 0], [1, 1], 1)
+        self.oscale = 0.05
+
+    def forward(self, x):
+        # 7-bit input values (0..127), as fbgemm / x86's qconfigs keep them (reduce_range): on
+        # a CPU without VNNI their u8 x s8 pair sums saturate at int16 with 8-bit ones
+        q = torch.quantize_per_tensor(x, 0.06, 64, torch.quint8)
+        return torch.ops.quantized.conv2d(q, self.p, 0.05, 100).dequantize()
+
+
 def calibrate(m, shape):
     gen = torch.Generator().manual_seed(2)
     for _ in range(4):
@@ -144,6 +166,13 @@ def fx(engine):
     return make
 
 
+def packed(engine):
+    def make():
+        torch.backends.quantized.engine = engine
+        return PackedConv().eval()
+    return make
+
+
 def dynamic(ctor, engine):
     def make():
         torch.backends.quantized.engine = engine
@@ -166,6 +195,7 @@ def models():
             out["static_" + e] = (static_eager(e), e, (2, 3, 8, 8), True)
     out["qat"] = (qat(sta), sta, (2, 3, 8, 8), True)
     out["fx"] = (fx(sta), sta, (2, 3, 8, 8), True)
+    out["packed_conv"] = (packed(sta), sta, (2, 3, 9, 8), True)
     out["dyn_mlp"] = (dynamic(Mlp, dyn), dyn, (3, 10), False)
     out["dyn_lstm"] = (dynamic(lambda: Rnn("lstm"), dyn), dyn, (5, 2, 6), False)
     out["dyn_gru"] = (dynamic(lambda: Rnn("gru"), dyn), dyn, (5, 2, 6), False)
@@ -174,7 +204,7 @@ def models():
 
 def out_scale(m):
     """The scale of the quantized tensor the final DeQuantStub reads (eager modules)."""
-    return float(m.fc.scale)
+    return float(m.oscale) if hasattr(m, "oscale") else float(m.fc.scale)
 
 
 def main():
@@ -239,6 +269,66 @@ def set_float(pkl, pos, v):
     return pkl[:pos + 1] + struct.pack(">d", v) + pkl[pos + 9:]
 
 
+def memo_of_calls(pkl):
+    """[(op index of a REDUCE, the callable's name, the memo index its result is put at)]: a
+    small stack simulation of the pickle, globals followed through BINPUT / BINGET."""
+    import pickletools
+    ops = list(pickletools.genops(pkl))
+    stack, marks, memo, calls = [], [], {}, []
+    for i, (op, arg, pos) in enumerate(ops):
+        name = op.name
+        if name == "MARK":
+            marks.append(len(stack))
+        elif name in ("BINPUT", "LONG_BINPUT"):
+            memo[arg] = stack[-1]
+            if stack[-1] is not None and stack[-1][0] == "call" and stack[-1][3] is None:
+                stack[-1] = ("call", stack[-1][1], stack[-1][2], arg)
+                calls.append((stack[-1][2], stack[-1][1], arg))
+        elif name in ("BINGET", "LONG_BINGET"):
+            stack.append(memo.get(arg))
+        elif name == "REDUCE":
+            stack.pop()
+            fn = stack.pop()
+            stack.append(("call", fn[1] if fn is not None else None, i, None))
+        elif name == "GLOBAL":
+            stack.append(("global", arg))
+        elif name in ("TUPLE", "LIST", "DICT", "APPENDS", "SETITEMS"):
+            m = marks.pop()
+            del stack[m:]
+            if name in ("TUPLE", "LIST", "DICT"):
+                stack.append(None)
+        else:
+            before = [x for x in op.stack_before if x is not pickletools.markobject]
+            for _ in before:
+                stack.pop()
+            for _ in op.stack_after:
+                stack.append(None)
+    return ops, calls
+
+
+def packed_conv_v3():
+    """packed_conv.script.t2.pt with its Conv2dPackedParamsBase state rewritten to version 3
+    (3, config, [weight, bias]), which no PyTorch here writes (both write version 2): before
+    the object's BUILD the v2 tuple is popped (POP, which ember's unpickler takes and torch's
+    does not, so only ember reads this file) and the v3 one is made of the memoized tensors.
+    Its reference is packed_conv's (the same weights)."""
+    import zipfile
+    src = os.path.join(OUT, "packed_conv.script.t2.pt")
+    with zipfile.ZipFile(src) as z:
+        pkl = z.read([n for n in z.namelist() if n.endswith("/data.pkl")][0])
+    ops, calls = memo_of_calls(pkl)
+    k = next(i for i, o in enumerate(ops) if o[0].name == "GLOBAL" and "Conv2dPacked" in o[1])
+    build = next(i for i in range(k, len(ops)) if ops[i][0].name == "BUILD")
+    inside = [c for c in calls if k < c[0] < build]
+    w = next(c[2] for c in inside if c[1].endswith("_rebuild_qtensor"))
+    b = [c[2] for c in inside if c[1].endswith("_rebuild_tensor_v2")][-1]
+    cfg = [2, 2, 1, 1, 0, 1, 1, 0, 0, 1, 0]  # PackedConv: stride, padding, dilation, out pad, ...
+    new = (b"0K\x03](" + b"".join(b"K" + bytes([v]) for v in cfg) + b"e](" +
+           b"h" + bytes([w]) + b"h" + bytes([b]) + b"e\x87")
+    at = ops[build][2]
+    rewrite(src, os.path.join(OUT, "packed_conv.v3.t2.pt"), lambda p: p[:at] + new + p[at:])
+
+
 def bad():
     import struct
     out = os.path.join(OUT, "bad")
@@ -269,6 +359,20 @@ def bad():
     lstm = os.path.join(OUT, "dyn_lstm.script.t2.pt")
     rewrite(lstm, os.path.join(out, "cell_type.pt"),
             lambda p: p.replace(b"quantized_dynamic", b"quantized_fp16abx"))
+    # a Conv2dPackedParamsBase state of version 9, and one whose int16 params are 10 values
+    pc = os.path.join(OUT, "packed_conv.script.t2.pt")
+    with zipfile.ZipFile(pc) as z:
+        pops = ops_of(z.read([n for n in z.namelist() if n.endswith("/data.pkl")][0]))
+    k = next(k for k, o in enumerate(pops) if o[0] == "GLOBAL" and "Conv2dPackedParams" in o[1])
+    j = next(j for j in range(k, len(pops)) if pops[j][0] == "BINUNICODE")
+    assert pops[j][1] == "2" and pops[j + 1][0] == "BINPUT"
+    at = pops[j + 2][2]  # after the memo put (storage keys reuse the string): POP, push int 9
+    rewrite(pc, os.path.join(out, "packed_conv_version.pt"),
+            lambda p: p[:at] + b"0K\x09" + p[at:])
+    n11 = [o for o in pops[k:] if o[0] == "BININT1" and o[1] == 11][:2]  # storage and size
+    assert len(n11) == 2
+    rewrite(pc, os.path.join(out, "packed_conv_params.pt"),
+            lambda p: p[:n11[1][2] + 1] + bytes([10]) + p[n11[1][2] + 2:])
     # a static conv's output scale 0 (the float after the weight's own scale in its state)
     conv = os.path.join(OUT, "static_qnnpack.script.t2.pt")
     with zipfile.ZipFile(conv) as z:
@@ -283,6 +387,7 @@ def bad():
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["bad"]:
+        packed_conv_v3()
         bad()
     else:
         main()

@@ -130,6 +130,15 @@ static void test_static_qnnpack(void **state) { (void)state; check_all("static_q
 static void test_qat(void **state) { (void)state; check_all("qat", 4); }
 /* FX: scales and zero points as buffers (quantize_per_tensor.tensor_qparams) */
 static void test_fx(void **state) { (void)state; check_all("fx", 4); }
+/* A Conv2dPackedParamsBase attribute pickled with its own state: version 2 (what both PyTorch
+ * generations write) and version 3 (packed_conv.v3.t2.pt: the same archive with the state
+ * rewritten by gen_ts_quant_fixtures.py, same reference) */
+static void test_packed_conv(void **state)
+{
+    (void)state;
+    check_all("packed_conv", 4);
+    check_archive_tol("packed_conv", "v3", "t2", 4, 1e-4);
+}
 /* quantize_dynamic of an MLP: quantized::linear_dynamic with reduce_range (fbgemm / x86) */
 static void test_dyn_mlp(void **state) { (void)state; check_all("dyn_mlp", 2); }
 
@@ -164,6 +173,11 @@ static void test_bad(void **state)
         {"packed_triple.pt",
          "'fc1._packed_params._packed_params': packed linear weights are not a (weight, bias) "
          "pair", 2},
+        {"packed_conv_version.pt", "'p': Conv2dPackedParamsBase state of version 9 (2 and 3 are "
+         "supported)", 4},
+        {"packed_conv_params.pt",
+         "'p': Conv2dPackedParamsBase state (version 2) is not (\"2\", [params int16[11], "
+         "weight], [bias])", 4},
         {"cell_type.pt",
          "'rnn._all_weight_values.0.param': CellParamsBase of type 'quantized_fp16abx'", 3},
         {"conv_output_scale_zero.pt",
@@ -176,8 +190,10 @@ static void test_bad(void **state)
         ember_model *m = NULL;
         ember_dtype dt = EMBER_DTYPE_F32;
         ember_status *st = ts_test_try_load(data_path(rel), &dt, &cases[i].rank, 1, &m);
-        ember_code want = strstr(cases[i].file, "cell_") != NULL ? EMBER_ERR_UNSUPPORTED
-                                                                 : EMBER_ERR_INVALID_MODEL;
+        ember_code want = strstr(cases[i].file, "cell_") != NULL ||
+                                  strstr(cases[i].file, "_version") != NULL
+                              ? EMBER_ERR_UNSUPPORTED
+                              : EMBER_ERR_INVALID_MODEL;
         if (st == NULL || ember_status_code(st) != want ||
             strstr(ember_status_message(st), cases[i].needle) == NULL) {
             fail_msg("%s: expected %s with '%s', got %s", cases[i].file, ember_code_name(want),
@@ -193,7 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_fbgemm), cmocka_unit_test(test_static_x86),
         cmocka_unit_test(test_static_qnnpack),
-        cmocka_unit_test(test_qat), cmocka_unit_test(test_fx), cmocka_unit_test(test_dyn_mlp),
+        cmocka_unit_test(test_qat), cmocka_unit_test(test_fx), cmocka_unit_test(test_packed_conv), cmocka_unit_test(test_dyn_mlp),
         cmocka_unit_test(test_dyn_lstm), cmocka_unit_test(test_dyn_gru),
         cmocka_unit_test(test_bad),
     };

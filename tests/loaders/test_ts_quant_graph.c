@@ -103,6 +103,8 @@ static void test_static(void **state)
     }
     check("fx.trace.t2.pt", 1);
     check("fx.script.t113.pt", 1);
+    check("packed_conv.script.t113.pt", 1);
+    check("packed_conv.v3.t2.pt", 1);
 }
 
 int main(void)
