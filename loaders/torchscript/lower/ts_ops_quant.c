@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Lowering of torch's quantized tensors and ops (eager-mode post-training quantization:
- * QuantStub/DeQuantStub, torch.ao.nn.quantized modules, fbgemm/qnnpack packed weights).
+ * Lowering of torch's quantized tensors and ops (eager / FX post-training quantization and
+ * QAT: QuantStub/DeQuantStub, torch.ao.nn.quantized modules, fbgemm/qnnpack packed weights;
+ * dynamic quantization's linear).
  *
  * A quantized tensor is an integer graph value (uint8 for quint8, int8 for qint8) whose ts_av
  * carries its scale and zero point (ts_qinfo): pickled quantized weights get theirs from the
@@ -17,7 +18,17 @@
  * accumulation and of the requantization multiplier: results may differ by one quantization
  * step where a value falls on a rounding tie. aten ops that torch runs on quantized tensors
  * (pooling, flatten, reshape, relu, ...) get dequantized inputs in ts_ops.c and requantize
- * with their input's parameters where torch keeps them.
+ * with their input's parameters where torch keeps them. A conv's float bias becomes an int32
+ * constant dequantized with x_scale * w_scale (int32_bias), so the chain is the one
+ * runtime/passes/passes_qdq.c turns into QLinearConv.
+ *
+ * Dynamic quantization (quantize_dynamic): quantized::linear_dynamic takes a float input and
+ * gives a float output; torch quantizes the input on each run (min / max, reduce_range) and
+ * multiplies in int8. It is lowered as that quantization of the input (QuantizeLinear /
+ * DequantizeLinear with scale and zero point computed in the graph) and the fp32 MatMul on the
+ * dequantized constant weights, which fold to f32 at load: torch's values to float rounding,
+ * on the fp32 kernels. ONNX's DynamicQuantizeLinear cannot say reduce_range (it always uses
+ * 0..255), so it would not compute what fbgemm / x86 do.
  */
 #include "ts_ops.h"
 #include "ts_ops_elem.h"
