@@ -233,7 +233,15 @@ def main():
                 print("gen_ts_quant_fixtures: %s %s: %s" % (name, kind, str(e).splitlines()[0]))
                 continue
             path = os.path.join(OUT, "%s.%s.%s.pt" % (name, kind, TAG))
-            torch.jit.save(ts, path)
+            tmp = os.path.join(OUT, "tmp")  # the same file name: torch names the records so
+            os.makedirs(tmp, exist_ok=True)
+            torch.jit.save(ts, os.path.join(tmp, os.path.basename(path)))
+            # without the .debug_pkl records (source ranges for torch's own error messages,
+            # optional to torch.jit.load, unread by ember)
+            rewrite(os.path.join(tmp, os.path.basename(path)), path,
+                    keep=lambda n: not n.endswith(".debug_pkl"))
+            os.remove(os.path.join(tmp, os.path.basename(path)))
+            os.rmdir(tmp)
             print("gen_ts_quant_fixtures: %s (%d bytes, engine %s)"
                   % (path, os.path.getsize(path), engine))
 
@@ -243,15 +251,17 @@ def ops_of(pkl):
     return [(op.name, arg, pos) for op, arg, pos in pickletools.genops(pkl)]
 
 
-def rewrite(src, dst, pkl_fn=None, record_fn=None):
+def rewrite(src, dst, pkl_fn=None, record_fn=None, keep=None):
     """Copies archive src to dst with data.pkl through pkl_fn and records through
-    record_fn(name, bytes) (stored, as torch writes them)."""
+    record_fn(name, bytes) (stored, as torch writes them), only the records `keep` accepts."""
     import zipfile
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gen_ts_archive_fixtures import zip_bytes
     entries = []
     with zipfile.ZipFile(src) as z:
         for info in z.infolist():
+            if keep is not None and not keep(info.filename):
+                continue
             data = z.read(info.filename)
             if pkl_fn is not None and info.filename.endswith("/data.pkl"):
                 data = pkl_fn(data)
@@ -260,7 +270,8 @@ def rewrite(src, dst, pkl_fn=None, record_fn=None):
             entries.append({"name": info.filename, "data": data})
     with open(dst, "wb") as f:
         f.write(zip_bytes(entries))
-    print("gen_ts_quant_fixtures: %s (%d bytes)" % (dst, os.path.getsize(dst)))
+    if "/bad/" in dst or dst.endswith(".v3.t2.pt"):
+        print("gen_ts_quant_fixtures: %s (%d bytes)" % (dst, os.path.getsize(dst)))
 
 
 def set_float(pkl, pos, v):
@@ -336,7 +347,7 @@ def bad():
     mlp = os.path.join(OUT, "dyn_mlp.script.t2.pt")
     import zipfile
     with zipfile.ZipFile(mlp) as z:
-        pkl = z.read("dyn_mlp.script.t2/data.pkl")
+        pkl = z.read([n for n in z.namelist() if n.endswith("/data.pkl")][0])
     ops = ops_of(pkl)
     # fc1's weight: the first qtensor; its scale is the BINFLOAT after 'torch per_tensor_affine'
     i = next(k for k, o in enumerate(ops) if o[0] == "GLOBAL" and "per_tensor_affine" in o[1])
