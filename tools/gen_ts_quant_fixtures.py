@@ -370,7 +370,7 @@ def bad():
     lstm = os.path.join(OUT, "dyn_lstm.script.t2.pt")
     rewrite(lstm, os.path.join(out, "cell_type.pt"),
             lambda p: p.replace(b"quantized_dynamic", b"quantized_fp16abx"))
-    # a Conv2dPackedParamsBase state of version 9, and one whose int16 params are 10 values
+    # a Conv2dPackedParamsBase state of version 9 or "7", and one whose int16 params are 10 values
     pc = os.path.join(OUT, "packed_conv.script.t2.pt")
     with zipfile.ZipFile(pc) as z:
         pops = ops_of(z.read([n for n in z.namelist() if n.endswith("/data.pkl")][0]))
@@ -380,6 +380,8 @@ def bad():
     at = pops[j + 2][2]  # after the memo put (storage keys reuse the string): POP, push int 9
     rewrite(pc, os.path.join(out, "packed_conv_version.pt"),
             lambda p: p[:at] + b"0K\x09" + p[at:])
+    rewrite(pc, os.path.join(out, "packed_conv_version_str.pt"),
+            lambda p: p[:at] + b"0X\x01\x00\x00\x007" + p[at:])
     n11 = [o for o in pops[k:] if o[0] == "BININT1" and o[1] == 11][:2]  # storage and size
     assert len(n11) == 2
     rewrite(pc, os.path.join(out, "packed_conv_params.pt"),

@@ -175,6 +175,8 @@ static void test_bad(void **state)
          "pair", 2},
         {"packed_conv_version.pt", "'p': Conv2dPackedParamsBase state of version 9 (2 and 3 are "
          "supported)", 4},
+        {"packed_conv_version_str.pt", "'p': Conv2dPackedParamsBase state of version '7' (2 "
+         "and 3 are supported)", 4},
         {"packed_conv_params.pt",
          "'p': Conv2dPackedParamsBase state (version 2) is not (\"2\", [params int16[11], "
          "weight], [bias])", 4},

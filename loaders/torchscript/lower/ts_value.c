@@ -774,11 +774,15 @@ static ember_status *conv_packed(ts_lower *L, const ts_av *st, const char *path,
     } else if (it != NULL && it[0]->k == TA_INT) {
         version = it[0]->u.i == 3 ? 3 : -1;
     }
+    if (version < 0 && it[0]->k == TA_STR) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: '%s': Conv2dPackedParamsBase state of "
+                             "version '%s' (2 and 3 are supported)", L->what, path,
+                             it[0]->u.str.s);
+    }
     if (version < 0) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: '%s': Conv2dPackedParamsBase state of "
-                             "version %s%lld (2 and 3 are supported)", L->what, path,
-                             it[0]->k == TA_STR ? it[0]->u.str.s : "",
-                             it[0]->k == TA_INT ? (long long)it[0]->u.i : 0LL);
+                             "version %lld (2 and 3 are supported)", L->what, path,
+                             (long long)it[0]->u.i);
     }
     if (version == 2 && seq_of(it[1], 2, TA_TENSOR) && (it[2]->k == TA_LIST) &&
         it[2]->u.seq.n == 1 && int_tensor(it[1]->u.seq.items[0], cfg, NCFG)) {
