@@ -37,6 +37,8 @@ prim::NumToTensor prim::RaiseException prim::unchecked_cast prim::device prim::d
 prim::min prim::max prim::abs prim::data prim::is_cuda prim::layout
 quantized::conv2d quantized::conv2d_relu quantized::linear quantized::add quantized::cat
 quantized::conv2d_prepack quantized::linear_prepack
+quantized::linear_dynamic quantized::linear_relu_dynamic quantized::hardswish prim::is_quantized
+aten::quantized_lstm aten::quantized_gru aten::quantize_per_channel
 aten::add_ aten::sub_ aten::rsub aten::mul_ aten::div_ aten::true_divide aten::floor_divide
 aten::floor_divide_ aten::remainder_ aten::fmod aten::fmod_ aten::pow_ aten::neg_ aten::abs_
 aten::sqrt_ aten::rsqrt_ aten::exp_ aten::log_ aten::log1p aten::log1p_ aten::log2 aten::log2_

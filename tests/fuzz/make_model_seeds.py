@@ -48,7 +48,9 @@ def onnx_seeds(out):
 def input_files(pt):
     """The .npy inputs of a fixture archive, in input order."""
     stem = re.sub(r"\.(script|trace)\.t[0-9]+\.pt$", "", pt)
-    for pat in (stem + ".in.npy", stem + ".in0.npy", stem + ".a.in0.npy"):
+    tag = re.search(r"\.(t[0-9]+)\.pt$", pt)
+    tagged = [stem + "." + tag.group(1) + ".in.npy"] if tag else []  # quant/: per-version inputs
+    for pat in tagged + [stem + ".in.npy", stem + ".in0.npy", stem + ".a.in0.npy"]:
         if os.path.exists(pat):
             if pat.endswith(".in.npy"):
                 return [pat]

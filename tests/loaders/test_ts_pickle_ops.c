@@ -433,6 +433,7 @@ typedef struct qspec {
     const char *scheme;
     double scale;
     int64_t zero_point, axis, n;
+    bool int_scale; /* the per-tensor scale pickled as an int (malformed) */
 } qspec;
 
 /* _rebuild_qtensor(storage, offset, sizes, strides, qparams, requires_grad, hooks) of a 2x2
@@ -447,7 +448,10 @@ static void pqtensor(pbuf *p, const char *stype, const qspec *q)
     pints(p, 2, (const int64_t[]){2, 1});
     LIT(p, "(");
     pglobal(p, "torch", q->scheme);
-    if (q->n == 0) {
+    if (q->n == 0 && q->int_scale) {
+        pint(p, (int64_t)q->scale);
+        pint(p, q->zero_point);
+    } else if (q->n == 0) {
         pfloat(p, q->scale);
         pint(p, q->zero_point);
     } else {
@@ -467,8 +471,8 @@ static void test_qtensors(void **state)
     em_ts_pickle *pk = NULL;
     pbuf p = {.n = 0};
     LIT(&p, "\x80\x02");
-    pqtensor(&p, "QInt8Storage", &(qspec){"per_tensor_affine", 0.125, -3, 0, 0});
-    pqtensor(&p, "QInt8Storage", &(qspec){"per_channel_affine", 0, 0, 1, 2});
+    pqtensor(&p, "QInt8Storage", &(qspec){"per_tensor_affine", 0.125, -3, 0, 0, false});
+    pqtensor(&p, "QInt8Storage", &(qspec){"per_channel_affine", 0, 0, 1, 2, false});
     LIT(&p, "\x86.");
     const em_tsv *root = run_ok(&p, &calls, &pk);
     const em_tsv_tensor *t = &ts_item(root, 0, EM_TSV_TENSOR)->u.t;
@@ -484,6 +488,22 @@ static void test_qtensors(void **state)
     assert_int_equal(t->zero_points->u.t.dtype, EMBER_DTYPE_I64);
     assert_int_equal(calls, 3);
     em_ts_pickle_free(pk);
+    /* A per-tensor scale out of range (0, negative, NaN) is carried as it is: its range is
+     * checked where the tensor is used (ts_value.c's qparams_init, as for per-channel scales),
+     * whose message names the module attribute (test_api_ts_quant's bad/ fixtures). */
+    static const double odd[] = {0.0, -0.5, NAN};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        pbuf o = {.n = 0};
+        LIT(&o, "\x80\x02");
+        pqtensor(&o, "QInt8Storage", &(qspec){"per_tensor_affine", odd[i], 200, 0, 0, false});
+        LIT(&o, ".");
+        calls = 0;
+        root = run_ok(&o, &calls, &pk);
+        assert_int_equal(root->kind, EM_TSV_TENSOR);
+        assert_true(root->u.t.scale == odd[i] || (isnan(odd[i]) && isnan(root->u.t.scale)));
+        assert_int_equal(root->u.t.zero_point, 200);
+        em_ts_pickle_free(pk);
+    }
 
     static const struct {
         const char *stype;
@@ -491,15 +511,15 @@ static void test_qtensors(void **state)
         ember_code code;
         const char *needle;
     } bad[] = {
-        {"QInt8Storage", {"per_tensor_affine", 0.0, 0, 0, 0}, EMBER_ERR_INVALID_MODEL,
-         "per-tensor scale"},
-        {"QInt8Storage", {"per_tensor_symmetric", 1.0, 0, 0, 0}, EMBER_ERR_UNSUPPORTED,
+        {"QInt8Storage", {"per_tensor_affine", 1.0, 0, 0, 0, true}, EMBER_ERR_INVALID_MODEL,
+         "per-tensor scale not a float"},
+        {"QInt8Storage", {"per_tensor_symmetric", 1.0, 0, 0, 0, false}, EMBER_ERR_UNSUPPORTED,
          "torch.per_tensor_symmetric"},
-        {"QInt8Storage", {"per_channel_affine", 0, 0, 2, 2}, EMBER_ERR_INVALID_MODEL,
+        {"QInt8Storage", {"per_channel_affine", 0, 0, 2, 2, false}, EMBER_ERR_INVALID_MODEL,
          "axis outside rank 2"},
-        {"QInt8Storage", {"per_channel_affine", 0, 0, 0, 1}, EMBER_ERR_INVALID_MODEL,
+        {"QInt8Storage", {"per_channel_affine", 0, 0, 0, 1, false}, EMBER_ERR_INVALID_MODEL,
          "scales are not a 1-D tensor of 2 elements"},
-        {"ByteStorage", {"per_tensor_affine", 0.125, 0, 0, 0}, EMBER_ERR_INVALID_MODEL,
+        {"ByteStorage", {"per_tensor_affine", 0.125, 0, 0, 0, false}, EMBER_ERR_INVALID_MODEL,
          "plain storage for a quantized"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

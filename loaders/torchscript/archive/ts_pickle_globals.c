@@ -378,12 +378,13 @@ static ember_status *qparams(tsp *p, const em_tsv *q, em_tsv_tensor *t)
     }
     if (t->qscheme == EM_TS_PER_TENSOR_AFFINE) {
         EMBER_TRY(want_args(p, q, "per-tensor quantizer", 3, 3));
-        double scale = a[1]->kind == EM_TSV_FLOAT ? a[1]->u.f : NAN;
-        if (!(scale > 0 && isfinite(scale)) || a[2]->kind != EM_TSV_INT) {
+        /* the values' ranges are checked where the tensor is used (ts_value.c's qparams_init,
+         * whose message names the module attribute), as the per-channel ones are */
+        if (a[1]->kind != EM_TSV_FLOAT || a[2]->kind != EM_TSV_INT) {
             return em_tsp_error(p, EMBER_ERR_INVALID_MODEL,
-                                "per-tensor scale not a positive float or zero point not int");
+                                "per-tensor scale not a float or zero point not int");
         }
-        t->scale = scale;
+        t->scale = a[1]->u.f;
         t->zero_point = a[2]->u.i;
         return NULL;
     }

@@ -498,6 +498,19 @@ static ember_status *scalar_annotation(ts_lower *L, const em_ts_expr *type, ts_a
     } else {
         return NULL;
     }
+    const em_value *val = &(*v)->u.t.g->values[(*v)->u.t.v];
+    double x = 0;
+    if (val->kind == EM_VAL_INITIALIZER && val->init.data != NULL &&
+        em_ts_number_at(val->init.dtype, val->init.data, &x)) {
+        /* a constant (a module's scale / zero point buffer): the number itself, known at load */
+        if (want == EMBER_DTYPE_I64 && !(x == floor(x) && fabs(x) < 0x1p62)) {
+            return em_ts_err(L, EMBER_ERR_INVALID_MODEL, type->pos, "annotate(int, ...) of the "
+                             "constant %g", x);
+        }
+        *v = want == EMBER_DTYPE_F64 ? em_ts_float(L, x)
+             : want == EMBER_DTYPE_BOOL ? em_ts_bool(L, x != 0) : em_ts_int(L, (int64_t)x);
+        return *v != NULL ? NULL : em_status_oom();
+    }
     ts_av *s = em_ts_new(L, TA_SCALAR);
     if (s == NULL) {
         return em_status_oom();

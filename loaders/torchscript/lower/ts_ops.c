@@ -378,10 +378,13 @@ static ember_status *python_builtin(ts_lower *L, const char *q, ts_av **args, si
         const char *p = q + 5;
         const ts_av *a = args[0];
         if (a->k == TA_TENSOR && (strcmp(p, "is_cuda") == 0 || strcmp(p, "is_nested") == 0 ||
-                                  strcmp(p, "is_quantized") == 0 ||
                                   strcmp(p, "requires_grad") == 0 ||
                                   strcmp(p, "is_sparse") == 0)) {
             *out = em_ts_bool(L, false);
+            return *out != NULL ? NULL : em_status_oom();
+        }
+        if (a->k == TA_TENSOR && strcmp(p, "is_quantized") == 0) {
+            *out = em_ts_bool(L, a->u.t.q != NULL);
             return *out != NULL ? NULL : em_status_oom();
         }
         if (a->k == TA_TENSOR && strcmp(p, "device") == 0) {

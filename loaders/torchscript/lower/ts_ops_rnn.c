@@ -425,7 +425,121 @@ static ember_status *lower_cell(ts_lower *L, const ts_call *c, ts_av **out)
     return ret_tuple(L, res, 2, out);
 }
 
+/* ---- dynamically quantized layers ---- */
+
+/* The number at element i of a constant of count n (1: every i) as a double. */
+static bool qconst_at(const ts_av *t, int v, int64_t n, int64_t i, double *out)
+{
+    const em_value *val = &t->u.t.q->g->values[v];
+    int64_t cnt = val->rank == 0 ? 1 : val->dims[0].v;
+    if (val->kind != EM_VAL_INITIALIZER || val->init.data == NULL || val->rank > 1 ||
+        (cnt != 1 && cnt != n)) {
+        return false;
+    }
+    size_t es = em_dtype_size(val->dtype);
+    return em_ts_number_at(val->dtype, (const unsigned char *)val->init.data +
+                                           (cnt == 1 ? 0 : (size_t)i) * es, out);
+}
+
+/* A packed int8 weight [G*H, K] (per tensor or per output channel) dequantized at load time
+ * into a new f32 constant of the root graph, as the fp32 layer's packing (param) wants it. */
+static ember_status *dequantized_weight(ts_lower *L, const ts_call *c, const ts_av *w,
+                                        ts_av **out)
+{
+    const em_value *v = w->k == TA_TENSOR ? &w->u.t.g->values[w->u.t.v] : NULL;
+    const ts_qinfo *q = w->k == TA_TENSOR ? w->u.t.q : NULL;
+    if (v == NULL || q == NULL || v->kind != EM_VAL_INITIALIZER || v->init.data == NULL ||
+        v->rank != 2 || (v->dtype != EMBER_DTYPE_I8 && v->dtype != EMBER_DTYPE_U8) ||
+        q->axis > 0) {
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a cell's weight is not a constant "
+                         "8-bit [gates*hidden, in] tensor quantized per tensor or per row",
+                         c->op);
+    }
+    int64_t rows = v->dims[0].v, cols = v->dims[1].v, dims[2] = {rows, cols};
+    float *f = em_ts_arena_alloc(&L->arena, sizeof *f * (size_t)(rows * cols + 1));
+    if (f == NULL) {
+        return em_status_oom();
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        double s = 0, z = 0;
+        if (!qconst_at(w, q->scale, rows, r, &s) || !qconst_at(w, q->zero_point, rows, r, &z)) {
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: a cell's weight scales are "
+                             "not constants", c->op);
+        }
+        for (int64_t k = 0; k < cols; k++) {
+            double x = 0;
+            em_ts_number_at(v->dtype, (const unsigned char *)v->init.data +
+                                          (size_t)(r * cols + k) * em_dtype_size(v->dtype), &x);
+            f[r * cols + k] = (float)((x - z) * (float)s);
+        }
+    }
+    em_graph *g = L->g;
+    int fv = -1;
+    L->g = L->root;
+    ember_status *st = em_ts_const(L, EMBER_DTYPE_F32, 2, dims, f, &fv);
+    if (st == NULL) {
+        st = em_ts_ret_tensor(L, fv, out);
+    }
+    L->g = g;
+    return st;
+}
+
+/* quantized_lstm(input, hx, CellParamsBase[] params, has_biases, num_layers, dropout, train,
+ * bidirectional, batch_first, *, dtype, use_dynamic) and quantized_gru (the same without the
+ * keywords), with "quantized_dynamic" cells (ts_value.c: ((w_ih, b_ih), (w_hh, b_hh),
+ * reduce_range)): the int8 weights dequantized at load, the layer run by the fp32 LSTM / GRU.
+ * torch also quantizes each linear's input per call (the layer's input once, h at every step,
+ * 0..127 with reduce_range); this form does not, so its outputs differ from torch's by that
+ * rounding of the activations (docs/NOTES.md has the figure). */
+static ember_status *lower_quantized_rnn(ts_lower *L, const ts_call *c, ts_av **out)
+{
+    if (c->n < 9 || (c->a[2]->k != TA_LIST && c->a[2]->k != TA_TUPLE) || packed_call(c, false)) {
+        return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: expected the padded-input form "
+                         "with a list of cell params", c->op);
+    }
+    const ts_av *cells = c->a[2];
+    size_t n = cells->u.seq.n;
+    ts_av *flat = em_ts_seq(L, TA_LIST, 4 * n);
+    ts_av **args = em_ts_arena_alloc(&L->arena, sizeof *args * 9);
+    if (flat == NULL || args == NULL) {
+        return em_status_oom();
+    }
+    bool bias = true;
+    for (size_t i = 0; i < n; i++) {
+        const ts_av *cell = cells->u.seq.items[i];
+        if (cell->k != TA_TUPLE || cell->u.seq.n != 3) {
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: cell params %zu are not "
+                             "quantized_dynamic ones", c->op, i);
+        }
+        for (int j = 0; j < 2; j++) {
+            ts_av *const *pk = cell->u.seq.items[j]->u.seq.items;
+            TS_TRY(dequantized_weight(L, c, pk[0], &flat->u.seq.items[4 * i + (size_t)j]));
+            flat->u.seq.items[4 * i + 2 + (size_t)j] = pk[1];
+            bias = bias && pk[1]->k == TA_TENSOR;
+        }
+    }
+    memcpy(args, c->a, sizeof *args * 9);
+    args[2] = flat;
+    if ((args[3] = em_ts_bool(L, bias)) == NULL) {
+        return em_status_oom();
+    }
+    if (!bias) { /* the fp32 layer takes (w_ih, w_hh) pairs without biases */
+        for (size_t i = 0; i < n; i++) {
+            flat->u.seq.items[2 * i] = flat->u.seq.items[4 * i];
+            flat->u.seq.items[2 * i + 1] = flat->u.seq.items[4 * i + 1];
+        }
+        flat->u.seq.n = 2 * n;
+    }
+    ts_call fc = *c;
+    fc.a = args;
+    fc.n = 9;
+    fc.op = kind_of(c->op)->op == EM_OP_LSTM ? "aten::lstm" : "aten::gru";
+    return lower_rnn(L, &fc, out);
+}
+
 static const ts_op_entry rnn_ops[] = {
+    {"aten::quantized_lstm", lower_quantized_rnn},
+    {"aten::quantized_gru", lower_quantized_rnn},
     {"aten::lstm", lower_rnn},
     {"aten::gru", lower_rnn},
     {"aten::rnn_tanh", lower_rnn},

@@ -689,6 +689,149 @@ static ember_status *qparams_init(ts_lower *L, const em_tsv_tensor *t, const cha
     return st;
 }
 
+/* The item of a CellParamsBase state that is a list of n things of kind k (n < 0: any count). */
+static bool seq_of(const ts_av *a, int n, ts_ak k)
+{
+    if (a->k != TA_LIST && a->k != TA_TUPLE) {
+        return false;
+    }
+    if (n >= 0 && a->u.seq.n != (size_t)n) {
+        return false;
+    }
+    for (size_t i = 0; i < a->u.seq.n; i++) {
+        if (a->u.seq.items[i]->k != k) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* CellParamsBase's pickled state (torch's CellParamsSerializationType: type, tensors, doubles,
+ * longs, packed params) as ((w_ih, b_ih), (w_hh, b_hh), reduce_range). */
+static ember_status *cell_params(ts_lower *L, const ts_av *st, const char *path, ts_av **out)
+{
+    ts_av *const *it = st->k == TA_TUPLE && st->u.seq.n == 5 ? st->u.seq.items : NULL;
+    if (it == NULL || it[0]->k != TA_STR) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': CellParamsBase state is not "
+                             "(type, tensors, doubles, longs, packed params)", L->what, path);
+    }
+    if (strcmp(it[0]->u.str.s, "quantized_dynamic") != 0) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: '%s': CellParamsBase of type '%s' "
+                             "(quantized_dynamic, torch's dynamic int8 RNN cell, is supported)",
+                             L->what, path, it[0]->u.str.s);
+    }
+    if (!seq_of(it[3], 1, TA_INT) || !seq_of(it[4], 2, TA_TUPLE) ||
+        it[4]->u.seq.items[0]->u.seq.n != 2 || it[4]->u.seq.items[1]->u.seq.n != 2) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': quantized_dynamic cell params "
+                             "without [reduce_range] and two packed linear weights", L->what,
+                             path);
+    }
+    *out = em_ts_seq(L, TA_TUPLE, 3);
+    if (*out == NULL) {
+        return em_status_oom();
+    }
+    (*out)->u.seq.items[0] = it[4]->u.seq.items[0];
+    (*out)->u.seq.items[1] = it[4]->u.seq.items[1];
+    (*out)->u.seq.items[2] = it[3]->u.seq.items[0];
+    return NULL;
+}
+
+/* The 1-D int16 / int64 constant tensor a, n values into cfg; false when it is not one. */
+static bool int_tensor(const ts_av *a, int64_t *cfg, int64_t n)
+{
+    const em_value *v = a->k == TA_TENSOR && a->u.t.q == NULL ? &a->u.t.g->values[a->u.t.v] : NULL;
+    if (v == NULL || v->kind != EM_VAL_INITIALIZER || v->init.data == NULL || v->rank != 1 ||
+        v->dims[0].v != n || (v->dtype != EMBER_DTYPE_I16 && v->dtype != EMBER_DTYPE_I64)) {
+        return false;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (v->dtype == EMBER_DTYPE_I16) {
+            int16_t x;
+            memcpy(&x, (const unsigned char *)v->init.data + 2 * i, 2);
+            cfg[i] = x;
+        } else {
+            memcpy(&cfg[i], (const unsigned char *)v->init.data + 8 * i, 8);
+        }
+    }
+    return true;
+}
+
+/* Conv2dPackedParamsBase's pickled state (torch's conv_serialization.h), version 2: ("2",
+ * [params, weight], [bias]) with params an int16 tensor, or version 3: (3, config, [weight,
+ * bias]) with config an int list; params / config are [spatial dims, stride x2, padding x2,
+ * dilation x2, output_padding x2, groups, transpose (v3: flags, bit 0)]. Becomes the tuple
+ * quantized::conv2d_prepack gives (ts_ops_quant.c): (weight, bias, stride, padding, dilation,
+ * groups). */
+static ember_status *conv_packed(ts_lower *L, const ts_av *st, const char *path, ts_av **out)
+{
+    enum { NCFG = 11 };
+    int64_t cfg[NCFG];
+    ts_av *const *it = st->k == TA_TUPLE && st->u.seq.n == 3 ? st->u.seq.items : NULL;
+    const ts_av *w = NULL, *b = NULL;
+    int version = 0;
+    if (it != NULL && it[0]->k == TA_STR) {
+        version = strcmp(it[0]->u.str.s, "2") == 0 ? 2 : -1;
+    } else if (it != NULL && it[0]->k == TA_INT) {
+        version = it[0]->u.i == 3 ? 3 : -1;
+    }
+    if (version < 0 && it[0]->k == TA_STR) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: '%s': Conv2dPackedParamsBase state of "
+                             "version '%s' (2 and 3 are supported)", L->what, path,
+                             it[0]->u.str.s);
+    }
+    if (version < 0) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: '%s': Conv2dPackedParamsBase state of "
+                             "version %lld (2 and 3 are supported)", L->what, path,
+                             (long long)it[0]->u.i);
+    }
+    if (version == 2 && seq_of(it[1], 2, TA_TENSOR) && (it[2]->k == TA_LIST) &&
+        it[2]->u.seq.n == 1 && int_tensor(it[1]->u.seq.items[0], cfg, NCFG)) {
+        w = it[1]->u.seq.items[1];
+        b = it[2]->u.seq.items[0];
+    } else if (version == 3 && seq_of(it[1], NCFG, TA_INT) && it[2]->k == TA_LIST &&
+               it[2]->u.seq.n == 2) {
+        for (int i = 0; i < NCFG; i++) {
+            cfg[i] = it[1]->u.seq.items[i]->u.i;
+        }
+        w = it[2]->u.seq.items[0];
+        b = it[2]->u.seq.items[1];
+    } else {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': Conv2dPackedParamsBase state "
+                             "(version %d) is not %s", L->what, path, version,
+                             version == 2   ? "(\"2\", [params int16[11], weight], [bias])"
+                             : version == 3 ? "(3, config int[11], [weight, bias])"
+                                            : "a (version, ..., ...) tuple");
+    }
+    if (cfg[0] != 2 || (cfg[NCFG - 1] & 1) != 0 || cfg[9] < 1) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: '%s': packed conv of %lld spatial dims%s "
+                             "(2-d convolutions are supported)", L->what, path,
+                             (long long)cfg[0], (cfg[NCFG - 1] & 1) != 0 ? ", transposed" : "");
+    }
+    if (w->k != TA_TENSOR || w->u.t.q == NULL || (b->k != TA_NONE && b->k != TA_TENSOR)) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': packed conv weights are not a "
+                             "quantized weight and an optional bias", L->what, path);
+    }
+    ts_av *t = em_ts_seq(L, TA_TUPLE, 6);
+    if (t == NULL) {
+        return em_status_oom();
+    }
+    t->u.seq.items[0] = (ts_av *)w;
+    t->u.seq.items[1] = (ts_av *)b;
+    for (int k = 0; k < 3; k++) { /* stride, padding, dilation */
+        ts_av *l = em_ts_seq(L, TA_LIST, 2);
+        if (l == NULL || (l->u.seq.items[0] = em_ts_int(L, cfg[1 + 2 * k])) == NULL ||
+            (l->u.seq.items[1] = em_ts_int(L, cfg[2 + 2 * k])) == NULL) {
+            return em_status_oom();
+        }
+        t->u.seq.items[2 + k] = l;
+    }
+    if ((t->u.seq.items[5] = em_ts_int(L, cfg[9])) == NULL) {
+        return em_status_oom();
+    }
+    *out = t;
+    return NULL;
+}
+
 ember_status *em_ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_av **out)
 {
     ember_status *st = NULL;
@@ -805,6 +948,24 @@ ember_status *em_ts_from_tsv(ts_lower *L, const em_tsv *v, const char *path, ts_
                 return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s': packed linear weights "
                                      "are not a (weight, bias) pair", L->what, path);
             }
+            break;
+        }
+        if (setstate && cls->u.cls.cls == NULL &&
+            strcmp(v->u.obj.cls, "__torch__.torch.classes.quantized.Conv2dPackedParamsBase") ==
+                0) {
+            ts_av *cstate = NULL;
+            EMBER_TRY(em_ts_from_tsv(L, v->u.obj.state, path, &cstate));
+            EMBER_TRY(conv_packed(L, cstate, path, &a));
+            break;
+        }
+        if (setstate && cls->u.cls.cls == NULL &&
+            strcmp(v->u.obj.cls, "__torch__.torch.classes.rnn.CellParamsBase") == 0) {
+            /* a dynamically quantized RNN's cell: ("quantized_dynamic", [b_ih, b_hh], [],
+             * [reduce_range], [packed w_ih, packed w_hh]) becomes ((w_ih, b_ih), (w_hh, b_hh),
+             * reduce_range), what aten::quantized_lstm / quantized_gru take (ts_ops_rnn.c) */
+            ts_av *cstate = NULL;
+            EMBER_TRY(em_ts_from_tsv(L, v->u.obj.state, path, &cstate));
+            EMBER_TRY(cell_params(L, cstate, path, &a));
             break;
         }
         if (setstate && set == NULL) {
