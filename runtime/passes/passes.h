@@ -75,9 +75,11 @@ typedef struct em_passes_options {
     em_pass_eval_fn eval; /* runs a node for folding; NULL: no folding */
 } em_passes_options;
 
-/* Told, for each QDQ chain the int8 rewrite leaves to the fp32 fallback, the node and why
- * (passes_qdq.c; for `ember inspect`). */
-typedef void (*em_pass_note_fn)(void *ctx, const char *node, const char *why);
+/* Told, for each QDQ chain the int8 rewrite looked at (passes_qdq.c; for `ember inspect`), the
+ * node and either the integer op it became (`why` NULL) or why it stays fp32 (`int8_op`
+ * NULL). */
+typedef void (*em_pass_note_fn)(void *ctx, const char *node, const char *int8_op,
+                                const char *why);
 
 /* The passes of a graph optimization level (ember_graph_opt); `eval` is left NULL. */
 em_passes_options em_passes_level(ember_graph_opt level);

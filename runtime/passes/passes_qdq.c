@@ -283,9 +283,12 @@ ember_status *em_pass_qdq_conv(em_pctx *c)
         const char *why = match_conv(c, ni, in, &n_in, &q, &relu);
         if (why != NULL) {
             if (qdq && c->note != NULL) {
-                c->note(c->note_ctx, conv->name, why);
+                c->note(c->note_ctx, conv->name, NULL, why);
             }
             continue;
+        }
+        if (c->note != NULL) {
+            c->note(c->note_ctx, conv->name, "QLinearConv", NULL);
         }
         /* the Conv dies after its attributes are copied (killing frees them) */
         EM_PASS_TRY(em_pass_replace(c, q, EM_OP_QLINEARCONV, in, n_in, &relu, relu >= 0));
