@@ -233,5 +233,10 @@ ember_status *em_pass_fuse_se(em_pctx *c);
 /* Before constant folding: DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear chains ->
  * QLinearConv (passes_qdq.c). */
 ember_status *em_pass_qdq_conv(em_pctx *c);
+/* After em_pass_qdq_conv: the chains around the ops between convolutions -> QLinearAdd,
+ * QLinearMul, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu, QLinear(Global)AveragePool,
+ * QGemm, QLinearMatMul, and MaxPool / Flatten / Reshape / Transpose / Squeeze / Unsqueeze on
+ * the 8-bit values (passes_qdq.c). */
+ember_status *em_pass_qdq_ops(em_pctx *c);
 
 #endif /* EMBER_PASSES_PASSES_H */
