@@ -284,7 +284,18 @@ void em_qlinear_lut__avx2(const void *state, const em_tensor *in, em_tensor *out
 typedef struct i8_pool {
     px_state w; /* the window geometry of pool_shape.h (its tables unused) */
     bool s8;
+    int64_t *taps; /* [2 * (oh + ow)]: first and end valid tap of each output row, column */
 } i8_pool;
+
+/* The first valid tap and the end tap of a window starting at `start` (em_ref_taps). */
+static inline void i8_taps(int64_t start, int64_t k, int64_t dil, int64_t in, int64_t *lo,
+                           int64_t *hi)
+{
+    int64_t l = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    int64_t h = start >= in ? 0 : (in - 1 - start) / dil + 1;
+    *lo = l;
+    *hi = h > k ? k : h;
+}
 
 ember_status *em_maxpool_i8_prepare__avx2(const em_kinfo *ki, void **state,
                                           size_t *scratch_bytes)
@@ -308,12 +319,32 @@ ember_status *em_maxpool_i8_prepare__avx2(const em_kinfo *ki, void **state,
     }
     p.s8 = x->dtype == EMBER_DTYPE_I8;
     i8_pool *s = em_malloc(ki->al, sizeof *s);
-    if (s == NULL) {
+    int64_t *t = em_malloc(ki->al, sizeof(int64_t) * (size_t)(2 * (p.w.oh + p.w.ow) + 1));
+    if (s == NULL || t == NULL) {
+        em_free(ki->al, s);
+        em_free(ki->al, t);
         return em_status_oom();
     }
+    for (int64_t o = 0; o < p.w.oh; o++) {
+        i8_taps(o * p.w.sh - p.w.pt, p.w.kh, p.w.dh, p.w.ih, &t[2 * o], &t[2 * o + 1]);
+    }
+    for (int64_t o = 0; o < p.w.ow; o++) {
+        int64_t *c = t + 2 * p.w.oh + 2 * o;
+        i8_taps(o * p.w.sw - p.w.pl, p.w.kw, p.w.dw, p.w.iw, &c[0], &c[1]);
+    }
+    p.taps = t;
     *s = p;
     *state = s;
     return NULL;
+}
+
+void em_maxpool_i8_release__avx2(const ember_allocator *al, void *state)
+{
+    i8_pool *p = state;
+    if (p != NULL) {
+        em_free(al, p->taps);
+        em_free(al, p);
+    }
 }
 
 typedef struct i8_pool_args {
@@ -321,16 +352,6 @@ typedef struct i8_pool_args {
     const uint8_t *x;
     uint8_t *y;
 } i8_pool_args;
-
-/* The first valid tap and the tap count of a window starting at `start` (em_ref_taps). */
-static inline void i8_taps(int64_t start, int64_t k, int64_t dil, int64_t in, int64_t *lo,
-                           int64_t *hi)
-{
-    int64_t l = start >= 0 ? 0 : (-start + dil - 1) / dil;
-    int64_t h = start >= in ? 0 : (in - 1 - start) / dil + 1;
-    *lo = l;
-    *hi = h > k ? k : h;
-}
 
 static void i8_pool_task(void *arg, int64_t begin, int64_t end)
 {
@@ -341,12 +362,12 @@ static void i8_pool_task(void *arg, int64_t begin, int64_t end)
     for (int64_t pl = begin; pl < end; pl++) {
         const uint8_t *x = g->x + pl * w->ih * w->iw;
         uint8_t *y = g->y + pl * w->oh * w->ow;
+        const int64_t *tw_ = g->p->taps + 2 * w->oh;
         for (int64_t oh = 0; oh < w->oh; oh++) {
-            int64_t h0 = oh * w->sh - w->pt, hl, hh;
-            i8_taps(h0, w->kh, w->dh, w->ih, &hl, &hh);
+            const int64_t h0 = oh * w->sh - w->pt, hl = g->p->taps[2 * oh],
+                          hh = g->p->taps[2 * oh + 1];
             for (int64_t ow = 0; ow < w->ow; ow++) {
-                int64_t w0 = ow * w->sw - w->pl, wl, wh;
-                i8_taps(w0, w->kw, w->dw, w->iw, &wl, &wh);
+                const int64_t w0 = ow * w->sw - w->pl, wl = tw_[2 * ow], wh = tw_[2 * ow + 1];
                 int m = 0; /* the lowest value (0, or -128 flipped) for an empty window */
                 for (int64_t th = hl; th < hh; th++) {
                     const uint8_t *row = x + (h0 + th * w->dh) * w->iw + w0;
@@ -374,4 +395,179 @@ void em_maxpool_i8__avx2(const void *state, const em_tensor *in, em_tensor *out,
 void em_int8_release__avx2(const ember_allocator *al, void *state)
 {
     em_free(al, state);
+}
+
+/* ---- QGemm (com.microsoft) with constant B ----------------------------------------------- */
+
+/* acc[m, n] = sum_k A[m, k] (B[k, n] - bz[n]) - az * colsum[n], exact in int32 for K < 33025;
+ * then the reference's double arithmetic (quant_gemm_ref.c) for the bias, scales and output.
+ * B is packed at prepare as int16 rows [N][K] of (B - bz). */
+typedef struct i8_gemm {
+    bool a_s8, y_q, y_s8;
+    int64_t m, k, n, c_sm, c_sn; /* c_sm < 0: no C */
+    double alpha, as, az, ys, yz;
+    int16_t *bp;     /* [n][k] */
+    int64_t *colsum; /* [n] */
+    double *bs;      /* [n] */
+} i8_gemm;
+
+static void i8_gemm_free(const ember_allocator *al, i8_gemm *g)
+{
+    if (g != NULL) {
+        em_free(al, g->bp);
+        em_free(al, g->colsum);
+        em_free(al, g->bs);
+        em_free(al, g);
+    }
+}
+
+void em_qgemm_i8_release__avx2(const ember_allocator *al, void *state)
+{
+    i8_gemm_free(al, state);
+}
+
+/* B's per-tensor or per-column constant scale / zero point of element n, or false. */
+static bool i8_gemm_bparams(const em_kinfo *ki, const em_tensor *bt, i8_gemm *g)
+{
+    const em_tensor *s = &ki->in[4], *z = &ki->in[5];
+    int64_t ns = em_tensor_numel(s);
+    bool has_z = ki->n_in > 5 && z->dtype != EMBER_DTYPE_UNDEFINED;
+    if (s->dtype != EMBER_DTYPE_F32 || s->data == NULL || s->rank > 1 || (ns != 1 && ns != g->n) ||
+        (has_z && (z->dtype != bt->dtype || z->data == NULL || em_tensor_numel(z) != ns))) {
+        return false;
+    }
+    const uint8_t *b = bt->data;
+    const bool tb = em_node_attr_int(ki->node, "transB", 0) != 0, bs8 = bt->dtype == EMBER_DTYPE_I8;
+    for (int64_t n = 0; n < g->n; n++) {
+        int64_t pc = ns == 1 ? 0 : n;
+        float f = ((const float *)s->data)[pc];
+        if (!(f > 0.0f) || isinf(f)) {
+            return false;
+        }
+        g->bs[n] = f;
+        int32_t bz = !has_z ? 0 : bs8 ? ((const int8_t *)z->data)[pc] : ((const uint8_t *)z->data)[pc];
+        int64_t sum = 0;
+        for (int64_t k = 0; k < g->k; k++) {
+            int64_t i = tb ? n * g->k + k : k * g->n + n;
+            int32_t v = (bs8 ? (int32_t)(int8_t)b[i] : (int32_t)b[i]) - bz;
+            g->bp[n * g->k + k] = (int16_t)v;
+            sum += v;
+        }
+        g->colsum[n] = sum;
+    }
+    return true;
+}
+
+ember_status *em_qgemm_i8_prepare__avx2(const em_kinfo *ki, void **state, size_t *scratch_bytes)
+{
+    *state = NULL;
+    *scratch_bytes = 0;
+    if (ki->n_in < 6 || ki->n_out != 1) {
+        return i8_decline(ki, "arity");
+    }
+    const em_tensor *a = &ki->in[0], *bt = &ki->in[3], *y = &ki->out[0];
+    if (!i8_q8(a->dtype) || !i8_q8(bt->dtype) || a->rank != 2 || bt->rank != 2 ||
+        bt->data == NULL || em_node_attr_int(ki->node, "transA", 0) != 0) {
+        return i8_decline(ki, "u8 / s8 A [M, K] (no transA) and constant B only");
+    }
+    const bool tb = em_node_attr_int(ki->node, "transB", 0) != 0;
+    const em_attr *al = em_node_attr(ki->node, "alpha");
+    i8_gemm g = {.m = a->dims[0], .k = a->dims[1], .n = bt->dims[tb ? 0 : 1], .c_sm = -1};
+    g.alpha = al != NULL && al->type == EM_ATTR_FLOAT ? al->f : 1.0f;
+    g.a_s8 = a->dtype == EMBER_DTYPE_I8;
+    if (bt->dims[tb ? 1 : 0] != g.k || g.k >= 33025 || (al != NULL && al->type != EM_ATTR_FLOAT) ||
+        y->rank != 2 || y->dims[0] != g.m || y->dims[1] != g.n ||
+        !i8_param(ki, 1, 2, a->dtype, &g.as, &g.az)) {
+        return i8_decline(ki, "shapes, K >= 33025 or A's parameters not constant");
+    }
+    if (ki->n_in > 6 && ki->in[6].dtype != EMBER_DTYPE_UNDEFINED) {
+        const em_tensor *c = &ki->in[6];
+        int64_t cm = c->rank == 2 ? c->dims[0] : 1, cn = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
+        if (c->dtype != EMBER_DTYPE_I32 || c->rank > 2 || (cm != 1 && cm != g.m) ||
+            (cn != 1 && cn != g.n)) {
+            return i8_decline(ki, "C is not an int32 broadcasting to [M, N]");
+        }
+        g.c_sn = cn == 1 ? 0 : 1;
+        g.c_sm = cm == 1 ? 0 : cn;
+    }
+    g.y_q = ki->n_in > 7 && ki->in[7].dtype != EMBER_DTYPE_UNDEFINED;
+    if (g.y_q ? !i8_q8(y->dtype) || !i8_param(ki, 7, 8, y->dtype, &g.ys, &g.yz)
+              : y->dtype != EMBER_DTYPE_F32) {
+        return i8_decline(ki, "y's parameters not constant");
+    }
+    g.y_s8 = y->dtype == EMBER_DTYPE_I8;
+    i8_gemm *p = em_malloc(ki->al, sizeof *p);
+    if (p == NULL) {
+        return em_status_oom();
+    }
+    *p = g;
+    p->bp = em_malloc(ki->al, sizeof(int16_t) * (size_t)(g.n * g.k + 1));
+    p->colsum = em_malloc(ki->al, sizeof(int64_t) * (size_t)(g.n + 1));
+    p->bs = em_malloc(ki->al, sizeof(double) * (size_t)(g.n + 1));
+    if (p->bp == NULL || p->colsum == NULL || p->bs == NULL) {
+        i8_gemm_free(ki->al, p);
+        return em_status_oom();
+    }
+    if (!i8_gemm_bparams(ki, bt, p)) {
+        i8_gemm_free(ki->al, p);
+        return i8_decline(ki, "B's parameters not constant (1 or N values, positive scales)");
+    }
+    *state = p;
+    return NULL;
+}
+
+typedef struct i8_gemm_args {
+    const i8_gemm *g;
+    const uint8_t *a;
+    const int32_t *c;
+    void *y;
+} i8_gemm_args;
+
+static int32_t i8_dot(const uint8_t *a, bool s8, const int16_t *b, int64_t k)
+{
+    int32_t acc = 0;
+    if (s8) {
+        const int8_t *as = (const int8_t *)a;
+        for (int64_t i = 0; i < k; i++) {
+            acc += (int32_t)as[i] * (int32_t)b[i];
+        }
+    } else {
+        for (int64_t i = 0; i < k; i++) {
+            acc += (int32_t)a[i] * (int32_t)b[i];
+        }
+    }
+    return acc;
+}
+
+static void i8_gemm_rows(void *arg, int64_t begin, int64_t end)
+{
+    const i8_gemm_args *x = arg;
+    const i8_gemm *g = x->g;
+    const double lo = g->y_s8 ? -128.0 : 0.0, hi = g->y_s8 ? 127.0 : 255.0;
+    for (int64_t m = begin; m < end; m++) {
+        for (int64_t n = 0; n < g->n; n++) {
+            int64_t acc = (int64_t)i8_dot(x->a + m * g->k, g->a_s8, g->bp + n * g->k, g->k) -
+                          (int64_t)g->az * g->colsum[n];
+            if (g->c_sm >= 0) {
+                acc += x->c[m * g->c_sm + n * g->c_sn];
+            }
+            double real = g->alpha * g->as * g->bs[n] * (double)acc;
+            if (!g->y_q) {
+                ((float *)x->y)[m * g->n + n] = (float)real;
+                continue;
+            }
+            double q = rint(real / g->ys) + g->yz;
+            q = q < lo ? lo : q > hi ? hi : q;
+            ((uint8_t *)x->y)[m * g->n + n] = g->y_s8 ? (uint8_t)(int8_t)q : (uint8_t)q;
+        }
+    }
+}
+
+void em_qgemm_i8__avx2(const void *state, const em_tensor *in, em_tensor *out, const em_kctx *ctx)
+{
+    const i8_gemm *g = state;
+    i8_gemm_args x = {g, in[0].data, g->c_sm >= 0 ? in[6].data : NULL, out[0].data};
+    if (g->m * g->n > 0) {
+        em_parallel_for(ctx->pool, g->m, 1, i8_gemm_rows, &x);
+    }
 }

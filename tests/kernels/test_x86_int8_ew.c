@@ -6,7 +6,9 @@
  * scales from 1e-4 to 1e4 so that results saturate both ways, every byte value in A and B, 2
  * threads); QLinearSigmoid / QLinearLeakyRelu's tables over every byte value with several
  * parameters; MaxPool of u8 and s8 (kernels 1..4, strides 1..3, pads, dilations, ceil-mode
- * sizes, windows wholly in the padding, odd widths, 2 threads). The kernels decline what they
+ * sizes, windows wholly in the padding, odd widths, 2 threads); QGemm with constant B (u8 / s8
+ * A and B, transB, per-tensor and per-column B, C absent / [N] / [M, N], f32 and u8 outputs,
+ * alpha 1 and 0.75, K up to 512, resnet's 512 x 1000). The kernels decline what they
  * do not handle (non-constant parameters, broadcasting by more than one element, Indices).
  */
 #include "test_x86_harness.h"
@@ -272,6 +274,89 @@ static void test_maxpool_i8(void **state)
     em_threadpool_destroy(pool);
 }
 
+/* ---- QGemm -------------------------------------------------------------------------------- */
+
+static void gemm_case(const em_kernel *k, int64_t m, int64_t kk, int64_t n, int v,
+                      em_threadpool *pool)
+{
+    const bool tb = v & 1, per_col = v & 2, y_q = v & 4, a_s8 = v & 8;
+    const int c_rank = (v >> 4) % 3;
+    const ember_dtype at = a_s8 ? I8 : U8, bt = (v & 32) ? U8 : I8;
+    const int64_t da[2] = {m, kk}, db[2] = {tb ? n : kk, tb ? kk : n}, dy[2] = {m, n};
+    const int64_t nb = per_col ? n : 1, dc[2] = {m, n};
+    uint8_t *a = test_malloc((size_t)(m * kk)), *b = test_malloc((size_t)(kk * n));
+    int32_t *c = test_malloc(sizeof(int32_t) * (size_t)(m * n));
+    float *bs = test_malloc(sizeof(float) * (size_t)n), *yf = test_malloc(4 * (size_t)(m * n));
+    float *rf = test_malloc(4 * (size_t)(m * n));
+    uint8_t *bz = test_malloc((size_t)n);
+    fill_bytes(a, m * kk, (uint64_t)v);
+    fill_bytes(b, kk * n, (uint64_t)v + 5);
+    fill_bytes(bz, n, 2);
+    test_rng r = {(uint64_t)v};
+    for (int64_t i = 0; i < m * n; i++) {
+        c[i] = (int32_t)(test_rng_next(&r) % 200001) - 100000;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        bs[i] = 0.001f * (float)(1 + i % 7);
+    }
+    float as = 0.02f, ys = 0.5f;
+    uint8_t az = a_s8 ? 0xf0 : 121, yz = 77;
+    em_tensor in[9], out[1];
+    t_tensor(&in[0], at, 2, da, a);
+    t_tensor(&in[1], EMBER_DTYPE_F32, 0, NULL, &as);
+    t_tensor(&in[2], at, 0, NULL, &az);
+    t_tensor(&in[3], bt, 2, db, b);
+    t_tensor(&in[4], EMBER_DTYPE_F32, 1, &nb, bs);
+    t_tensor(&in[5], bt, 1, &nb, bz);
+    t_tensor(&in[6], EMBER_DTYPE_I32, c_rank, c_rank == 1 ? &n : dc, c);
+    if (c_rank == 0) {
+        t_absent(&in[6]);
+    }
+    t_tensor(&in[7], EMBER_DTYPE_F32, 0, NULL, &ys);
+    t_tensor(&in[8], U8, 0, NULL, &yz);
+    t_node node;
+    t_node_init(&node, EM_OP_QGEMM, "qgemm");
+    t_set_int(&node, "transB", tb);
+    t_set_float(&node, "alpha", v % 5 == 0 ? 0.75f : 1.0f);
+    char what[128];
+    snprintf(what, sizeof what, "qgemm %lldx%lldx%lld variant %d", (long long)m, (long long)kk,
+             (long long)n, v);
+    const int n_in = y_q ? 9 : 7;
+    const unsigned cm = 0x1feu;
+    t_tensor(&out[0], y_q ? U8 : EMBER_DTYPE_F32, 2, dy, yf);
+    t_expect_ok(kt_run(k, &node.n, in, n_in, out, 1, cm, pool), what);
+    t_tensor(&out[0], y_q ? U8 : EMBER_DTYPE_F32, 2, dy, rf);
+    t_expect_ok(kt_run(t_kernel(EM_OP_QGEMM, EMBER_DTYPE_UNDEFINED), &node.n, in, n_in, out, 1, cm,
+                       NULL),
+                what);
+    same(what, (const uint8_t *)yf, (const uint8_t *)rf, y_q ? m * n : 4 * m * n);
+    test_free(a);
+    test_free(b);
+    test_free(c);
+    test_free(bs);
+    test_free(yf);
+    test_free(rf);
+    test_free(bz);
+}
+
+static void test_qgemm_i8(void **state)
+{
+    (void)state;
+    const em_kernel *k = xk("em_qgemm_i8__avx2");
+    if (k == NULL) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    assert_null(em_threadpool_create(test_allocator(), 2, &pool));
+    static const int64_t sz[][3] = {{1, 1, 1}, {3, 7, 5}, {5, 33, 17}, {2, 300, 41}, {1, 512, 1000}};
+    for (size_t s = 0; s < sizeof sz / sizeof sz[0]; s++) {
+        for (int v = 0; v < 64; v++) {
+            gemm_case(k, sz[s][0], sz[s][1], sz[s][2], v, v % 4 == 0 ? pool : NULL);
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_qlinear_binary_declines),
         cmocka_unit_test(test_qlinear_lut),
         cmocka_unit_test(test_maxpool_i8),
+        cmocka_unit_test(test_qgemm_i8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
