@@ -195,7 +195,8 @@ static const char *bias_dq(const em_pctx *c, const em_node *conv, int dx, int dw
 }
 
 /* The QuantizeLinear after node `conv` (a Conv or another float op; through an optional Relu
- * the saturation already does): its node in *q, the Relu's (or -1) in *relu. */
+ * or Clip of constant bounds the saturation already does): its node in *q, the Relu's / Clip's
+ * (or -1) in *relu. */
 static const char *output_q(const em_pctx *c, int conv, int *q, int *relu)
 {
     const em_graph *g = c->g;
@@ -205,7 +206,16 @@ static const char *output_q(const em_pctx *c, int conv, int *q, int *relu)
         return "the output has other readers than one QuantizeLinear";
     }
     int r = em_pass_reader(c, y, conv);
-    if (r >= 0 && g->nodes[r].op == EM_OP_RELU) {
+    double mn = 0.0, mx = INFINITY; /* the Relu's or Clip's bounds */
+    if (r >= 0 && (g->nodes[r].op == EM_OP_RELU || g->nodes[r].op == EM_OP_CLIP)) {
+        const em_node *cl = &g->nodes[r];
+        if (cl->op == EM_OP_CLIP) {
+            mn = -INFINITY;
+            if ((cl->n_in > 1 && cl->in[1] >= 0 && !em_pass_scalar(g, cl->in[1], &mn)) ||
+                (cl->n_in > 2 && cl->in[2] >= 0 && !em_pass_scalar(g, cl->in[2], &mx))) {
+                return "a Clip with bounds that are not constants";
+            }
+        }
         *relu = r;
         y = g->nodes[r].out[0];
         if (!em_pass_private(c, y)) {
@@ -225,10 +235,19 @@ static const char *output_q(const em_pctx *c, int conv, int *q, int *relu)
         return "the QuantizeLinear's scale is not positive and finite";
     }
     if (*relu >= 0) {
+        /* Exact when the bounds lie outside what the QuantizeLinear can represent, (lo - z) *
+         * scale .. (hi - z) * scale: the saturation then clamps as the Relu / Clip would. */
         const em_value *z = &g->values[n->in[2]];
-        if (int_at(z, 0) != (z->dtype == EMBER_DTYPE_U8 ? 0 : -128)) {
+        const bool u8 = z->dtype == EMBER_DTYPE_U8;
+        const double ys = *(const float *)g->values[n->in[1]].init.data;
+        const double lo = ((u8 ? 0.0 : -128.0) - (double)int_at(z, 0)) * ys;
+        const double hi = ((u8 ? 255.0 : 127.0) - (double)int_at(z, 0)) * ys;
+        if (g->nodes[*relu].op == EM_OP_RELU && mn > lo) {
             return "a Relu before a QuantizeLinear whose zero point is above the range's low end "
                    "(needs a clamp epilogue)";
+        }
+        if (mn > lo || mx < hi) {
+            return "a Clip narrower than the QuantizeLinear's range (needs a clamp epilogue)";
         }
     }
     *q = r;

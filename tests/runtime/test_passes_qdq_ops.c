@@ -6,12 +6,13 @@
  * within one output step (the integer op rounds once where the fp32 chain rounds the float op
  * and then the quotient; the ops that move to the 8-bit side are exact). Positives: Add and
  * Mul of two inputs of different scales and zero points (u8 and s8), Add + Relu with the
- * output zero point at the range's low end, Sigmoid, LeakyRelu, Concat, AveragePool,
+ * output zero point at the range's low end, Add + Clip whose bounds lie outside the output's
+ * range (the saturation clamps), Sigmoid, LeakyRelu, Concat, AveragePool,
  * GlobalAveragePool, MaxPool / Flatten / Transpose with the same parameters on both sides,
  * Gemm with per-column s8 weights and an int32 bias (quantized output and the f32 output of a
  * last layer), MatMul. Negatives, each left to fp32 with its reason told: MaxPool between
- * different parameters, Add + Relu with the zero point inside the range, Add of a u8 and an s8
- * input, Gemm with alpha 2, a negative scale.
+ * different parameters, Add + Relu with the zero point inside the range, a Clip narrower than
+ * the output's range, Add of a u8 and an s8 input, Gemm with alpha 2, a negative scale.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,12 +37,14 @@ enum {
     O_GEMM,
     O_GEMM_F32,
     O_MATMUL,
+    O_ADD_CLIP, /* Clip(-7, 7) around a QuantizeLinear range of [-6, 6.75] */
     N_POSITIVE,
     N_MAXPOOL_PARAMS = N_POSITIVE,
     N_ADD_RELU_MID,
     N_ADD_MIXED,
     N_GEMM_ALPHA,
     N_NEG_SCALE,
+    N_ADD_CLIP_NARROW, /* Clip(-1, 1) inside that range */
     N_VARIANTS
 };
 
@@ -134,7 +137,9 @@ static void build(em_graph *g, int x, int v)
     case O_MUL:
     case N_ADD_RELU_MID:
     case N_ADD_MIXED:
-    case N_NEG_SCALE: {
+    case N_NEG_SCALE:
+    case O_ADD_CLIP:
+    case N_ADD_CLIP_NARROW: {
         int x2 = tp_op2(g, EM_OP_MUL, x, tp_scalar(g, "k", -0.7f), "x2");
         int b = qdq(g, x2, "b", 0.019f, v == N_ADD_MIXED ? s8 : t, sgn ? 11 : 90);
         y = tp_op2(g, v == O_MUL ? EM_OP_MUL : EM_OP_ADD, a, b, "op");
@@ -144,6 +149,11 @@ static void build(em_graph *g, int x, int v)
         if (v == O_ADD_RELU || v == N_ADD_RELU_MID) {
             y = tp_op(g, EM_OP_RELU, &y, 1, "relu");
             yz = v == O_ADD_RELU ? 0 : 128;
+        }
+        if (v == O_ADD_CLIP || v == N_ADD_CLIP_NARROW) {
+            const float bound = v == O_ADD_CLIP ? 7.0f : 1.0f;
+            const int in[3] = {y, tp_scalar(g, "lo", -bound), tp_scalar(g, "hi", bound)};
+            y = tp_op(g, EM_OP_CLIP, in, 3, "clip");
         }
         break;
     }
@@ -249,13 +259,13 @@ static void test_qdq_ops_rewritten(void **state)
         [O_GAP] = EM_OP_QLINEARGLOBALAVERAGEPOOL, [O_MAXPOOL] = EM_OP_MAXPOOL,
         [O_FLATTEN] = EM_OP_FLATTEN,      [O_TRANSPOSE] = EM_OP_TRANSPOSE,
         [O_GEMM] = EM_OP_QGEMM,           [O_GEMM_F32] = EM_OP_QGEMM,
-        [O_MATMUL] = EM_OP_QLINEARMATMUL,
+        [O_MATMUL] = EM_OP_QLINEARMATMUL, [O_ADD_CLIP] = EM_OP_QLINEARADD,
     };
     for (int v = 0; v < N_POSITIVE; v++) {
         /* the chain's QuantizeLinear became the integer op: one QuantizeLinear per quantized
          * input is left (x's), one DequantizeLinear (y's) unless the output is f32 */
         const int n_in = v == O_ADD || v == O_ADD_S8 || v == O_ADD_RELU || v == O_MUL ||
-                                 v == O_CONCAT
+                                 v == O_CONCAT || v == O_ADD_CLIP
                              ? 2
                              : 1;
         const tp_count want[] = {{int8_op[v], 1},
@@ -263,9 +273,10 @@ static void test_qdq_ops_rewritten(void **state)
                                  {EM_OP_DEQUANTIZELINEAR, v == O_GEMM_F32 ? 0 : 1},
                                  {EM_OP_RELU, 0},
                                  {EM_OP_GEMM, 0},
-                                 {EM_OP_ADD, 0}};
+                                 {EM_OP_ADD, 0},
+                                 {EM_OP_CLIP, 0}};
         const bool m = is_matrix(v);
-        tp_check_passes_extra(build, v, m ? 2 : 4, m ? xd2 : xd4, NULL, want, 6,
+        tp_check_passes_extra(build, v, m ? 2 : 4, m ? xd2 : xd4, NULL, want, 7,
                               1.001 * out_step(v) + 1e-6, v == O_GEMM_F32 ? 1e-5 : 0.0, &fused,
                               &int8);
     }
@@ -299,6 +310,7 @@ static void test_qdq_ops_left_to_fp32(void **state)
         [N_ADD_MIXED] = "dtypes differ",
         [N_GEMM_ALPHA] = "alpha or beta is not 1",
         [N_NEG_SCALE] = "scale is not positive and finite",
+        [N_ADD_CLIP_NARROW] = "Clip narrower than the QuantizeLinear's range",
     };
     for (int v = N_POSITIVE; v < N_VARIANTS; v++) {
         const bool m = is_matrix(v);
