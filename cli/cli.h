@@ -31,6 +31,8 @@ bool cli_parse_shape(const char *arg, cli_shape_opt *opt);
 bool cli_parse_int(const char *s, int lo, int hi, int *out);
 /* Parses an --optimize value (none, basic, all) into *level; false when unknown. */
 bool cli_parse_optimize(const char *s, ember_graph_opt *level);
+/* Parses an --int8 value (auto, on, off) into *mode; false when unknown. */
+bool cli_parse_int8(const char *s, ember_int8_mode *mode);
 /* What cli_load_model loads and how. */
 typedef struct cli_load {
     const char *path;            /* NULL: the built-in default model */
@@ -41,6 +43,7 @@ typedef struct cli_load {
     ember_graph_opt level;       /* --optimize */
     bool verify;                 /* false: --no-verify-checksums */
     bool dynamic;                /* --dynamic-shapes: keep the model's symbolic dims */
+    ember_int8_mode int8;        /* --int8 (AUTO when not given) */
 } cli_load;
 /* Loads l->path with graph optimization l->level. The --input files tell a TorchScript model its
  * input dtypes and ranks, and (unless l->dynamic) fix every input's shape to the file's, as

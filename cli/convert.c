@@ -90,7 +90,8 @@ int cli_convert(int argc, char **argv)
         return cli_error("convert needs a MODEL and --output FILE"), 2;
     }
     ember_model *m = NULL;
-    cli_load ld = {model, inputs, n_inputs, shapes, n_shapes, optimize, verify, dynamic};
+    cli_load ld = {model, inputs, n_inputs, shapes, n_shapes, optimize, verify, dynamic,
+                   EMBER_INT8_OFF};
     ember_status *st = cli_load_model(&ld, &m);
     if (st == NULL) {
         st = ember_model_save_onnx(m, output);

@@ -30,6 +30,9 @@ static void inspect_usage(FILE *f)
                "  --graph            also print the graph in ember's text form\n"
                "  --no-plan          skip the memory plan\n"
                "  --optimize LEVEL   graph passes at load: none, fold, basic or all (default)\n"
+               "  --int8 MODE        a QDQ model's quantized chains: on, off or auto (default:\n"
+               "                     ember's choice, today off); with on, prints which nodes run\n"
+               "                     in int8 and why each other chain stays fp32\n"
                "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
                "                     weights (a file you trust; other records are checked)\n"
                "  --help             this help\n");
@@ -82,6 +85,27 @@ static void print_metadata(const ember_model *m)
             int len = nl != NULL ? (int)(nl - p) : (int)strlen(p);
             printf("  %.*s\n", len, p);
             p += len + (nl != NULL);
+        }
+    }
+}
+
+/* What the int8 rewrite did: the nodes now integer ops, and each chain left fp32 with why. */
+static void print_int8(const ember_model *m)
+{
+    size_t n = ember_model_int8_note_count(m), n_int8 = 0;
+    const char *node, *op, *why;
+    for (size_t i = 0; ember_model_int8_note(m, i, &node, &op, &why); i++) {
+        n_int8 += op != NULL;
+    }
+    if (n == 0) {
+        return;
+    }
+    printf("int8: %zu of %zu quantized chains run as integer ops\n", n_int8, n);
+    for (size_t i = 0; ember_model_int8_note(m, i, &node, &op, &why); i++) {
+        if (op != NULL) {
+            printf("  int8 %s: %s\n", node, op);
+        } else {
+            printf("  fp32 %s: %s\n", node, why);
         }
     }
 }
@@ -174,6 +198,7 @@ int cli_inspect(int argc, char **argv)
     const char *inputs[CLI_MAX_INPUTS] = {0};
     int n_inputs = 0;
     ember_graph_opt optimize = EMBER_GRAPH_OPT_ALL;
+    ember_int8_mode int8 = EMBER_INT8_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -189,6 +214,11 @@ int cli_inspect(int argc, char **argv)
         } else if (strcmp(a, "--optimize") == 0) {
             if (i + 1 >= argc || !cli_parse_optimize(argv[i + 1], &optimize)) {
                 return cli_error("--optimize needs none, fold, basic or all"), 2;
+            }
+            i++;
+        } else if (strcmp(a, "--int8") == 0) {
+            if (i + 1 >= argc || !cli_parse_int8(argv[i + 1], &int8)) {
+                return cli_error("--int8 needs auto, on or off"), 2;
             }
             i++;
         } else if (strcmp(a, "--dynamic-shapes") == 0) {
@@ -213,7 +243,7 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    cli_load ld = {model, inputs, n_inputs, shapes, n_shapes, optimize, verify, dynamic};
+    cli_load ld = {model, inputs, n_inputs, shapes, n_shapes, optimize, verify, dynamic, int8};
     ember_status *st = cli_load_model(&ld, &m);
     if (st != NULL) {
         return cli_fail(st);
@@ -242,6 +272,7 @@ int cli_inspect(int argc, char **argv)
     print_ops(m);
     printf("parameters: %lld\n", (long long)ember_model_param_count(m));
     print_metadata(m);
+    print_int8(m);
     int rc = 0;
     if (graph) {
         char *text = NULL;

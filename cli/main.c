@@ -175,6 +175,19 @@ bool cli_parse_optimize(const char *s, ember_graph_opt *level)
     return false;
 }
 
+bool cli_parse_int8(const char *s, ember_int8_mode *mode)
+{
+    static const char *const names[] = {"auto", "on", "off"};
+    static const ember_int8_mode modes[] = {EMBER_INT8_AUTO, EMBER_INT8_ON, EMBER_INT8_OFF};
+    for (size_t i = 0; s != NULL && i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *mode = modes[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Fixes the shapes the --shape options give (see cli_load_model). */
 static ember_status *fix_named_shapes(ember_model_options *opts, const cli_shape_opt *shapes,
                                       int n_shapes)
@@ -199,6 +212,9 @@ ember_status *cli_load_model(const cli_load *l, ember_model **out)
     ember_status *st = ember_model_options_create(&opts);
     if (st == NULL) {
         st = ember_model_options_set_graph_optimization(opts, l->level);
+    }
+    if (st == NULL) {
+        st = ember_model_options_set_int8(opts, l->int8);
     }
     if (st == NULL) {
         st = ember_model_options_set_verify_checksums(opts, l->verify);

@@ -31,6 +31,7 @@ typedef struct run_opts {
     cli_shape_opt shapes[CLI_MAX_SHAPES];
     int n_shapes;
     ember_graph_opt optimize;
+    ember_int8_mode int8; /* --int8 */
     size_t memory_limit; /* --memory-limit; 0: none */
 } run_opts;
 
@@ -68,6 +69,9 @@ static void run_usage(FILE *f)
             "  --optimize LEVEL    graph passes at load: none (the graph as loaded), fold\n"
             "                      (constant folding, dead code), basic (fold + fusions) or\n"
             "                      all (default: basic + blocked conv layout)\n"
+            "  --int8 MODE         a QDQ model's quantized chains: on (integer ops where\n"
+            "                      exact), off (fp32 on dequantized weights) or auto\n"
+            "                      (default: ember's choice for the CPU, today off)\n"
             "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
             "                      weights (a file you trust; other records are checked)\n"
             "  --profile           print a per-op time table of the timed runs\n"
@@ -98,7 +102,8 @@ static bool takes_value(const char *a)
 {
     static const char *const opts[] = {"--input",  "--output-dir", "--threads", "--warmup",
                                        "--iters",  "--device",     "--precision", "--trace",
-                                       "--isa",    "--shape",      "--optimize", "--memory-limit"};
+                                       "--isa",    "--shape",      "--optimize", "--memory-limit",
+                                       "--int8"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         if (strcmp(a, opts[i]) == 0) {
             return true;
@@ -210,6 +215,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
         } else if (strcmp(a, "--optimize") == 0) {
             if (!cli_parse_optimize(v, &o->optimize)) {
                 return cli_error("--optimize: '%s' is not none, fold, basic or all", v), 2;
+            }
+        } else if (strcmp(a, "--int8") == 0) {
+            if (!cli_parse_int8(v, &o->int8)) {
+                return cli_error("--int8: '%s' is not auto, on or off", v), 2;
             }
         } else if (strcmp(a, "--shape") == 0) {
             if (o->n_shapes >= CLI_MAX_SHAPES || !cli_parse_shape(v, &o->shapes[o->n_shapes])) {
@@ -568,7 +577,7 @@ int cli_run(int argc, char **argv)
 
     double t0 = now_ms();
     cli_load ld = {o.model, (const char *const *)o.inputs, o.n_inputs, o.shapes, o.n_shapes,
-                   o.optimize, !o.no_verify, o.dynamic};
+                   o.optimize, !o.no_verify, o.dynamic, o.int8};
     if ((st = cli_load_model(&ld, &m)) != NULL) {
         goto done;
     }

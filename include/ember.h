@@ -426,6 +426,28 @@ EMBER_API EMBER_NODISCARD ember_status *
 ember_model_options_set_graph_optimization(ember_model_options *opts, ember_graph_opt level);
 
 /*
+ * Whether a QDQ model (QuantizeLinear / DequantizeLinear around its ops, as ONNX Runtime's
+ * quantize_static writes) runs its quantized chains as integer ops (QLinearConv, QLinearAdd,
+ * int8 MaxPool, ...) or in fp32 on the dequantized weights (issue #19).
+ *  - EMBER_INT8_AUTO (the default): ember's choice for the CPU. Today the fp32 path: on AVX2
+ *    without VNNI the int8 kernels are slower than the fp32 ones (docs/NOTES.md, issue #19).
+ *  - EMBER_INT8_ON: every chain the rewrite can prove exact becomes an integer op; the others
+ *    stay fp32 (ember_model_int8_note() says which and why).
+ *  - EMBER_INT8_OFF: every chain stays fp32.
+ * Outputs of the two paths agree within one quantization step of each quantized tensor. The
+ * rewrite runs with the graph passes (not at EMBER_GRAPH_OPT_NONE). INVALID_ARG for a NULL
+ * `opts` or a mode not listed here.
+ */
+typedef enum ember_int8_mode {
+    EMBER_INT8_AUTO = 0,
+    EMBER_INT8_ON = 1,
+    EMBER_INT8_OFF = 2
+} ember_int8_mode;
+
+EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_int8(ember_model_options *opts,
+                                                                     ember_int8_mode mode);
+
+/*
  * Whether loading checks the CRC-32 of the weight storages of a TorchScript archive (default
  * true). Every zip record that is read is checked against the CRC-32 its directory entry
  * records; a mismatch fails the load with INVALID_MODEL naming the file and the record
@@ -540,6 +562,18 @@ EMBER_API bool ember_model_opset(const ember_model *model, size_t i, const char 
 EMBER_API size_t ember_model_node_count(const ember_model *model);
 EMBER_API const char *ember_model_node_op(const ember_model *model, size_t i);
 EMBER_API const char *ember_model_node_name(const ember_model *model, size_t i);
+/*
+ * What the int8 rewrite (ember_model_options_set_int8) did at load, one entry per quantized
+ * chain it looked at, in graph order: `node` the chain's node name (the Conv, Add, ...), and
+ * either `int8_op` the integer op it now runs as ("QLinearConv", "MaxPool (int8)", ...) with
+ * `why` NULL, or `int8_op` NULL and `why` the reason the chain stays fp32. Count 0 when the
+ * rewrite did not run (mode OFF / AUTO on this CPU) and for a NULL model;
+ * ember_model_int8_note() returns false for `i` out of range. Out-arguments may be NULL; the
+ * strings live as long as the model.
+ */
+EMBER_API size_t ember_model_int8_note_count(const ember_model *model);
+EMBER_API bool ember_model_int8_note(const ember_model *model, size_t i, const char **node,
+                                     const char **int8_op, const char **why);
 /* Total number of elements in the model's weights (initializers); 0 for a NULL model. */
 EMBER_API int64_t ember_model_param_count(const ember_model *model);
 /*

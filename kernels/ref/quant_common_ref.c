@@ -251,3 +251,48 @@ ember_status *em_qmap_parse(const em_kinfo *ki, const em_tensor *x, const em_ten
 fail:
     return st;
 }
+
+ember_status *em_q_tensor_params(const em_kinfo *ki, int si, int zi, ember_dtype dt,
+                                 const char *what, bool *has_zp)
+{
+    if (!em_ref_has_input(ki, si)) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL, "%s's scale (input %d) is missing", what,
+                            si);
+    }
+    const em_tensor *s = &ki->in[si];
+    ember_status *st = em_ref_check_tensor(ki, s, EMBER_DTYPE_UNDEFINED, what);
+    if (st != NULL) {
+        return st;
+    }
+    if (s->dtype != EMBER_DTYPE_F32 || s->rank > 1 || em_ref_prod(s->dims, s->rank) != 1) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            "%s's scale (input %d) must be one float32 value", what, si);
+    }
+    if (s->data != NULL) {
+        float v = *(const float *)s->data;
+        if (!(v > 0.0f) || isinf(v)) {
+            return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                                "%s's scale (input %d) is %g: a scale must be positive and finite",
+                                what, si, (double)v);
+        }
+    }
+    *has_zp = zi >= 0 && em_ref_has_input(ki, zi);
+    if (!*has_zp) {
+        return NULL;
+    }
+    const em_tensor *z = &ki->in[zi];
+    if ((st = em_ref_check_tensor(ki, z, EMBER_DTYPE_UNDEFINED, what)) != NULL) {
+        return st;
+    }
+    if (z->dtype != dt || z->rank > 1 || em_ref_prod(z->dims, z->rank) != 1) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            "%s's zero point (input %d) must be one %s value", what, zi,
+                            em_dtype_name(dt));
+    }
+    return NULL;
+}
+
+double em_q_param_at(const em_tensor *in, int i, bool present, int64_t k, double dflt)
+{
+    return present ? em_tref_get(in[i].dtype, in[i].data, k) : dflt;
+}

@@ -58,4 +58,16 @@ ember_status *em_qmap_parse(const em_kinfo *ki, const em_tensor *x, const em_ten
 /* The QLinear ops' result: saturate(round_half_even(acc * mult) + zp) into element i. */
 void em_q_requantize(const em_qtype *t, void *p, int64_t i, int64_t acc, double mult, double zp);
 
+/* Most inputs QLinearConcat joins: (1024 inputs of its op row - 2) / 3. */
+#define EM_QCONCAT_MAX 340
+
+/* The per-tensor parameters of an 8-bit operand of the com.microsoft QLinear ops: scale input
+ * si (one float32 value; when prepare sees it, positive and finite, else INVALID_MODEL naming
+ * the node and input), zero point input zi (zi < 0 or absent: none, *has_zp false; else one
+ * value of dtype dt). `what` names the operand ("A"). */
+ember_status *em_q_tensor_params(const em_kinfo *ki, int si, int zi, ember_dtype dt,
+                                 const char *what, bool *has_zp);
+/* Element k of parameter input i as a double, `dflt` when not present. */
+double em_q_param_at(const em_tensor *in, int i, bool present, int64_t k, double dflt);
+
 #endif /* EMBER_KERNELS_REF_QUANT_REF_H */

@@ -67,11 +67,33 @@ static bool is_ml_op(const char *op)
 /* FlexAttention of ai.onnx.preview (version 1), expanded at load (onnx_flex.c). */
 static const char *const preview_domain = "ai.onnx.preview";
 
+/* ONNX Runtime's quantized contrib ops of com.microsoft (version 1) that ember runs
+ * (runtime/ir/ops_quant.def), as its quantizer writes them in QOperator format. */
+static const char *const ms_domain = "com.microsoft";
+
+static bool is_ms_op(const char *op)
+{
+    static const char *const ops[] = {"QLinearAdd",         "QLinearMul",
+                                      "QLinearSigmoid",     "QLinearLeakyRelu",
+                                      "QLinearConcat",      "QLinearAveragePool",
+                                      "QLinearGlobalAveragePool", "QGemm"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(op, ops[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* True when ember knows op `op` of `domain`. */
 static bool domain_op_known(const char *domain, const char *op)
 {
     if (is_default_domain(domain)) {
-        return !is_training_op(op) && !is_ml_op(op) && strcmp(op, "FlexAttention") != 0;
+        return !is_training_op(op) && !is_ml_op(op) && !is_ms_op(op) &&
+               strcmp(op, "FlexAttention") != 0;
+    }
+    if (strcmp(domain, ms_domain) == 0) {
+        return is_ms_op(op);
     }
     if (strcmp(domain, ml_domain) == 0) {
         return is_ml_op(op);

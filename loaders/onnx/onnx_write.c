@@ -19,7 +19,7 @@ enum { AT_FLOAT = 1, AT_INT, AT_STRING, AT_TENSOR, AT_GRAPH, AT_FLOATS, AT_INTS,
 typedef struct wctx {
     const em_onnx_write_opts *o;
     int64_t opset;      /* the default domain's, once chosen */
-    bool uses_ml, uses_training;
+    bool uses_ml, uses_training, uses_ms;
     bool ext;           /* initializers of EM_ONNX_WRITE_EXT_MIN bytes or more go to `data` */
     em_afile *data;
     const char *data_name; /* the data file's name as written in `location` */
@@ -31,6 +31,11 @@ typedef struct wctx {
 static const char *const ml_ops[] = {"ArrayFeatureExtractor", "Binarizer", "LabelEncoder",
                                      "TreeEnsemble"};
 static const char *const training_ops[] = {"Adagrad", "Adam", "Momentum"};
+/* ONNX Runtime's quantized contrib ops (com.microsoft, version 1; onnx_load.c reads them). */
+static const char *const ms_ops[] = {"QLinearAdd",         "QLinearMul",
+                                     "QLinearSigmoid",     "QLinearLeakyRelu",
+                                     "QLinearConcat",      "QLinearAveragePool",
+                                     "QLinearGlobalAveragePool", "QGemm"};
 /* Ops that ember's IR has only for its own plans (runtime/ir/ops_nn.def). */
 static const char *const internal_ops[] = {"FusedConv",        "FusedGemm",          "ReorderToBlocked",
                                            "ReorderFromBlocked", "BlockedPool",        "BlockedAffine",
@@ -86,6 +91,7 @@ static ember_status *survey(wctx *c, const em_graph *g, int64_t *need)
         }
         c->uses_ml |= IN_LIST(ml_ops, op);
         c->uses_training |= IN_LIST(training_ops, op);
+        c->uses_ms |= IN_LIST(ms_ops, op);
         for (size_t k = 0; k < sizeof late_ops / sizeof late_ops[0]; k++) {
             if (strcmp(late_ops[k].op, op) == 0 && late_ops[k].since > *need) {
                 *need = late_ops[k].since;
@@ -115,6 +121,9 @@ static const char *op_domain(const char *op)
 {
     if (IN_LIST(ml_ops, op)) {
         return "ai.onnx.ml";
+    }
+    if (IN_LIST(ms_ops, op)) {
+        return "com.microsoft";
     }
     return IN_LIST(training_ops, op) ? "ai.onnx.preview.training" : "";
 }
@@ -601,6 +610,9 @@ static ember_status *write_model(wctx *c, const em_graph *g, em_pbuf *b)
     }
     if (c->uses_training) {
         write_opset(b, "ai.onnx.preview.training", 1);
+    }
+    if (c->uses_ms) {
+        write_opset(b, "com.microsoft", 1);
     }
     static const char *const own[] = {"producer_name", "producer_version", "domain",
                                       "model_version", "doc_string",      "graph_name"};

@@ -249,6 +249,21 @@ ember_status *ember_model_options_set_graph_optimization(ember_model_options *op
     return NULL;
 }
 
+ember_status *ember_model_options_set_int8(ember_model_options *opts, ember_int8_mode mode)
+{
+    if (opts == NULL) {
+        return em_api_null_arg("model_options_set_int8", "options");
+    }
+    if (mode != EMBER_INT8_AUTO && mode != EMBER_INT8_ON && mode != EMBER_INT8_OFF) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "model_options_set_int8: unknown mode %d, not an ember_int8_mode "
+                             "(AUTO 0, ON 1, OFF 2)",
+                             (int)mode);
+    }
+    opts->int8 = mode;
+    return NULL;
+}
+
 ember_status *ember_model_options_set_verify_checksums(ember_model_options *opts, bool verify)
 {
     if (opts == NULL) {
@@ -306,6 +321,8 @@ static ember_status *model_new(const ember_model_options *opts, ember_model **ou
         m->al = &m->alloc;
     }
     m->graph_opt = opts != NULL && opts->has_graph_opt ? opts->graph_opt : EMBER_GRAPH_OPT_ALL;
+    /* AUTO: off until int8 kernels beat the fp32 path on some CPU (VNNI / AMX; issue #19) */
+    m->int8 = opts != NULL && opts->int8 == EMBER_INT8_ON;
     if (opts != NULL) {
         m->log = opts->log;
         m->log_ctx = opts->log_ctx;
@@ -336,10 +353,41 @@ void ember_model_destroy(ember_model *m)
         em_free(m->al, m->opset_domains[i]);
     }
     em_free(m->al, m->opset_domains);
+    for (size_t i = 0; i < 3 * m->n_int8_notes; i++) {
+        em_free(m->al, m->int8_notes[i]);
+    }
+    em_free(m->al, m->int8_notes);
     em_free(m->al, m->opset_versions);
     ember_allocator al = m->alloc;
     em_free(m->al != NULL ? &al : NULL, m);
     em_heap_trim();
+}
+
+/* The int8 rewrite's note callback: appends (node, int8_op, why) to the model's notes. */
+typedef struct int8_notes {
+    ember_model *m;
+    bool oom;
+} int8_notes;
+
+static void int8_note(void *ctx, const char *node, const char *int8_op, const char *why)
+{
+    int8_notes *t = ctx;
+    ember_model *m = t->m;
+    if (t->oom) {
+        return;
+    }
+    char **p = em_realloc(m->al, m->int8_notes, 3 * (m->n_int8_notes + 1) * sizeof *p);
+    if (p == NULL) {
+        t->oom = true;
+        return;
+    }
+    m->int8_notes = p;
+    const char *s[3] = {node != NULL ? node : "", int8_op, why};
+    for (int k = 0; k < 3; k++) {
+        p[3 * m->n_int8_notes + k] = s[k] != NULL ? em_strdup(m->al, s[k]) : NULL;
+        t->oom = t->oom || (s[k] != NULL && p[3 * m->n_int8_notes + k] == NULL);
+    }
+    m->n_int8_notes++;
 }
 
 static ember_status *model_finish(ember_model *m)
@@ -351,7 +399,12 @@ static ember_status *model_finish(ember_model *m)
     if (st == NULL) {
         em_passes_options po = em_passes_level(m->graph_opt);
         po.eval = em_plan_eval_const;
-        st = em_passes_run(m->g, &po);
+        int8_notes t = {m, false};
+        const em_passes_extra x = {m->int8, int8_note, &t};
+        st = em_passes_run_extra(m->g, &po, &x);
+        if (st == NULL && t.oom) {
+            st = em_status_oom();
+        }
     }
     if (st == NULL) { /* e.g. the weights that Conv+BatchNorm folding replaced */
         st = em_graph_drop_unused_image(m->g, m->bytes);
@@ -605,6 +658,30 @@ const char *ember_model_node_op(const ember_model *m, size_t i)
 const char *ember_model_node_name(const ember_model *m, size_t i)
 {
     return m != NULL && i < (size_t)m->g->n_nodes ? m->g->nodes[i].name : NULL;
+}
+
+size_t ember_model_int8_note_count(const ember_model *m)
+{
+    return m != NULL ? m->n_int8_notes : 0;
+}
+
+bool ember_model_int8_note(const ember_model *m, size_t i, const char **node, const char **int8_op,
+                           const char **why)
+{
+    if (m == NULL || i >= m->n_int8_notes) {
+        return false;
+    }
+    char *const *p = &m->int8_notes[3 * i];
+    if (node != NULL) {
+        *node = p[0];
+    }
+    if (int8_op != NULL) {
+        *int8_op = p[1];
+    }
+    if (why != NULL) {
+        *why = p[2];
+    }
+    return true;
 }
 
 int64_t ember_model_param_count(const ember_model *m)

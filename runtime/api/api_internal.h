@@ -30,6 +30,7 @@ struct ember_model_options {
     bool input_set[EM_MAX_INPUT_SPECS];
     bool has_graph_opt;        /* graph_opt set; EMBER_GRAPH_OPT_ALL otherwise */
     ember_graph_opt graph_opt;
+    ember_int8_mode int8;      /* set_int8 (AUTO when unset) */
     bool trust_checksums;      /* set_verify_checksums(false): weights not CRC-checked */
     size_t n_shapes;           /* set_input_shape / _at: names owned (malloc) */
     em_shape_fix shapes[EM_MAX_SHAPE_FIXES];
@@ -45,6 +46,9 @@ struct ember_model {
     ember_log_level log_level;
     const char *format;
     ember_graph_opt graph_opt; /* passes run by model_finish (passes.h) */
+    bool int8;                 /* run the QDQ -> integer rewrite (set_int8) */
+    size_t n_int8_notes;       /* what it did: node, int8 op or NULL, reason or NULL */
+    char **int8_notes;         /* 3 strings per note, owned (allocated with `al`) */
     em_graph *g;
     em_storage *bytes; /* the model image when loaded from memory or a file */
     size_t n_opsets;   /* ONNX opset imports, in file order; none for other formats */

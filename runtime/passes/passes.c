@@ -533,6 +533,7 @@ ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
     }
     if (st == NULL && opt->fuse && x->int8) { /* before folding makes the weights f32 */
         st = em_pass_qdq_conv(&c);
+        st = st == NULL ? em_pass_qdq_ops(&c) : st;
     }
     if (st == NULL && opt->fold && opt->eval != NULL) {
         st = fold_constants(&c);

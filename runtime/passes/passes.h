@@ -75,9 +75,11 @@ typedef struct em_passes_options {
     em_pass_eval_fn eval; /* runs a node for folding; NULL: no folding */
 } em_passes_options;
 
-/* Told, for each QDQ chain the int8 rewrite leaves to the fp32 fallback, the node and why
- * (passes_qdq.c; for `ember inspect`). */
-typedef void (*em_pass_note_fn)(void *ctx, const char *node, const char *why);
+/* Told, for each QDQ chain the int8 rewrite looked at (passes_qdq.c; for `ember inspect`), the
+ * node and either the integer op it became (`why` NULL) or why it stays fp32 (`int8_op`
+ * NULL). */
+typedef void (*em_pass_note_fn)(void *ctx, const char *node, const char *int8_op,
+                                const char *why);
 
 /* The passes of a graph optimization level (ember_graph_opt); `eval` is left NULL. */
 em_passes_options em_passes_level(ember_graph_opt level);
@@ -231,5 +233,10 @@ ember_status *em_pass_fuse_se(em_pctx *c);
 /* Before constant folding: DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear chains ->
  * QLinearConv (passes_qdq.c). */
 ember_status *em_pass_qdq_conv(em_pctx *c);
+/* After em_pass_qdq_conv: the chains around the ops between convolutions -> QLinearAdd,
+ * QLinearMul, QLinearConcat, QLinearSigmoid, QLinearLeakyRelu, QLinear(Global)AveragePool,
+ * QGemm, QLinearMatMul, and MaxPool / Flatten / Reshape / Transpose / Squeeze / Unsqueeze on
+ * the 8-bit values (passes_qdq.c). */
+ember_status *em_pass_qdq_ops(em_pctx *c);
 
 #endif /* EMBER_PASSES_PASSES_H */

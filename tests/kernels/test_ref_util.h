@@ -29,7 +29,7 @@
 
 #define T_MAX_ATTRS 16
 #define T_MAX_INTS 16
-#define T_MAX_IO 8
+#define T_MAX_IO 12
 
 /* A node with room for its attributes. Holds pointers into itself: do not copy it. */
 typedef struct t_node {

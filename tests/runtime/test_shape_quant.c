@@ -229,6 +229,104 @@ static void test_conv(void **state)
     infer_err(&s, in);
 }
 
+/* The com.microsoft ops: shapes, and a clear error naming the node for bad parameters. */
+static void test_contrib(void **state)
+{
+    (void)state;
+    sn s;
+    em_shape out[1];
+    em_shape in[11];
+    for (int i = 0; i < 11; i++) {
+        in[i] = absent();
+    }
+    /* QLinearAdd: numpy broadcasting, A's dtype */
+    sn_init(&s, EM_OP_QLINEARADD, "qadd", 8, 1);
+    in[0] = shp(U8, 4, DIMS(2, 3, 5, 7));
+    in[1] = shp(F32, 0, NULL);
+    in[2] = shp(U8, 0, NULL);
+    in[3] = shp(U8, 3, DIMS(3, 1, 7));
+    in[4] = shp(F32, 1, DIMS(1));
+    in[5] = shp(U8, 0, NULL);
+    in[6] = shp(F32, 0, NULL);
+    in[7] = shp(U8, 0, NULL);
+    infer_ok(&s, in, out);
+    EXPECT(out[0], U8, 2, 3, 5, 7);
+    sn_init(&s, EM_OP_QLINEARADD, "qadd_zp_dtype", 8, 1); /* a zero point of another dtype */
+    in[5] = shp(I8, 0, NULL);
+    infer_err(&s, in);
+    sn_init(&s, EM_OP_QLINEARADD, "qadd_scale_len", 8, 1); /* a per-tensor op's scale of 3 */
+    in[5] = shp(U8, 0, NULL);
+    in[4] = shp(F32, 1, DIMS(3));
+    infer_err(&s, in);
+    sn_init(&s, EM_OP_QLINEARADD, "qadd_scale_dtype", 8, 1);
+    in[4] = shp(I32, 0, NULL);
+    infer_err(&s, in);
+    /* QLinearConcat along axis -1 */
+    sn_init(&s, EM_OP_QLINEARCONCAT, "qcat", 8, 1);
+    sn_int(&s, "axis", -1);
+    in[0] = shp(F32, 0, NULL);
+    in[1] = shp(I8, 0, NULL);
+    in[2] = shp(I8, 2, DIMS(3, 4));
+    in[3] = shp(F32, 0, NULL);
+    in[4] = shp(I8, 0, NULL);
+    in[5] = shp(I8, 2, DIMS(3, 2));
+    in[6] = shp(F32, 0, NULL);
+    in[7] = shp(I8, 0, NULL);
+    infer_ok(&s, in, out);
+    EXPECT(out[0], I8, 3, 6);
+    sn_init(&s, EM_OP_QLINEARCONCAT, "qcat_arity", 7, 1);
+    sn_int(&s, "axis", 0);
+    infer_err(&s, in);
+    /* QLinearGlobalAveragePool / QLinearAveragePool */
+    sn_init(&s, EM_OP_QLINEARGLOBALAVERAGEPOOL, "qgap", 5, 1);
+    in[0] = shp(U8, 4, DIMS(2, 8, 7, 7));
+    in[1] = shp(F32, 0, NULL);
+    in[2] = shp(U8, 0, NULL);
+    in[3] = shp(F32, 0, NULL);
+    in[4] = shp(U8, 0, NULL);
+    infer_ok(&s, in, out);
+    EXPECT(out[0], U8, 2, 8, 1, 1);
+    sn_init(&s, EM_OP_QLINEARGLOBALAVERAGEPOOL, "qgap_nhwc", 5, 1);
+    sn_int(&s, "channels_last", 1);
+    ember_status *st = em_shape_infer_node(&s.n, in, out);
+    assert_int_equal(ember_status_code(st), EMBER_ERR_UNSUPPORTED);
+    assert_non_null(strstr(ember_status_message(st), "qgap_nhwc"));
+    ember_status_destroy(st);
+    sn_init(&s, EM_OP_QLINEARAVERAGEPOOL, "qap", 5, 1);
+    sn_ints(&s, "kernel_shape", DIMS(3, 3), 2);
+    sn_ints(&s, "strides", DIMS(2, 2), 2);
+    sn_ints(&s, "pads", DIMS(1, 1, 1, 1), 4);
+    infer_ok(&s, in, out);
+    EXPECT(out[0], U8, 2, 8, 4, 4);
+    /* QGemm: f32 without y_scale, y's dtype with it; b per column of N */
+    sn_init(&s, EM_OP_QGEMM, "qgemm", 7, 1);
+    sn_int(&s, "transB", 1);
+    in[0] = shp(U8, 2, DIMS(3, 10));
+    in[1] = shp(F32, 0, NULL);
+    in[2] = shp(U8, 0, NULL);
+    in[3] = shp(I8, 2, DIMS(4, 10));
+    in[4] = shp(F32, 1, DIMS(4));
+    in[5] = shp(I8, 1, DIMS(4));
+    in[6] = shp(I32, 1, DIMS(4));
+    infer_ok(&s, in, out);
+    EXPECT(out[0], F32, 3, 4);
+    sn_init(&s, EM_OP_QGEMM, "qgemm_q", 9, 1);
+    sn_int(&s, "transB", 1);
+    in[7] = shp(F32, 0, NULL);
+    in[8] = shp(I8, 0, NULL);
+    infer_ok(&s, in, out);
+    EXPECT(out[0], I8, 3, 4);
+    sn_init(&s, EM_OP_QGEMM, "qgemm_cols", 9, 1); /* 5 per-column scales for N = 4 */
+    sn_int(&s, "transB", 1);
+    in[4] = shp(F32, 1, DIMS(5));
+    infer_err(&s, in);
+    sn_init(&s, EM_OP_QGEMM, "qgemm_bias", 9, 1);
+    sn_int(&s, "transB", 1);
+    in[4] = shp(F32, 1, DIMS(4));
+    in[6] = shp(F32, 1, DIMS(4));
+    infer_err(&s, in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_dequantize_dynamic),
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_contrib),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
