@@ -317,6 +317,41 @@ def summarize(records, models, threads, rounds):
     return {"rows": rows, "agg": agg}
 
 
+def merge(raws, Rmod):
+    """One run from several (--render a.json,b.json: --int8 run in chunks with --models):
+    records, models, forms and accuracy joined, the summary computed again; the header lists
+    every chunk's command, date and load average."""
+    global R
+    R = Rmod or R
+    if len(raws) == 1:
+        return raws[0]
+    out = dict(raws[-1])
+    out["chunks"] = [{k: r.get(k) for k in ("date", "commit", "command", "elapsed_s", "loadavg",
+                                            "loadavg_end", "note")} for r in raws]
+    out["command"] = " ; ".join(r["command"] for r in raws)
+    out["commit"] = ", ".join(dict.fromkeys(r["commit"] for r in raws))
+    out["elapsed_s"] = sum(r["elapsed_s"] for r in raws)
+    for k in ("loadavg", "loadavg_end"):
+        out[k] = [max(r[k][i] for r in raws) for i in range(3)]
+    for k in ("models", "records", "accuracy", "skipped"):
+        out[k] = [x for r in raws for x in r[k]]
+    out["forms"] = {m: v for r in raws for m, v in r["forms"].items()}
+    out["make"] = {}
+    for r in raws:
+        for st, v in r["make"].items():
+            o = out["make"].setdefault(st, {"seconds": 0})
+            o["seconds"] = o["seconds"] + v.get("seconds", 0)
+            for k in ("error", "versions"):
+                if v.get(k):
+                    o[k] = v[k]
+            if v.get("errors"):
+                o.setdefault("errors", {}).update(v["errors"])
+    out["rounds"] = max(r["rounds"] for r in raws)
+    out["note"] = None
+    out["summary"] = summarize(out["records"], out["models"], out["threads"], out["rounds"])
+    return out
+
+
 # ----------------------------------------------------------------------------- markdown
 
 def fmt_pct(x):
@@ -326,11 +361,12 @@ def fmt_pct(x):
 def render(raw, Rmod=None):
     global R
     R = Rmod or R
-    fr = lambda x: "n/a" if x is None else "%.2f" % x  # noqa: E731
+    fr = lambda x: "n/a" if x is None else "%.2f" % x if x >= 0.1 else "%.2g" % x  # noqa: E731
     fm = lambda x: "n/a" if x is None else R.fmt(x)  # noqa: E731
     S, threads = raw["summary"], raw["threads"]
     L = ["# ember int8: quantized models next to ONNX Runtime, LibTorch and ExecuTorch\n"]
-    L.append("- date: %s; git commit %s" % (raw["date"], raw["commit"]))
+    L.append("- date: %s; bench/ from git commit %s (ember: the binary below)"
+             % (raw["date"], raw["commit"]))
     L.append("- command: `%s` (%d round(s) x %d timed runs after the first run and %d warm-up "
              "runs; %.0f min, of which making the models %.0f s)"
              % (raw["command"], raw["rounds"], raw["iters"], raw["warmup"], raw["elapsed_s"] / 60,
@@ -346,6 +382,11 @@ def render(raw, Rmod=None):
                  "round are the figures to read, and even they swing.")
     if raw.get("note"):
         L.append("- note: " + raw["note"])
+    for c in raw.get("chunks", []):
+        L.append("  - chunk: `%s` on %s, %s, %.0f min, load average %.1f at the start, %.1f at "
+                 "the end%s" % (c["command"], c["commit"], c["date"], c["elapsed_s"] / 60,
+                                c["loadavg"][0], c["loadavg_end"][0],
+                                "; " + c["note"] if c.get("note") else ""))
     L.append("- versions: %s" % ", ".join("%s %s" % (k, v) for k, v in raw["versions"].items() if v))
     L.append("- models: torchvision resnet18, resnet50, mobilenet_v2 ([1, 3, 224, 224]) and "
              "`nn.TransformerEncoder` (d_model 256, 4 heads, ff 2048, 2 layers, [seq 64, batch 1, "
@@ -418,7 +459,8 @@ def render(raw, Rmod=None):
             continue
         L.append("| %s | %s | %s | %s | %s | %s | %s | %s/%s | %s |" % (
             a["model"], a["form"], R_NAMES[a["runtime"]], a.get("reference", ""),
-            "%.3g" % a["out_scale"] if a.get("out_scale") else "-", fmt_pct(a.get("within_1lsb")),
+            "%.3g" % a["out_scale"] if a.get("out_scale") else "-",
+            fmt_pct(a.get("within_1lsb")) if a.get("out_scale") else "-",
             "%.1f" % a["max_diff_lsb"] if a.get("max_diff_lsb") is not None else "-",
             a.get("argmax_agree"), a.get("argmax_n"), R.fmt_diff(a.get("max_abs_diff"))))
     L.append("")

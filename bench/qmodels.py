@@ -37,7 +37,8 @@ downloaded) and models.py's TransformerEncoder (d_model 256, 4 heads, ff 2048, 2
                       (get_symmetric_quantization_config(is_per_channel=True): per-channel
                       symmetric s8 weights, s8 activations), calibrated on calib.npy,
                       convert_pt2e, to_edge_transform_and_lower(XnnpackPartitioner), batch 1
-      ref-xnn.npy, acc-xnn.npy  the converted model's eager output (acc: image by image)
+      ref-xnn.npy, acc-xnn.npy  the converted model's eager output (acc: image by image,
+                      the first --acc-n only: the decomposed q/dq graph is slow in eager)
 
 Each stage prints one JSON line {model: meta}; a file that cannot be made is recorded with
 its error (never fatal). Files are remade when SPEC or the library versions change, or when
@@ -265,7 +266,7 @@ def stage_executorch(name, d, acc_n):
     models.randomize_bn(m)
     x = torch.from_numpy(np.load(os.path.join(d, "input.npy")))
     calib = np.load(os.path.join(d, "calib.npy"))
-    acc = np.load(os.path.join(d, "acc.npy"))
+    acc = np.load(os.path.join(d, "acc.npy"))[:acc_n]   # image by image: only those asked for
 
     def make():
         from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner

@@ -435,8 +435,13 @@ def main():
             with open(path) as f:
                 raws.append(json.load(f))
         raw = raws[0]
-        if raw.get("kind") == "int8":   # a --int8 run's JSON
+        if raw.get("kind") == "int8":   # a --int8 run's JSON (several: chunks, merged)
             import int8
+            raw = int8.merge(raws, sys.modules[__name__])
+            if len(raws) > 1:
+                with open(os.path.splitext(args.out or os.path.join(HERE, "int8.md"))[0] +
+                          ".json", "w") as f:
+                    json.dump(raw, f, indent=1)
             md = int8.render(raw, sys.modules[__name__])
             with open(args.out or os.path.join(HERE, "int8.md"), "w") as f:
                 f.write(md)

@@ -132,7 +132,7 @@ def main():
 
     if a.per_item is not None:
         t0 = time.perf_counter()
-        ys = [np.asarray(run_on(np.ascontiguousarray(np.take(x_np, [i], axis=a.per_item))))
+        ys = [np.array(run_on(np.ascontiguousarray(np.take(x_np, [i], axis=a.per_item))))
               for i in range(x_np.shape[a.per_item])]
         np.save(a.output, np.ascontiguousarray(np.concatenate(ys, a.per_item)))
         sys.stdout.write(json.dumps(dict(info, load_ms=load * 1e3, base_rss_mb=base,
@@ -141,6 +141,7 @@ def main():
     t0 = time.perf_counter()
     y = run()
     first = time.perf_counter() - t0
+    y = np.array(y)   # a copy: a runtime may reuse its output buffer in the next runs
     for _ in range(a.warmup):
         run()
     ts = []
@@ -150,8 +151,6 @@ def main():
         ts.append(time.perf_counter() - t0)
     if a.runtime == "torch":
         info["threads_seen"] = torch.get_num_threads()
-    if hasattr(y, "numpy"):
-        y = y.numpy()
     np.save(a.output, np.ascontiguousarray(y))
     ms = [t * 1e3 for t in ts]
     out = dict(info, load_ms=load * 1e3, first_ms=first * 1e3,
