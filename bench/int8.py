@@ -449,6 +449,13 @@ def render(raw, Rmod=None):
              ".pte, torch fp32 for fp32.onnx). LSB: the scale of the quantized tensor the model "
              "dequantizes into its output (none for the dynamically quantized transformer, whose "
              "output is fp32). argmax: per image (transformer: per position and item).\n")
+    if "avx512_vnni" not in raw.get("int8_isa", "").split("; no")[0]:
+        L.append("No VNNI on this CPU: ONNX Runtime's own int8 kernels use vpmaddubsw, whose int16 "
+                 "sums saturate, so ORT's output is not the QDQ graph's exact result (on resnet18 "
+                 "only 83%% of ORT's elements were within 1 LSB of ORT's unoptimized graph, which "
+                 "runs the ONNX semantics: docs/NOTES.md, helper h-int8). Agreement with ORT's "
+                 "output is then a lower bound on how exact ember is; an exact reference (ORT "
+                 "with graph optimizations off) is not in the bench yet.\n")
     L.append("| model | file | runtime | reference | LSB | within 1 LSB | max diff (LSB) | argmax equal | max abs diff |")
     L.append("|---|---|---|---|---:|---:|---:|---:|---:|")
     for a in raw["accuracy"]:
