@@ -29,6 +29,7 @@ MODELS = ["resnet18", "resnet50", "mobilenet_v2", "transformer"]
 QUICK = ["resnet18", "transformer"]
 R_NAMES = {"ember": "ember", "ort": "ORT", "libtorch2": "LibTorch", "executorch": "ExecuTorch"}
 ENGINES = ["x86", "onednn"]
+ACC_CHUNK = 20   # bench/qmodels.py's: accuracy inputs per forward call of the references
 R = None   # run.py's module, bound by run() / render()
 
 
@@ -129,6 +130,11 @@ def accuracy(args, models, forms, py_of, avail, threads):
         ax = meta.get("batch_axis", 0)
         acc_in = os.path.join(d, "acc.npy")
         n = min(args.acc_n, meta.get("acc_n") or args.acc_n)
+        if not is_cnn(model):
+            # dynamic quantization takes each activation's range over the whole batch, so the
+            # runtimes must see the batches the references were made with (qmodels.py's
+            # ACC_CHUNK): the first one, whatever --acc-n
+            n = min(ACC_CHUNK, meta.get("acc_n") or ACC_CHUNK)
         if n < (meta.get("acc_n") or n):   # fewer than the cache holds: the first n
             acc_in = os.path.join(args.cache, "out", "int8-acc-%s-n%d.npy" % (model, n))
             shape, a = R.read_npy(os.path.join(d, "acc.npy"))
@@ -219,6 +225,17 @@ def run_one(args, jb, acc_in, ref, outdir, nt, ax, n):
         res.update(ok=False, error="output shape %s, reference %s" % (list(ys), list(rs)))
         return res
     res.update(compare(y, r, ys))
+    exact = ref[:-len(".npy")] + "-exact.npy"
+    if os.path.exists(exact):   # ORT's files: also against the graph's exact result
+        try:
+            es, e = R.read_npy(exact)
+            if es[ax] > n:
+                es, e = take_first(es, e, ax, n)
+            c = compare(y, e, ys)
+            res.update(exact_max_abs_diff=c["max_abs_diff"], exact_argmax_agree=c["argmax_agree"],
+                       _de=c["_d"])
+        except Exception as ex:  # noqa: BLE001
+            res["exact_error"] = str(ex)[:200]
     res["ok"] = True
     return res
 
@@ -241,13 +258,15 @@ def compare(y, r, shape):
 def finish_accuracy(recs):
     """Fraction within 1 LSB (the quantized output's scale) from the diffs; drops them."""
     for rec in recs:
-        d = rec.pop("_d", None)
+        d, de = rec.pop("_d", None), rec.pop("_de", None)
         if d is None:
             continue
         s = rec.get("out_scale")
         if s:
             rec["within_1lsb"] = sum(1 for v in d if v <= s * 1.001) / len(d) if d else None
             rec["max_diff_lsb"] = rec["max_abs_diff"] / s
+            if de:
+                rec["exact_within_1lsb"] = sum(1 for v in de if v <= s * 1.001) / len(de)
 
 
 # ----------------------------------------------------------------------------- summary
@@ -448,28 +467,36 @@ def render(raw, Rmod=None):
              "for the .pt files, ONNX Runtime for its own QDQ file, the PT2E-converted model for "
              ".pte, torch fp32 for fp32.onnx). LSB: the scale of the quantized tensor the model "
              "dequantizes into its output (none for the dynamically quantized transformer, whose "
-             "output is fp32). argmax: per image (transformer: per position and item).\n")
+             "output is fp32). argmax: per image (transformer: per position and item). The "
+             "transformer always uses its first 20 inputs as one batch, as its references were "
+             "made: dynamic quantization takes each activation's range over the batch.\n")
     if "avx512_vnni" not in raw.get("int8_isa", "").split("; no")[0]:
         L.append("No VNNI on this CPU: ONNX Runtime's own int8 kernels use vpmaddubsw, whose int16 "
                  "sums saturate, so ORT's output is not the QDQ graph's exact result (on resnet18 "
-                 "only 83%% of ORT's elements were within 1 LSB of ORT's unoptimized graph, which "
+                 "only 83% of ORT's elements were within 1 LSB of ORT's unoptimized graph, which "
                  "runs the ONNX semantics: docs/NOTES.md, helper h-int8). Agreement with ORT's "
-                 "output is then a lower bound on how exact ember is; an exact reference (ORT "
-                 "with graph optimizations off) is not in the bench yet.\n")
-    L.append("| model | file | runtime | reference | LSB | within 1 LSB | max diff (LSB) | argmax equal | max abs diff |")
-    L.append("|---|---|---|---|---:|---:|---:|---:|---:|")
+                 "output is then a lower bound on how exact ember is; the last column compares "
+                 "with the exact result (ORT with graph optimizations off: the QDQ graph op by op "
+                 "in fp32), where the run has it (not in runs before it was added).\n")
+    L.append("| model | file | runtime | reference | LSB | within 1 LSB | max diff (LSB) | argmax equal | max abs diff | exact ref: within 1 LSB, argmax, max abs diff |")
+    L.append("|---|---|---|---|---:|---:|---:|---:|---:|---|")
     for a in raw["accuracy"]:
         if not a.get("ok"):
-            L.append("| %s | %s | %s | %s | | n/a: %s | | | |" % (
+            L.append("| %s | %s | %s | %s | | n/a: %s | | | | |" % (
                 a["model"], a["form"], R_NAMES[a["runtime"]], a.get("reference", ""),
                 a.get("error", "?").replace("|", "\\|")))
             continue
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s/%s | %s |" % (
+        ex = "-"
+        if a.get("exact_max_abs_diff") is not None:
+            ex = "%s, %s/%s, %s" % (fmt_pct(a.get("exact_within_1lsb")) if a.get("out_scale") else "-",
+                                    a.get("exact_argmax_agree"), a.get("argmax_n"),
+                                    R.fmt_diff(a["exact_max_abs_diff"]))
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s/%s | %s | %s |" % (
             a["model"], a["form"], R_NAMES[a["runtime"]], a.get("reference", ""),
             "%.3g" % a["out_scale"] if a.get("out_scale") else "-",
             fmt_pct(a.get("within_1lsb")) if a.get("out_scale") else "-",
             "%.1f" % a["max_diff_lsb"] if a.get("max_diff_lsb") is not None else "-",
-            a.get("argmax_agree"), a.get("argmax_n"), R.fmt_diff(a.get("max_abs_diff"))))
+            a.get("argmax_agree"), a.get("argmax_n"), R.fmt_diff(a.get("max_abs_diff")), ex))
     L.append("")
     # --- failures
     L.append("## What did not run\n")

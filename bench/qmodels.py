@@ -30,7 +30,9 @@ downloaded) and models.py's TransformerEncoder (d_model 256, 4 heads, ff 2048, 2
                       per-channel s8 weights, u8 activations, MinMax calibration on calib.npy
       transformer: dq.onnx  quantize_dynamic(fp32.onnx, weight_type=QInt8)
       ref-qdq.npy / acc-qdq.npy (ref-dq / acc-dq): ORT's own output on the file, its output
-      scale (the last DequantizeLinear's) in the meta
+      scale (the last DequantizeLinear's) in the meta; acc-qdq-exact.npy (acc-dq-exact): ORT
+      with graph optimizations off, which runs the QDQ graph op by op in fp32 (the ONNX
+      semantics, no saturating int8 kernel)
   --stage executorch  (PyPI executorch on the torch 2.x of bench/.env/torch2:
                       bench/.env/executorch, `bench/setup.sh --executorch`)
       CNNs: xnnpack.pte  PT2E: torch.export, prepare_pt2e with XNNPACKQuantizer
@@ -55,6 +57,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC = 1
+STAGE_SPEC = {"ort": 2}   # 2: the exact reference acc-*-exact.npy
 SEED = 0
 CALIB_N = 8
 CNNS = ["resnet18", "resnet50", "mobilenet_v2"]
@@ -193,7 +196,7 @@ def stage_ort(name, d, acc_n):
     import onnx
     import onnxruntime as ort
     from onnxruntime import quantization as Q
-    meta = {"spec": SPEC, "onnxruntime": ort.__version__, "model": name, "forms": {}}
+    meta = {"spec": STAGE_SPEC["ort"], "onnxruntime": ort.__version__, "model": name, "forms": {}}
     src = os.path.join(d, "fp32.onnx")
     x = np.load(os.path.join(d, "input.npy"))
     acc = np.load(os.path.join(d, "acc.npy"))
@@ -206,7 +209,15 @@ def stage_ort(name, d, acc_n):
         np.save(os.path.join(d, "ref-%s.npy" % tag), s.run(None, {nm: x})[0])
         np.save(os.path.join(d, "acc-%s.npy" % tag),
                 np.concatenate([s.run(None, {nm: c})[0] for c in chunks(acc, ax)], ax))
-        return {"ref": "ONNX Runtime %s on this file" % ort.__version__,
+        # The exact reference: graph optimizations off, so ORT runs the file's ops one by one
+        # (DequantizeLinear -> fp32 op -> QuantizeLinear: the ONNX semantics), not its fused
+        # int8 kernels (which saturate on CPUs without VNNI).
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        np.save(os.path.join(d, "acc-%s-exact.npy" % tag),
+                np.concatenate([s.run(None, {nm: c})[0] for c in chunks(acc, ax)], ax))
+        return {"ref": "ONNX Runtime %s on this file" % ort.__version__, "exact_ref": True,
                 "out_scale": onnx_out_scale(onnx.load(path))}
 
     if name in CNNS:
@@ -345,7 +356,7 @@ def main():
         if not a.force and os.path.exists(mp):
             with open(mp) as f:
                 old = json.load(f)
-            if (old.get("spec") == SPEC and old.get("versions") == ver
+            if (old.get("spec") == STAGE_SPEC.get(a.stage, SPEC) and old.get("versions") == ver
                     and (old.get("acc_n_made") or 0) >= a.acc_n and old.get("stamp") == stamp):
                 out[name] = old
                 continue
