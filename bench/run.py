@@ -40,7 +40,9 @@ QUICK_MODELS = ["resnet18", "lstm"]
 SHAPES = {"lstm": "LSTM(64->128, 2 layers) x[32,1,64]",
           "transformer": "TransformerEncoder(d256, h4, ff2048, 2 layers) x[64,1,256]"}
 
-RUNTIME_NAMES = {"ember": "ember", "ort": "ORT", "libtorch2": "LibTorch 2", "libtorch1": "LibTorch 1.13"}
+RUNTIME_NAMES = {"ember": "ember", "ort": "ORT", "libtorch2": "LibTorch 2", "libtorch1": "LibTorch 1.13",
+                 "executorch": "ExecuTorch"}
+WORKER_MODE = {"ort": "ort", "executorch": "executorch"}   # every other runtime: torch
 
 
 def log(*a):
@@ -99,6 +101,13 @@ def error_line(err, rc, python):
     return lines[0][:300]
 
 
+def job_error(err, rc, job):
+    """The one-line error of a failed measurement of job, without the model's directory."""
+    e = error_line(err, rc, job["runtime"] != "ember")
+    e = e.replace(os.path.dirname(job["file"]) + os.sep, "")
+    return e[len("ember: error: "):] if e.startswith("ember: error: ") else e
+
+
 def thread_env(n):
     env = dict(os.environ)
     for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -151,8 +160,9 @@ def measure(job, threads, warmup, iters, args, outdir):
     else:
         out_npy = os.path.join(outdir, "output.npy")
         cmd = [job["py"], os.path.join(HERE, "worker.py"),
-               "ort" if job["runtime"] == "ort" else "torch", job["file"], job["input"], out_npy,
+               WORKER_MODE.get(job["runtime"], "torch"), job["file"], job["input"], out_npy,
                "--threads", str(threads), "--warmup", str(warmup), "--iters", str(iters)]
+        cmd += job.get("worker_args", [])
         env = thread_env(threads)
     if os.path.exists(out_npy):
         os.remove(out_npy)
@@ -171,11 +181,7 @@ def measure(job, threads, warmup, iters, args, outdir):
             except ValueError:
                 pass
     if rc != 0 or js is None:
-        e = error_line(err, rc, job["runtime"] != "ember")
-        e = e.replace(os.path.dirname(job["file"]) + os.sep, "")
-        if e.startswith("ember: error: "):
-            e = e[len("ember: error: "):]
-        rec.update(ok=False, error=e)
+        rec.update(ok=False, error=job_error(err, rc, job))
         return rec
     rec["ok"] = True
     for k in ("load_ms", "first_ms", "median_ms", "min_ms", "p90_ms", "base_rss_mb",
@@ -371,8 +377,9 @@ def main():
                     "bench/results.md, with --suite bench/suite.md)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: %s, 1 round, 3 warm-up, 5 timed runs" % ",".join(QUICK_MODELS))
-    ap.add_argument("--runtimes", default="ember,ort,libtorch2,libtorch1",
-                    help="subset of ember,ort,libtorch2,libtorch1")
+    ap.add_argument("--runtimes", default=None,
+                    help="subset of ember,ort,libtorch2,libtorch1 (default: all; --int8: "
+                         "ember,ort,libtorch2,executorch)")
     ap.add_argument("--ts-form", default="trace", choices=["trace", "script"],
                     help="TorchScript form LibTorch (and ember, next to it) runs (trace)")
     ap.add_argument("--ember", default=os.path.join(ROOT, "build", "ember"), help="ember binary")
@@ -403,11 +410,24 @@ def main():
                     help="--suite: skip models above this many GFLOP per image (70)")
     ap.add_argument("--profile-worst", type=int, default=4,
                     help="--suite: per-op profiles of the N worst models (4; 0: none)")
+    ap.add_argument("--int8", action="store_true",
+                    help="quantized models (bench/int8.py, bench/qmodels.py): ember int8 next to "
+                         "ONNX Runtime, LibTorch (x86 and onednn engines) and ExecuTorch XNNPACK; "
+                         "writes bench/int8.md and int8.json")
+    ap.add_argument("--py-executorch", default=os.environ.get("BENCH_PY_EXECUTORCH",
+                    os.path.join(HERE, ".env", "executorch", "bin", "python")),
+                    help="--int8: Python with PyPI executorch (bench/setup.sh --executorch)")
+    ap.add_argument("--acc-n", type=int, default=100,
+                    help="--int8: random inputs of the accuracy check (100; 0: no check)")
+    ap.add_argument("--note", help="--int8: a line for the header (what else ran on the machine)")
     ap.add_argument("--render", metavar="JSON",
                     help="only rewrite the markdown (and with --readme the README) from a results .json; "
                          "--suite chunks: a comma list of their .json, merged (and the merged "
                          ".json written next to --out)")
     args = ap.parse_args()
+    args.runtimes_set = args.runtimes is not None
+    if args.runtimes is None:
+        args.runtimes = "ember,ort,libtorch2,libtorch1"
 
     if args.render:
         raws = []
@@ -415,6 +435,18 @@ def main():
             with open(path) as f:
                 raws.append(json.load(f))
         raw = raws[0]
+        if raw.get("kind") == "int8":   # a --int8 run's JSON (several: chunks, merged)
+            import int8
+            raw = int8.merge(raws, sys.modules[__name__])
+            if len(raws) > 1:
+                with open(os.path.splitext(args.out or os.path.join(HERE, "int8.md"))[0] +
+                          ".json", "w") as f:
+                    json.dump(raw, f, indent=1)
+            md = int8.render(raw, sys.modules[__name__])
+            with open(args.out or os.path.join(HERE, "int8.md"), "w") as f:
+                f.write(md)
+            sys.stdout.write(md)
+            return
         if "n_listed" in raw:   # a --suite run's JSON
             import suite   # bench/suite.py, next to this file
             suite.bind(sys.modules[__name__])
@@ -441,6 +473,9 @@ def main():
     if args.suite:
         import suite
         return suite.run(args, sys.modules[__name__])
+    if args.int8:
+        import int8
+        return int8.run(args, sys.modules[__name__])
     args.out = args.out or os.path.join(HERE, "results.md")
 
     if args.quick:

@@ -6,9 +6,21 @@
 #   - bench/.env/ort: PyPI onnxruntime + numpy (ONNX Runtime);
 #   - bench/.env/torch2: PyPI torch 2.x + torchvision + onnx (makes the models and, for
 #     run.py --suite, exports every torchvision classifier to ONNX; LibTorch 2).
-# run.py finds them there by default (BENCH_PY_ORT / BENCH_PY_TORCH2 / --py-* override).
-# PyPI's torch is gigabytes: this is for bench/ only, never for CI.
+#   - bench/.env/executorch (with --executorch, for run.py --int8): PyPI executorch (~20 MB
+#     wheel, ~300 MB with its own dependencies) on top of bench/.env/torch2's torch, which a
+#     .pth file puts on its path: executorch's wheel pins no torch, and PyPI's torch is the
+#     multi-GB CUDA build, so a second copy is not installed.
+# run.py finds them there by default (BENCH_PY_ORT / BENCH_PY_TORCH2 / BENCH_PY_EXECUTORCH /
+# --py-* override). PyPI's torch is gigabytes: this is for bench/ only, never for CI.
+#   usage: bench/setup.sh [--executorch]
 set -euo pipefail
+with_executorch=0
+for a in "$@"; do
+  case "$a" in
+    --executorch) with_executorch=1 ;;
+    *) echo "usage: bench/setup.sh [--executorch]" >&2; exit 2 ;;
+  esac
+done
 here=$(cd "$(dirname "$0")" && pwd)
 env=${BENCH_ENV_DIR:-$here/.env}
 SUDO=""
@@ -22,7 +34,18 @@ mkdir -p "$env"
 "$env/ort/bin/pip" install -q --disable-pip-version-check onnxruntime numpy
 [ -x "$env/torch2/bin/python" ] || python3 -m venv "$env/torch2"
 "$env/torch2/bin/pip" install -q --disable-pip-version-check torch torchvision numpy onnx
-for py in /usr/bin/python3 "$env/ort/bin/python" "$env/torch2/bin/python"; do
+pys=(/usr/bin/python3 "$env/ort/bin/python" "$env/torch2/bin/python")
+if [ "$with_executorch" = 1 ]; then
+  [ -x "$env/executorch/bin/python" ] || python3 -m venv "$env/executorch"
+  purelib='import sysconfig; print(sysconfig.get_paths()["purelib"])'
+  # torch 2.x (and torchvision, numpy) from the torch2 venv, after this venv's own packages
+  "$env/torch2/bin/python" -c "$purelib" > "$("$env/executorch/bin/python" -c "$purelib")/zz-bench-torch2.pth"
+  "$env/executorch/bin/pip" install -q --disable-pip-version-check executorch
+  "$env/executorch/bin/python" -c 'import executorch.version as v, torch
+print("executorch", v.__version__, "on torch", torch.__version__)'
+  pys+=("$env/executorch/bin/python")
+fi
+for py in "${pys[@]}"; do
   "$py" -c 'import sys, importlib, importlib.util
 mods = [m for m in ("torch", "torchvision", "onnx", "onnxruntime") if importlib.util.find_spec(m)]
 print(sys.executable, " ".join("%s %s" % (m, importlib.import_module(m).__version__) for m in mods))'

@@ -1,7 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """One measurement of ONNX Runtime or LibTorch, in its own process (started by bench/run.py).
 
-  python worker.py ort|torch MODEL INPUT.npy OUTPUT.npy --threads N --warmup W --iters I
+  python worker.py ort|torch|executorch MODEL INPUT.npy OUTPUT.npy --threads N --warmup W --iters I
+                   [--qengine x86|onednn|fbgemm|qnnpack] [--per-item AXIS]
+
+--qengine sets torch.backends.quantized.engine before the load (a quantized TorchScript
+file's packed weights are repacked for that engine as it loads). --per-item AXIS runs each
+item of the input along AXIS as its own inference (a model exported for batch 1, such as an
+ExecuTorch .pte) and writes the outputs concatenated: bench/run.py --int8's accuracy runs.
+executorch: an ExecuTorch .pte through executorch.runtime (its XNNPACK delegate's thread
+pool set to N threads).
 
 The thread-count environment variables (OMP_NUM_THREADS, MKL_NUM_THREADS, ...) are set by
 run.py before this process starts. Prints one JSON line:
@@ -40,13 +48,15 @@ def median(xs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("runtime", choices=["ort", "torch"])
+    ap.add_argument("runtime", choices=["ort", "torch", "executorch"])
     ap.add_argument("model")
     ap.add_argument("input")
     ap.add_argument("output")
     ap.add_argument("--threads", type=int, required=True)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--qengine")
+    ap.add_argument("--per-item", type=int, default=None, metavar="AXIS")
     a = ap.parse_args()
 
     import numpy as np
@@ -69,9 +79,38 @@ def main():
 
         def run():
             return sess.run(None, feed)[0]
+
+        def run_on(x):
+            return sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    elif a.runtime == "executorch":
+        import torch
+        import executorch.version
+        from executorch.runtime import Runtime
+        info["version"] = executorch.version.__version__
+        torch.set_num_threads(a.threads)
+        try:
+            from executorch.extension.pybindings import portable_lib
+            portable_lib._unsafe_reset_threadpool(a.threads)
+            info["threads_seen"] = a.threads
+        except (ImportError, AttributeError) as e:
+            info["threadpool"] = "not set: %s" % e
+        x = torch.from_numpy(x_np)
+        base = status_mb("VmRSS")
+        t0 = time.perf_counter()
+        method = Runtime.get().load_program(a.model).load_method("forward")
+        load = time.perf_counter() - t0
+
+        def run_on(x):
+            return method.execute([torch.from_numpy(x) if isinstance(x, np.ndarray) else x])[0]
+
+        def run():
+            return run_on(x)
     else:
         import torch
         info["version"] = torch.__version__
+        if a.qengine:
+            torch.backends.quantized.engine = a.qengine
+            info["qengine"] = a.qengine
         torch.set_num_threads(a.threads)
         try:
             torch.set_num_interop_threads(1)
@@ -88,9 +127,21 @@ def main():
         def run():
             return m(x)
 
+        def run_on(x):
+            return m(torch.from_numpy(x))
+
+    if a.per_item is not None:
+        t0 = time.perf_counter()
+        ys = [np.array(run_on(np.ascontiguousarray(np.take(x_np, [i], axis=a.per_item))))
+              for i in range(x_np.shape[a.per_item])]
+        np.save(a.output, np.ascontiguousarray(np.concatenate(ys, a.per_item)))
+        sys.stdout.write(json.dumps(dict(info, load_ms=load * 1e3, base_rss_mb=base,
+                                         all_ms=(time.perf_counter() - t0) * 1e3)) + "\n")
+        return
     t0 = time.perf_counter()
     y = run()
     first = time.perf_counter() - t0
+    y = np.array(y)   # a copy: a runtime may reuse its output buffer in the next runs
     for _ in range(a.warmup):
         run()
     ts = []
@@ -100,7 +151,6 @@ def main():
         ts.append(time.perf_counter() - t0)
     if a.runtime == "torch":
         info["threads_seen"] = torch.get_num_threads()
-        y = y.numpy()
     np.save(a.output, np.ascontiguousarray(y))
     ms = [t * 1e3 for t in ts]
     out = dict(info, load_ms=load * 1e3, first_ms=first * 1e3,
