@@ -16,7 +16,8 @@
  * Proved before rewriting, else the chain is left to the fp32 fallback (the weight
  * DequantizeLinear then folds into an f32 constant) and the reason goes to the passes' note
  * callback (for `ember inspect`):
- *  - 2-D Conv (rank-4 x), group 1 (the int8 kernels have no grouped / depthwise form yet);
+ *  - 2-D Conv (rank-4 x), any group (kernels/x86: the int16 kernel for group 1, the VNNI-layout
+ *    core for grouped convs, qdwconv_avx2.c for depthwise ones; the reference otherwise);
  *  - x dequantized per tensor: xq u8 / s8, xs a one-element f32 constant, xz a one-element
  *    constant zero point;
  *  - w a constant u8 / s8 [M, C, kH, kW] dequantized per tensor or per output channel (axis 0)
@@ -293,8 +294,8 @@ static const char *match_conv(em_pctx *c, int ni, int *in, int *n_in, int *q, in
         return dx < 0 ? "x is not dequantized" : "w is not dequantized";
     }
     const em_value *xv = &g->values[conv->in[0]], *wq = &g->values[g->nodes[dw].in[0]];
-    if (xv->rank != 4 || em_node_attr_int(conv, "group", 1) != 1 || conv->n_out != 1) {
-        return "only 2-D convolutions of group 1 have int8 kernels";
+    if (xv->rank != 4 || conv->n_out != 1) {
+        return "only 2-D convolutions have int8 kernels";
     }
     if ((why = per_tensor_dq(c, dx)) != NULL || (why = weight_dq(c, dw, wq->dims[0].v)) != NULL) {
         return why;

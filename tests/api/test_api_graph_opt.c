@@ -136,14 +136,34 @@ static void test_default_is_all(void **state)
     ember_model_options_destroy(mo);
 }
 
+/* FOLD: constants folded, nothing fused, so every node stays a standard ONNX op. */
+static void test_fold_keeps_standard_ops(void **state)
+{
+    (void)state;
+    ember_model_options *mo = NULL;
+    ember_model *m = NULL;
+    OK(ember_model_options_create(&mo));
+    OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_FOLD));
+    OK(ember_model_load_builtin(NULL, mo, &m));
+    assert_int_equal(count_op(m, "BatchNormalization"), 1);
+    assert_int_equal(count_op(m, "Conv"), 3);
+    assert_int_equal(count_op(m, "FusedConv"), 0);
+    assert_int_equal(count_op(m, "ReorderToBlocked"), 0);
+    ember_model_destroy(m);
+    ember_model_options_destroy(mo);
+}
+
 static void test_bad_level(void **state)
 {
     (void)state;
     ember_model_options *mo = NULL;
     OK(ember_model_options_create(&mo));
-    ember_status *st = ember_model_options_set_graph_optimization(mo, (ember_graph_opt)3);
+    ember_status *st = ember_model_options_set_graph_optimization(mo, (ember_graph_opt)4);
     assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_ARG);
     assert_non_null(strstr(ember_status_message(st), "unknown level"));
+    ember_status_destroy(st);
+    st = ember_model_options_set_graph_optimization(mo, (ember_graph_opt)-1);
+    assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_ARG);
     ember_status_destroy(st);
     st = ember_model_options_set_graph_optimization(NULL, EMBER_GRAPH_OPT_ALL);
     assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_ARG);
@@ -160,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_none_keeps_loaded_graph),
         cmocka_unit_test(test_basic_and_all_fuse),
         cmocka_unit_test(test_default_is_all),
+        cmocka_unit_test(test_fold_keeps_standard_ops),
         cmocka_unit_test(test_bad_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

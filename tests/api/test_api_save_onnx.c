@@ -2,7 +2,8 @@
 /*
  * ember_model_save_onnx through ember.h: TorchScript fixtures (traced and scripted, torch 1.13
  * and 2.x: convolutions, a Loop, LSTM, GRU, a transformer encoder) and ONNX fixtures (a Loop,
- * a subgraph with its own initializers, strings, external data) are loaded at
+ * a subgraph with its own initializers, strings, external data, ONNX Runtime's quantizer's
+ * QOperator file with com.microsoft ops and its QDQ file) are loaded at
  * EMBER_GRAPH_OPT_FOLD, written as ONNX, loaded back at the default level and run on the
  * fixture's inputs next to the original model: every output must agree (floats within 1e-5 +
  * 1e-5 |x|, other dtypes and strings exactly), inputs and outputs keep their names, dtypes
@@ -300,6 +301,14 @@ static void test_onnx(void **state)
     onnx_case("text", 2);          /* string inputs, outputs and initializers */
     onnx_case("external", 1);      /* external data in: written inline */
     onnx_case("groupnorm_v18", 1);
+    /* ORT's quantizer's QOperator (com.microsoft QLinearAdd, QGemm, ...) and QDQ forms */
+    ember_tensor *q = NULL;
+    OK(ember_tensor_load(test_data_path("qdq/", "small.in0.npy"), &q));
+    ember_model_destroy(roundtrip(test_data_path("qdq/", "small_qop.onnx"), &q, 1));
+    clean_tmpdir(false);
+    ember_model_destroy(roundtrip(test_data_path("qdq/", "small_qdq.onnx"), &q, 1));
+    clean_tmpdir(false);
+    ember_tensor_destroy(q);
 }
 
 static void test_errors(void **state)

@@ -25,11 +25,12 @@ enum {
     V_PER_TENSOR,  /* u8 per-tensor w with zero point 7, s8 x / y, no bias, stride 2 */
     V_RELU_FOLDED, /* Relu, y zero point 0 (u8) */
     V_BIG,         /* 256 x 160 x 3 x 3 weights (1.5 MB as f32) */
+    V_GROUPED,     /* group 2 */
+    V_DEPTHWISE,   /* group 4 = channels, 8 outputs (2 per channel) */
     N_POSITIVE,
     V_RELU_KEPT = N_POSITIVE, /* Relu, y zero point 100 */
     V_BIAS_SCALE,             /* bias scale 1.5 x_scale * w_scale */
     V_SHARED_OUT,             /* the Conv's output is a graph output too */
-    V_GROUPED,                /* group 2 */
     V_BIG_KEPT,               /* V_BIG with V_RELU_KEPT's Relu: its big weight folds to f32 */
     N_VARIANTS
 };
@@ -56,8 +57,8 @@ static void build(em_graph *g, int x, int variant)
     const bool s8_act = variant == V_PER_TENSOR;
     const ember_dtype at = s8_act ? EMBER_DTYPE_I8 : EMBER_DTYPE_U8;
     const bool big = variant == V_BIG || variant == V_BIG_KEPT;
-    const int64_t c = big ? 160 : 4, m = big ? 256 : 6;
-    const int64_t group = variant == V_GROUPED ? 2 : 1;
+    const int64_t c = big ? 160 : 4, m = big ? 256 : variant == V_DEPTHWISE ? 8 : 6;
+    const int64_t group = variant == V_GROUPED ? 2 : variant == V_DEPTHWISE ? 4 : 1;
     const int64_t wd[4] = {m, c / group, 3, 3};
     const float xs = 8.0f / 255.0f;
     const bool relu_kept = variant == V_RELU_KEPT || variant == V_BIG_KEPT;
@@ -188,8 +189,9 @@ static void test_qdq_conv_reasons(void **state)
         {V_RELU_KEPT, "Relu before a QuantizeLinear whose zero point"},
         {V_BIAS_SCALE, "bias's scale is not x_scale * w_scale"},
         {V_SHARED_OUT, "other readers"},
-        {V_GROUPED, "group 1"},
         {V_PER_CHANNEL, "int8: QLinearConv"},
+        {V_GROUPED, "int8: QLinearConv"},
+        {V_DEPTHWISE, "int8: QLinearConv"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ember_model *m = tp_build(build, cases[i].variant, 4, xd, NULL);
