@@ -38,20 +38,6 @@ enum {
 static const int64_t xd[4] = {1, 4, 9, 11};
 static const int64_t xd_big[4] = {1, 160, 6, 5};
 
-static int init(em_graph *g, const char *name, ember_dtype dt, int rank, const int64_t *dims,
-                const void *data)
-{
-    int v;
-    OK(em_graph_add_initializer_copy(g, name, dt, rank, dims, data, &v));
-    return v;
-}
-
-static int node3(em_graph *g, em_op op, int a, int b, int c, const char *name)
-{
-    const int in[3] = {a, b, c};
-    return tp_op(g, op, in, 3, name);
-}
-
 static void build(em_graph *g, int x, int variant)
 {
     const bool s8_act = variant == V_PER_TENSOR;
@@ -83,24 +69,24 @@ static void build(em_graph *g, int x, int variant)
         b[i] = (int32_t)(i * 977 % 4001) - 2000;
         wz[i] = variant == V_PER_TENSOR ? 7 : 0;
     }
-    int xq = node3(g, EM_OP_QUANTIZELINEAR, x, tp_scalar(g, "xs", xs),
-                   init(g, "xz", at, 0, NULL, &xz), "xq");
-    int xdq = node3(g, EM_OP_DEQUANTIZELINEAR, xq, g->nodes[g->n_nodes - 1].in[1],
-                    g->nodes[g->n_nodes - 1].in[2], "xdq");
+    int xq = tp_op3(g, EM_OP_QUANTIZELINEAR, x, tp_scalar(g, "xs", xs),
+                    tp_init(g, "xz", at, 0, NULL, &xz), "xq");
+    int xdq = tp_op3(g, EM_OP_DEQUANTIZELINEAR, xq, g->nodes[g->n_nodes - 1].in[1],
+                     g->nodes[g->n_nodes - 1].in[2], "xdq");
     bool per_t = variant == V_PER_TENSOR;
-    int wq = init(g, "wq", per_t ? EMBER_DTYPE_U8 : EMBER_DTYPE_I8, 4, wd, w);
-    int wsv = per_t ? tp_scalar(g, "ws", ws[0]) : init(g, "ws", EMBER_DTYPE_F32, 1, &m, ws);
-    int wzv = per_t ? init(g, "wz", EMBER_DTYPE_U8, 0, NULL, wz)
-                    : init(g, "wz", EMBER_DTYPE_I8, 1, &m, wz);
-    int wdq = node3(g, EM_OP_DEQUANTIZELINEAR, wq, wsv, wzv, "wdq");
+    int wq = tp_init(g, "wq", per_t ? EMBER_DTYPE_U8 : EMBER_DTYPE_I8, 4, wd, w);
+    int wsv = per_t ? tp_scalar(g, "ws", ws[0]) : tp_init(g, "ws", EMBER_DTYPE_F32, 1, &m, ws);
+    int wzv = per_t ? tp_init(g, "wz", EMBER_DTYPE_U8, 0, NULL, wz)
+                    : tp_init(g, "wz", EMBER_DTYPE_I8, 1, &m, wz);
+    int wdq = tp_op3(g, EM_OP_DEQUANTIZELINEAR, wq, wsv, wzv, "wdq");
     if (!per_t) {
         OK(em_node_set_int(g, g->n_nodes - 1, "axis", 0));
     }
     int conv_in[3] = {xdq, wdq, -1};
     int n_conv_in = 2;
     if (variant != V_PER_TENSOR) {
-        int bq = init(g, "bq", EMBER_DTYPE_I32, 1, &m, b);
-        const int in[2] = {bq, init(g, "bs", EMBER_DTYPE_F32, 1, &m, bs)};
+        int bq = tp_init(g, "bq", EMBER_DTYPE_I32, 1, &m, b);
+        const int in[2] = {bq, tp_init(g, "bs", EMBER_DTYPE_F32, 1, &m, bs)};
         conv_in[2] = tp_op(g, EM_OP_DEQUANTIZELINEAR, in, 2, "bdq");
         OK(em_node_set_int(g, g->n_nodes - 1, "axis", 0));
         n_conv_in = 3;
@@ -117,9 +103,9 @@ static void build(em_graph *g, int x, int variant)
     if (variant == V_SHARED_OUT) {
         OK(em_graph_mark_output(g, y));
     }
-    int ysv = tp_scalar(g, "ys", ys), yzv = init(g, "yz", at, 0, NULL, &yz);
-    int yq = node3(g, EM_OP_QUANTIZELINEAR, y, ysv, yzv, "yq");
-    OK(em_graph_mark_output(g, node3(g, EM_OP_DEQUANTIZELINEAR, yq, ysv, yzv, "y")));
+    int ysv = tp_scalar(g, "ys", ys), yzv = tp_init(g, "yz", at, 0, NULL, &yz);
+    int yq = tp_op3(g, EM_OP_QUANTIZELINEAR, y, ysv, yzv, "yq");
+    OK(em_graph_mark_output(g, tp_op3(g, EM_OP_DEQUANTIZELINEAR, yq, ysv, yzv, "y")));
     test_free(w);
 }
 

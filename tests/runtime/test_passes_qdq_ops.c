@@ -56,20 +56,6 @@ static bool is_matrix(int v)
     return v == O_GEMM || v == O_GEMM_F32 || v == O_MATMUL || v == N_GEMM_ALPHA;
 }
 
-static int init(em_graph *g, const char *name, ember_dtype dt, int rank, const int64_t *dims,
-                const void *data)
-{
-    int v;
-    OK(em_graph_add_initializer_copy(g, name, dt, rank, dims, data, &v));
-    return v;
-}
-
-static int node3(em_graph *g, em_op op, int a, int b, int c, const char *name)
-{
-    const int in[3] = {a, b, c};
-    return tp_op(g, op, in, 3, name);
-}
-
 /* x quantized with (s, z) of dtype dt and dequantized again. */
 static int qdq(em_graph *g, int x, const char *name, float s, ember_dtype dt, int z)
 {
@@ -78,9 +64,9 @@ static int qdq(em_graph *g, int x, const char *name, float s, ember_dtype dt, in
     snprintf(zn, sizeof zn, "%s_z", name);
     snprintf(qn, sizeof qn, "%s_q", name);
     uint8_t zb = (uint8_t)(dt == EMBER_DTYPE_I8 ? (uint8_t)(int8_t)z : (uint8_t)z);
-    int sv = tp_scalar(g, sn, s), zv = init(g, zn, dt, 0, NULL, &zb);
-    int q = node3(g, EM_OP_QUANTIZELINEAR, x, sv, zv, qn);
-    return node3(g, EM_OP_DEQUANTIZELINEAR, q, sv, zv, name);
+    int sv = tp_scalar(g, sn, s), zv = tp_init(g, zn, dt, 0, NULL, &zb);
+    int q = tp_op3(g, EM_OP_QUANTIZELINEAR, x, sv, zv, qn);
+    return tp_op3(g, EM_OP_DEQUANTIZELINEAR, q, sv, zv, name);
 }
 
 /* The Gemm / MatMul: x [3, 10] times per-column s8 weights [10, 4] (Gemm: transB, [4, 10])
@@ -100,18 +86,18 @@ static int matrix_op(em_graph *g, int xdq, int variant, float xs)
         bs[i] = xs * ws[i];
         b[i] = 300 * i - 500;
     }
-    int wq = init(g, "wq", EMBER_DTYPE_I8, 2, wd, w);
-    int wdq = node3(g, EM_OP_DEQUANTIZELINEAR, wq, init(g, "ws", EMBER_DTYPE_F32, 1, &n, ws),
-                    init(g, "wz", EMBER_DTYPE_I8, 1, &n, wz), "wdq");
+    int wq = tp_init(g, "wq", EMBER_DTYPE_I8, 2, wd, w);
+    int wdq = tp_op3(g, EM_OP_DEQUANTIZELINEAR, wq, tp_init(g, "ws", EMBER_DTYPE_F32, 1, &n, ws),
+                     tp_init(g, "wz", EMBER_DTYPE_I8, 1, &n, wz), "wdq");
     OK(em_node_set_int(g, g->n_nodes - 1, "axis", gemm ? 0 : 1));
     if (!gemm) {
         return tp_op2(g, EM_OP_MATMUL, xdq, wdq, "op");
     }
-    const int bin[2] = {init(g, "bq", EMBER_DTYPE_I32, 1, &n, b),
-                        init(g, "bs", EMBER_DTYPE_F32, 1, &n, bs)};
+    const int bin[2] = {tp_init(g, "bq", EMBER_DTYPE_I32, 1, &n, b),
+                        tp_init(g, "bs", EMBER_DTYPE_F32, 1, &n, bs)};
     int bdq = tp_op(g, EM_OP_DEQUANTIZELINEAR, bin, 2, "bdq");
     OK(em_node_set_int(g, g->n_nodes - 1, "axis", 0));
-    int y = node3(g, EM_OP_GEMM, xdq, wdq, bdq, "op");
+    int y = tp_op3(g, EM_OP_GEMM, xdq, wdq, bdq, "op");
     OK(em_node_set_int(g, g->n_nodes - 1, "transB", 1));
     if (variant == N_GEMM_ALPHA) {
         OK(em_node_set_float(g, g->n_nodes - 1, "alpha", 2.0f));
@@ -252,14 +238,22 @@ static void test_qdq_ops_rewritten(void **state)
 {
     (void)state;
     static const em_op int8_op[N_POSITIVE] = {
-        [O_ADD] = EM_OP_QLINEARADD,       [O_ADD_S8] = EM_OP_QLINEARADD,
-        [O_ADD_RELU] = EM_OP_QLINEARADD,  [O_MUL] = EM_OP_QLINEARMUL,
-        [O_SIGMOID] = EM_OP_QLINEARSIGMOID, [O_LEAKY] = EM_OP_QLINEARLEAKYRELU,
-        [O_CONCAT] = EM_OP_QLINEARCONCAT, [O_AVGPOOL] = EM_OP_QLINEARAVERAGEPOOL,
-        [O_GAP] = EM_OP_QLINEARGLOBALAVERAGEPOOL, [O_MAXPOOL] = EM_OP_MAXPOOL,
-        [O_FLATTEN] = EM_OP_FLATTEN,      [O_TRANSPOSE] = EM_OP_TRANSPOSE,
-        [O_GEMM] = EM_OP_QGEMM,           [O_GEMM_F32] = EM_OP_QGEMM,
-        [O_MATMUL] = EM_OP_QLINEARMATMUL, [O_ADD_CLIP] = EM_OP_QLINEARADD,
+        [O_ADD] = EM_OP_QLINEARADD,
+        [O_ADD_S8] = EM_OP_QLINEARADD,
+        [O_ADD_RELU] = EM_OP_QLINEARADD,
+        [O_MUL] = EM_OP_QLINEARMUL,
+        [O_SIGMOID] = EM_OP_QLINEARSIGMOID,
+        [O_LEAKY] = EM_OP_QLINEARLEAKYRELU,
+        [O_CONCAT] = EM_OP_QLINEARCONCAT,
+        [O_AVGPOOL] = EM_OP_QLINEARAVERAGEPOOL,
+        [O_GAP] = EM_OP_QLINEARGLOBALAVERAGEPOOL,
+        [O_MAXPOOL] = EM_OP_MAXPOOL,
+        [O_FLATTEN] = EM_OP_FLATTEN,
+        [O_TRANSPOSE] = EM_OP_TRANSPOSE,
+        [O_GEMM] = EM_OP_QGEMM,
+        [O_GEMM_F32] = EM_OP_QGEMM,
+        [O_MATMUL] = EM_OP_QLINEARMATMUL,
+        [O_ADD_CLIP] = EM_OP_QLINEARADD,
     };
     for (int v = 0; v < N_POSITIVE; v++) {
         /* the chain's QuantizeLinear became the integer op: one QuantizeLinear per quantized
@@ -314,13 +308,12 @@ static void test_qdq_ops_left_to_fp32(void **state)
     };
     for (int v = N_POSITIVE; v < N_VARIANTS; v++) {
         const bool m = is_matrix(v);
-        const tp_count want[] = {{EM_OP_QLINEARADD, 0}, {EM_OP_QGEMM, 0}, {EM_OP_QUANTIZELINEAR,
-                                                                           v == N_MAXPOOL_PARAMS ||
-                                                                                   v == N_GEMM_ALPHA
-                                                                               ? 2
-                                                                               : 3}};
-        tp_check_passes_extra(build, v, m ? 2 : 4, m ? xd2 : xd4, NULL, want, 3, 1e-6, 1e-6,
-                              &fused, &int8);
+        const tp_count want[] = {
+            {EM_OP_QLINEARADD, 0},
+            {EM_OP_QGEMM, 0},
+            {EM_OP_QUANTIZELINEAR, v == N_MAXPOOL_PARAMS || v == N_GEMM_ALPHA ? 2 : 3}};
+        tp_check_passes_extra(build, v, m ? 2 : 4, m ? xd2 : xd4, NULL, want, 3, 1e-6, 1e-6, &fused,
+                              &int8);
         ember_model *mo = tp_build(build, v, m ? 2 : 4, m ? xd2 : xd4, NULL);
         notes t = {0};
         const em_passes_extra x = {.int8 = true, .note = note, .note_ctx = &t};

@@ -73,6 +73,15 @@ static inline int tp_init_f32(em_graph *g, const char *name, int rank, const int
     return idx;
 }
 
+/* Initializer `name` with a copy of `data`; returns the value. */
+static inline int tp_init(em_graph *g, const char *name, ember_dtype dt, int rank,
+                          const int64_t *dims, const void *data)
+{
+    int v;
+    OK(em_graph_add_initializer_copy(g, name, dt, rank, dims, data, &v));
+    return v;
+}
+
 /* ---- pattern-fusion cases (test_passes_norm.c, test_passes_act.c, test_passes_cancel.c) ---- */
 
 /* Node of op reading in[0..n_in) with one output named `name`; returns that value. */
@@ -88,6 +97,12 @@ static inline int tp_op2(em_graph *g, em_op op, int a, int b, const char *name)
 {
     const int in[2] = {a, b};
     return tp_op(g, op, in, b >= 0 ? 2 : 1, name);
+}
+
+static inline int tp_op3(em_graph *g, em_op op, int a, int b, int c, const char *name)
+{
+    const int in[3] = {a, b, c};
+    return tp_op(g, op, in, 3, name);
 }
 
 /* An f32 scalar (rank 0) initializer. */
