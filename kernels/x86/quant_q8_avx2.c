@@ -11,6 +11,11 @@
  *   DQ: (x - zero_point) * scale in float32: x - zero_point has at most 9 significant bits and
  *       the scale 24, so the product is exact in double and the reference's one rounding to
  *       float equals vmulps's.
+ *   DynamicQuantizeLinear: the range [min(0, min x), max(0, max x)] by vminps / vmaxps (their
+ *       second operand wins on NaN, so NaN is ignored as the reference's comparisons ignore
+ *       it; +-0 never replaces the initial +0, so the result is independent of the order),
+ *       over blocks on the pool; scale and zero point in scalar float as the reference; then
+ *       the Q loop above with that scale and zero point.
  * Anything else (per-axis or blocked parameters, 16-bit scales, other dtypes, `precision`,
  * int32 inputs) is declined with UNSUPPORTED and runs on the reference kernel. The scale and
  * zero point are read in run (they need not be constants). The tail (< 8 elements) goes
@@ -22,6 +27,7 @@
 #include "core/status.h"
 
 #include <immintrin.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -255,6 +261,81 @@ void em_dequantizelinear_q8__avx2(const void *state, const em_tensor *in, em_ten
                                   const em_kctx *ctx)
 {
     q8_run(state, in, out, ctx, dequant_task);
+}
+
+/* ---- DynamicQuantizeLinear --------------------------------------------------------------- */
+
+ember_status *em_dynquant_q8_prepare__avx2(const em_kinfo *ki, void **state, size_t *scratch_bytes)
+{
+    *state = NULL;
+    *scratch_bytes = 0;
+    if (ki->n_in != 1 || ki->n_out != 3 || ki->in[0].dtype != EMBER_DTYPE_F32 ||
+        ki->out[0].dtype != EMBER_DTYPE_U8 || ki->out[1].dtype != EMBER_DTYPE_F32 ||
+        ki->out[2].dtype != EMBER_DTYPE_U8 || !one_element(&ki->out[1]) ||
+        !one_element(&ki->out[2])) {
+        return decline(ki, "the AVX2 kernel takes f32 x and the u8 / f32 / u8 outputs");
+    }
+    /* two floats (the block's min and max) per Q8_BLOCK elements */
+    int64_t blocks = (em_tensor_numel(&ki->in[0]) + Q8_BLOCK - 1) / Q8_BLOCK;
+    *scratch_bytes = (size_t)(blocks > 0 ? blocks : 1) * 2 * sizeof(float);
+    const q8_state s = {false, true};
+    return q8_state_new(ki, &s, state);
+}
+
+typedef struct dq_range_args {
+    const float *x;
+    int64_t n;
+    float *range; /* per block: min, max */
+} dq_range_args;
+
+static void range_task(void *arg, int64_t begin, int64_t end)
+{
+    const dq_range_args *a = arg;
+    for (int64_t blk = begin; blk < end; blk++) {
+        int64_t b = blk * Q8_BLOCK, e = b + Q8_BLOCK < a->n ? b + Q8_BLOCK : a->n, i = b;
+        __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+        for (; i + 8 <= e; i += 8) {
+            __m256 v = _mm256_loadu_ps(a->x + i);
+            lo = _mm256_min_ps(v, lo); /* NaN in v: lo kept */
+            hi = _mm256_max_ps(v, hi);
+        }
+        float l[8], h[8];
+        _mm256_storeu_ps(l, lo);
+        _mm256_storeu_ps(h, hi);
+        float mn = 0.0f, mx = 0.0f;
+        for (int k = 0; k < 8; k++) {
+            mn = l[k] < mn ? l[k] : mn;
+            mx = h[k] > mx ? h[k] : mx;
+        }
+        for (; i < e; i++) {
+            mn = a->x[i] < mn ? a->x[i] : mn;
+            mx = a->x[i] > mx ? a->x[i] : mx;
+        }
+        a->range[2 * blk] = mn;
+        a->range[2 * blk + 1] = mx;
+    }
+}
+
+void em_dynquant_q8__avx2(const void *state, const em_tensor *in, em_tensor *out,
+                          const em_kctx *ctx)
+{
+    const int64_t n = em_tensor_numel(&in[0]), blocks = (n + Q8_BLOCK - 1) / Q8_BLOCK;
+    dq_range_args r = {in[0].data, n, ctx->scratch};
+    em_parallel_for(ctx->pool, blocks, 1, range_task, &r);
+    float lo = 0.0f, hi = 0.0f;
+    for (int64_t b = 0; b < blocks; b++) {
+        lo = r.range[2 * b] < lo ? r.range[2 * b] : lo;
+        hi = r.range[2 * b + 1] > hi ? r.range[2 * b + 1] : hi;
+    }
+    /* the reference's arithmetic (quant_linear_ref.c, em_dynquant__ref) */
+    const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+    float zp = 0.0f - lo / scale;
+    zp = zp < 0.0f ? 0.0f : zp > 255.0f ? 255.0f : zp;
+    zp = (float)rint(zp);
+    q8_args a = {state, in[0].data, out[0].data, n, scale, (int32_t)zp};
+    em_parallel_for(ctx->pool, blocks, 1, quant_task, &a);
+    *(float *)out[1].data = scale;
+    *(uint8_t *)out[2].data = (uint8_t)zp;
 }
 
 void em_q8_release__avx2(const ember_allocator *al, void *state)

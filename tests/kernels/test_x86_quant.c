@@ -47,22 +47,25 @@ static const em_kernel *qt_ref(em_op op)
     return t_kernel(op, EMBER_DTYPE_UNDEFINED);
 }
 
-/* prepare (inputs in const_mask keep their data), run, release, like kt_run for 12 inputs. */
-static ember_status *qt_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
-                            em_tensor *out, unsigned const_mask, em_threadpool *pool)
+/* prepare (inputs in const_mask keep their data), run, release, like kt_run for 12 inputs and
+ * n_out outputs. */
+static ember_status *qt_run_n(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
+                              em_tensor *out, int n_out, unsigned const_mask, em_threadpool *pool)
 {
-    em_tensor pin[QT_MAX_IO], pout[1];
-    assert_true(n_in <= QT_MAX_IO);
+    em_tensor pin[QT_MAX_IO], pout[3];
+    assert_true(n_in <= QT_MAX_IO && n_out <= 3);
     for (int i = 0; i < n_in; i++) {
         pin[i] = in[i];
         if ((const_mask & (1u << i)) == 0) {
             pin[i].data = NULL;
         }
     }
-    pout[0] = out[0];
-    pout[0].data = NULL;
-    em_kinfo ki = {
-        node, n_in, 1, pin, pout, test_allocator(), kt_features(), em_threadpool_size(pool), NULL};
+    for (int i = 0; i < n_out; i++) {
+        pout[i] = out[i];
+        pout[i].data = NULL;
+    }
+    em_kinfo ki = {node,          n_in,         n_out, pin, pout, test_allocator(),
+                   kt_features(), em_threadpool_size(pool), NULL};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare(&ki, &state, &scratch_bytes);
@@ -84,6 +87,12 @@ static ember_status *qt_run(const em_kernel *k, const em_node *node, em_tensor *
         em_free(test_allocator(), state);
     }
     return NULL;
+}
+
+static ember_status *qt_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
+                            em_tensor *out, unsigned const_mask, em_threadpool *pool)
+{
+    return qt_run_n(k, node, in, n_in, out, 1, const_mask, pool);
 }
 
 static void qt_same_bytes(const char *name, const char *kernel, const void *got, const void *ref,
@@ -258,6 +267,80 @@ static void test_dequantize(void **state)
 }
 
 /* Per-axis parameters and 16-bit scales go to the reference. */
+/* DynamicQuantizeLinear: y, scale and zero point byte-equal to the reference over lengths
+ * that span several parallel blocks, inputs of one sign (the range then has 0 at one end), all
+ * zeros (scale 1), +-0 mixes, NaN (ignored by the range, quantized to the zero point; kind 5
+ * puts whole vectors of it where a kernel that let NaN into its running minimum would lose
+ * the negative range) and +-inf (an infinite range). */
+static void dql_case(const em_kernel *k, em_threadpool *pool, int64_t n, int kind)
+{
+    char name[96];
+    snprintf(name, sizeof name, "dynamicquantizelinear n %lld kind %d", (long long)n, kind);
+    t_node node;
+    t_node_init(&node, EM_OP_DYNAMICQUANTIZELINEAR, "dq");
+    float *x = t_f32(n + 1);
+    q_fill(x, n, 0.01f, 1700 + (uint64_t)n + (uint64_t)kind);
+    for (int64_t i = 0; i < n; i++) {
+        if (kind == 1 || kind == 2) { /* one sign, no inf (kind 1 positive, 2 negative) */
+            float v = fabsf(isfinite(x[i]) ? x[i] : 1.0f);
+            x[i] = kind == 1 ? v : -v;
+        } else if (kind == 3) { /* zeros of both signs */
+            x[i] = (i & 1) ? -0.0f : 0.0f;
+        } else if (kind == 4 && !isnan(x[i])) { /* finite, with a NaN here and there */
+            x[i] = isfinite(x[i]) ? x[i] : 2.5f;
+        } else if (kind == 5) { /* negative, and a run of 8 NaNs ending each 16384 block */
+            int64_t in_block = i % 16384;
+            x[i] = in_block >= 16376 || (n < 16384 && i >= (n & ~(int64_t)7) - 8 &&
+                                         i < (n & ~(int64_t)7))
+                       ? NAN
+                       : -fabsf(isfinite(x[i]) ? x[i] : 1.0f);
+        }
+    }
+    uint8_t *ref = test_malloc((size_t)n + 1), *got = test_malloc((size_t)n + 33);
+    memset(got, 0xa5, (size_t)n + 33);
+    float rs = 0.0f, gs = 0.0f;
+    uint8_t rz = 0, gz = 0;
+    em_tensor in[1], out[3];
+    t_tensor(&in[0], EMBER_DTYPE_F32, 1, &n, x);
+    t_tensor(&out[0], EMBER_DTYPE_U8, 1, &n, ref);
+    t_tensor(&out[1], EMBER_DTYPE_F32, 0, NULL, &rs);
+    t_tensor(&out[2], EMBER_DTYPE_U8, 0, NULL, &rz);
+    t_expect_ok(qt_run_n(qt_ref(EM_OP_DYNAMICQUANTIZELINEAR), &node.n, in, 1, out, 3, 0, NULL),
+                name);
+    out[0].data = got;
+    out[1].data = &gs;
+    out[2].data = &gz;
+    t_expect_ok(qt_run_n(k, &node.n, in, 1, out, 3, 0, n > 20000 ? pool : NULL), name);
+    qt_same_bytes(name, k->name, &gs, &rs, 1, 4);
+    qt_same_bytes(name, k->name, &gz, &rz, 1, 1);
+    qt_same_bytes(name, k->name, got, ref, n, 1);
+    for (int i = 0; i < 33; i++) {
+        if (got[n + i] != 0xa5) {
+            fail_msg("case %s: wrote past the end", name);
+        }
+    }
+    test_free(x);
+    test_free(ref);
+    test_free(got);
+}
+
+static void test_dynamicquantizelinear(void **state)
+{
+    const em_kernel *k = qt_find(EM_OP_DYNAMICQUANTIZELINEAR, *state);
+    if (k == NULL || !kt_isa_ok(k)) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    static const int64_t sizes[] = {1, 7, 8, 9, 33, 100, 16384, 16385, 40001, 100003};
+    for (int kind = 0; kind < 6; kind++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            dql_case(k, pool, sizes[i], kind);
+        }
+    }
+    em_threadpool_destroy(pool);
+}
+
 static void test_qdq_declines(void **state)
 {
     const em_kernel *q = qt_find(EM_OP_QUANTIZELINEAR, *state);
@@ -742,6 +825,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KT_TEST(test_quantize, "__avx2"),
         KT_TEST(test_dequantize, "__avx2"),
+        KT_TEST(test_dynamicquantizelinear, "q8__avx2"),
         KT_TEST(test_qdq_declines, "__avx2"),
         KT_TEST(test_qlinearconv, "u8__avx2"),
         KT_TEST(test_qlinearconv_declines, "u8__avx2"),
