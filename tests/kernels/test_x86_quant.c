@@ -107,6 +107,18 @@ static void qt_same_bytes(const char *name, const char *kernel, const void *got,
     }
 }
 
+/* n bytes equal to the reference's, and the 33 guard bytes after them (0xa5) untouched. */
+static void qt_same_bytes_guarded(const char *name, const char *kernel, const uint8_t *got,
+                                  const uint8_t *ref, int64_t n)
+{
+    qt_same_bytes(name, kernel, got, ref, n, 1);
+    for (int i = 0; i < 33; i++) {
+        if (got[n + i] != 0xa5) {
+            fail_msg("case %s: wrote past the end", name);
+        }
+    }
+}
+
 /* ---- QuantizeLinear / DequantizeLinear --------------------------------------------------- */
 
 static const int64_t q_sizes[] = {0, 1, 7, 8, 9, 31, 32, 33, 63, 100, 16383, 16384, 16385, 40001};
@@ -171,12 +183,7 @@ static void q_case(const em_kernel *k, em_threadpool *pool, ember_dtype yt, int 
     t_expect_ok(qt_run(qt_ref(EM_OP_QUANTIZELINEAR), &node.n, in, 3, out, 6, NULL), name);
     out[0].data = got;
     t_expect_ok(qt_run(k, &node.n, in, 3, out, 6, n > 20000 ? pool : NULL), name);
-    qt_same_bytes(name, k->name, got, ref, n, 1);
-    for (int i = 0; i < 33; i++) {
-        if (got[n + i] != 0xa5) {
-            fail_msg("case %s: wrote past the end", name);
-        }
-    }
+    qt_same_bytes_guarded(name, k->name, got, ref, n);
     test_free(x);
     test_free(ref);
     test_free(got);
@@ -313,12 +320,7 @@ static void dql_case(const em_kernel *k, em_threadpool *pool, int64_t n, int kin
     t_expect_ok(qt_run_n(k, &node.n, in, 1, out, 3, 0, n > 20000 ? pool : NULL), name);
     qt_same_bytes(name, k->name, &gs, &rs, 1, 4);
     qt_same_bytes(name, k->name, &gz, &rz, 1, 1);
-    qt_same_bytes(name, k->name, got, ref, n, 1);
-    for (int i = 0; i < 33; i++) {
-        if (got[n + i] != 0xa5) {
-            fail_msg("case %s: wrote past the end", name);
-        }
-    }
+    qt_same_bytes_guarded(name, k->name, got, ref, n);
     test_free(x);
     test_free(ref);
     test_free(got);
