@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_model.h"
 
 static const char *data_path(const char *rel, char *buf, size_t cap)
 {
@@ -47,15 +48,6 @@ static ember_model *load_cnn(ember_graph_opt level)
     }
     OK(st);
     return m;
-}
-
-static int count_op(const ember_model *m, const char *op)
-{
-    int n = 0;
-    for (size_t i = 0; i < ember_model_node_count(m); i++) {
-        n += strcmp(ember_model_node_op(m, i), op) == 0;
-    }
-    return n;
 }
 
 /* Runs m on cnn_v13.in0.npy and compares with cnn_v13.out0.npy. */
@@ -87,10 +79,10 @@ static void test_none_keeps_loaded_graph(void **state)
         skip();
     }
     assert_int_equal(ember_model_node_count(m), 7);
-    assert_int_equal(count_op(m, "Conv"), 1);
-    assert_int_equal(count_op(m, "BatchNormalization"), 1);
-    assert_int_equal(count_op(m, "Relu"), 1);
-    assert_int_equal(count_op(m, "FusedConv"), 0);
+    assert_int_equal(tm_count_op(m, "Conv"), 1);
+    assert_int_equal(tm_count_op(m, "BatchNormalization"), 1);
+    assert_int_equal(tm_count_op(m, "Relu"), 1);
+    assert_int_equal(tm_count_op(m, "FusedConv"), 0);
     expect_reference_output(m);
     ember_model_destroy(m);
 }
@@ -104,10 +96,10 @@ static void test_basic_and_all_fuse(void **state)
         if (m == NULL) {
             skip();
         }
-        assert_int_equal(count_op(m, "FusedConv"), 1);
-        assert_int_equal(count_op(m, "Conv"), 0);
-        assert_int_equal(count_op(m, "BatchNormalization"), 0);
-        assert_int_equal(count_op(m, "Relu"), 0);
+        assert_int_equal(tm_count_op(m, "FusedConv"), 1);
+        assert_int_equal(tm_count_op(m, "Conv"), 0);
+        assert_int_equal(tm_count_op(m, "BatchNormalization"), 0);
+        assert_int_equal(tm_count_op(m, "Relu"), 0);
         if (levels[i] == EMBER_GRAPH_OPT_BASIC) { /* no reorders without the layout pass */
             assert_int_equal(ember_model_node_count(m), 5);
         }
@@ -122,16 +114,16 @@ static void test_default_is_all(void **state)
     (void)state;
     ember_model *m = NULL;
     OK(ember_model_load_builtin(NULL, NULL, &m));
-    assert_int_equal(count_op(m, "BatchNormalization"), 0);
-    assert_true(count_op(m, "FusedConv") >= 3);
+    assert_int_equal(tm_count_op(m, "BatchNormalization"), 0);
+    assert_true(tm_count_op(m, "FusedConv") >= 3);
     ember_model_destroy(m);
     ember_model_options *mo = NULL;
     OK(ember_model_options_create(&mo));
     OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
     OK(ember_model_load_builtin(NULL, mo, &m));
-    assert_int_equal(count_op(m, "BatchNormalization"), 1);
-    assert_int_equal(count_op(m, "Conv"), 3);
-    assert_int_equal(count_op(m, "FusedConv"), 0);
+    assert_int_equal(tm_count_op(m, "BatchNormalization"), 1);
+    assert_int_equal(tm_count_op(m, "Conv"), 3);
+    assert_int_equal(tm_count_op(m, "FusedConv"), 0);
     ember_model_destroy(m);
     ember_model_options_destroy(mo);
 }
@@ -145,10 +137,10 @@ static void test_fold_keeps_standard_ops(void **state)
     OK(ember_model_options_create(&mo));
     OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_FOLD));
     OK(ember_model_load_builtin(NULL, mo, &m));
-    assert_int_equal(count_op(m, "BatchNormalization"), 1);
-    assert_int_equal(count_op(m, "Conv"), 3);
-    assert_int_equal(count_op(m, "FusedConv"), 0);
-    assert_int_equal(count_op(m, "ReorderToBlocked"), 0);
+    assert_int_equal(tm_count_op(m, "BatchNormalization"), 1);
+    assert_int_equal(tm_count_op(m, "Conv"), 3);
+    assert_int_equal(tm_count_op(m, "FusedConv"), 0);
+    assert_int_equal(tm_count_op(m, "ReorderToBlocked"), 0);
     ember_model_destroy(m);
     ember_model_options_destroy(mo);
 }

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "common/test_ok.h"
+#include "common/test_model.h"
 
 /* y's scale in small_qdq.onnx (printed by the generator's model): one output step. */
 #define Y_STEP 0.0382015f
@@ -56,15 +57,6 @@ static ember_model *load(const char *name, ember_int8_mode mode)
     }
     OK(st);
     return m;
-}
-
-static int count_op(const ember_model *m, const char *op)
-{
-    int n = 0;
-    for (size_t i = 0; i < ember_model_node_count(m); i++) {
-        n += strcmp(ember_model_node_op(m, i), op) == 0;
-    }
-    return n;
 }
 
 /* Runs m on small.in0.npy; the largest difference from `ref` (a .npy under qdq/). */
@@ -103,14 +95,14 @@ static void test_int8_on(void **state)
         "QLinearMul",        "QLinearConcat",   "QLinearAveragePool", "QLinearGlobalAveragePool",
         "QGemm"};
     for (size_t i = 0; i < sizeof int8_ops / sizeof int8_ops[0]; i++) {
-        if (count_op(m, int8_ops[i]) < 1) {
+        if (tm_count_op(m, int8_ops[i]) < 1) {
             fail_msg("no %s node", int8_ops[i]);
         }
     }
     static const char *const float_ops[] = {"Conv", "Add", "Sigmoid", "LeakyRelu", "Mul",
                                             "Concat", "AveragePool", "GlobalAveragePool", "Gemm"};
     for (size_t i = 0; i < sizeof float_ops / sizeof float_ops[0]; i++) {
-        assert_int_equal(count_op(m, float_ops[i]), 0);
+        assert_int_equal(tm_count_op(m, float_ops[i]), 0);
     }
     /* every chain noted as int8, in graph order, each with its op */
     size_t n = ember_model_int8_note_count(m);
@@ -144,8 +136,8 @@ static void test_int8_off_and_auto(void **state)
             skip();
         }
         assert_int_equal(ember_model_int8_note_count(m), 0);
-        assert_int_equal(count_op(m, "QLinearAdd"), 0);
-        assert_true(count_op(m, "Add") + count_op(m, "FusedConv") >= 1);
+        assert_int_equal(tm_count_op(m, "QLinearAdd"), 0);
+        assert_true(tm_count_op(m, "Add") + tm_count_op(m, "FusedConv") >= 1);
         assert_true(max_diff(m, "small_qdq.out0.npy") <= 1.001f * Y_STEP);
         ember_model_destroy(m);
     }
@@ -159,8 +151,8 @@ static void test_qoperator_model(void **state)
     if (m == NULL) {
         skip();
     }
-    assert_true(count_op(m, "QLinearAdd") == 1 && count_op(m, "QGemm") == 1 &&
-                count_op(m, "QLinearConcat") == 1);
+    assert_true(tm_count_op(m, "QLinearAdd") == 1 && tm_count_op(m, "QGemm") == 1 &&
+                tm_count_op(m, "QLinearConcat") == 1);
     float d = max_diff(m, "small_qdq.out0.npy");
     if (!(d <= 1.001f * Y_STEP)) {
         fail_msg("QOperator output differs from ONNX's semantics by %g (step %g)", (double)d,

@@ -19,6 +19,7 @@
 
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
+#include "common/test_model.h"
 
 #include <math.h>
 
@@ -109,13 +110,8 @@ static ember_model *load(const char *name, ember_graph_opt level)
  * where the CPU has a block, fuses a squeeze-excite: passes_se.c). */
 static int count_op(const ember_model *m, const char *op)
 {
-    int n = 0;
     bool conv = strcmp(op, "FusedConv") == 0;
-    for (size_t i = 0; i < ember_model_node_count(m); i++) {
-        n += strcmp(ember_model_node_op(m, i), op) == 0;
-        n += conv && strcmp(ember_model_node_op(m, i), "BlockedSE") == 0 ? 2 : 0;
-    }
-    return n;
+    return tm_count_op(m, op) + (conv ? 2 * tm_count_op(m, "BlockedSE") : 0);
 }
 
 /* Runs m on the case's input; the output tensor (the caller destroys it). */
