@@ -98,6 +98,12 @@ ember_status *em_onnx_add_const(onnx_ctx *c, onnx_scope *sc, const char *base, c
 ember_status *em_onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
                             const int *in, int n_in, const char *out_name, int *node,
                             int *out_value);
+/* The same with n_out (at most EM_ONNX_MAX_ADDED_OUTPUTS) outputs: out_names NULL, or NULL
+ * entries, for fresh names; sets out_values[0..n_out). */
+enum { EM_ONNX_MAX_ADDED_OUTPUTS = 4 };
+ember_status *em_onnx_add_node_n(onnx_ctx *c, onnx_scope *sc, const char *op,
+                              const char *node_name, const int *in, int n_in, int n_out,
+                              const char *const *out_names, int *node, int *out_values);
 /* Copies the NodeProto's attributes (minus skipped ones) and the extras onto `node`. */
 ember_status *em_onnx_copy_attrs(onnx_ctx *c, onnx_scope *sc, const onnx_pending *p, int node);
 /* Adds node `np` of graph scope `sc` (`index`: its place, for messages when it has no name):
@@ -152,6 +158,13 @@ ember_status *em_onnx_gradient_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending
 /* Expands a FlexAttention node (ai.onnx.preview) into default-domain nodes where it stands,
  * inlining its score_mod / prob_mod subgraphs. */
 ember_status *em_onnx_flex_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
+
+/* ---- onnx_msquant.c ---- */
+/* Whether com.microsoft op `op` is expanded at load (DynamicQuantizeMatMul,
+ * MatMulIntegerToFloat). */
+bool em_onnx_ms_expanded(const char *op);
+/* Expands node `p` (of em_onnx_ms_expanded's ops) into default-domain nodes. */
+ember_status *em_onnx_ms_convert(onnx_ctx *c, onnx_scope *sc, onnx_pending *p);
 
 /* ---- onnx_opset.c ---- */
 /* The op name a NodeProto of the default domain becomes ("Dropout" -> "Identity", ...). */

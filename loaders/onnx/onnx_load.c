@@ -85,15 +85,22 @@ static bool is_ms_op(const char *op)
     return false;
 }
 
+/* com.microsoft ops that are the default domain's op of the same name (same inputs and
+ * attributes), and those onnx_msquant.c expands. */
+static bool is_ms_alias(const char *op)
+{
+    return strcmp(op, "QuantizeLinear") == 0 || strcmp(op, "DequantizeLinear") == 0;
+}
+
 /* True when ember knows op `op` of `domain`. */
 static bool domain_op_known(const char *domain, const char *op)
 {
     if (is_default_domain(domain)) {
         return !is_training_op(op) && !is_ml_op(op) && !is_ms_op(op) &&
-               strcmp(op, "FlexAttention") != 0;
+               !em_onnx_ms_expanded(op) && strcmp(op, "FlexAttention") != 0;
     }
     if (strcmp(domain, ms_domain) == 0) {
-        return is_ms_op(op);
+        return is_ms_op(op) || is_ms_alias(op) || em_onnx_ms_expanded(op);
     }
     if (strcmp(domain, ml_domain) == 0) {
         return is_ml_op(op);
@@ -293,26 +300,47 @@ ember_status *em_onnx_add_const(onnx_ctx *c, onnx_scope *sc, const char *base, c
     return st != NULL ? wrap(c, st) : em_onnx_scope_put(c, sc, *idx);
 }
 
-ember_status *em_onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
-                            const int *in, int n_in, const char *out_name, int *node,
-                            int *out_value)
+ember_status *em_onnx_add_node_n(onnx_ctx *c, onnx_scope *sc, const char *op,
+                              const char *node_name, const int *in, int n_in, int n_out,
+                              const char *const *out_names, int *node, int *out_values)
 {
     em_op id;
-    char name[256];
+    char names[EM_ONNX_MAX_ADDED_OUTPUTS][256];
+    const char *outs[EM_ONNX_MAX_ADDED_OUTPUTS];
     if (!em_op_from_name(op, &id)) {
         return em_onnx_err(c, EMBER_ERR_UNSUPPORTED, "node '%s': needs op %s, which ember lacks",
                         node_name, op);
     }
-    if (out_name == NULL) {
-        em_onnx_fresh_name(c, sc, node_name, op, name, sizeof name);
-        out_name = name;
+    if (n_out < 1 || n_out > EM_ONNX_MAX_ADDED_OUTPUTS) {
+        return em_onnx_err(c, EMBER_ERR_INTERNAL, "node '%s': %d outputs for an added %s",
+                        node_name, n_out, op);
     }
-    ember_status *st = em_graph_add_node(sc->g, id, node_name, in, n_in, &out_name, 1, node);
+    for (int o = 0; o < n_out; o++) {
+        outs[o] = out_names != NULL ? out_names[o] : NULL;
+        if (outs[o] == NULL) {
+            em_onnx_fresh_name(c, sc, node_name, op, names[o], sizeof names[o]);
+            outs[o] = names[o];
+        }
+    }
+    ember_status *st = em_graph_add_node(sc->g, id, node_name, in, n_in, outs, n_out, node);
     if (st != NULL) {
         return wrap(c, st);
     }
-    *out_value = sc->g->nodes[*node].out[0];
-    return em_onnx_scope_put(c, sc, *out_value);
+    for (int o = 0; o < n_out; o++) {
+        out_values[o] = sc->g->nodes[*node].out[o];
+        st = em_onnx_scope_put(c, sc, out_values[o]);
+        if (st != NULL) {
+            return st;
+        }
+    }
+    return NULL;
+}
+
+ember_status *em_onnx_add_node(onnx_ctx *c, onnx_scope *sc, const char *op, const char *node_name,
+                            const int *in, int n_in, const char *out_name, int *node,
+                            int *out_value)
+{
+    return em_onnx_add_node_n(c, sc, op, node_name, in, n_in, 1, &out_name, node, out_value);
 }
 
 /* ---- attributes ---- */
@@ -641,6 +669,7 @@ ember_status *em_onnx_node_convert(onnx_ctx *c, onnx_scope *sc, const Onnx__Node
     if (st == NULL) {
         st = strcmp(np->op_type, "Gradient") == 0        ? em_onnx_gradient_convert(c, sc, &p)
              : strcmp(np->op_type, "FlexAttention") == 0 ? em_onnx_flex_convert(c, sc, &p)
+             : em_onnx_ms_expanded(np->op_type)          ? em_onnx_ms_convert(c, sc, &p)
                                                          : em_onnx_opset_normalise(c, sc, &p);
     }
     if (st == NULL && !p.emitted) {
@@ -843,7 +872,7 @@ bool em_onnx_op_supported(const char *op_type)
 {
     em_op id;
     return strcmp(op_type, "Constant") == 0 || strcmp(op_type, "Gradient") == 0 ||
-           strcmp(op_type, "FlexAttention") == 0 ||
+           strcmp(op_type, "FlexAttention") == 0 || em_onnx_ms_expanded(op_type) ||
            em_op_from_name(em_onnx_opset_target(op_type), &id);
 }
 
