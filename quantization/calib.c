@@ -124,11 +124,11 @@ static void hist_halve(hist *h)
 
 static int64_t hist_index(const hist *h, double x, double inv_w)
 {
-    double f = floor((x - h->lo) * inv_w);
+    double f = (x - h->lo) * inv_w;
     if (!(f >= 0)) {
         return 0;
     }
-    return f >= (double)(h->nb - 1) ? h->nb - 1 : (int64_t)f;
+    return f >= (double)(h->nb - 1) ? h->nb - 1 : (int64_t)f; /* truncation: floor for f >= 0 */
 }
 
 /* The value histogram covers [-t, t] (t > 0), growing as ORT's merge_histogram: half bins on
@@ -447,27 +447,90 @@ static void range_percentile(const em_calib *c, const em_calib_params *p, double
     }
 }
 
-/* smooth_distribution (quant_utils.py) then scipy-style entropy(p, q): KL(p || q) after
- * normalising both; infinite when a side is all zeros. */
-static double smooth(double *d, int64_t n)
+/*
+ * ORT's get_entropy_threshold. For each window [start, end) of len = 2i + 1 bins (one fewer at
+ * the right end): p is the window with the counts outside added to its end bins; q merges the
+ * window's own counts (without those) into nq groups of m = len / nq bins (the rest into the
+ * last group), each spread evenly over the group's bins where p is non-zero and truncated to an
+ * integer (ORT's q is int64), the bins past nq * m staying 0; both are smoothed
+ * (smooth_distribution: zeros become eps, the non-zeros lose eps * zeros / non-zeros) and
+ * compared by KL(p || q) (ORT's entropy(): both normalised).
+ *
+ * The same sum, arranged so that a window costs one pass over its bins (one log per non-zero
+ * bin) and O(nq) for q, since q' is constant on each group:
+ *   KL = (A - B) / sp + log(sq / sp),  A = sum p' log p',  B = sum_k log q'_k * (sum of p' on
+ *   group k),  sp = sum p',  sq = sum q'.
+ */
+typedef struct kl_scratch {
+    const double *h, *pre; /* the histogram and its prefix sums (pre[j] = h[0] + ... h[j-1]) */
+    const int64_t *nzpre;  /* prefix counts of non-zero bins */
+    double *gsum;          /* nq + 1 group sums of p' (the last: bins past nq * m) */
+    int64_t nb, nq;
+} kl_scratch;
+
+static const double kl_eps = 0.0001;
+
+/* smooth_distribution's value of one bin of count v, given its eps1 (ORT asserts the result
+ * is positive; a fractional count left by a merge may not be, and then counts as a zero). */
+static double smoothed(double v, double eps1)
 {
-    const double eps = 0.0001;
-    int64_t zeros = 0;
-    for (int64_t j = 0; j < n; j++) {
-        zeros += d[j] == 0;
+    return v == 0 || v - eps1 <= 0 ? kl_eps : v - eps1;
+}
+
+static double window_kl(const kl_scratch *k, int64_t start, int64_t end)
+{
+    const double *h = k->h;
+    int64_t len = end - start, nq = k->nq, m = len / nq;
+    double first = h[start] + k->pre[start], last = h[end - 1] + (k->pre[k->nb] - k->pre[end]);
+    /* non-zero bins of p: the window's, with its end bins as p has them */
+    int64_t nzp = k->nzpre[end] - k->nzpre[start] - (h[start] != 0) - (h[end - 1] != 0) +
+                  (first != 0) + (last != 0);
+    if (nzp == 0) {
+        return INFINITY;
     }
-    if (zeros == n) {
-        return -1;
+    double e1p = kl_eps * (double)(len - nzp) / (double)nzp;
+    double a = 0, sp = 0;
+    memset(k->gsum, 0, (size_t)(nq + 1) * sizeof(double));
+    for (int64_t j = 0; j < len; j++) {
+        double v = j == 0 ? first : j == len - 1 ? last : h[start + j];
+        double pv = smoothed(v, e1p);
+        int64_t g = j / m < nq ? j / m : nq;
+        a += pv * log(pv);
+        sp += pv;
+        k->gsum[g] += pv;
     }
-    double eps1 = eps * (double)zeros / (double)(n - zeros), sum = 0;
-    for (int64_t j = 0; j < n; j++) {
-        d[j] = d[j] == 0 ? eps : d[j] - eps1;
-        if (d[j] <= 0) {
-            d[j] = eps; /* a fractional count left by a merge; ORT asserts instead */
+    /* q per group; its bins are the group's non-zero bins of p */
+    int64_t zq = len - nq * m;
+    double b = 0, sq = 0;
+    double *qv = k->gsum + nq + 1; /* nq more entries after the group sums */
+    for (int64_t g = 0; g < nq; g++) {
+        int64_t s0 = start + g * m, s1 = s0 + m;
+        double cnt = k->pre[s1] - k->pre[s0];
+        if (g == nq - 1) {
+            cnt += k->pre[end] - k->pre[start + nq * m];
         }
-        sum += d[j];
+        int64_t nz = k->nzpre[s1] - k->nzpre[s0];
+        if (s0 == start) {
+            nz += (first != 0) - (h[start] != 0);
+        }
+        if (s1 == end) {
+            nz += (last != 0) - (h[end - 1] != 0);
+        }
+        qv[g] = nz != 0 ? floor(cnt / (double)nz) : 0;
+        zq += qv[g] == 0 ? m : 0;
     }
-    return sum;
+    if (zq == len) {
+        return INFINITY;
+    }
+    double e1q = kl_eps * (double)zq / (double)(len - zq);
+    for (int64_t g = 0; g < nq; g++) {
+        double q = smoothed(qv[g], e1q);
+        b += log(q) * k->gsum[g];
+        sq += q * (double)m;
+    }
+    b += log(kl_eps) * k->gsum[nq];
+    sq += kl_eps * (double)(len - nq * m);
+    return (a - b) / sp + log(sq / sp);
 }
 
 static ember_status *range_entropy(const em_calib *c, const em_calib_params *p, double *lo,
@@ -480,55 +543,25 @@ static ember_status *range_entropy(const em_calib *c, const em_calib_params *p, 
     if (c->T == 0 || halfq > zero) {
         return NULL; /* no window to search: the whole range */
     }
-    double *pre = em_malloc(NULL, (size_t)(nb + 1) * sizeof(double));
-    double *pd = em_malloc(NULL, (size_t)nb * sizeof(double));
-    double *qd = em_malloc(NULL, (size_t)nb * sizeof(double));
-    double *qb = em_malloc(NULL, (size_t)nq * sizeof(double));
-    if (pre == NULL || pd == NULL || qd == NULL || qb == NULL) {
+    double *pre = em_malloc(NULL, (size_t)(nb + 1 + 2 * nq + 1) * sizeof(double));
+    int64_t *nzpre = em_malloc(NULL, (size_t)(nb + 1) * sizeof(int64_t));
+    if (pre == NULL || nzpre == NULL) {
         em_free(NULL, pre);
-        em_free(NULL, pd);
-        em_free(NULL, qd);
-        em_free(NULL, qb);
+        em_free(NULL, nzpre);
         return em_status_oom();
     }
     pre[0] = 0;
+    nzpre[0] = 0;
     for (int64_t j = 0; j < nb; j++) {
         pre[j + 1] = pre[j] + h->h[j];
+        nzpre[j + 1] = nzpre[j] + (h->h[j] != 0);
     }
+    kl_scratch k = {h->h, pre, nzpre, pre + nb + 1, nb, nq};
     double best = INFINITY;
     int64_t best_i = halfq;
     for (int64_t i = halfq; i <= zero; i++) {
-        int64_t start = zero - i, end = zero + i + 1 < nb ? zero + i + 1 : nb, len = end - start;
-        const double *sl = h->h + start;
-        memcpy(pd, sl, (size_t)len * sizeof(double));
-        pd[0] += pre[start];
-        pd[len - 1] += pre[nb] - pre[end];
-        int64_t m = len / nq;
-        for (int64_t k = 0; k < nq; k++) {
-            qb[k] = pre[start + (k + 1) * m] - pre[start + k * m];
-        }
-        qb[nq - 1] += pre[end] - pre[start + nq * m];
-        memset(qd, 0, (size_t)len * sizeof(double));
-        for (int64_t k = 0; k < nq; k++) {
-            int64_t norm = 0;
-            for (int64_t j = k * m; j < (k + 1) * m; j++) {
-                norm += pd[j] != 0;
-            }
-            if (norm != 0) {
-                double v = floor(qb[k] / (double)norm); /* ORT stores q as int64 */
-                for (int64_t j = k * m; j < (k + 1) * m; j++) {
-                    qd[j] = v;
-                }
-            }
-        }
-        double sp = smooth(pd, len), sq = smooth(qd, len), kl = INFINITY;
-        if (sp > 0 && sq > 0) {
-            kl = 0;
-            for (int64_t j = 0; j < len; j++) {
-                double a = pd[j] / sp, b = qd[j] / sq;
-                kl += a * log(a / b);
-            }
-        }
+        int64_t start = zero - i, end = zero + i + 1 < nb ? zero + i + 1 : nb;
+        double kl = window_kl(&k, start, end);
         if (kl < best) {
             best = kl;
             best_i = i;
@@ -538,9 +571,7 @@ static ember_status *range_entropy(const em_calib *c, const em_calib_params *p, 
     *lo = edge(h, start);
     *hi = edge(h, end);
     em_free(NULL, pre);
-    em_free(NULL, pd);
-    em_free(NULL, qd);
-    em_free(NULL, qb);
+    em_free(NULL, nzpre);
     return NULL;
 }
 
