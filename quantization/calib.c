@@ -350,6 +350,10 @@ static void hist_occupied(const hist *h, double *a, double *b)
 
 ember_status *em_calib_merge(em_calib *dst, const em_calib *src)
 {
+    if (dst == src) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "cannot merge a calibration collector into "
+                                                    "itself");
+    }
     if (src->batches == 0) {
         return NULL;
     }
@@ -481,6 +485,9 @@ static double window_kl(const kl_scratch *k, int64_t start, int64_t end)
 {
     const double *h = k->h;
     int64_t len = end - start, nq = k->nq, m = len / nq;
+    if (m == 0) {
+        return INFINITY; /* an odd nq wider than the clipped window: ORT's q is all zeros */
+    }
     double first = h[start] + k->pre[start], last = h[end - 1] + (k->pre[k->nb] - k->pre[end]);
     /* non-zero bins of p: the window's, with its end bins as p has them */
     int64_t nzp = k->nzpre[end] - k->nzpre[start] - (h[start] != 0) - (h[end - 1] != 0) +

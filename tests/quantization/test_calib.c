@@ -381,6 +381,7 @@ static void test_merge(void **state)
     float one = 1;
     OK(em_calib_add(v, &one, 1));
     EXPECT_ERR(em_calib_merge(u, v), EMBER_ERR_INVALID_ARG, "64", "128");
+    EXPECT_ERR(em_calib_merge(v, v), EMBER_ERR_INVALID_ARG, "itself");
     em_calib_free(u);
     em_calib_free(v);
 }
@@ -432,10 +433,28 @@ static void test_bad_input(void **state)
     EXPECT_ERR(em_calib_range(c, EM_CALIB_ENTROPY, &p, &lo, &hi), EMBER_ERR_INVALID_ARG, "entropy",
                "1 quantization levels");
     EXPECT_ERR(em_calib_range(c, EM_CALIB_MSE, &p, &lo, &hi), EMBER_ERR_INVALID_ARG, "mse");
+    p.levels = 65537;
+    EXPECT_ERR(em_calib_range(c, EM_CALIB_MSE, &p, &lo, &hi), EMBER_ERR_INVALID_ARG, "65537");
     EXPECT_ERR(em_calib_range(c, (em_calib_method)99, NULL, &lo, &hi), EMBER_ERR_INVALID_ARG,
                "unknown calibration method 99");
     em_calib_free(c);
     em_calib_free(NULL);
+
+    /* an odd number of levels wider than the last (clipped) window: no window has a q, so the
+     * whole range, as ORT's all-infinite divergences give */
+    OK(em_calib_new(8, &c));
+    float ramp[33];
+    for (int i = 0; i < 33; i++) {
+        ramp[i] = (float)(i - 16) / 4;
+    }
+    OK(em_calib_add(c, ramp, 33));
+    p.levels = 17;
+    OK(em_calib_range(c, EM_CALIB_ENTROPY, &p, &lo, &hi));
+    assert_true(lo == -4 && hi == 4);
+    p.levels = 16; /* windows from 16 bins: one of them fits, still all of this 16-bin range */
+    OK(em_calib_range(c, EM_CALIB_ENTROPY, &p, &lo, &hi));
+    assert_true(lo == -4 && hi == 4);
+    em_calib_free(c);
 
     em_calib_method m;
     for (int i = 0; i < EM_CALIB_METHOD_COUNT; i++) {
