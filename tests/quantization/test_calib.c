@@ -386,6 +386,56 @@ static void test_merge(void **state)
     em_calib_free(v);
 }
 
+/* Extreme values: denormals, FLT_MAX, growth from 1e-40 to 3e38 in one step (the histograms
+ * halve their bins dozens of times), single values, mixed signs: every method gives a finite
+ * lo <= hi inside [min, max] (minmax symmetric aside), for several bin counts and after a
+ * merge. */
+static void test_extremes(void **state)
+{
+    (void)state;
+    const float big = 3.4e38f, tiny = 1e-40f;
+    const float batches[][4] = {
+        {tiny, -tiny, 0, tiny}, {0, 0, 0, 0},       {1, -1, 0.5f, 2},        {big, -big, 0, 1},
+        {tiny, 1e-30f, 0, 0},   {-big, -1, -2, -3}, {1e-38f, 2e-38f, 0, -0}, {7, 7, 7, 7},
+    };
+    const int nbatch = (int)(sizeof batches / sizeof batches[0]);
+    const int64_t bins_list[] = {8, 9, 64, 2048};
+    for (size_t bi = 0; bi < sizeof bins_list / sizeof bins_list[0]; bi++) {
+        for (int first = 0; first < nbatch; first++) { /* every batch once as the first */
+            em_calib *c = NULL, *d = NULL;
+            OK(em_calib_new(bins_list[bi], &c));
+            OK(em_calib_new(bins_list[bi], &d));
+            float mn = INFINITY, mx = -INFINITY;
+            for (int k = 0; k < nbatch; k++) {
+                const float *b = batches[(first + k) % nbatch];
+                OK(em_calib_add(k % 2 ? c : d, b, 4));
+                for (int i = 0; i < 4; i++) {
+                    mn = fminf(mn, b[i]);
+                    mx = fmaxf(mx, b[i]);
+                }
+                for (int m = 0; m < EM_CALIB_METHOD_COUNT; m++) {
+                    float lo, hi;
+                    OK(em_calib_range(k % 2 ? c : d, (em_calib_method)m, NULL, &lo, &hi));
+                    assert_true(isfinite(lo) && isfinite(hi) && lo <= hi);
+                }
+            }
+            OK(em_calib_merge(c, d));
+            for (int m = 0; m < EM_CALIB_METHOD_COUNT; m++) {
+                float lo, hi;
+                OK(em_calib_range(c, (em_calib_method)m, NULL, &lo, &hi));
+                if (!(isfinite(lo) && isfinite(hi) && lo <= hi && lo >= mn && hi <= mx)) {
+                    fail_msg("bins %lld, first batch %d, %s: [%g, %g] outside [%g, %g]",
+                             (long long)bins_list[bi], first,
+                             em_calib_method_name((em_calib_method)m), lo, hi, mn, mx);
+                }
+            }
+            assert_int_equal(em_calib_count(c), 4 * nbatch);
+            em_calib_free(c);
+            em_calib_free(d);
+        }
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -473,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_against_references),
         cmocka_unit_test(test_growth_past_cap),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
