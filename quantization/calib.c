@@ -468,7 +468,9 @@ static void range_percentile(const em_calib *c, const em_calib_params *p, double
 typedef struct kl_scratch {
     const double *h, *pre; /* the histogram and its prefix sums (pre[j] = h[0] + ... h[j-1]) */
     const int64_t *nzpre;  /* prefix counts of non-zero bins */
-    double *gsum;          /* nq + 1 group sums of p' (the last: bins past nq * m) */
+    const int64_t *nzidx;  /* the non-zero bins, in order (nzidx[nzpre[j]] is the first >= j) */
+    double *gsum, *qv;     /* nq + 1 group sums of p' (the last: bins past nq * m), nq q values */
+    int64_t *nzg;          /* nq + 1 non-zero bins of p per group */
     int64_t nb, nq;
 } kl_scratch;
 
@@ -481,6 +483,18 @@ static double smoothed(double v, double eps1)
     return v == 0 || v - eps1 <= 0 ? kl_eps : v - eps1;
 }
 
+/* Adds bin j of the window (count v != 0) to A, sp and its group's sum. */
+static void kl_add(const kl_scratch *k, double v, int64_t j, int64_t m, double e1p, double *a,
+                   double *sp)
+{
+    double pv = smoothed(v, e1p);
+    *a += pv * log(pv);
+    *sp += pv;
+    k->gsum[j / m < k->nq ? j / m : k->nq] += pv;
+}
+
+/* KL(p || q) of the window [start, end). Zero bins of p all weigh eps, so only the non-zero
+ * ones are visited: a window of a sparse (grown) histogram costs its non-zero bins plus nq. */
 static double window_kl(const kl_scratch *k, int64_t start, int64_t end)
 {
     const double *h = k->h;
@@ -495,21 +509,8 @@ static double window_kl(const kl_scratch *k, int64_t start, int64_t end)
     if (nzp == 0) {
         return INFINITY;
     }
-    double e1p = kl_eps * (double)(len - nzp) / (double)nzp;
-    double a = 0, sp = 0;
-    memset(k->gsum, 0, (size_t)(nq + 1) * sizeof(double));
-    for (int64_t j = 0; j < len; j++) {
-        double v = j == 0 ? first : j == len - 1 ? last : h[start + j];
-        double pv = smoothed(v, e1p);
-        int64_t g = j / m < nq ? j / m : nq;
-        a += pv * log(pv);
-        sp += pv;
-        k->gsum[g] += pv;
-    }
-    /* q per group; its bins are the group's non-zero bins of p */
-    int64_t zq = len - nq * m;
-    double b = 0, sq = 0;
-    double *qv = k->gsum + nq + 1; /* nq more entries after the group sums */
+    /* q per group: the group's own counts over its non-zero bins of p, truncated */
+    int64_t zq = len - nq * m, nzsum = 0;
     for (int64_t g = 0; g < nq; g++) {
         int64_t s0 = start + g * m, s1 = s0 + m;
         double cnt = k->pre[s1] - k->pre[s0];
@@ -523,15 +524,35 @@ static double window_kl(const kl_scratch *k, int64_t start, int64_t end)
         if (s1 == end) {
             nz += (last != 0) - (h[end - 1] != 0);
         }
-        qv[g] = nz != 0 ? floor(cnt / (double)nz) : 0;
-        zq += qv[g] == 0 ? m : 0;
+        k->nzg[g] = nz;
+        nzsum += nz;
+        k->qv[g] = nz != 0 ? floor(cnt / (double)nz) : 0;
+        zq += k->qv[g] == 0 ? m : 0;
     }
+    k->nzg[nq] = nzp - nzsum;
     if (zq == len) {
         return INFINITY;
     }
-    double e1q = kl_eps * (double)zq / (double)(len - zq);
+    /* p': the zero bins at eps, then the non-zero ones */
+    double e1p = kl_eps * (double)(len - nzp) / (double)nzp;
+    double a = (double)(len - nzp) * kl_eps * log(kl_eps), sp = (double)(len - nzp) * kl_eps;
+    for (int64_t g = 0; g <= nq; g++) {
+        int64_t size = g < nq ? m : len - nq * m;
+        k->gsum[g] = (double)(size - k->nzg[g]) * kl_eps;
+    }
+    if (first != 0) {
+        kl_add(k, first, 0, m, e1p, &a, &sp);
+    }
+    if (last != 0) {
+        kl_add(k, last, len - 1, m, e1p, &a, &sp);
+    }
+    for (int64_t t = k->nzpre[start + 1]; t < k->nzpre[end - 1]; t++) {
+        int64_t j = k->nzidx[t];
+        kl_add(k, h[j], j - start, m, e1p, &a, &sp);
+    }
+    double e1q = kl_eps * (double)zq / (double)(len - zq), b = 0, sq = 0;
     for (int64_t g = 0; g < nq; g++) {
-        double q = smoothed(qv[g], e1q);
+        double q = smoothed(k->qv[g], e1q);
         b += log(q) * k->gsum[g];
         sq += q * (double)m;
     }
@@ -551,19 +572,24 @@ static ember_status *range_entropy(const em_calib *c, const em_calib_params *p, 
         return NULL; /* no window to search: the whole range */
     }
     double *pre = em_malloc(NULL, (size_t)(nb + 1 + 2 * nq + 1) * sizeof(double));
-    int64_t *nzpre = em_malloc(NULL, (size_t)(nb + 1) * sizeof(int64_t));
+    int64_t *nzpre = em_malloc(NULL, (size_t)(2 * nb + 1 + nq + 1) * sizeof(int64_t));
     if (pre == NULL || nzpre == NULL) {
         em_free(NULL, pre);
         em_free(NULL, nzpre);
         return em_status_oom();
     }
+    int64_t *nzidx = nzpre + nb + 1;
     pre[0] = 0;
     nzpre[0] = 0;
     for (int64_t j = 0; j < nb; j++) {
         pre[j + 1] = pre[j] + h->h[j];
         nzpre[j + 1] = nzpre[j] + (h->h[j] != 0);
+        if (h->h[j] != 0) {
+            nzidx[nzpre[j]] = j;
+        }
     }
-    kl_scratch k = {h->h, pre, nzpre, pre + nb + 1, nb, nq};
+    kl_scratch k = {h->h,       pre, nzpre, nzidx, pre + nb + 1, pre + nb + 1 + nq + 1,
+                    nzidx + nb, nb,  nq};
     double best = INFINITY;
     int64_t best_i = halfq;
     for (int64_t i = halfq; i <= zero; i++) {
