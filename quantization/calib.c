@@ -7,14 +7,15 @@
  * between bins nb / 2 - 1 and nb / 2; while T = 0 (only zeros so far) w is 0 and everything is
  * in bin nb / 2, which is where 0 lands once T grows, as in ORT's merge_histogram. Growth adds
  * bins of width w at the ends (ORT: half_increased_bins on each side of the value histogram,
- * np.arange bins on the right of the |x| one); when a histogram would pass its cap (twice the
- * base count), neighbouring pairs are merged first (after one padding bin where the pairs would
+ * np.arange bins on the right of the |x| one); when a histogram would pass its cap
+ * (EM_CALIB_CAP times its starting count), neighbouring pairs are merged first (after one padding bin where the pairs would
  * not line up with 0), so no count ever moves across an edge it did not have before.
  *
  * The methods follow their references line by line where that decides a result (which edge is
  * returned, int64 truncation of ORT's expanded q, PyTorch's search order), and compute in
- * double where the references use float32 (KL sums, the L2 norm): ties aside, that changes no
- * choice. The tests compare with both references (tests/quantization/test_calib.c).
+ * double where the references use float32 (KL sums, the L2 norm). Near a flat KL minimum ORT's
+ * float32 rounding decides its choice, so the tests compare entropy with ORT's code run in
+ * float64 (tests/quantization/test_calib.c explains each tolerance).
  */
 #include "quantization/calib.h"
 
