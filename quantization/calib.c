@@ -8,8 +8,9 @@
  * in bin nb / 2, which is where 0 lands once T grows, as in ORT's merge_histogram. Growth adds
  * bins of width w at the ends (ORT: half_increased_bins on each side of the value histogram,
  * np.arange bins on the right of the |x| one); when a histogram would pass its cap
- * (EM_CALIB_CAP times its starting count), neighbouring pairs are merged first (after one padding bin where the pairs would
- * not line up with 0), so no count ever moves across an edge it did not have before.
+ * (EM_CALIB_CAP times its starting count), neighbouring pairs are merged first (after one padding
+ * bin where the pairs would not line up with 0), so no count ever moves across an edge it did not
+ * have before.
  *
  * The methods follow their references line by line where that decides a result (which edge is
  * returned, int64 truncation of ORT's expanded q, PyTorch's search order), and compute in
