@@ -89,11 +89,12 @@ def ort_quantize(src, dst, name, calib, method):
 
 def ember_has_quantize(ember):
     if not os.access(ember, os.X_OK):
-        return "no ember binary at %s" % ember
+        return "no ember binary at %s" % os.path.relpath(ember, ROOT)
     p = subprocess.run([ember, "quantize", "--help"], capture_output=True, text=True)
     text = p.stdout + p.stderr
     if p.returncode != 0 or "--calibrate" not in text:
-        return "%s has no `quantize` command yet (issue #20 in progress)" % ember
+        return "%s has no `quantize` command yet (issue #20 in progress)" % os.path.relpath(
+            ember, ROOT)
     return None
 
 
@@ -118,6 +119,7 @@ def main():
                     help="folder of <model>/op13.onnx (bench/run.py --suite's cache)")
     ap.add_argument("--ember", default=os.path.join(ROOT, "build", "ember"))
     ap.add_argument("--out", default=os.path.join(HERE, "quantize.md"))
+    ap.add_argument("--note", help="a line for the header (what else ran on the machine)")
     args = ap.parse_args()
     import onnxruntime as ort
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -171,6 +173,8 @@ def main():
              "evaluated in ORT against the fp32 model's output." % (
                  datetime.date.today().isoformat(), platform.processor() or platform.machine(),
                  ort.__version__, args.calib, args.eval), ""]
+    if args.note:
+        lines += [args.note, ""]
     if ember_note:
         lines += ["ember columns skipped: %s." % ember_note, ""]
     if missing:
