@@ -414,6 +414,10 @@ def main():
                     help="quantized models (bench/int8.py, bench/qmodels.py): ember int8 next to "
                          "ONNX Runtime, LibTorch (x86 and onednn engines) and ExecuTorch XNNPACK; "
                          "writes bench/int8.md and int8.json")
+    ap.add_argument("--quantize", action="store_true",
+                    help="static int8 quantization quality and calibration time, ORT's "
+                         "quantize_static next to `ember quantize` (bench/quantize.py, under "
+                         "--py-ort; --models, --out; writes bench/quantize.md)")
     ap.add_argument("--py-executorch", default=os.environ.get("BENCH_PY_EXECUTORCH",
                     os.path.join(HERE, ".env", "executorch", "bin", "python")),
                     help="--int8: Python with PyPI executorch (bench/setup.sh --executorch)")
@@ -476,6 +480,10 @@ def main():
     if args.int8:
         import int8
         return int8.run(args, sys.modules[__name__])
+    if args.quantize:
+        cmd = [args.py_ort, os.path.join(HERE, "quantize.py"), "--ember", args.ember,
+               "--out", args.out or os.path.join(HERE, "quantize.md")]
+        return subprocess.call(cmd + (["--models", args.models] if args.models else []))
     args.out = args.out or os.path.join(HERE, "results.md")
 
     if args.quick:
