@@ -58,4 +58,40 @@ static inline int32_t em_q_wrap32(int64_t v)
     return w <= INT32_MAX ? (int32_t)w : (int32_t)(w - 2147483648u) + INT32_MIN;
 }
 
+/*
+ * x (rows x cols, row stride ldx) quantized and dequantized into y (row stride ldy) the way
+ * PyTorch's dynamic quantized Linear quantizes its input on each call (fbgemm / x86:
+ * quant_utils::ChooseQuantizationParams over [min(x, 0), max(x, 0)] to 0..qmax, qmax 127 with
+ * reduce_range, else 255), in float32 step by step as the TorchScript loader's graph form of
+ * the same (ts_ops_quant.c, dynamic_fake_quant) computes it: scale = (max - min) / qmax (0.1
+ * where that is below 2^-128, whose reciprocal overflows), zero point = clamp(rint(-(min /
+ * scale)), 0, qmax), q = clamp(rint(x / scale) + zero point, 0, 255), y = (q - zero point) *
+ * scale. NaN in x gives NaN bounds and then the zero point 0 (defined, not torch's). x and y
+ * may be the same array.
+ */
+static inline void em_q_dynamic_fake_quant_f32(const float *x, int64_t rows, int64_t cols,
+                                               int64_t ldx, float *y, int64_t ldy, int qmax)
+{
+    float mn = 0.0f, mx = 0.0f;
+    for (int64_t r = 0; r < rows; r++) {
+        for (int64_t k = 0; k < cols; k++) {
+            float v = x[r * ldx + k];
+            mn = v < mn || v != v ? v : mn;
+            mx = v > mx || v != v ? v : mx;
+        }
+    }
+    float q = (float)qmax, sc = (mx - mn) / q;
+    sc = sc < 0x1p-128f ? 0.1f : sc;
+    float zp = __builtin_rintf(-(mn / sc));
+    zp = zp != zp ? 0.0f : zp < 0.0f ? 0.0f : zp > q ? q : zp;
+    for (int64_t r = 0; r < rows; r++) {
+        for (int64_t k = 0; k < cols; k++) {
+            float v = x[r * ldx + k] / sc;
+            float t = v != v ? zp : __builtin_rintf(v) + zp;
+            t = t < 0.0f ? 0.0f : t > 255.0f ? 255.0f : t;
+            y[r * ldy + k] = (t - zp) * sc;
+        }
+    }
+}
+
 #endif /* EMBER_QUANTIZATION_QMATH_H */

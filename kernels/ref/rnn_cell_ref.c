@@ -19,8 +19,14 @@
  * 1 of bidirectional) walks t = len - 1 .. 0. Y[t] holds H after step t and is zero for
  * t >= len; Y_h / Y_c hold the last state, zero when len = 0 (as ONNX Runtime does). Batch rows
  * are independent: the recurrence runs rows in parallel.
+ * ember's attribute em_dynamic_qmax (127 or 255; the TorchScript loader sets it on PyTorch's
+ * dynamically quantized LSTM / GRU) fake-quantizes h before each recurrent product, with one
+ * range over the batch (em_q_dynamic_fake_quant_f32): then rows are coupled and the
+ * recurrence runs step by step over all rows.
  */
 #include "ref.h"
+
+#include "quantization/qmath.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -134,27 +140,28 @@ static void recur(const rnn_job *j, int64_t row0, int64_t n, const double *v, do
 }
 
 /* One step of batch row b: h (and c) updated in place from the projection row xw. */
-static void rnn_step(const rnn_job *j, const double *xw, double *hr, double *h)
+static void rnn_step(const rnn_job *j, const double *xw, const double *hin, double *hr, double *h)
 {
     const em_rnn_attrs *a = j->a;
-    recur(j, 0, a->hidden, h, hr);
+    recur(j, 0, a->hidden, hin, hr);
     for (int64_t k = 0; k < a->hidden; k++) {
         h[k] = act(a, j->d, 0, xw[k] + hr[k]);
     }
 }
 
-static void gru_step(const rnn_job *j, const double *xw, double *hr, double *h, double *tmp)
+static void gru_step(const rnn_job *j, const double *xw, const double *hin, double *hr, double *h,
+                     double *tmp)
 {
     const em_rnn_attrs *a = j->a;
     const int64_t hs = a->hidden;
     double *z = hr, *r = hr + hs, *n = hr + 2 * hs;
-    recur(j, 0, 2 * hs, h, hr);
+    recur(j, 0, 2 * hs, hin, hr);
     for (int64_t k = 0; k < hs; k++) {
         z[k] = act(a, j->d, 0, xw[k] + z[k]);
         r[k] = act(a, j->d, 0, xw[hs + k] + r[k]);
     }
     if (a->lbr) {
-        recur(j, 2 * hs, hs, h, n);
+        recur(j, 2 * hs, hs, hin, n);
         for (int64_t k = 0; k < hs; k++) {
             double rb = a->has_in[EM_RNN_B] ? em_tref_get(a->dt, j->in[EM_RNN_B].data,
                                                           (2 * j->d + 1) * 3 * hs + 2 * hs + k)
@@ -176,13 +183,14 @@ static void gru_step(const rnn_job *j, const double *xw, double *hr, double *h, 
     }
 }
 
-static void lstm_step(const rnn_job *j, const double *xw, double *hr, double *h, double *c)
+static void lstm_step(const rnn_job *j, const double *xw, const double *hin, double *hr, double *h,
+                      double *c)
 {
     const em_rnn_attrs *a = j->a;
     const int64_t hs = a->hidden;
     const void *p = a->has_in[EM_RNN_P] ? j->in[EM_RNN_P].data : NULL;
     const int64_t po = j->d * 3 * hs; /* P[d] = [Pi, Po, Pf] */
-    recur(j, 0, 4 * hs, h, hr);
+    recur(j, 0, 4 * hs, hin, hr);
     for (int64_t k = 0; k < hs; k++) {
         double pi = p != NULL ? em_tref_get(a->dt, p, po + k) : 0.0;
         double pf = p != NULL ? em_tref_get(a->dt, p, po + 2 * hs + k) : 0.0;
@@ -225,6 +233,63 @@ static void store(const rnn_job *j, int slot, int64_t at, const double *src, int
     }
 }
 
+/* One step of one batch row; hin is the h the recurrent product reads (h itself, or its
+ * fake-quantized copy). */
+static void step(const rnn_job *j, const double *xw, const double *hin, double *hr, double *h,
+                 double *c, double *tmp)
+{
+    if (j->a->op == EM_OP_RNN) {
+        rnn_step(j, xw, hin, hr, h);
+    } else if (j->a->op == EM_OP_GRU) {
+        gru_step(j, xw, hin, hr, h, tmp);
+    } else {
+        lstm_step(j, xw, hin, hr, h, c);
+    }
+}
+
+/* Phase 2 with em_dynamic_qmax: step by step over all rows, since the quantization range of
+ * h spans the batch (PyTorch's dynamic quantized LSTM / GRU quantize h, [batch, hidden], at
+ * each step before its recurrent Linear). h is rounded to float first, as torch holds it. No
+ * sequence_lens (prepare refuses them): every row runs every step. */
+static void recur_dynamic(const rnn_job *j)
+{
+    const em_rnn_attrs *a = j->a;
+    const int64_t hs = a->hidden, gh = a->gates * hs, B = a->batch;
+    const bool rev = a->reverse || j->d == 1;
+    double *h = j->s + a->h_off, *c = j->s + a->c_off, *tmp = j->s + a->tmp_off;
+    double *hq = j->s + a->hq_off, *hr = j->s + a->hr_off;
+    float *f = (float *)(void *)hr; /* B * hs floats fit in hr's B * gh doubles */
+    for (int64_t b = 0; b < B; b++) {
+        load_state(j, EM_RNN_H0, b, h + b * hs);
+        load_state(j, EM_RNN_C0, b, c + b * hs);
+    }
+    for (int64_t s = 0; s < a->seq; s++) {
+        int64_t t = rev ? a->seq - 1 - s : s;
+        for (int64_t e = 0; e < B * hs; e++) {
+            f[e] = (float)h[e];
+        }
+        em_q_dynamic_fake_quant_f32(f, B, hs, hs, f, hs, a->dyn_qmax);
+        for (int64_t e = 0; e < B * hs; e++) {
+            hq[e] = f[e];
+        }
+        for (int64_t b = 0; b < B; b++) {
+            const double *xw = j->s + a->xw_off + (t * B + b) * gh;
+            step(j, xw, hq + b * hs, hr + b * gh, h + b * hs, c + b * hs, tmp + b * hs);
+            if (a->has_out[EM_RNN_Y]) {
+                store(j, EM_RNN_Y, y_at(a, t, j->d, b), h + b * hs, hs);
+            }
+        }
+    }
+    for (int64_t b = 0; b < B; b++) {
+        if (a->has_out[EM_RNN_YH]) {
+            store(j, EM_RNN_YH, state_at(a, j->d, b), a->seq > 0 ? h + b * hs : NULL, hs);
+        }
+        if (a->has_out[EM_RNN_YC]) {
+            store(j, EM_RNN_YC, state_at(a, j->d, b), a->seq > 0 ? c + b * hs : NULL, hs);
+        }
+    }
+}
+
 /* Phase 2 over batch rows. */
 static void recur_task(void *arg, int64_t begin, int64_t end)
 {
@@ -241,13 +306,7 @@ static void recur_task(void *arg, int64_t begin, int64_t end)
         for (int64_t s = 0; s < len; s++) {
             int64_t t = rev ? len - 1 - s : s;
             const double *xw = j->s + a->xw_off + (t * a->batch + b) * gh;
-            if (a->op == EM_OP_RNN) {
-                rnn_step(j, xw, hr, h);
-            } else if (a->op == EM_OP_GRU) {
-                gru_step(j, xw, hr, h, tmp);
-            } else {
-                lstm_step(j, xw, hr, h, c);
-            }
+            step(j, xw, h, hr, h, c, tmp);
             if (a->has_out[EM_RNN_Y]) {
                 store(j, EM_RNN_Y, y_at(a, t, j->d, b), h, hs);
             }
@@ -270,6 +329,10 @@ void em_rnn__ref(const void *state, const em_tensor *in, em_tensor *out, const e
     for (int d = 0; d < a->dirs; d++) {
         rnn_job j = {a, in, out, ctx->scratch, d};
         em_parallel_for(ctx->pool, a->seq * a->batch, 4, project_task, &j);
-        em_parallel_for(ctx->pool, a->batch, 1, recur_task, &j);
+        if (a->dyn_qmax != 0) {
+            recur_dynamic(&j);
+        } else {
+            em_parallel_for(ctx->pool, a->batch, 1, recur_task, &j);
+        }
     }
 }

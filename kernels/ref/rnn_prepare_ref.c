@@ -142,6 +142,17 @@ static ember_status *parse_attrs(const em_kinfo *ki, em_rnn_attrs *a)
     a->lbr = a->op == EM_OP_GRU && flag != 0;
     EMBER_TRY(em_ref_attr_int(ki, "input_forget", 0, &flag));
     a->input_forget = a->op == EM_OP_LSTM && flag != 0;
+    EMBER_TRY(em_ref_attr_int(ki, "em_dynamic_qmax", 0, &flag));
+    if (flag != 0 && flag != 127 && flag != 255) {
+        return em_ref_error(ki, EMBER_ERR_INVALID_MODEL,
+                            "attribute 'em_dynamic_qmax' is %lld, expected 0, 127 or 255",
+                            (long long)flag);
+    }
+    if (flag != 0 && a->op == EM_OP_GRU && !a->lbr) {
+        return em_ref_error(ki, EMBER_ERR_UNSUPPORTED,
+                            "em_dynamic_qmax needs linear_before_reset = 1 on a GRU");
+    }
+    a->dyn_qmax = (int)flag;
     return parse_activations(ki, a);
 fail:
     return st;
@@ -214,6 +225,15 @@ static ember_status *check_inputs(const em_kinfo *ki, em_rnn_attrs *a)
                                 em_dtype_name(l->dtype));
         }
         EMBER_TRY(check_opt(ki, a, EM_RNN_LENS, l->dtype, &a->batch, 1, "input 4 (sequence_lens)"));
+        if (a->dyn_qmax != 0) {
+            return em_ref_error(ki, EMBER_ERR_UNSUPPORTED,
+                                "em_dynamic_qmax takes no sequence_lens (every row runs every "
+                                "step)");
+        }
+    }
+    if (a->dyn_qmax != 0 && a->dt != EMBER_DTYPE_F32) {
+        return em_ref_error(ki, EMBER_ERR_UNSUPPORTED, "em_dynamic_qmax on %s data (float only)",
+                            em_dtype_name(a->dt));
     }
     state_dims(a, d);
     EMBER_TRY(check_opt(ki, a, EM_RNN_H0, a->dt, d, 3, "input 5 (initial_h)"));
@@ -275,7 +295,7 @@ static bool scratch_layout(em_rnn_attrs *a, size_t *bytes)
     size_t s = (size_t)a->seq, b = (size_t)a->batch, h = (size_t)a->hidden, gh, row, xw, hr, st;
     size_t total;
     if (!em_size_mul(h, (size_t)a->gates, &gh) || !em_size_mul(b, gh, &hr) ||
-        !em_size_mul(s, hr, &xw) || !em_size_mul(b, h, &row) || !em_size_mul(row, 3, &st) ||
+        !em_size_mul(s, hr, &xw) || !em_size_mul(b, h, &row) || !em_size_mul(row, 4, &st) ||
         !em_size_add(xw, hr, &total) || !em_size_add(total, st + 1, &total) ||
         !em_size_mul(total, sizeof(double), bytes)) {
         return false;
@@ -285,6 +305,7 @@ static bool scratch_layout(em_rnn_attrs *a, size_t *bytes)
     a->h_off = xw + hr;
     a->c_off = a->h_off + row;
     a->tmp_off = a->c_off + row;
+    a->hq_off = a->tmp_off + row;
     return true;
 }
 

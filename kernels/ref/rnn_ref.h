@@ -52,12 +52,13 @@ typedef struct em_rnn_attrs {
     double clip; /* pre-activation values are clamped to [-clip, clip] */
     bool lbr;    /* GRU linear_before_reset */
     bool input_forget;
+    int dyn_qmax;    /* em_dynamic_qmax: h fake-quantized per step to 0..qmax; 0: off */
     bool has_in[8];  /* optional inputs given (B, sequence_lens, initial_h, initial_c, P) */
     bool has_out[3]; /* outputs computed (Y, Y_h, Y_c) */
     /* Scratch layout, in doubles: xw [seq][batch][G*hidden] (input projection of one
      * direction), hr [batch][G*hidden] (recurrent projection of one step), h, c and tmp
-     * [batch][hidden]. */
-    size_t xw_off, hr_off, h_off, c_off, tmp_off;
+     * [batch][hidden], hq [batch][hidden] (the fake-quantized h of em_dynamic_qmax). */
+    size_t xw_off, hr_off, h_off, c_off, tmp_off, hq_off;
 } em_rnn_attrs;
 
 /* Applies activation `a` to x. */

@@ -23,6 +23,7 @@
 #include "core/alloc.h"
 #include "plan/kernel.h"
 #include "core/status.h"
+#include "quantization/qmath.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,6 +61,7 @@ typedef struct rx_state {
     bool has_clip;
     float clip;
     bool lbr, input_forget;
+    int dyn_qmax; /* em_dynamic_qmax: h fake-quantized before each recurrent product; 0: off */
     bool has_lens, has_h0, has_c0;
     bool has_out[3];
     /* Packed B operands: wt = W^T of every direction ([I][dirs * gcols]); rt[d][m]: R^T of
@@ -213,6 +215,11 @@ static inline bool rx_parse(const em_kinfo *ki, rx_state *s)
     s->clip = em_node_attr_float(n, "clip", 0.0f);
     s->lbr = s->op == EM_OP_GRU && em_node_attr_int(n, "linear_before_reset", 0) != 0;
     s->input_forget = s->op == EM_OP_LSTM && em_node_attr_int(n, "input_forget", 0) != 0;
+    int64_t qmax = em_node_attr_int(n, "em_dynamic_qmax", 0);
+    if ((qmax != 0 && qmax != 127 && qmax != 255) || (qmax != 0 && s->op == EM_OP_GRU && !s->lbr)) {
+        return false;
+    }
+    s->dyn_qmax = (int)qmax;
     if ((s->has_clip && !(s->clip >= 0.0f)) || !rx_parse_acts(ki, s)) {
         return false;
     }
@@ -447,6 +454,7 @@ static inline ember_status *rx_build(const em_kinfo *ki, rx_state *s, int vl, in
     s->slots = macs < 8.0 * 1024.0 * 1024.0 || ki->n_threads < 2 ? 1 : ki->n_threads;
     const int64_t spw = (int64_t)vl * nv;
     s->split_parts = s->op == EM_OP_LSTM && D == 1 && s->batch == 1 && !s->has_lens &&
+                             s->dyn_qmax == 0 &&
                              ki->n_threads >= 2 && hp % spw == 0 && hp / spw >= 2
                          ? hp / spw
                          : 0;
@@ -468,6 +476,11 @@ static inline ember_status *rx_prepare(const em_kinfo *ki, int vl, int nv, int m
         em_free(ki->al, s);
         return rx_decline(ki, "only f32 with constant W, R, B, P and no Softplus; the reference "
                               "kernel handles (and checks) the rest");
+    }
+    if (s->dyn_qmax != 0 && (s->has_lens || s->batch > mr)) {
+        em_free(ki->al, s);
+        return rx_decline(ki, "em_dynamic_qmax couples the batch rows of a step: more rows than "
+                              "one micro-tile, or sequence_lens, run on the reference kernel");
     }
     s->hp = (s->hidden + vl - 1) / vl * vl;
     s->gcols = s->gates * s->hp;

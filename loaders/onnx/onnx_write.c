@@ -89,6 +89,12 @@ static ember_status *survey(wctx *c, const em_graph *g, int64_t *need)
                                  "opset %d or later", node_label(n, i, lb, sizeof lb),
                                  EM_ONNX_WRITE_OPSET_MIN);
         }
+        if (em_node_attr_int(n, "em_dynamic_qmax", 0) != 0) {
+            return em_status_new(EMBER_ERR_UNSUPPORTED,
+                                 "%s quantizes its hidden state at every step (PyTorch's "
+                                 "dynamically quantized layer), which no ONNX op says",
+                                 node_label(n, i, lb, sizeof lb));
+        }
         c->uses_ml |= IN_LIST(ml_ops, op);
         c->uses_training |= IN_LIST(training_ops, op);
         c->uses_ms |= IN_LIST(ms_ops, op);

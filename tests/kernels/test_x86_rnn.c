@@ -8,6 +8,7 @@
  * step split of batch-1 LSTMs on the pool (hidden 64 and 128). Outputs
  * start as a sentinel (every element must be written); each case runs serially and on a
  * 2-thread pool (bitwise equal). Declines: Softplus, f64, runtime (non-constant) weights.
+ * em_dynamic_qmax (h fake-quantized per step) against the reference, and its declines.
  */
 #include "test_x86_harness.h"
 
@@ -259,6 +260,93 @@ static void test_declines(void **state)
     io_free(&io);
 }
 
+/* em_dynamic_qmax (PyTorch's dynamically quantized LSTM / GRU: h fake-quantized over the
+ * batch before each recurrent product): against the reference where the x86 kernel takes it
+ * (the batch within one micro-tile, no sequence_lens), a decline naming the attribute where it
+ * does not; the result must also differ from the unquantized run (the quantization happened). */
+typedef struct xr_dyn {
+    xr_case c;
+    int qmax;
+} xr_dyn;
+
+/* clang-format off */
+static const xr_dyn dyn_cases[] = {
+    {{"lstm_dyn_b1_h128", LSTM, NULL, 0, 9, 1, 20, 128, true, false, false, false, false, 0, {NULL},
+      0, 0, 0, 0x7}, 127},
+    {{"lstm_dyn_bi_b2_l1", LSTM, "bidirectional", 1, 5, 2, 7, 37, true, true, true, false, false, 0,
+      {NULL}, 0, 0, 0, 0x7}, 255},
+    {{"gru_dyn_lbr_b3", GRU, NULL, 0, 7, 3, 4, 16, true, true, false, false, false, 0, {NULL}, 0, 1,
+      0, 0x3}, 127},
+    {{"lstm_dyn_rev_b5", LSTM, "reverse", 0, 4, 5, 6, 17, true, true, true, false, false, 0, {NULL}, 0,
+      0, 0, 0x7}, 127},
+    {{"rnn_dyn_b7", RNN, NULL, 0, 4, 7, 3, 8, true, true, false, false, false, 0, {NULL}, 0, 0, 0,
+      0x3}, 255},
+};
+/* clang-format on */
+
+static void test_dynamic_qmax(void **state)
+{
+    const char *suffix = *state;
+    int ran = 0;
+    for (size_t ci = 0; ci < sizeof dyn_cases / sizeof dyn_cases[0]; ci++) {
+        const xr_case *c = &dyn_cases[ci].c;
+        const em_kernel *ks[KT_MAX_KERNELS];
+        if (kt_find(c->op, suffix, ks, KT_MAX_KERNELS) == 0 || !kt_isa_ok(ks[0])) {
+            continue;
+        }
+        const char *acts[6] = {NULL};
+        t_node tn, plain;
+        set_attrs(&plain, c, acts);
+        set_attrs(&tn, c, acts);
+        t_set_int(&tn, "em_dynamic_qmax", dyn_cases[ci].qmax);
+        xr_io io;
+        io_init(&io, c, 700 + ci);
+        float *ref[3], *got[3], *unq[3] = {NULL, NULL, NULL};
+        run_into(t_kernel(c->op, EMBER_DTYPE_UNDEFINED), &tn, &io, NULL, ref);
+        run_into(t_kernel(c->op, EMBER_DTYPE_UNDEFINED), &plain, &io, NULL, unq);
+        for (int o = 0; o < 3; o++) {
+            got[o] = t_f32(io.ny[o]);
+            io.out[o].data = got[o];
+        }
+        ember_status *st = kt_run(ks[0], &tn.n, io.in, io.n_in, io.out, io.n_out, 0x8eu, NULL);
+        if (st != NULL) { /* more rows than the kernel's micro-tile: the reference runs it */
+            if (strstr(ember_status_message(st), "em_dynamic_qmax") == NULL) {
+                fail_msg("%s: %s", c->name, ember_status_message(st));
+            }
+            ember_status_destroy(st);
+            for (int o = 0; o < 3; o++) {
+                test_free(ref[o]);
+                test_free(unq[o]);
+                test_free(got[o]);
+            }
+            io_free(&io);
+            continue;
+        }
+        for (int o = 0; o < 3; o++) {
+            if (c->outs & (1u << o)) {
+                kt_check(c->name, ks[0]->name, 700 + ci, got[o], ref[o], io.ny[o], 3e-5, 1e-4);
+                double d = 0.0;
+                for (int64_t i = 0; i < io.ny[o]; i++) {
+                    double e = fabs((double)ref[o][i] - (double)unq[o][i]);
+                    d = e > d ? e : d;
+                }
+                if (!(d > 1e-4)) {
+                    fail_msg("%s output %d: the quantized run equals the plain one (%g)", c->name,
+                             o, d);
+                }
+            }
+            test_free(ref[o]);
+            test_free(got[o]);
+            test_free(unq[o]);
+        }
+        io_free(&io);
+        ran++;
+    }
+    if (ran == 0) {
+        skip();
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +354,8 @@ int main(void)
         KT_TEST(run_suite, "__avx512"),
         KT_TEST(test_declines, "__avx2"),
         KT_TEST(test_declines, "__avx512"),
+        KT_TEST(test_dynamic_qmax, "__avx2"),
+        KT_TEST(test_dynamic_qmax, "__avx512"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,9 @@ extern const ts_op_table em_ts_layout_table; /* ts_ops_layout.c: expand, repeat,
 /* Quantized values (ts_ops_quant.c): a as a float value (DequantizeLinear when quantized), and
  * float x quantized with the per-tensor parameters of quantized `like`. */
 ember_status *em_ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, int *out);
+/* Float x quantized and dequantized as PyTorch's dynamic quantized Linear quantizes its input
+ * per call (one range over all of x, to 0..qmax; ts_ops_quant.c). */
+ember_status *em_ts_dynamic_fake_quant(ts_lower *L, const ts_call *c, int x, int qmax, int *out);
 ember_status *em_ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_av *like,
                                  ts_av **out);
 

@@ -402,8 +402,9 @@ static ember_status *lower_qlinear(ts_lower *L, const ts_call *c, ts_av **out)
  * on each run (fbgemm / x86: quant_utils::ChooseQuantizationParams over [min(x, 0), max(x, 0)]
  * to 0..qmax; qmax 127 with reduce_range, else 255): scale = (max - min) / qmax (0.1 where that
  * is 0 or its reciprocal overflows), zero point = clamp(round_half_even(-min / scale), 0, qmax),
- * x' = DequantizeLinear(QuantizeLinear(x, scale, zp)). */
-static ember_status *dynamic_fake_quant(ts_lower *L, const ts_call *c, int x, int qmax, int *out)
+ * x' = DequantizeLinear(QuantizeLinear(x, scale, zp)). The LSTM / GRU kernels do the same to
+ * h at every step (quantization/qmath.h em_q_dynamic_fake_quant_f32), in the same float steps. */
+ember_status *em_ts_dynamic_fake_quant(ts_lower *L, const ts_call *c, int x, int qmax, int *out)
 {
     int mn = -1, mx = -1, zero = -1, q = -1, tiny = -1, dflt = -1, sc = -1, small = -1;
     int zp = -1, lo = -1, hi = -1, in[3] = {-1, -1, -1};
@@ -437,7 +438,7 @@ static ember_status *dynamic_fake_quant(ts_lower *L, const ts_call *c, int x, in
 }
 
 /* linear_dynamic(Tensor X, packed, bool reduce_range=False), linear_relu_dynamic: float in,
- * float out; the input quantized per run (dynamic_fake_quant), the int8 weights dequantized
+ * float out; the input quantized per run (em_ts_dynamic_fake_quant), the int8 weights dequantized
  * (a constant: folded at load, so the MatMul runs on fp32 kernels). */
 static ember_status *lower_linear_dynamic(ts_lower *L, const ts_call *c, ts_av **out)
 {
@@ -450,7 +451,7 @@ static ember_status *lower_linear_dynamic(ts_lower *L, const ts_call *c, ts_av *
     }
     TS_TRY(em_ts_arg_tensor(L, c, 0, &x));
     TS_TRY(em_ts_cast(L, c, x, EMBER_DTYPE_F32, &x));
-    TS_TRY(dynamic_fake_quant(L, c, x, reduce ? 127 : 255, &x));
+    TS_TRY(em_ts_dynamic_fake_quant(L, c, x, reduce ? 127 : 255, &x));
     ts_call lc = *c; /* maybe_relu reads the name: "linear_relu_dynamic" -> "..._relu" */
     lc.op = strstr(c->op, "relu") != NULL ? "quantized::linear_relu" : "quantized::linear";
     TS_TRY(linear_float(L, &lc, p, x, &y));

@@ -139,6 +139,7 @@ typedef struct rnn_params {
     ts_av *const *p;
     int stride, dirs;
     bool bias;
+    int dyn_qmax; /* dynamically quantized cells: 127 or 255 (reduce_range or not); else 0 */
 } rnn_params;
 
 static const ts_av *bias_of(const rnn_params *rp, int d, int i)
@@ -236,10 +237,16 @@ static ember_status *rnn_node(ts_lower *L, const ts_call *c, const rnn_kind *k,
     int wrb[3] = {-1, -1, -1}, node = -1;
     int64_t hidden = 0;
     TS_TRY(pack_layer(L, c, k, rp, wrb, &hidden));
+    if (rp->dyn_qmax != 0) { /* torch quantizes the layer's whole input once per call */
+        TS_TRY(em_ts_dynamic_fake_quant(L, c, x, rp->dyn_qmax, &x));
+    }
     int in[7] = {x, wrb[0], wrb[1], wrb[2], -1, h0, c0};
     int n_out = k->op == EM_OP_LSTM ? 3 : 2;
     TS_TRY(em_ts_emit(L, c, k->op, in, k->op == EM_OP_LSTM ? 7 : 6, out, n_out, &node));
     TS_TRY(em_node_set_int(L->g, node, "hidden_size", hidden));
+    if (rp->dyn_qmax != 0) { /* and h before every step's recurrent Linear */
+        TS_TRY(em_node_set_int(L->g, node, "em_dynamic_qmax", rp->dyn_qmax));
+    }
     TS_TRY(em_node_set_string(L->g, node, "direction", rp->dirs == 2 ? "bidirectional"
                                                                         : "forward"));
     if (k->op == EM_OP_GRU) {
@@ -308,8 +315,9 @@ static bool packed_call(const ts_call *c, bool lstm)
 }
 
 /* lstm(input, hx[2], params, has_biases, num_layers, dropout, train, bidirectional,
- *      batch_first); gru / rnn_tanh / rnn_relu(input, hx, params, ...the same). */
-static ember_status *lower_rnn(ts_lower *L, const ts_call *c, ts_av **out)
+ *      batch_first); gru / rnn_tanh / rnn_relu(input, hx, params, ...the same). dyn_qmax:
+ *      rnn_params's. */
+static ember_status *lower_rnn_q(ts_lower *L, const ts_call *c, int dyn_qmax, ts_av **out)
 {
     const rnn_kind *k = kind_of(c->op);
     bool lstm = k->op == EM_OP_LSTM, has_bias = false, train = false, bidir = false, bf = false;
@@ -360,7 +368,7 @@ static ember_status *lower_rnn(ts_lower *L, const ts_call *c, ts_av **out)
         TS_TRY(transpose(L, c, x, (int64_t[]){1, 0, 2}, 3, &x));
     }
     for (int64_t l = 0; l < layers; l++) {
-        rnn_params rp = {pl->u.seq.items + l * dirs * stride, stride, dirs, has_bias};
+        rnn_params rp = {pl->u.seq.items + l * dirs * stride, stride, dirs, has_bias, dyn_qmax};
         int hl = h0, cl = c0, o[3] = {-1, -1, -1};
         if (layers > 1) {
             TS_TRY(slice0(L, c, h0, l * dirs, (l + 1) * dirs, &hl));
@@ -392,6 +400,11 @@ static ember_status *lower_rnn(ts_lower *L, const ts_call *c, ts_av **out)
     return ret_tuple(L, res, lstm ? 3 : 2, out);
 }
 
+static ember_status *lower_rnn(ts_lower *L, const ts_call *c, ts_av **out)
+{
+    return lower_rnn_q(L, c, 0, out);
+}
+
 /* ---- cells ---- */
 
 /* lstm_cell(input, hx[2], w_ih, w_hh, b_ih=None, b_hh=None) -> (h, c); gru_cell /
@@ -406,7 +419,7 @@ static ember_status *lower_cell(ts_lower *L, const ts_call *c, ts_av **out)
                       c->op, c->n);
     }
     ts_av *p[4] = {c->a[2], c->a[3], c->n > 4 ? c->a[4] : NULL, c->n > 5 ? c->a[5] : NULL};
-    rnn_params rp = {p, 4, 1, true};
+    rnn_params rp = {p, 4, 1, true, 0};
     int x = -1, h = -1, cc = -1, o[3] = {-1, -1, -1};
     const int64_t zero = 0;
     TS_TRY(input_and_state(L, c, lstm, 2, &x, &h, &cc));
@@ -487,10 +500,10 @@ static ember_status *dequantized_weight(ts_lower *L, const ts_call *c, const ts_
 /* quantized_lstm(input, hx, CellParamsBase[] params, has_biases, num_layers, dropout, train,
  * bidirectional, batch_first, *, dtype, use_dynamic) and quantized_gru (the same without the
  * keywords), with "quantized_dynamic" cells (ts_value.c: ((w_ih, b_ih), (w_hh, b_hh),
- * reduce_range)): the int8 weights dequantized at load, the layer run by the fp32 LSTM / GRU.
- * torch also quantizes each linear's input per call (the layer's input once, h at every step,
- * 0..127 with reduce_range); this form does not, so its outputs differ from torch's by that
- * rounding of the activations (docs/NOTES.md has the figure). */
+ * reduce_range)): the int8 weights dequantized at load, the layer run by the fp32 LSTM / GRU
+ * with torch's quantization of each Linear's input: the layer's input once per call (a fake
+ * quantization in the graph) and h at every step (the kernels' em_dynamic_qmax), to 0..127
+ * with reduce_range, else 0..255. */
 static ember_status *lower_quantized_rnn(ts_lower *L, const ts_call *c, ts_av **out)
 {
     if (c->n < 9 || (c->a[2]->k != TA_LIST && c->a[2]->k != TA_TUPLE) || packed_call(c, false)) {
@@ -505,12 +518,19 @@ static ember_status *lower_quantized_rnn(ts_lower *L, const ts_call *c, ts_av **
         return em_status_oom();
     }
     bool bias = true;
+    int qmax = 0;
     for (size_t i = 0; i < n; i++) {
         const ts_av *cell = cells->u.seq.items[i];
-        if (cell->k != TA_TUPLE || cell->u.seq.n != 3) {
+        if (cell->k != TA_TUPLE || cell->u.seq.n != 3 || cell->u.seq.items[2]->k != TA_INT) {
             return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: cell params %zu are not "
                              "quantized_dynamic ones", c->op, i);
         }
+        int q = cell->u.seq.items[2]->u.i != 0 ? 127 : 255;
+        if (qmax != 0 && q != qmax) {
+            return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s: cells with and without "
+                             "reduce_range", c->op);
+        }
+        qmax = q;
         for (int j = 0; j < 2; j++) {
             ts_av *const *pk = cell->u.seq.items[j]->u.seq.items;
             TS_TRY(dequantized_weight(L, c, pk[0], &flat->u.seq.items[4 * i + (size_t)j]));
@@ -534,7 +554,7 @@ static ember_status *lower_quantized_rnn(ts_lower *L, const ts_call *c, ts_av **
     fc.a = args;
     fc.n = 9;
     fc.op = kind_of(c->op)->op == EM_OP_LSTM ? "aten::lstm" : "aten::gru";
-    return lower_rnn(L, &fc, out);
+    return lower_rnn_q(L, &fc, qmax, out);
 }
 
 static const ts_op_entry rnn_ops[] = {
