@@ -60,6 +60,12 @@ typedef struct qc_state {
     int32_t *a;   /* [mp / QC_MR][kp2][QC_MR] */
     double *bias; /* [mp] */
     double *mult; /* [mp] */
+    /* the vpmaddubsw path: NULL a8 when some w - w_zp leaves s8 */
+    qgc_geom g;     /* for qgc_gather (the im2col as the u8 x ^ 0x80 for s8) */
+    int64_t kq;     /* K quads */
+    int32_t xlim;   /* the largest u8 activation for which every pair sum fits int16 */
+    int32_t *a8;    /* [mp / QC_MR][kq][QC_MR] words of 4 s8 w - w_zp */
+    double *bias8;  /* [mp] bias - xz_u * sum_k (w - w_zp) */
 } qc_state;
 
 void em_qlinearconv_u8_release__avx2(const ember_allocator *al, void *state)
@@ -67,10 +73,67 @@ void em_qlinearconv_u8_release__avx2(const ember_allocator *al, void *state)
     qc_state *s = state;
     if (s != NULL) {
         em_aligned_free(al, s->a);
+        em_aligned_free(al, s->a8);
+        em_free(al, s->bias8);
         em_free(al, s->bias);
         em_free(al, s->mult);
         em_free(al, s);
     }
+}
+
+/* The vpmaddubsw form of the weights (u8 x times s8 w - w_zp, pair sums saturated to int16):
+ * exact for a call whose activations (and padding value) are all <= xlim, the largest u8 for
+ * which every pair (k, k + 1) of every row keeps its sum in int16: with P the sum of the
+ * pair's positive weights and N of its negative ones' magnitudes, xlim * P <= 32767 and
+ * xlim * N <= 32768. Symmetric 7-bit weights (|w| <= 64) give xlim = 255; any s8 weights give
+ * xlim >= 127. Leaves a8 NULL (int16 path only) when some w - w_zp leaves s8. */
+static ember_status *qc_prepare_ubs(const em_kinfo *ki, qc_state *p)
+{
+    const em_tensor *w = &ki->in[3];
+    const bool wz = qg_present(ki, 5);
+    const int64_t k = p->k, m = p->m;
+    p->kq = (k + 3) / 4;
+    p->xlim = 255;
+    for (int64_t r = 0; r < m; r++) {
+        int32_t wzr = wz ? (int32_t)qg_int(&ki->in[5], r) : 0;
+        for (int64_t i = 0; i < k; i++) {
+            int32_t v = (int32_t)qg_int(w, r * k + i) - wzr;
+            if (v < -128 || v > 127) {
+                return NULL;
+            }
+        }
+        for (int64_t i = 0; i < k; i += 2) {
+            int32_t a = (int32_t)qg_int(w, r * k + i) - wzr;
+            int32_t b = i + 1 < k ? (int32_t)qg_int(w, r * k + i + 1) - wzr : 0;
+            int32_t pos = (a > 0 ? a : 0) + (b > 0 ? b : 0), neg = (a < 0 ? -a : 0) + (b < 0 ? -b : 0);
+            if (pos > 0 && 32767 / pos < p->xlim) {
+                p->xlim = 32767 / pos;
+            }
+            if (neg > 0 && 32768 / neg < p->xlim) {
+                p->xlim = 32768 / neg;
+            }
+        }
+    }
+    p->a8 = em_aligned_alloc(ki->al, sizeof(int32_t) * (size_t)(p->mp * p->kq));
+    p->bias8 = em_malloc(ki->al, sizeof(double) * (size_t)p->mp);
+    if (p->a8 == NULL || p->bias8 == NULL) {
+        return em_status_oom();
+    }
+    for (int64_t r = 0; r < p->mp; r++) {
+        int32_t wzr = r < m && wz ? (int32_t)qg_int(&ki->in[5], r) : 0;
+        int64_t sum = 0;
+        for (int64_t j = 0; j < p->kq; j++) {
+            uint32_t word = 0;
+            for (int64_t b = 0; b < 4; b++) {
+                int32_t v = r < m && 4 * j + b < k ? (int32_t)qg_int(w, r * k + 4 * j + b) - wzr : 0;
+                sum += v;
+                word |= (uint32_t)(uint8_t)(int8_t)v << (8 * b);
+            }
+            p->a8[(r / QC_MR * p->kq + j) * QC_MR + r % QC_MR] = (int32_t)word;
+        }
+        p->bias8[r] = p->bias[r] - (double)p->g.xz_u * (double)sum;
+    }
+    return NULL;
 }
 
 ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
@@ -129,19 +192,30 @@ ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
         p->bias[r] = r < m ? qgc_bias(ki, r) : 0.0;
         p->mult[r] = r < m ? qgc_mult(ki, r) : 0.0;
     }
+    p->g = g;
+    st = qc_prepare_ubs(ki, p);
+    if (st != NULL) {
+        em_qlinearconv_u8_release__avx2(ki->al, p);
+        return st;
+    }
     *scratch_bytes = sizeof(int32_t) * (size_t)(s.kp2 * s.pp);
+    if (p->a8 != NULL && sizeof(int32_t) * (size_t)(p->kq * (s.pp + QC_NR)) > *scratch_bytes) {
+        *scratch_bytes = sizeof(int32_t) * (size_t)(p->kq * (s.pp + QC_NR));
+    }
     *state = p;
     return NULL;
 }
 
 /* ---- im2col into int16 pairs ------------------------------------------------------------- */
 
-typedef struct qc_job {
+typedef struct qc_job qc_job;
+struct qc_job {
     const qc_state *s;
     const uint8_t *x; /* this image */
     uint8_t *y;       /* this image */
-    int32_t *b;       /* [pp / QC_NR][kp2][QC_NR] */
-} qc_job;
+    int32_t *b;       /* [pp / QC_NR][kp2][QC_NR], or [kq][pp + QC_NR] words of 4 u8 */
+    void (*tile)(const qc_job *j, int64_t m0, int64_t p0); /* qc_tile or qc_tile8 */
+};
 
 /* Where im2col row k reads: channel c, tap (ky, kx); c < 0 for the zero rows k >= K. */
 typedef struct qc_tap {
@@ -265,6 +339,9 @@ static void qc_pack_task(void *arg, int64_t begin, int64_t end)
 
 /* ---- GEMM and requantization --------------------------------------------------------------- */
 
+static inline void qc_tile_store(const qc_job *j, int64_t m0, int64_t p0, __m256i c[QC_MR][2],
+                                 const double *bias_m);
+
 /* Rows m0 .. m0 + QC_MR (those < M) of columns p0 .. p0 + QC_NR (those < P). */
 static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
 {
@@ -294,12 +371,20 @@ static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
         c41 = _mm256_add_epi32(c41, _mm256_madd_epi16(av, b1));
     }
     __m256i c[QC_MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}};
+    qc_tile_store(j, m0, p0, c, s->bias);
+}
+
+/* Requantizes the tile's sums (acc + bias[m]) * mult[m] into y. */
+static inline void qc_tile_store(const qc_job *j, int64_t m0, int64_t p0, __m256i c[QC_MR][2],
+                                 const double *bias_m)
+{
+    const qc_state *s = j->s;
     const __m256d zp = _mm256_set1_pd(s->y_zp);
     const __m256d lo = _mm256_set1_pd(s->y_s8 ? -128.0 : 0.0);
     const __m256d hi = _mm256_set1_pd(s->y_s8 ? 127.0 : 255.0);
     const int64_t ncol = s->p - p0 < QC_NR ? s->p - p0 : QC_NR;
     for (int r = 0; r < QC_MR && m0 + r < s->m; r++) {
-        __m256d bias = _mm256_set1_pd(s->bias[m0 + r]), mult = _mm256_set1_pd(s->mult[m0 + r]);
+        __m256d bias = _mm256_set1_pd(bias_m[m0 + r]), mult = _mm256_set1_pd(s->mult[m0 + r]);
         __m128i q0 = qg_requant4(_mm256_castsi256_si128(c[r][0]), bias, mult, zp, lo, hi);
         __m128i q1 = qg_requant4(_mm256_extracti128_si256(c[r][0], 1), bias, mult, zp, lo, hi);
         __m128i q2 = qg_requant4(_mm256_castsi256_si128(c[r][1]), bias, mult, zp, lo, hi);
@@ -327,9 +412,120 @@ static void qc_gemm_task(void *arg, int64_t begin, int64_t end)
         int64_t m_end = (mg + 1) * QC_MR * QC_MGROUP;
         m_end = m_end < s->mp ? m_end : s->mp;
         for (int64_t m0 = mg * QC_MR * QC_MGROUP; m0 < m_end; m0 += QC_MR) {
-            qc_tile(j, m0, cb * QC_NR);
+            j->tile(j, m0, cb * QC_NR);
         }
     }
+}
+
+/* ---- the vpmaddubsw path: im2col as u8 quads, one vpmaddubsw + vpmaddwd per 4 products --- */
+
+/* K quads begin .. end of the im2col as words of 4 u8 (x ^ 0x80 for s8, xz_u as padding), one
+ * row of pp + QC_NR words a quad, [kq][pp + QC_NR]: the packing writes each row in order (a
+ * panel-major layout scatters its stores over the whole buffer, which costs more than the
+ * strided reads the GEMM then makes: one full 64-byte line a quad and panel either way), 16
+ * columns at a time even past the end of an output row (the next row overwrites them; the
+ * slack of QC_NR words takes the last row's). */
+static void qc_pack8_task(void *arg, int64_t begin, int64_t end)
+{
+    const qc_job *j = arg;
+    const qc_state *s = j->s;
+    uint8_t r[4][QC_MAX_OW + QC_NR];
+    memset(r, 0, sizeof r); /* the bytes past ow are stored, then overwritten */
+    const int64_t row = s->pp + QC_NR;
+    for (int64_t kk = begin; kk < end; kk++) {
+        int32_t *dst = j->b + kk * row;
+        qgc_tap t[4];
+        for (int i = 0; i < 4; i++) {
+            t[i] = qgc_tap_of(&s->g, 0, 4 * kk + i);
+        }
+        for (int64_t oy = 0; oy < s->oh; oy++, dst += s->ow) {
+            for (int i = 0; i < 4; i++) {
+                qgc_gather(&s->g, j->x, t[i], oy, r[i]);
+            }
+            for (int64_t ox = 0; ox < s->ow; ox += 16) {
+                __m128i v0 = _mm_loadu_si128((const __m128i *)(r[0] + ox));
+                __m128i v1 = _mm_loadu_si128((const __m128i *)(r[1] + ox));
+                __m128i v2 = _mm_loadu_si128((const __m128i *)(r[2] + ox));
+                __m128i v3 = _mm_loadu_si128((const __m128i *)(r[3] + ox));
+                __m128i a = _mm_unpacklo_epi8(v0, v1), b = _mm_unpacklo_epi8(v2, v3);
+                __m128i c = _mm_unpackhi_epi8(v0, v1), d = _mm_unpackhi_epi8(v2, v3);
+                _mm_storeu_si128((__m128i *)(dst + ox), _mm_unpacklo_epi16(a, b));
+                _mm_storeu_si128((__m128i *)(dst + ox + 4), _mm_unpackhi_epi16(a, b));
+                _mm_storeu_si128((__m128i *)(dst + ox + 8), _mm_unpacklo_epi16(c, d));
+                _mm_storeu_si128((__m128i *)(dst + ox + 12), _mm_unpackhi_epi16(c, d));
+            }
+        }
+        memset(dst, 0, sizeof(int32_t) * (size_t)(s->pp - s->p));
+    }
+}
+
+/* c += the 4-product sums of the u8 words b and the s8 words a (exact under xlim). */
+#define QC_DOT8(c, b, a, ones)                                                                     \
+    c = _mm256_add_epi32(c, _mm256_madd_epi16(_mm256_maddubs_epi16(b, a), ones))
+
+static void qc_tile8(const qc_job *j, int64_t m0, int64_t p0)
+{
+    const qc_state *s = j->s;
+    const int32_t *a = s->a8 + m0 * s->kq;
+    const int32_t *b = j->b + p0; /* [kq][pp + QC_NR] */
+    const int64_t row = s->pp + QC_NR;
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m256i c30 = c00, c31 = c00, c40 = c00, c41 = c00;
+    for (int64_t kk = 0; kk < s->kq; kk++, a += QC_MR, b += row) {
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)b);
+        __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + 8));
+        __m256i av = _mm256_set1_epi32(a[0]);
+        QC_DOT8(c00, b0, av, ones);
+        QC_DOT8(c01, b1, av, ones);
+        av = _mm256_set1_epi32(a[1]);
+        QC_DOT8(c10, b0, av, ones);
+        QC_DOT8(c11, b1, av, ones);
+        av = _mm256_set1_epi32(a[2]);
+        QC_DOT8(c20, b0, av, ones);
+        QC_DOT8(c21, b1, av, ones);
+        av = _mm256_set1_epi32(a[3]);
+        QC_DOT8(c30, b0, av, ones);
+        QC_DOT8(c31, b1, av, ones);
+        av = _mm256_set1_epi32(a[4]);
+        QC_DOT8(c40, b0, av, ones);
+        QC_DOT8(c41, b1, av, ones);
+    }
+    __m256i c[QC_MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}};
+    qc_tile_store(j, m0, p0, c, s->bias8);
+}
+
+/* The largest byte of x ^ flip (x's values as the u8 the dot sees). */
+static int32_t qc_max_u8(const uint8_t *x, int64_t n, uint8_t flip)
+{
+    __m256i mx = _mm256_setzero_si256();
+    const __m256i f = _mm256_set1_epi8((char)flip);
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+        mx = _mm256_max_epu8(mx, _mm256_xor_si256(v, f));
+    }
+    uint8_t lanes[32];
+    _mm256_storeu_si256((__m256i *)lanes, mx);
+    int32_t best = 0;
+    for (int l = 0; l < 32; l++) {
+        best = lanes[l] > best ? lanes[l] : best;
+    }
+    for (; i < n; i++) {
+        int32_t v = x[i] ^ flip;
+        best = v > best ? v : best;
+    }
+    return best;
+}
+
+bool em_qlinearconv_u8_ubs__avx2(const void *state, const em_tensor *x)
+{
+    const qc_state *s = state;
+    if (s->a8 == NULL || s->g.xz_u > s->xlim) {
+        return false;
+    }
+    const int64_t n = s->n * s->c * s->ih * s->iw;
+    return qc_max_u8(x->data, n, s->x_s8 ? 0x80 : 0) <= s->xlim;
 }
 
 void em_qlinearconv_u8__avx2(const void *state, const em_tensor *in, em_tensor *out,
@@ -338,10 +534,16 @@ void em_qlinearconv_u8__avx2(const void *state, const em_tensor *in, em_tensor *
     const qc_state *s = state;
     const int64_t n_cb = s->pp / QC_NR;
     const int64_t n_mg = (s->mp + QC_MR * QC_MGROUP - 1) / (QC_MR * QC_MGROUP);
+    const bool ubs = s->p > 0 && em_qlinearconv_u8_ubs__avx2(s, &in[0]);
     for (int64_t n = 0; n < s->n && s->p > 0; n++) {
         qc_job j = {s, (const uint8_t *)in[0].data + n * s->c * s->ih * s->iw,
-                    (uint8_t *)out[0].data + n * s->m * s->p, ctx->scratch};
-        em_parallel_for(ctx->pool, s->kp2, 1, qc_pack_task, &j);
+                    (uint8_t *)out[0].data + n * s->m * s->p, ctx->scratch,
+                    ubs ? qc_tile8 : qc_tile};
+        if (ubs) {
+            em_parallel_for(ctx->pool, s->kq, 1, qc_pack8_task, &j);
+        } else {
+            em_parallel_for(ctx->pool, s->kp2, 1, qc_pack_task, &j);
+        }
         em_parallel_for(ctx->pool, n_cb * n_mg, 1, qc_gemm_task, &j);
     }
 }
