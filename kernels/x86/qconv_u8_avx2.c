@@ -14,8 +14,8 @@
  * (|p| <= 65025) and pair sums are exact in int32; the per-pixel sums stay below 2^31 because
  * prepare declines K > 33000 (K * 65025 < 2^31). No zero-point compensation terms are
  * needed, and padding is the int16 value 0, i.e. x_zp, as the spec's "x - x_zp, then
- * convolve" reads. vpmaddubsw (u8 x s8, twice the throughput) saturates its int16 pair sums
- * (up to 2 * 255 * 128 = 65280 > 32767), so it is not used here. The VNNI kernels
+ * convolve" reads. vpmaddubsw (u8 x s8) saturates its int16 pair sums (up to 2 * 255 * 128 =
+ * 65280 > 32767), so it runs only where proven exact (below). The VNNI kernels
  * (vpdpbusd, exact int32 sums of 4 u8 x s8 products) are qgemm_*.c (qgemm_driver.inc), above
  * this one where CPUID has VNNI; their exact AVX2 emulation (two vpmaddwd per 4 products, plus
  * the byte splits) costs more than this kernel's one vpmaddwd per 2 (docs/NOTES.md), so this
@@ -25,15 +25,26 @@
  * pair (w[m][2j], w[m][2j+1]) - w_zp[m], in blocks of QC_MR rows: A[mb][j][r] (K is padded to
  * an even count, M to a multiple of QC_MR, with zeros). B (the im2col of one image) is packed
  * per run into scratch as int32 pair words too: B[j][p] = (x[2j at p], x[2j+1 at p]) - x_zp,
- * in panels of 16 columns, B[p / 16][j][p % 16] (P rounded up to 16 with zeros), so a 5x16
- * micro-kernel reads its panel contiguously, one 64-byte line per pair of K, and broadcasts
- * one word of A per row: 10 vpmaddwd + 10 vpaddd per K pair (10 accumulators, two B
- * vectors, A's broadcast and a product: 14 of the 16 ymm registers, no spills).
+ * one row of P words per K pair, B[j][p] (P rounded up to 16 with zeros, plus 16 words of
+ * slack for the packing's whole-vector stores), so the packing writes in order and a 5x16
+ * micro-kernel reads one 64-byte line per pair of K of its 16 columns, and broadcasts one
+ * word of A per row: 10 vpmaddwd + 10 vpaddd per K pair (10 accumulators, two B vectors, A's
+ * broadcast and a product: 14 of the 16 ymm registers, no spills). (A panel-major B,
+ * [p / 16][j][p % 16], read contiguously, was slower: its packing scatters 64-byte stores
+ * over a buffer larger than L2.)
  * Requantization, as the reference: (double)(acc + bias[m]) * mult[m] (mult from
  * em_q_multiplier, in double as the reference), vroundpd to nearest even, + y_zp, clamped
  * to y's range, packed to bytes.
  * Work: the packing is split over K pairs, the GEMM over (16-column block, 48-row group)
  * tiles; each image of the batch in turn.
+ *
+ * The vpmaddubsw path (u8 x times s8 w - w_zp, pair sums saturated to int16; one vpmaddubsw
+ * + one vpmaddwd by ones per 4 products, and half the bytes packed) runs a call only where
+ * it is exact: prepare finds xlim, the largest u8 activation for which no weight pair's sum
+ * can leave int16 (qc_prepare_ubs; 255 for 7-bit weights, at least 128 for any s8 weights),
+ * and each call takes the max of x (as the u8 the dot sees) and its zero point; above xlim
+ * the call runs the int16 path. B is then words of 4 u8 per K quad, [kq][pp + 16], A words
+ * of 4 s8, and the zero point enters as bias - x_zp * sum_k (w - w_zp), from prepare.
  */
 #include "x86.h"
 
@@ -198,7 +209,7 @@ ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
         em_qlinearconv_u8_release__avx2(ki->al, p);
         return st;
     }
-    *scratch_bytes = sizeof(int32_t) * (size_t)(s.kp2 * s.pp);
+    *scratch_bytes = sizeof(int32_t) * (size_t)(s.kp2 * (s.pp + QC_NR));
     if (p->a8 != NULL && sizeof(int32_t) * (size_t)(p->kq * (s.pp + QC_NR)) > *scratch_bytes) {
         *scratch_bytes = sizeof(int32_t) * (size_t)(p->kq * (s.pp + QC_NR));
     }
@@ -213,7 +224,7 @@ struct qc_job {
     const qc_state *s;
     const uint8_t *x; /* this image */
     uint8_t *y;       /* this image */
-    int32_t *b;       /* [pp / QC_NR][kp2][QC_NR], or [kq][pp + QC_NR] words of 4 u8 */
+    int32_t *b;       /* [kp2][pp + QC_NR] int16 pairs, or [kq][pp + QC_NR] words of 4 u8 */
     void (*tile)(const qc_job *j, int64_t m0, int64_t p0); /* qc_tile or qc_tile8 */
 };
 
@@ -291,49 +302,31 @@ static void qc_gather(const qc_state *s, const uint8_t *x, qc_tap tap, int64_t o
     }
 }
 
-/* Words v of columns p .. p + 3 into their panels (one store unless they straddle two). */
-static inline void qc_store4(int32_t *dst, int64_t panel, int64_t p, __m128i v)
-{
-    if (p % QC_NR <= QC_NR - 4) {
-        _mm_storeu_si128((__m128i *)(dst + (p / QC_NR) * panel + p % QC_NR), v);
-        return;
-    }
-    int32_t w[4];
-    _mm_storeu_si128((__m128i *)w, v);
-    for (int i = 0; i < 4; i++, p++) {
-        dst[(p / QC_NR) * panel + p % QC_NR] = w[i];
-    }
-}
-
+/* K pairs begin .. end of the im2col as int16 pair words, one row of pp + QC_NR words a pair,
+ * [kp2][pp + QC_NR], written in order 8 columns at a time even past the end of an output row
+ * (the next row overwrites them; the slack takes the last row's). */
 static void qc_pack_task(void *arg, int64_t begin, int64_t end)
 {
     const qc_job *j = arg;
     const qc_state *s = j->s;
-    int16_t r0[QC_MAX_OW], r1[QC_MAX_OW];
-    const int64_t panel = s->kp2 * QC_NR; /* words per 16-column panel */
+    int16_t r0[QC_MAX_OW + 8], r1[QC_MAX_OW + 8];
+    memset(r0 + s->ow, 0, sizeof r0 - sizeof(int16_t) * (size_t)s->ow);
+    memset(r1 + s->ow, 0, sizeof r1 - sizeof(int16_t) * (size_t)s->ow);
+    const int64_t row = s->pp + QC_NR;
     for (int64_t kk = begin; kk < end; kk++) {
-        int32_t *dst = j->b + kk * QC_NR;
+        int32_t *dst = j->b + kk * row;
         const qc_tap t0 = qc_tap_of(s, 2 * kk), t1 = qc_tap_of(s, 2 * kk + 1);
-        for (int64_t oy = 0; oy < s->oh; oy++) {
+        for (int64_t oy = 0; oy < s->oh; oy++, dst += s->ow) {
             qc_gather(s, j->x, t0, oy, r0);
             qc_gather(s, j->x, t1, oy, r1);
-            const int64_t p0 = oy * s->ow;
-            int64_t ox = 0;
-            for (; ox + 8 <= s->ow; ox += 8) {
+            for (int64_t ox = 0; ox < s->ow; ox += 8) {
                 __m128i a = _mm_loadu_si128((const __m128i *)(r0 + ox));
                 __m128i b = _mm_loadu_si128((const __m128i *)(r1 + ox));
-                qc_store4(dst, panel, p0 + ox, _mm_unpacklo_epi16(a, b));
-                qc_store4(dst, panel, p0 + ox + 4, _mm_unpackhi_epi16(a, b));
-            }
-            for (; ox < s->ow; ox++) {
-                int64_t p = p0 + ox;
-                dst[(p / QC_NR) * panel + p % QC_NR] =
-                    (int32_t)(((uint32_t)(uint16_t)r1[ox] << 16) | (uint16_t)r0[ox]);
+                _mm_storeu_si128((__m128i *)(dst + ox), _mm_unpacklo_epi16(a, b));
+                _mm_storeu_si128((__m128i *)(dst + ox + 4), _mm_unpackhi_epi16(a, b));
             }
         }
-        for (int64_t p = s->p; p < s->pp; p++) {
-            dst[(p / QC_NR) * panel + p % QC_NR] = 0;
-        }
+        memset(dst, 0, sizeof(int32_t) * (size_t)(s->pp - s->p));
     }
 }
 
@@ -347,11 +340,12 @@ static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
 {
     const qc_state *s = j->s;
     const int32_t *a = s->a + m0 * s->kp2; /* block m0 / QC_MR */
-    const int32_t *b = j->b + p0 * s->kp2; /* panel p0 / QC_NR */
+    const int32_t *b = j->b + p0; /* [kp2][pp + QC_NR] */
+    const int64_t row = s->pp + QC_NR;
     /* named accumulators (an array indexed in the epilogue's loop would live on the stack) */
     __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256i c30 = c00, c31 = c00, c40 = c00, c41 = c00;
-    for (int64_t kk = 0; kk < s->kp2; kk++, a += QC_MR, b += QC_NR) {
+    for (int64_t kk = 0; kk < s->kp2; kk++, a += QC_MR, b += row) {
         __m256i b0 = _mm256_loadu_si256((const __m256i *)b);
         __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + 8));
         __m256i av = _mm256_set1_epi32(a[0]);
