@@ -74,6 +74,7 @@ typedef struct qc_state {
     /* the vpmaddubsw path: NULL a8 when some w - w_zp leaves s8 */
     qgc_geom g;     /* for qgc_gather (the im2col as the u8 x ^ 0x80 for s8) */
     int64_t kq;     /* K quads */
+    bool plain_1x1; /* 1x1, stride 1, no padding: the im2col is x */
     int32_t xlim;   /* the largest u8 activation for which every pair sum fits int16 */
     int32_t *a8;    /* [mp / QC_MR][kq][QC_MR] words of 4 s8 w - w_zp */
     double *bias8;  /* [mp] bias - xz_u * sum_k (w - w_zp) */
@@ -204,6 +205,8 @@ ember_status *em_qlinearconv_u8_prepare__avx2(const em_kinfo *ki, void **state,
         p->mult[r] = r < m ? qgc_mult(ki, r) : 0.0;
     }
     p->g = g;
+    p->plain_1x1 = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+                   g.oh == g.ih && g.ow == g.iw;
     st = qc_prepare_ubs(ki, p);
     if (st != NULL) {
         em_qlinearconv_u8_release__avx2(ki->al, p);
@@ -413,6 +416,54 @@ static void qc_gemm_task(void *arg, int64_t begin, int64_t end)
 
 /* ---- the vpmaddubsw path: im2col as u8 quads, one vpmaddubsw + vpmaddwd per 4 products --- */
 
+/* Words of 16 columns from four rows of bytes (x ^ flip) into dst[0 .. 16). */
+static inline void qc_quads16(int32_t *dst, const uint8_t *r0, const uint8_t *r1,
+                              const uint8_t *r2, const uint8_t *r3, __m128i flip)
+{
+    __m128i v0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r0), flip);
+    __m128i v1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r1), flip);
+    __m128i v2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r2), flip);
+    __m128i v3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r3), flip);
+    __m128i a = _mm_unpacklo_epi8(v0, v1), b = _mm_unpacklo_epi8(v2, v3);
+    __m128i c = _mm_unpackhi_epi8(v0, v1), d = _mm_unpackhi_epi8(v2, v3);
+    _mm_storeu_si128((__m128i *)dst, _mm_unpacklo_epi16(a, b));
+    _mm_storeu_si128((__m128i *)(dst + 4), _mm_unpackhi_epi16(a, b));
+    _mm_storeu_si128((__m128i *)(dst + 8), _mm_unpacklo_epi16(c, d));
+    _mm_storeu_si128((__m128i *)(dst + 12), _mm_unpackhi_epi16(c, d));
+}
+
+/* Quad kk of a 1x1 stride-1 conv without padding, whose im2col is x itself (one plane of P
+ * bytes a channel): no gather. The tail, and the last quad when C is not a multiple of 4
+ * (its missing channels meet zero weights), go through zero-padded copies. */
+static void qc_pack8_1x1(const qc_job *j, int64_t kk, int32_t *dst)
+{
+    const qc_state *s = j->s;
+    const uint8_t *r[4];
+    bool all = true;
+    for (int i = 0; i < 4; i++) {
+        r[i] = 4 * kk + i < s->c ? j->x + (4 * kk + i) * s->p : NULL;
+        all = all && r[i] != NULL;
+    }
+    const __m128i flip = _mm_set1_epi8(s->x_s8 ? (char)0x80 : 0);
+    int64_t p = 0;
+    if (all) {
+        for (; p + 16 <= s->p; p += 16) {
+            qc_quads16(dst + p, r[0] + p, r[1] + p, r[2] + p, r[3] + p, flip);
+        }
+    }
+    uint8_t t[4][QC_NR];
+    for (; p < s->p; p += 16) {
+        const int64_t n = s->p - p < 16 ? s->p - p : 16;
+        for (int i = 0; i < 4; i++) {
+            memset(t[i], s->x_s8 ? 0x80 : 0, QC_NR);
+            if (r[i] != NULL) {
+                memcpy(t[i], r[i] + p, (size_t)n);
+            }
+        }
+        qc_quads16(dst + p, t[0], t[1], t[2], t[3], flip);
+    }
+}
+
 /* K quads begin .. end of the im2col as words of 4 u8 (x ^ 0x80 for s8, xz_u as padding), one
  * row of pp + QC_NR words a quad, [kq][pp + QC_NR]: the packing writes each row in order (a
  * panel-major layout scatters its stores over the whole buffer, which costs more than the
@@ -426,8 +477,14 @@ static void qc_pack8_task(void *arg, int64_t begin, int64_t end)
     uint8_t r[4][QC_MAX_OW + QC_NR];
     memset(r, 0, sizeof r); /* the bytes past ow are stored, then overwritten */
     const int64_t row = s->pp + QC_NR;
+    const __m128i none = _mm_setzero_si128();
     for (int64_t kk = begin; kk < end; kk++) {
         int32_t *dst = j->b + kk * row;
+        if (s->plain_1x1) {
+            qc_pack8_1x1(j, kk, dst);
+            memset(dst + s->p, 0, sizeof(int32_t) * (size_t)(s->pp - s->p));
+            continue;
+        }
         qgc_tap t[4];
         for (int i = 0; i < 4; i++) {
             t[i] = qgc_tap_of(&s->g, 0, 4 * kk + i);
@@ -437,16 +494,7 @@ static void qc_pack8_task(void *arg, int64_t begin, int64_t end)
                 qgc_gather(&s->g, j->x, t[i], oy, r[i]);
             }
             for (int64_t ox = 0; ox < s->ow; ox += 16) {
-                __m128i v0 = _mm_loadu_si128((const __m128i *)(r[0] + ox));
-                __m128i v1 = _mm_loadu_si128((const __m128i *)(r[1] + ox));
-                __m128i v2 = _mm_loadu_si128((const __m128i *)(r[2] + ox));
-                __m128i v3 = _mm_loadu_si128((const __m128i *)(r[3] + ox));
-                __m128i a = _mm_unpacklo_epi8(v0, v1), b = _mm_unpacklo_epi8(v2, v3);
-                __m128i c = _mm_unpackhi_epi8(v0, v1), d = _mm_unpackhi_epi8(v2, v3);
-                _mm_storeu_si128((__m128i *)(dst + ox), _mm_unpacklo_epi16(a, b));
-                _mm_storeu_si128((__m128i *)(dst + ox + 4), _mm_unpackhi_epi16(a, b));
-                _mm_storeu_si128((__m128i *)(dst + ox + 8), _mm_unpacklo_epi16(c, d));
-                _mm_storeu_si128((__m128i *)(dst + ox + 12), _mm_unpackhi_epi16(c, d));
+                qc_quads16(dst + ox, r[0] + ox, r[1] + ox, r[2] + ox, r[3] + ox, none);
             }
         }
         memset(dst, 0, sizeof(int32_t) * (size_t)(s->pp - s->p));

@@ -636,7 +636,8 @@ static void test_qlinearconv(void **state)
  * vpmaddubsw saturates each pair sum x0 w0 + x1 w1 to int16; the kernel takes that path only
  * when every activation (as the u8 the dot sees, x ^ 0x80 for s8) and x's zero point are at
  * most xlim, the largest u8 for which every weight pair's sum stays in int16 (qconv_u8_avx2.c).
- * Each fill below says which path must run; the output is compared byte for byte either way. */
+ * Each fill below says which path must run; the output is compared byte for byte either way.
+ * The shapes include 1x1 stride-1 convs without padding, whose packing reads x directly. */
 
 /* x and its zero point as the dot's u8 values vals[], chosen at random. */
 static void qc_fill_x(uint8_t *x, int64_t nx, uint8_t *xz, bool x_s8, const uint8_t *vals,
@@ -761,6 +762,13 @@ static const qc_case qc_ubs_cases[] = {
      false, true, 0, 0.007f, 1},
     {"ubs_sat", 1, 64, 6, 6, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 0, true, true, 0,
      1e-4f, 1},
+    /* 1x1 stride 1 without padding: the packing reads x's planes directly */
+    {"ubs_1x1_s1_c7_s8x", 2, 7, 5, 9, 10, 1, 1, 1, 1, 1, 1, {0}, NULL, I8, I8, U8, 0, true, true,
+     0, 0.05f, 1},
+    {"ubs_1x1_s1_c8_p240", 1, 8, 6, 40, 12, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 0, true,
+     true, 0, 0.05f, 1},
+    {"ubs_1x1_s1_c37_p243", 1, 37, 9, 27, 6, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, I8, 0, false,
+     true, 0, 0.1f, 1},
 };
 /* clang-format on */
 
