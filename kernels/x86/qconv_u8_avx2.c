@@ -117,7 +117,8 @@ static ember_status *qc_prepare_ubs(const em_kinfo *ki, qc_state *p)
         for (int64_t i = 0; i < k; i += 2) {
             int32_t a = (int32_t)qg_int(w, r * k + i) - wzr;
             int32_t b = i + 1 < k ? (int32_t)qg_int(w, r * k + i + 1) - wzr : 0;
-            int32_t pos = (a > 0 ? a : 0) + (b > 0 ? b : 0), neg = (a < 0 ? -a : 0) + (b < 0 ? -b : 0);
+            int32_t pos = (a > 0 ? a : 0) + (b > 0 ? b : 0),
+                    neg = (a < 0 ? -a : 0) + (b < 0 ? -b : 0);
             if (pos > 0 && 32767 / pos < p->xlim) {
                 p->xlim = 32767 / pos;
             }
@@ -137,7 +138,8 @@ static ember_status *qc_prepare_ubs(const em_kinfo *ki, qc_state *p)
         for (int64_t j = 0; j < p->kq; j++) {
             uint32_t word = 0;
             for (int64_t b = 0; b < 4; b++) {
-                int32_t v = r < m && 4 * j + b < k ? (int32_t)qg_int(w, r * k + 4 * j + b) - wzr : 0;
+                int32_t v =
+                    r < m && 4 * j + b < k ? (int32_t)qg_int(w, r * k + 4 * j + b) - wzr : 0;
                 sum += v;
                 word |= (uint32_t)(uint8_t)(int8_t)v << (8 * b);
             }
@@ -343,7 +345,7 @@ static void qc_tile(const qc_job *j, int64_t m0, int64_t p0)
 {
     const qc_state *s = j->s;
     const int32_t *a = s->a + m0 * s->kp2; /* block m0 / QC_MR */
-    const int32_t *b = j->b + p0; /* [kp2][pp + QC_NR] */
+    const int32_t *b = j->b + p0;          /* [kp2][pp + QC_NR] */
     const int64_t row = s->pp + QC_NR;
     /* named accumulators (an array indexed in the epilogue's loop would live on the stack) */
     __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
@@ -417,8 +419,8 @@ static void qc_gemm_task(void *arg, int64_t begin, int64_t end)
 /* ---- the vpmaddubsw path: im2col as u8 quads, one vpmaddubsw + vpmaddwd per 4 products --- */
 
 /* Words of 16 columns from four rows of bytes (x ^ flip) into dst[0 .. 16). */
-static inline void qc_quads16(int32_t *dst, const uint8_t *r0, const uint8_t *r1,
-                              const uint8_t *r2, const uint8_t *r3, __m128i flip)
+static inline void qc_quads16(int32_t *dst, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                              const uint8_t *r3, __m128i flip)
 {
     __m128i v0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r0), flip);
     __m128i v1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)r1), flip);

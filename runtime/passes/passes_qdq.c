@@ -508,8 +508,9 @@ static const char *match_concat(em_pctx *c, int ni, qdq_match *m)
 }
 
 /* MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Resize (nearest) between a
- * DequantizeLinear and a QuantizeLinear of the same scale and zero point: the op moves to the 8-bit side (max commutes
- * with the monotone dequantization; the others only move bytes), Q(DQ(x)) being x. */
+ * DequantizeLinear and a QuantizeLinear of the same scale and zero point: the op moves to the 8-bit
+ * side (max commutes with the monotone dequantization; the others only move bytes), Q(DQ(x)) being
+ * x. */
 static const char *match_move(em_pctx *c, int ni, qdq_match *m)
 {
     const em_graph *g = c->g;

@@ -680,9 +680,9 @@ static void qc_fill_x127(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t
 }
 
 /* Every pair at the bound: positive part or negative magnitude exactly 128 (xlim 255). */
-static const int8_t qc_pairs_128[][2] = {{64, 64}, {127, 1}, {1, 127}, {-128, 0}, {0, -128},
-                                         {-64, -64}, {127, -128}, {-128, 127}, {100, 28},
-                                         {-100, -28}};
+static const int8_t qc_pairs_128[][2] = {{64, 64},  {127, 1},   {1, 127},    {-128, 0},
+                                         {0, -128}, {-64, -64}, {127, -128}, {-128, 127},
+                                         {100, 28}, {-100, -28}};
 
 static void qc_fill_pairs(uint8_t *w, int64_t nw, int64_t m, int bad)
 {
@@ -706,16 +706,16 @@ static void qc_fill_pairs(uint8_t *w, int64_t nw, int64_t m, int bad)
 
 static const uint8_t qc_x_high[] = {255, 255, 254, 0, 128, 255, 127};
 
-static void qc_fill_bound128(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m,
-                             uint8_t *xz, bool x_s8)
+static void qc_fill_bound128(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                             bool x_s8)
 {
     qc_fill_x(x, nx, xz, x_s8, qc_x_high, 7, 26);
     qc_fill_pairs(w, nw, m, 0);
 }
 
 /* One pair at 129 (+65 +64, then -65 -64): xlim 254, so x = 255 must take the int16 path ... */
-static void qc_fill_bound129(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m,
-                             uint8_t *xz, bool x_s8)
+static void qc_fill_bound129(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                             bool x_s8)
 {
     qc_fill_x(x, nx, xz, x_s8, qc_x_high, 7, 27);
     qc_fill_pairs(w, nw, m, 1);
@@ -780,8 +780,8 @@ static void test_qlinearconv_ubs(void **state)
     }
     em_threadpool *pool = NULL;
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
-    static qc_fill_fn *const fills[] = {qc_fill_w7,        qc_fill_x127,      qc_fill_bound128,
-                                        qc_fill_bound129,  qc_fill_bound129n, qc_fill_bound129_x254,
+    static qc_fill_fn *const fills[] = {qc_fill_w7,       qc_fill_x127,      qc_fill_bound128,
+                                        qc_fill_bound129, qc_fill_bound129n, qc_fill_bound129_x254,
                                         qc_fill_full};
     static const int want[] = {1, 1, 1, 0, 0, 1, 0};
     for (size_t i = 0; i < sizeof qc_ubs_cases / sizeof qc_ubs_cases[0]; i++) {

@@ -39,8 +39,8 @@ enum {
     O_GEMM,
     O_GEMM_F32,
     O_MATMUL,
-    O_ADD_CLIP, /* Clip(-7, 7) around a QuantizeLinear range of [-6, 6.75] */
-    O_RESIZE,   /* nearest, scales (1, 1, 2, 1.5) */
+    O_ADD_CLIP,     /* Clip(-7, 7) around a QuantizeLinear range of [-6, 6.75] */
+    O_RESIZE,       /* nearest, scales (1, 1, 2, 1.5) */
     O_RESIZE_SIZES, /* nearest, sizes, asymmetric / floor */
     N_POSITIVE,
     N_MAXPOOL_PARAMS = N_POSITIVE,
