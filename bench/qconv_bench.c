@@ -9,7 +9,9 @@
  * with this thread's CPU time (a shared machine's time slices do not count). Kernels whose ISA
  * this CPU lacks are reported as skipped. Built by `cmake --build build --target
  * ember_qconv_bench` (tests/CMakeLists.txt, not part of `all`). Usage:
- *   build/tests/ember_qconv_bench [--time S] [SUFFIX...]
+ *   build/tests/ember_qconv_bench [--time S] [--w7] [SUFFIX...]
+ * (--w7: weights in [-64, 63], as ORT's reduce_range makes them, so u8__avx2 takes its
+ * vpmaddubsw path; without it, this bench's full-range weights and x take the int16 one)
  * (default suffixes: u8__avx2 qg__avx2 qg__avxvnni qg__avx512vnni).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -31,7 +33,8 @@ static const qshape shapes[] = {
     {"r18 l2.0 3x3 s2", 64, 56, 128, 3, 2, 1, 1},  {"r18 l2 3x3", 128, 28, 128, 3, 1, 1, 1},
     {"r18 l2 ds 1x1 s2", 64, 56, 128, 1, 2, 0, 1}, {"r18 l3.0 3x3 s2", 128, 28, 256, 3, 2, 1, 1},
     {"r18 l3 3x3", 256, 14, 256, 3, 1, 1, 1},      {"r18 l4.0 3x3 s2", 256, 14, 512, 3, 2, 1, 1},
-    {"r18 l4 3x3", 512, 7, 512, 3, 1, 1, 1},       {"mbv2 dw 3x3", 144, 56, 144, 3, 1, 1, 144},
+    {"r18 l4 3x3", 512, 7, 512, 3, 1, 1, 1},       {"r50 1x1 256>64", 256, 56, 64, 1, 1, 0, 1},
+    {"r50 1x1 512>128", 512, 28, 128, 1, 1, 0, 1}, {"mbv2 dw 3x3", 144, 56, 144, 3, 1, 1, 144},
     {"group8 3x3", 256, 28, 256, 3, 1, 1, 8},      {"mm 128x768x768", 768, 768, 128, 0, 0, 0, 0},
     {"mm 1x512x1000", 512, 1000, 1, 0, 0, 0, 0},
 };
@@ -62,7 +65,7 @@ static const em_kernel *find(em_op op, const char *suffix)
     return NULL;
 }
 
-static void bench_one(const qshape *s, const em_kernel *k, double budget)
+static void bench_one(const qshape *s, const em_kernel *k, double budget, bool w7)
 {
     const bool conv = s->k > 0;
     t_node node;
@@ -95,6 +98,9 @@ static void bench_one(const qshape *s, const em_kernel *k, double budget)
     }
     for (int64_t i = 0; i < nw; i++) {
         w[i] = (uint8_t)(i * 53 + 7);
+        if (w7) { /* 7-bit weights [-64, 63]: u8__avx2's vpmaddubsw path for any x */
+            w[i] = (uint8_t)((int8_t)w[i] >> 1);
+        }
     }
     for (int i = 0; i < 1024; i++) {
         ws[i] = 1e-3f * (float)(1 + i % 7);
@@ -157,8 +163,11 @@ int main(int argc, char **argv)
     const char *suffixes[16];
     int n_suf = 0;
     double budget = 0.3;
+    bool w7 = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--w7") == 0) {
+            w7 = true;
+        } else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
             budget = atof(argv[++i]);
         } else if (n_suf < 16) {
             suffixes[n_suf++] = argv[i];
@@ -179,7 +188,7 @@ int main(int argc, char **argv)
                 printf("%-18s %-32s skipped: this CPU lacks its ISA\n", shapes[i].name, k->name);
                 continue;
             }
-            bench_one(&shapes[i], k, budget);
+            bench_one(&shapes[i], k, budget, w7);
         }
     }
     return 0;

@@ -234,6 +234,10 @@ static inline void qgc_gather(const qgc_geom *g, const uint8_t *x, qgc_tap tap, 
             __m128i b = _mm_loadu_si128((const __m128i *)(row + ix0 + ox));
             _mm_storeu_si128((__m128i *)(r + ox), _mm_xor_si128(b, flip));
         }
+        for (; ox + 8 <= hi; ox += 8) {
+            __m128i b = _mm_loadl_epi64((const __m128i *)(row + ix0 + ox));
+            _mm_storel_epi64((__m128i *)(r + ox), _mm_xor_si128(b, flip));
+        }
     } else if (sw == 2) { /* the even bytes of 32 (all inside the row) */
         const __m128i lo8 = _mm_set1_epi16(0x00ff);
         for (; ox + 16 <= hi && ix0 + 2 * (ox + 16) <= g->iw; ox += 16) {
@@ -241,6 +245,10 @@ static inline void qgc_gather(const qgc_geom *g, const uint8_t *x, qgc_tap tap, 
             __m128i b0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)q), lo8);
             __m128i b1 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(q + 16)), lo8);
             _mm_storeu_si128((__m128i *)(r + ox), _mm_xor_si128(_mm_packus_epi16(b0, b1), flip));
+        }
+        for (; ox + 8 <= hi && ix0 + 2 * (ox + 8) <= g->iw; ox += 8) {
+            __m128i b0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(row + ix0 + 2 * ox)), lo8);
+            _mm_storel_epi64((__m128i *)(r + ox), _mm_xor_si128(_mm_packus_epi16(b0, b0), flip));
         }
     }
     const uint8_t f = g->x_s8 ? 0x80 : 0;

@@ -31,4 +31,9 @@ void em_x86_release_none(const ember_allocator *al, void *state);
 void em_conv_act_f32__avx2(em_conv_act act, float *y, size_t n);
 void em_conv_act_f32__avx512(em_conv_act act, float *y, size_t n);
 
+/* Whether em_qlinearconv_u8__avx2 (state from its prepare) runs x through its vpmaddubsw path
+ * (every activation small enough for the weights' pair sums to stay exact in int16) rather
+ * than the int16 one; for tests and probes. */
+bool em_qlinearconv_u8_ubs__avx2(const void *state, const em_tensor *x);
+
 #endif /* EMBER_KERNELS_X86_X86_H */

@@ -507,9 +507,10 @@ static const char *match_concat(em_pctx *c, int ni, qdq_match *m)
     return NULL;
 }
 
-/* MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze between a DequantizeLinear and a
- * QuantizeLinear of the same scale and zero point: the op moves to the 8-bit side (max commutes
- * with the monotone dequantization; the others only move bytes), Q(DQ(x)) being x. */
+/* MaxPool, Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Resize (nearest) between a
+ * DequantizeLinear and a QuantizeLinear of the same scale and zero point: the op moves to the 8-bit
+ * side (max commutes with the monotone dequantization; the others only move bytes), Q(DQ(x)) being
+ * x. */
 static const char *match_move(em_pctx *c, int ni, qdq_match *m)
 {
     const em_graph *g = c->g;
@@ -533,6 +534,21 @@ static const char *match_move(em_pctx *c, int ni, qdq_match *m)
         m->in[m->n_in++] = n->in[i];
     }
     return NULL;
+}
+
+/* Resize picks input elements (a move) only in mode "nearest" (the default) and outside
+ * tf_crop_and_resize, whose extrapolation_value is a float the 8-bit side cannot hold. */
+static const char *match_resize(em_pctx *c, int ni, qdq_match *m)
+{
+    const em_node *n = &c->g->nodes[ni];
+    if (strcmp(em_node_attr_string(n, "mode", "nearest"), "nearest") != 0) {
+        return "a Resize other than mode nearest computes new values";
+    }
+    if (strcmp(em_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"),
+               "tf_crop_and_resize") == 0) {
+        return "a tf_crop_and_resize Resize writes its float extrapolation_value";
+    }
+    return match_move(c, ni, m);
 }
 
 /* The bias of a Gemm: absent, or DequantizeLinear(bq int32 [N], bs, 0) with bs[n] equal to
@@ -634,6 +650,8 @@ static const char *match_op(em_pctx *c, int ni, qdq_match *m, bool *ours)
     case EM_OP_SQUEEZE:
     case EM_OP_UNSQUEEZE:
         return match_move(c, ni, m);
+    case EM_OP_RESIZE:
+        return match_resize(c, ni, m);
     case EM_OP_GEMM:
     case EM_OP_MATMUL:
         return match_gemm(c, ni, m);

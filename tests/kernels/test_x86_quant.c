@@ -24,6 +24,7 @@
 #include "test_x86_harness.h"
 
 #include "common/rng.h"
+#include "kernels/x86/x86.h" /* em_qlinearconv_u8_ubs__avx2 */
 
 #define QT_MAX_IO 12
 
@@ -467,7 +468,40 @@ static void qc_rand(void *p, ember_dtype dt, int64_t n, uint64_t seed, int extre
     }
 }
 
+/* Overwrites a case's random x (nx bytes) and w (nw bytes, rows of nw / m) and x's zero point. */
+typedef void qc_fill_fn(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                        bool x_s8);
+
+/* Whether u8__avx2 takes its vpmaddubsw path for this node and x (prepare, ask, release). */
+static bool qc_ubs_path(const em_kernel *k, const em_node *node, const em_tensor *in,
+                        const em_tensor *out)
+{
+    em_tensor pin[9], pout = *out;
+    for (int i = 0; i < 9; i++) {
+        pin[i] = in[i];
+    }
+    pin[0].data = NULL;
+    pout.data = NULL;
+    em_kinfo ki = {node, 9, 1, pin, &pout, test_allocator(), kt_features(), 1, NULL};
+    void *state = NULL;
+    size_t scratch_bytes = 0;
+    t_expect_ok(k->prepare(&ki, &state, &scratch_bytes), "ubs prepare");
+    bool ubs = em_qlinearconv_u8_ubs__avx2(state, &in[0]);
+    k->release(test_allocator(), state);
+    return ubs;
+}
+
+static void qc_run_case_fill(const em_kernel *k, const qc_case *c, em_threadpool *pool,
+                             qc_fill_fn *fill, int want_ubs);
+
 static void qc_run_case(const em_kernel *k, const qc_case *c, em_threadpool *pool)
+{
+    qc_run_case_fill(k, c, pool, NULL, -1);
+}
+
+/* want_ubs: -1 either path; 0 / 1 the int16 / vpmaddubsw path of u8__avx2 must run. */
+static void qc_run_case_fill(const em_kernel *k, const qc_case *c, em_threadpool *pool,
+                             qc_fill_fn *fill, int want_ubs)
 {
     t_node node;
     t_node_init(&node, EM_OP_QLINEARCONV, c->name);
@@ -511,6 +545,9 @@ static void qc_run_case(const em_kernel *k, const qc_case *c, em_threadpool *poo
     qc_rand(&xz, c->xt, 1, 13, c->extreme == 0 ? 0 : 3 - c->extreme); /* the far end */
     qc_rand(wz, c->wt, c->m, 14, c->extreme == 0 ? 0 : c->extreme);
     qc_rand(&yz, c->yt, 1, 15, 0);
+    if (fill != NULL) {
+        fill(x, nx, w, nw, c->m, &xz, c->xt == I8);
+    }
     test_rng r = {16};
     for (int64_t i = 0; i < c->m; i++) {
         /* w scales over three decades; bias up to +-2^20 */
@@ -545,6 +582,10 @@ static void qc_run_case(const em_kernel *k, const qc_case *c, em_threadpool *poo
     }
     if (c->extreme != 0 && n_sat == 0) {
         fail_msg("case %s: the extreme case saturates nothing", c->name);
+    }
+    if (want_ubs >= 0 && qc_ubs_path(k, &node.n, tin, out) != (want_ubs == 1)) {
+        fail_msg("case %s: u8__avx2 should take its %s path", c->name,
+                 want_ubs == 1 ? "vpmaddubsw" : "int16");
     }
     for (int t = 0; t < 2; t++) {
         memset(got, 0x5a, (size_t)ny);
@@ -588,6 +629,170 @@ static void test_qlinearconv(void **state)
         }
         qc_run_case(k, &qc_cases[i], pool);
     }
+    em_threadpool_destroy(pool);
+}
+
+/* ---- QLinearConv: u8__avx2's vpmaddubsw path and its fallback ------------------------------
+ * vpmaddubsw saturates each pair sum x0 w0 + x1 w1 to int16; the kernel takes that path only
+ * when every activation (as the u8 the dot sees, x ^ 0x80 for s8) and x's zero point are at
+ * most xlim, the largest u8 for which every weight pair's sum stays in int16 (qconv_u8_avx2.c).
+ * Each fill below says which path must run; the output is compared byte for byte either way.
+ * The shapes include 1x1 stride-1 convs without padding, whose packing reads x directly. */
+
+/* x and its zero point as the dot's u8 values vals[], chosen at random. */
+static void qc_fill_x(uint8_t *x, int64_t nx, uint8_t *xz, bool x_s8, const uint8_t *vals,
+                      int n_vals, uint64_t seed)
+{
+    test_rng r = {seed};
+    const uint8_t f = x_s8 ? 0x80 : 0;
+    for (int64_t i = 0; i < nx; i++) {
+        x[i] = (uint8_t)(vals[test_rng_next(&r) % (uint64_t)n_vals] ^ f);
+    }
+    *xz = (uint8_t)(vals[test_rng_next(&r) % (uint64_t)n_vals] ^ f);
+}
+
+/* 7-bit weights ([-64, 64], ORT's reduce_range): every pair exact for any u8 x. */
+static void qc_fill_w7(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                       bool x_s8)
+{
+    (void)m;
+    static const uint8_t xv[] = {0, 127, 128, 255, 1, 254, 77, 200};
+    qc_fill_x(x, nx, xz, x_s8, xv, 8, 21);
+    test_rng r = {22};
+    for (int64_t i = 0; i < nw; i++) {
+        w[i] = (uint8_t)(int8_t)((int)(test_rng_next(&r) % 129) - 64);
+    }
+}
+
+/* Any s8 weights, both ends included, with activations <= 127 (PyTorch's reduce_range):
+ * pair sums at most 127 * 256. */
+static void qc_fill_x127(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                         bool x_s8)
+{
+    (void)m;
+    static const uint8_t xv[] = {0, 127, 126, 1, 64, 100};
+    qc_fill_x(x, nx, xz, x_s8, xv, 6, 23);
+    test_rng r = {24};
+    for (int64_t i = 0; i < nw; i++) {
+        uint64_t v = test_rng_next(&r);
+        w[i] = v % 3 == 0 ? (uint8_t)(v % 2 ? 127 : 0x80) : (uint8_t)(v >> 8);
+    }
+}
+
+/* Every pair at the bound: positive part or negative magnitude exactly 128 (xlim 255). */
+static const int8_t qc_pairs_128[][2] = {{64, 64},  {127, 1},   {1, 127},    {-128, 0},
+                                         {0, -128}, {-64, -64}, {127, -128}, {-128, 127},
+                                         {100, 28}, {-100, -28}};
+
+static void qc_fill_pairs(uint8_t *w, int64_t nw, int64_t m, int bad)
+{
+    test_rng r = {25};
+    const int64_t k = nw / m;
+    for (int64_t row = 0; row < m; row++) {
+        for (int64_t i = 0; i < k; i += 2) {
+            const int8_t *pr = qc_pairs_128[test_rng_next(&r) % 10];
+            w[row * k + i] = (uint8_t)pr[0];
+            if (i + 1 < k) {
+                w[row * k + i + 1] = (uint8_t)pr[1];
+            }
+        }
+    }
+    if (bad != 0 && k >= 2) { /* one pair of one row just past the bound: 129 */
+        int64_t row = m / 2, i = (k / 2 - 1) / 2 * 2;
+        w[row * k + i] = (uint8_t)(int8_t)(bad * 65);
+        w[row * k + i + 1] = (uint8_t)(int8_t)(bad * 64);
+    }
+}
+
+static const uint8_t qc_x_high[] = {255, 255, 254, 0, 128, 255, 127};
+
+static void qc_fill_bound128(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                             bool x_s8)
+{
+    qc_fill_x(x, nx, xz, x_s8, qc_x_high, 7, 26);
+    qc_fill_pairs(w, nw, m, 0);
+}
+
+/* One pair at 129 (+65 +64, then -65 -64): xlim 254, so x = 255 must take the int16 path ... */
+static void qc_fill_bound129(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                             bool x_s8)
+{
+    qc_fill_x(x, nx, xz, x_s8, qc_x_high, 7, 27);
+    qc_fill_pairs(w, nw, m, 1);
+}
+
+static void qc_fill_bound129n(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m,
+                              uint8_t *xz, bool x_s8)
+{
+    qc_fill_x(x, nx, xz, x_s8, qc_x_high, 7, 28);
+    qc_fill_pairs(w, nw, m, -1);
+}
+
+/* ... and x <= 254 the vpmaddubsw one (254 * 129 = 32766 fits). */
+static void qc_fill_bound129_x254(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m,
+                                  uint8_t *xz, bool x_s8)
+{
+    static const uint8_t xv[] = {254, 254, 253, 0, 128};
+    qc_fill_x(x, nx, xz, x_s8, xv, 5, 29);
+    qc_fill_pairs(w, nw, m, nx % 2 ? 1 : -1);
+}
+
+/* Full-range weights (as ORT's per-channel s8) with full-range x: the int16 path. */
+static void qc_fill_full(uint8_t *x, int64_t nx, uint8_t *w, int64_t nw, int64_t m, uint8_t *xz,
+                         bool x_s8)
+{
+    qc_fill_x(x, nx, xz, x_s8, qc_x_high, 7, 30);
+    qc_fill_x127(NULL, 0, w, nw, m, xz, x_s8);
+    w[0] = 127, w[1] = 127;
+}
+
+/* clang-format off */
+static const qc_case qc_ubs_cases[] = {
+    {"ubs_3x3_pad1", 1, 5, 11, 13, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 0, true,
+     true, 0, 0.02f, 1},
+    {"ubs_7x7_s2_x2", 2, 3, 30, 29, 13, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, NULL, U8, I8, U8, 0, true,
+     true, 0, 0.1f, 1},
+    {"ubs_1x1_s2_s8x", 2, 7, 3, 66, 10, 1, 1, 2, 2, 1, 1, {0}, NULL, I8, I8, I8, 0, true, true, 0,
+     0.02f, 1},
+    {"ubs_wide_s1", 1, 5, 4, 45, 11, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 0, true,
+     true, 0, 0.05f, 1},
+    {"ubs_big_k", 1, 300, 5, 6, 9, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 0, true, true,
+     0, 1.0f, 1},
+    {"ubs_dil_asym_s8x", 1, 4, 12, 23, 6, 3, 2, 1, 2, 2, 1, {2, 0, 1, 1}, NULL, I8, I8, U8, 0,
+     false, true, 0, 0.007f, 1},
+    {"ubs_sat", 1, 64, 6, 6, 7, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, NULL, U8, I8, U8, 0, true, true, 0,
+     1e-4f, 1},
+    /* 1x1 stride 1 without padding: the packing reads x's planes directly */
+    {"ubs_1x1_s1_c7_s8x", 2, 7, 5, 9, 10, 1, 1, 1, 1, 1, 1, {0}, NULL, I8, I8, U8, 0, true, true,
+     0, 0.05f, 1},
+    {"ubs_1x1_s1_c8_p240", 1, 8, 6, 40, 12, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, U8, 0, true,
+     true, 0, 0.05f, 1},
+    {"ubs_1x1_s1_c37_p243", 1, 37, 9, 27, 6, 1, 1, 1, 1, 1, 1, {0}, NULL, U8, I8, I8, 0, false,
+     true, 0, 0.1f, 1},
+};
+/* clang-format on */
+
+static void test_qlinearconv_ubs(void **state)
+{
+    const em_kernel *k = qt_kernel_or_skip(EM_OP_QLINEARCONV, *state);
+    if (k == NULL) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    static qc_fill_fn *const fills[] = {qc_fill_w7,       qc_fill_x127,      qc_fill_bound128,
+                                        qc_fill_bound129, qc_fill_bound129n, qc_fill_bound129_x254,
+                                        qc_fill_full};
+    static const int want[] = {1, 1, 1, 0, 0, 1, 0};
+    for (size_t i = 0; i < sizeof qc_ubs_cases / sizeof qc_ubs_cases[0]; i++) {
+        for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+            qc_run_case_fill(k, &qc_ubs_cases[i], pool, fills[f], want[f]);
+        }
+    }
+    /* u8 weights whose w - w_zp leaves s8 (zero point 0): the int16 path for any x */
+    qc_case c = qc_ubs_cases[0];
+    c.wt = U8;
+    qc_run_case_fill(k, &c, pool, qc_fill_x127, 0);
     em_threadpool_destroy(pool);
 }
 
@@ -831,6 +1036,7 @@ int main(void)
         KT_TEST(test_qdq_declines, "__avx2"),
         KT_TEST(test_qlinearconv, "u8__avx2"),
         KT_TEST(test_qlinearconv_declines, "u8__avx2"),
+        KT_TEST(test_qlinearconv_ubs, "u8__avx2"),
         KT_TEST(test_qlinearconv, "qg__avx2"),
         KT_TEST(test_qlinearconv, "dw__avx2"),
         KT_TEST(test_qlinearconv, "qg__avxvnni"),

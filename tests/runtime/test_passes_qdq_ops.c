@@ -8,11 +8,13 @@
  * Mul of two inputs of different scales and zero points (u8 and s8), Add + Relu with the
  * output zero point at the range's low end, Add + Clip whose bounds lie outside the output's
  * range (the saturation clamps), Sigmoid, LeakyRelu, Concat, AveragePool,
- * GlobalAveragePool, MaxPool / Flatten / Transpose with the same parameters on both sides,
+ * GlobalAveragePool, MaxPool / Flatten / Transpose / Resize (nearest, by scales and by sizes)
+ * with the same parameters on both sides,
  * Gemm with per-column s8 weights and an int32 bias (quantized output and the f32 output of a
  * last layer), MatMul. Negatives, each left to fp32 with its reason told: MaxPool between
  * different parameters, Add + Relu with the zero point inside the range, a Clip narrower than
- * the output's range, Add of a u8 and an s8 input, Gemm with alpha 2, a negative scale.
+ * the output's range, Add of a u8 and an s8 input, Gemm with alpha 2, a negative scale, Resize
+ * linear, Resize nearest with tf_crop_and_resize.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,7 +39,9 @@ enum {
     O_GEMM,
     O_GEMM_F32,
     O_MATMUL,
-    O_ADD_CLIP, /* Clip(-7, 7) around a QuantizeLinear range of [-6, 6.75] */
+    O_ADD_CLIP,     /* Clip(-7, 7) around a QuantizeLinear range of [-6, 6.75] */
+    O_RESIZE,       /* nearest, scales (1, 1, 2, 1.5) */
+    O_RESIZE_SIZES, /* nearest, sizes, asymmetric / floor */
     N_POSITIVE,
     N_MAXPOOL_PARAMS = N_POSITIVE,
     N_ADD_RELU_MID,
@@ -45,6 +49,8 @@ enum {
     N_GEMM_ALPHA,
     N_NEG_SCALE,
     N_ADD_CLIP_NARROW, /* Clip(-1, 1) inside that range */
+    N_RESIZE_LINEAR,
+    N_RESIZE_CROP, /* nearest, but tf_crop_and_resize */
     N_VARIANTS
 };
 
@@ -194,6 +200,41 @@ static void build(em_graph *g, int x, int v)
         yz = z0;
         break;
     }
+    case O_RESIZE:
+    case O_RESIZE_SIZES:
+    case N_RESIZE_LINEAR:
+    case N_RESIZE_CROP: {
+        static const float sc[4] = {1.0f, 1.0f, 2.0f, 1.5f};
+        static const int64_t sz[4] = {2, 3, 9, 11};
+        static const float roi[8] = {0, 0, 0.1f, 0.2f, 1, 1, 0.9f, 0.7f};
+        const int64_t four = 4, eight = 8;
+        int scales = -1, sizes = -1, r = -1;
+        if (v == O_RESIZE_SIZES) {
+            sizes = tp_ints(g, "sizes", sz, 4);
+        } else {
+            scales = tp_init(g, "scales", EMBER_DTYPE_F32, 1, &four, sc);
+        }
+        if (v == N_RESIZE_CROP) {
+            r = tp_init(g, "roi", EMBER_DTYPE_F32, 1, &eight, roi);
+        }
+        const int in[4] = {a, r, scales, sizes};
+        y = tp_op(g, EM_OP_RESIZE, in, sizes >= 0 ? 4 : 3, "op");
+        if (v == N_RESIZE_LINEAR) {
+            OK(em_node_set_string(g, g->n_nodes - 1, "mode", "linear"));
+        }
+        if (v == N_RESIZE_CROP) {
+            OK(em_node_set_string(g, g->n_nodes - 1, "coordinate_transformation_mode",
+                                  "tf_crop_and_resize"));
+        }
+        if (v == O_RESIZE_SIZES) {
+            OK(em_node_set_string(g, g->n_nodes - 1, "coordinate_transformation_mode",
+                                  "asymmetric"));
+            OK(em_node_set_string(g, g->n_nodes - 1, "nearest_mode", "floor"));
+        }
+        ys = s0;
+        yz = z0;
+        break;
+    }
     default: /* the matrix ops */
         y = matrix_op(g, a, v, s0);
         ys = 0.1f;
@@ -223,6 +264,8 @@ static float out_step(int v)
     case O_MAXPOOL:
     case O_FLATTEN:
     case O_TRANSPOSE:
+    case O_RESIZE:
+    case O_RESIZE_SIZES:
         return 0.0f; /* exact */
     case O_GEMM:
     case O_MATMUL:
@@ -254,6 +297,8 @@ static void test_qdq_ops_rewritten(void **state)
         [O_GEMM_F32] = EM_OP_QGEMM,
         [O_MATMUL] = EM_OP_QLINEARMATMUL,
         [O_ADD_CLIP] = EM_OP_QLINEARADD,
+        [O_RESIZE] = EM_OP_RESIZE,
+        [O_RESIZE_SIZES] = EM_OP_RESIZE,
     };
     for (int v = 0; v < N_POSITIVE; v++) {
         /* the chain's QuantizeLinear became the integer op: one QuantizeLinear per quantized
@@ -305,13 +350,18 @@ static void test_qdq_ops_left_to_fp32(void **state)
         [N_GEMM_ALPHA] = "alpha or beta is not 1",
         [N_NEG_SCALE] = "scale is not positive and finite",
         [N_ADD_CLIP_NARROW] = "Clip narrower than the QuantizeLinear's range",
+        [N_RESIZE_LINEAR] = "other than mode nearest",
+        [N_RESIZE_CROP] = "tf_crop_and_resize",
     };
     for (int v = N_POSITIVE; v < N_VARIANTS; v++) {
         const bool m = is_matrix(v);
         const tp_count want[] = {
             {EM_OP_QLINEARADD, 0},
             {EM_OP_QGEMM, 0},
-            {EM_OP_QUANTIZELINEAR, v == N_MAXPOOL_PARAMS || v == N_GEMM_ALPHA ? 2 : 3}};
+            {EM_OP_QUANTIZELINEAR, v == N_MAXPOOL_PARAMS || v == N_GEMM_ALPHA ||
+                                           v == N_RESIZE_LINEAR || v == N_RESIZE_CROP
+                                       ? 2
+                                       : 3}};
         tp_check_passes_extra(build, v, m ? 2 : 4, m ? xd2 : xd4, NULL, want, 3, 1e-6, 1e-6, &fused,
                               &int8);
         ember_model *mo = tp_build(build, v, m ? 2 : 4, m ? xd2 : xd4, NULL);
