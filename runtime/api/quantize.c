@@ -104,6 +104,7 @@ ember_status *ember_quantize_options_create(ember_quantize_options **out)
     if (out == NULL) {
         return em_api_null_arg("quantize_options_create", "out");
     }
+    *out = NULL;
     ember_quantize_options *o = calloc(1, sizeof *o);
     if (o == NULL) {
         *out = NULL;
@@ -263,10 +264,12 @@ void ember_quantizer_destroy(ember_quantizer *q)
 ember_status *ember_quantizer_create(const char *path, const ember_model_options *mo,
                                      const ember_quantize_options *opts, ember_quantizer **out)
 {
+    if (out != NULL) {
+        *out = NULL;
+    }
     if (path == NULL || out == NULL) {
         return em_api_null_arg("quantizer_create", path == NULL ? "path" : "out");
     }
-    *out = NULL;
     ember_quantize_options dflt;
     if (opts == NULL) {
         memset(&dflt, 0, sizeof dflt);
@@ -668,10 +671,12 @@ static ember_status *qdq_model(ember_quantizer *q, const ember_model_options *mo
 ember_status *ember_quantizer_load_model(ember_quantizer *q, const ember_model_options *mo,
                                          ember_model **out)
 {
+    if (out != NULL) {
+        *out = NULL;
+    }
     if (q == NULL || out == NULL) {
         return em_api_null_arg("quantizer_load_model", q == NULL ? "quantizer" : "out");
     }
-    *out = NULL;
     return qdq_model(q, mo, true, out);
 }
 
@@ -809,10 +814,12 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
 
 ember_status *ember_quantizer_report(ember_quantizer *q, bool sqnr, char **text)
 {
+    if (text != NULL) {
+        *text = NULL;
+    }
     if (q == NULL || text == NULL) {
         return em_api_null_arg("quantizer_report", q == NULL ? "quantizer" : "text");
     }
-    *text = NULL;
     static const char *const modes[] = {"static", "dynamic", "weight-only"};
     em_strbuf sb;
     em_strbuf_init(&sb, NULL);
