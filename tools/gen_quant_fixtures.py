@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes tests/data/quant/scale_zp.txt: ONNX Runtime's compute_scale_zp (and quantize_data for
+symmetric int8 weights) on random and edge-case ranges, for tests/quantization/test_qdq_insert.c,
+which checks em_qi_scale_zp bit for bit against it without ORT in CI.
+Run: /work/main/bench/.env/ort/bin/python tools/gen_quant_fixtures.py
+Line: rmin rmax qmin qmax symmetric scale zero_point (floats as C99 hex)."""
+import os
+import numpy as np
+from onnxruntime.quantization.quant_utils import compute_scale_zp
+
+rng = np.random.default_rng(20)
+cases = [(0.0, 0.0), (1e-40, 2e-40), (-1.0, 1.0), (0.0, 6.0), (-3.5, 0.0), (2.0, 5.0),
+         (-5.0, -2.0), (-8.39355, 9.36606), (1e-3, 1e-3 + 1e-7)]
+for _ in range(200):
+    a, b = sorted(rng.standard_normal(2) * 10 ** rng.uniform(-4, 3, 2))
+    cases.append((a, b))
+lines = []
+for rmin, rmax in cases:
+    for qmin, qmax, sym, dt in ((0, 255, False, np.uint8), (0, 255, True, np.uint8),
+                                (-128, 127, False, np.int8), (-127, 127, True, np.int8)):
+        lo, hi = np.float32(rmin), np.float32(rmax)
+        zp, s = compute_scale_zp(np.array(lo), np.array(hi), np.array(qmin, dtype=dt),
+                                 np.array(qmax, dtype=dt), sym)
+        lines.append(f"{float(lo).hex()} {float(hi).hex()} {qmin} {qmax} {int(sym)} "
+                     f"{float(np.float32(s)).hex()} {int(zp)}")
+out = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "quant", "scale_zp.txt")
+with open(out, "w") as f:
+    f.write("\n".join(lines) + "\n")
+print(len(lines), "cases ->", out)
