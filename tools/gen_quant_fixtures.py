@@ -28,3 +28,13 @@ out = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "quant", "s
 with open(out, "w") as f:
     f.write("\n".join(lines) + "\n")
 print(len(lines), "cases ->", out)
+
+# Calibration batches for tests/cli's `ember quantize` tests on tests/data/onnx/cnn_v13.onnx
+# (input x f32 [2,3,8,8]): four N(0,1) batches, one holding a NaN, one of the wrong dtype.
+qdir = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "quant")
+for i in range(4):
+    np.save(os.path.join(qdir, f"cnn_cal{i}.npy"), rng.standard_normal((2, 3, 8, 8)).astype(np.float32))
+bad = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+bad[1, 2, 3, 4] = np.nan
+np.save(os.path.join(qdir, "cnn_nan.npy"), bad)
+np.save(os.path.join(qdir, "cnn_f64.npy"), rng.standard_normal((2, 3, 8, 8)))

@@ -71,19 +71,28 @@ def main():
     pe, po = params(eo), params(oo)
     bad = 0
     common = sorted(set(pe) & set(po))
+    worst = {"w": [0, 0.0, 0, 0], "a": [0, 0.0, 0, 0]}  # count, max rel scale diff, zp diffs, q diffs
     for k in common:
         se, ze, qe = pe[k]
         so, zo, qw = po[k]
-        ok = np.array_equal(se.astype(np.float32), so.astype(np.float32)) and np.array_equal(
-            ze.astype(np.int64), zo.astype(np.int64))
+        w = worst[k[0]]
+        w[0] += 1
+        se64, so64 = se.astype(np.float64).ravel(), so.astype(np.float64).ravel()
+        rel = float(np.max(np.abs(se64 - so64) / np.maximum(np.abs(so64), 1e-30))) if se64.size == so64.size else np.inf
+        w[1] = max(w[1], rel)
+        w[2] += int(np.sum(ze.astype(np.int64).ravel() != zo.astype(np.int64).ravel())) if ze.size == zo.size else ze.size
         if qe is not None and qw is not None:
-            ok = ok and np.array_equal(qe.astype(np.int64), qw.astype(np.int64))
-        if not ok:
+            w[3] += int(np.sum(qe.astype(np.int64) != qw.astype(np.int64))) if qe.shape == qw.shape else qe.size
+        if rel > 1e-6 or w[2] or w[3]:
             bad += 1
-            if bad <= 10:
-                print("differs:", k, se.ravel()[:4], so.ravel()[:4], ze.ravel()[:4], zo.ravel()[:4])
+            if bad <= 5:
+                print("differs:", k, "rel scale diff", rel)
     print(f"parameters: {len(common)} tensors compared ({len(pe)} in ember's file, {len(po)} in "
-          f"ORT's), {bad} differ")
+          f"ORT's), {bad} differ by more than 1e-6 relative or in a zero point / int8 value")
+    for kind, name in (("w", "weights/biases"), ("a", "activations")):
+        c, rel, zd, qd = worst[kind]
+        print(f"  {name}: {c} tensors, max relative scale difference {rel:.3g}, {zd} zero points "
+              f"differ, {qd} quantized values differ")
     se_ = ort.InferenceSession(eo, providers=["CPUExecutionProvider"])
     so_ = ort.InferenceSession(oo, providers=["CPUExecutionProvider"])
 
