@@ -149,12 +149,15 @@ static int parse_args(int argc, char **argv, q_args *a)
         } else if (strcmp(s, "--quiet") == 0) {
             a->quiet = true;
             continue;
-        } else if (strcmp(s, "--per-channel") == 0) {
-            st = ember_quantize_options_set_per_channel(a->qo, true);
-        } else if (strcmp(s, "--no-per-channel") == 0) {
-            st = ember_quantize_options_set_per_channel(a->qo, false);
-        } else if (strcmp(s, "--symmetric") == 0) {
-            st = ember_quantize_options_set_symmetric(a->qo, true);
+        } else if (strcmp(s, "--per-channel") == 0 || strcmp(s, "--no-per-channel") == 0 ||
+                   strcmp(s, "--symmetric") == 0) { /* flags: no value */
+            st = strcmp(s, "--symmetric") == 0
+                     ? ember_quantize_options_set_symmetric(a->qo, true)
+                     : ember_quantize_options_set_per_channel(a->qo, s[2] == 'p');
+            if (st != NULL) {
+                return cli_fail(st);
+            }
+            continue;
         } else if (s[0] == '-' && v == NULL) {
             return cli_error("quantize: %s needs a value (or is unknown; see ember quantize "
                              "--help)", s), 2;

@@ -319,6 +319,8 @@ typedef struct qi_ctx {
     int *repl;    /* per planned value: what its readers read instead (-1: itself) */
     int *s_val, *z_val; /* per planned value: its scale / zero point initializers */
     float *s_act;       /* per planned value: an activation's scale */
+    int *wq, *ws, *wz;  /* per planned value: a weight's int8, scale and zero point values */
+    int *dq_q, *dq_s, *dq_z; /* dynamic: per activation, its DynamicQuantizeLinear outputs */
     float **w_scales;   /* per planned value: a quantized weight's scales */
     int64_t *w_n;       /* their count */
 } qi_ctx;
@@ -340,21 +342,9 @@ static ember_status *add_init(qi_ctx *c, const char *base, const char *suffix, e
     return em_graph_add_initializer_copy(c->g, name, dt, rank, dims, data, out);
 }
 
-/* Adds node op(in) -> one new output "<base><suffix>", placed after node `after`. */
-static ember_status *add_node(qi_ctx *c, em_op op, const char *base, const char *suffix,
-                              const int *in, int n_in, int after, int *out_value, int *out_node)
+/* Records where node ni (just added) goes: after node `after` (-1: first). */
+static ember_status *place(qi_ctx *c, int ni, int after)
 {
-    char name[512], oname[512];
-    unique_name(c->g, base, suffix, oname, sizeof oname);
-    snprintf(name, sizeof name, "%s%s", base, op == EM_OP_QUANTIZELINEAR ? "_QuantizeLinear"
-                                                : op == EM_OP_DEQUANTIZELINEAR ? "_DequantizeLinear"
-                                                                                 : "");
-    int ni = -1;
-    const char *on = oname;
-    ember_status *st = em_graph_add_node(c->g, op, name, in, n_in, &on, 1, &ni);
-    if (st != NULL) {
-        return st;
-    }
     int j = ni - c->n_nodes0;
     if (j >= c->cap_after) {
         int cap = c->cap_after * 2 + 64;
@@ -366,6 +356,25 @@ static ember_status *add_node(qi_ctx *c, em_op op, const char *base, const char 
         c->cap_after = cap;
     }
     c->after[j] = after;
+    return NULL;
+}
+
+/* Adds node op(in) -> one new output "<base><suffix>", placed after node `after`. */
+static ember_status *add_node(qi_ctx *c, em_op op, const char *base, const char *suffix,
+                              const int *in, int n_in, int after, int *out_value, int *out_node)
+{
+    char name[512], oname[512];
+    unique_name(c->g, base, suffix, oname, sizeof oname);
+    snprintf(name, sizeof name, "%.400s%s", base, op == EM_OP_QUANTIZELINEAR ? "_QuantizeLinear"
+                                                  : op == EM_OP_DEQUANTIZELINEAR ? "_DequantizeLinear"
+                                                                                   : suffix);
+    int ni = -1;
+    const char *on = oname;
+    ember_status *st = em_graph_add_node(c->g, op, name, in, n_in, &on, 1, &ni);
+    if (st != NULL) {
+        return st;
+    }
+    QI_TRY(place(c, ni, after));
     *out_value = c->g->nodes[ni].out[0];
     if (out_node != NULL) {
         *out_node = ni;
@@ -489,13 +498,17 @@ static ember_status *add_weight(qi_ctx *c, int v)
         st = add_init(c, base, "_zero_point", EMBER_DTYPE_I8, axis < 0 ? 0 : 1, &ch, z, &zv);
     }
     int in[3] = {qv, sv, zv};
-    if (st == NULL) {
+    bool dynamic = c->o->mode == EM_QI_DYNAMIC;
+    if (st == NULL && !dynamic) {
         st = add_node(c, EM_OP_DEQUANTIZELINEAR, base, "_DequantizeLinear_Output", in, 3, -1, &dq,
                       &dn);
     }
-    if (st == NULL && axis >= 0) {
+    if (st == NULL && !dynamic && axis >= 0) {
         st = em_node_set_int(g, dn, "axis", axis);
     }
+    c->wq[v] = qv;
+    c->ws[v] = sv;
+    c->wz[v] = zv;
     em_free(al, q);
     em_free(al, z);
     if (st != NULL) {
@@ -504,7 +517,47 @@ static ember_status *add_weight(qi_ctx *c, int v)
     }
     c->w_scales[v] = s;
     c->w_n[v] = ch;
-    c->repl[v] = dq;
+    c->repl[v] = dynamic ? -1 : dq;
+    return NULL;
+}
+
+/* Dynamic mode, MatMul node ni (A activation, B a quantized constant), as ORT's
+ * quantize_dynamic writes it: DynamicQuantizeLinear(A) -> MatMulInteger(Aq, Bq, Azp, Bzp) ->
+ * Cast(float) -> Mul(., A_scale * B_scale) -> the MatMul's output. The MatMul is dropped;
+ * the new nodes take its place. */
+static ember_status *add_dynamic_matmul(qi_ctx *c, int ni)
+{
+    em_graph *g = c->g;
+    int a = g->nodes[ni].in[0], b = g->nodes[ni].in[1], y = g->nodes[ni].out[0];
+    char base[512], nname[512];
+    snprintf(base, sizeof base, "%s", g->values[a].name);
+    if (c->dq_q[a] < 0) {
+        char n0[512], n1[512], n2[512];
+        unique_name(g, base, "_quantized", n0, sizeof n0);
+        unique_name(g, base, "_scale", n1, sizeof n1);
+        unique_name(g, base, "_zero_point", n2, sizeof n2);
+        const char *outs[3] = {n0, n1, n2};
+        snprintf(nname, sizeof nname, "%.400s_QuantizeLinear", base);
+        int dn = -1;
+        QI_TRY(em_graph_add_node(g, EM_OP_DYNAMICQUANTIZELINEAR, nname, &a, 1, outs, 3, &dn));
+        QI_TRY(place(c, dn, g->values[a].producer));
+        c->dq_q[a] = g->nodes[dn].out[0];
+        c->dq_s[a] = g->nodes[dn].out[1];
+        c->dq_z[a] = g->nodes[dn].out[2];
+    }
+    snprintf(base, sizeof base, "%s", g->nodes[ni].name[0] ? g->nodes[ni].name : g->values[y].name);
+    int in[4] = {c->dq_q[a], c->wq[b], c->dq_z[a], c->wz[b]}, mi, ci, si, mo, mn;
+    QI_TRY(add_node(c, EM_OP_MATMULINTEGER, base, "_output_quantized", in, 4, ni, &mi, NULL));
+    int cn = -1;
+    QI_TRY(add_node(c, EM_OP_CAST, base, "_output_quantized_cast_output", &mi, 1, ni, &ci, &cn));
+    QI_TRY(em_node_set_int(g, cn, "to", EMBER_DTYPE_F32));
+    int sc[2] = {c->dq_s[a], c->ws[b]};
+    QI_TRY(add_node(c, EM_OP_MUL, base, "_scales_mul:0", sc, 2, ni, &si, NULL));
+    int mul[2] = {ci, si};
+    QI_TRY(add_node(c, EM_OP_MUL, base, "_output_scale_mul", mul, 2, ni, &mo, &mn));
+    /* the last Mul writes the MatMul's output value; its own new value stays unused */
+    g->nodes[mn].out[0] = y;
+    g->values[mo].producer = -1;
     return NULL;
 }
 
@@ -611,7 +664,7 @@ static ember_status *reorder(qi_ctx *c)
         }
     }
     for (int i = 0; i < n0; i++) {
-        if (c->p->removed[i]) {
+        if (c->p->removed[i] || (c->o->mode == EM_QI_DYNAMIC && c->p->quant[i])) {
             em_node_clear(al, &g->nodes[i]);
         } else {
             nodes[k++] = g->nodes[i];
@@ -672,6 +725,11 @@ static ember_status *apply(qi_ctx *c, const em_qi_range *ranges)
             QI_TRY(add_bias(c, v, p->bias_of[v]));
         }
     }
+    for (int i = 0; c->o->mode == EM_QI_DYNAMIC && i < p->n_nodes; i++) {
+        if (p->quant[i]) {
+            QI_TRY(add_dynamic_matmul(c, i));
+        }
+    }
     for (int i = 0; i < c->n_nodes0; i++) {
         em_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_in; k++) {
@@ -692,17 +750,31 @@ ember_status *em_qi_apply(em_graph *g, const em_qi_opts *o, const em_qi_plan *p,
         return em_status_new(EMBER_ERR_INVALID_ARG, "quantize: the plan was made for another graph");
     }
     size_t nv = (size_t)p->n_values + 1;
-    qi_ctx c = {g, o, p, NULL, 0, g->n_nodes, NULL, NULL, NULL, NULL, NULL, NULL};
+    qi_ctx c = {0};
+    c.g = g;
+    c.o = o;
+    c.p = p;
+    c.n_nodes0 = g->n_nodes;
     c.repl = em_malloc(al, sizeof *c.repl * nv);
     c.s_val = em_malloc(al, sizeof *c.s_val * nv);
     c.z_val = em_malloc(al, sizeof *c.z_val * nv);
     c.s_act = em_calloc(al, nv, sizeof *c.s_act);
     c.w_scales = em_calloc(al, nv, sizeof *c.w_scales);
     c.w_n = em_calloc(al, nv, sizeof *c.w_n);
+    int *idx = em_malloc(al, sizeof *idx * nv * 6);
     ember_status *st = NULL;
-    if (!c.repl || !c.s_val || !c.z_val || !c.s_act || !c.w_scales || !c.w_n) {
+    if (!c.repl || !c.s_val || !c.z_val || !c.s_act || !c.w_scales || !c.w_n || !idx) {
         st = em_status_oom();
     } else {
+        c.wq = idx;
+        c.ws = idx + nv;
+        c.wz = idx + 2 * nv;
+        c.dq_q = idx + 3 * nv;
+        c.dq_s = idx + 4 * nv;
+        c.dq_z = idx + 5 * nv;
+        for (size_t k = 0; k < nv * 6; k++) {
+            idx[k] = -1;
+        }
         for (int v = 0; v < p->n_values; v++) {
             c.repl[v] = c.s_val[v] = c.z_val[v] = -1;
         }
@@ -720,5 +792,6 @@ ember_status *em_qi_apply(em_graph *g, const em_qi_opts *o, const em_qi_plan *p,
     em_free(al, c.s_act);
     em_free(al, c.w_scales);
     em_free(al, c.w_n);
+    em_free(al, idx);
     return st;
 }
