@@ -66,5 +66,12 @@ int cli_run(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_quantize(int argc, char **argv);
+/* Most calibration files `ember run --precision int8 --calibrate` takes. */
+#define CLI_MAX_CALIB 4096
+/* `ember run --precision int8`: quantizes ld->path (static with the calibration files, one per
+ * input per batch, or a calibration cache; dynamic with neither) and loads the QDQ model with
+ * the int8 rewrite on and ld's options. */
+ember_status *cli_quantize_load(const cli_load *ld, const char *const *calib, int n_calib,
+                                const char *cache, ember_model **out);
 
 #endif

@@ -255,16 +255,17 @@ static double now_s(void)
 }
 
 /* Runs every batch of files; errors name the batch and the files. */
-static ember_status *calibrate(ember_quantizer *q, const q_args *a, size_t n_in)
+static ember_status *calibrate(ember_quantizer *q, const char *const *files, int n_files,
+                               bool quiet, size_t n_in)
 {
-    size_t n_batches = (size_t)a->n_files / n_in;
+    size_t n_batches = (size_t)n_files / n_in;
     bool tty = isatty(2) != 0;
     double t0 = now_s();
     ember_tensor *in[CLI_MAX_INPUTS] = {0};
     for (size_t b = 0; b < n_batches; b++) {
         ember_status *st = NULL;
         for (size_t i = 0; i < n_in && st == NULL; i++) {
-            const char *f = a->files[b * n_in + i];
+            const char *f = files[b * n_in + i];
             st = ember_tensor_load(f, &in[i]);
         }
         if (st == NULL) {
@@ -278,16 +279,16 @@ static ember_status *calibrate(ember_quantizer *q, const q_args *a, size_t n_in)
             char names[1024] = "";
             for (size_t i = 0; i < n_in; i++) {
                 size_t l = strlen(names);
-                snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", a->files[b * n_in + i]);
+                snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", files[b * n_in + i]);
             }
-            if (!a->quiet && tty) {
+            if (!quiet && tty) {
                 fputc('\n', stderr);
             }
             fprintf(stderr, "ember: error: calibration batch %zu (%s): %s\n", b + 1, names,
                     ember_status_message(st));
             return st;
         }
-        if (!a->quiet) {
+        if (!quiet) {
             progress(tty, b + 1, n_batches, now_s() - t0);
         }
     }
@@ -349,7 +350,7 @@ int cli_quantize(int argc, char **argv)
             rc = cli_error("quantize: %d calibration files for a model of %zu inputs: give one "
                            "file per input per batch, in the model's input order", a.n_files, n_in);
         } else if (calibrating) {
-            st = calibrate(q, &a, n_in);
+            st = calibrate(q, (const char *const *)a.files, a.n_files, a.quiet, n_in);
             if (st != NULL) {
                 ember_status_destroy(st);
                 rc = 1;
@@ -387,4 +388,53 @@ int cli_quantize(int argc, char **argv)
     }
     free(a.files);
     return rc < 0 ? 0 : rc;
+}
+
+ember_status *cli_quantize_load(const cli_load *ld, const char *const *calib, int n_calib,
+                                const char *cache, ember_model **out)
+{
+    *out = NULL;
+    ember_quantize_options *qo = NULL;
+    ember_model_options *mo = NULL;
+    ember_quantizer *q = NULL;
+    ember_status *st = ember_quantize_options_create(&qo);
+    if (st == NULL && n_calib == 0 && cache == NULL) {
+        st = ember_quantize_options_set_mode(qo, EMBER_QUANT_DYNAMIC);
+    }
+    if (st == NULL) {
+        st = cli_model_options(ld, &mo);
+    }
+    if (st == NULL) {
+        st = ember_quantizer_create(ld->path, mo, qo, &q);
+    }
+    size_t n_in = st == NULL ? ember_model_input_count(ember_quantizer_model(q)) : 0;
+    if (st == NULL && n_calib > 0) {
+        if (n_in == 0 || (size_t)n_calib % n_in != 0) {
+            cli_error("--calibrate: %d files for a model of %zu inputs: give one file per input "
+                      "per batch, in the model's input order", n_calib, n_in);
+            st = ember_quantizer_add_batch(NULL, NULL, 0); /* an INVALID_ARG to return */
+        } else {
+            st = calibrate(q, calib, n_calib, true, n_in);
+        }
+    } else if (st == NULL && cache != NULL) {
+        st = ember_quantizer_load_calibration(q, cache);
+    }
+    if (st == NULL) {
+        st = ember_model_options_set_int8(mo, EMBER_INT8_ON);
+    }
+    if (st == NULL) {
+        st = ember_model_options_set_graph_optimization(mo, ld->level);
+    }
+    if (st == NULL) {
+        st = ember_quantizer_load_model(q, mo, out);
+    }
+    if (st == NULL) {
+        fprintf(stderr, "ember: quantized at load (%s, %d calibration batches)\n",
+                n_calib > 0 ? "static" : cache != NULL ? "static, from the cache" : "dynamic",
+                n_in > 0 ? n_calib / (int)n_in : 0);
+    }
+    ember_quantizer_destroy(q);
+    ember_model_options_destroy(mo);
+    ember_quantize_options_destroy(qo);
+    return st;
 }
