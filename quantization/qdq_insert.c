@@ -468,17 +468,28 @@ static ember_status *add_weight(qi_ctx *c, int v)
         em_free(al, z);
         return em_status_oom();
     }
-    for (int64_t cix = 0; cix < ch; cix++) {
-        float lo = INFINITY, hi = -INFINITY;
-        for (int64_t e = 0; e < count; e++) {
-            if (axis < 0 || (e / inner) % ch == cix) {
-                lo = x[e] < lo ? x[e] : lo;
-                hi = x[e] > hi ? x[e] : hi;
-            }
-        }
-        int zp;
-        em_qi_scale_zp(count > 0 ? lo : 0.0f, count > 0 ? hi : 0.0f, -127, 127, true, &s[cix], &zp);
+    float *lo = em_malloc(al, sizeof *lo * (size_t)ch * 2);
+    if (lo == NULL) {
+        em_free(al, q);
+        em_free(al, s);
+        em_free(al, z);
+        return em_status_oom();
     }
+    float *hi = lo + ch;
+    for (int64_t cix = 0; cix < ch; cix++) {
+        lo[cix] = count > 0 ? INFINITY : 0.0f;
+        hi[cix] = count > 0 ? -INFINITY : 0.0f;
+    }
+    for (int64_t e = 0; e < count; e++) {
+        int64_t cix = axis < 0 ? 0 : (e / inner) % ch;
+        lo[cix] = x[e] < lo[cix] ? x[e] : lo[cix];
+        hi[cix] = x[e] > hi[cix] ? x[e] : hi[cix];
+    }
+    for (int64_t cix = 0; cix < ch; cix++) {
+        int zp;
+        em_qi_scale_zp(lo[cix], hi[cix], -127, 127, true, &s[cix], &zp);
+    }
+    em_free(al, lo);
     for (int64_t e = 0; e < count; e++) {
         float r = nearbyintf(x[e] / s[axis < 0 ? 0 : (e / inner) % ch]);
         q[e] = (int8_t)(r < -128.0f ? -128.0f : r > 127.0f ? 127.0f : r);
