@@ -7,6 +7,7 @@ Run: /work/main/bench/.env/ort/bin/python tools/gen_quant_fixtures.py
 Line: rmin rmax qmin qmax symmetric scale zero_point (floats as C99 hex)."""
 import os
 import numpy as np
+import onnx
 from onnxruntime.quantization.quant_utils import compute_scale_zp
 
 rng = np.random.default_rng(20)
@@ -38,3 +39,24 @@ bad = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
 bad[1, 2, 3, 4] = np.nan
 np.save(os.path.join(qdir, "cnn_nan.npy"), bad)
 np.save(os.path.join(qdir, "cnn_f64.npy"), rng.standard_normal((2, 3, 8, 8)))
+
+# A small MatMul model for dynamic / weight-only mode: y = relu(x @ W1 + b1) @ W2, x f32 [N,16].
+from onnx import TensorProto, helper, numpy_helper
+w1 = rng.standard_normal((16, 8)).astype(np.float32) * 0.3
+b1 = rng.standard_normal(8).astype(np.float32) * 0.1
+w2 = rng.standard_normal((8, 4)).astype(np.float32) * 0.3
+g = helper.make_graph(
+    [helper.make_node("MatMul", ["x", "w1"], ["h0"], name="mm1"),
+     helper.make_node("Add", ["h0", "b1"], ["h1"], name="add1"),
+     helper.make_node("Relu", ["h1"], ["h2"], name="relu1"),
+     helper.make_node("MatMul", ["h2", "w2"], ["y"], name="mm2")],
+    "matmul", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 16])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
+    [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+     numpy_helper.from_array(w2, "w2")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+onnx.checker.check_model(m)
+onnx.save(m, os.path.join(qdir, "matmul.onnx"))
+for i in range(2):
+    np.save(os.path.join(qdir, f"matmul_cal{i}.npy"), rng.standard_normal((4, 16)).astype(np.float32))
