@@ -3,7 +3,7 @@
 """Checks `ember quantize` against ONNX Runtime's quantize_static (issue #20), outside CI.
 
 Run with the ORT venv (onnxruntime + onnx):
-  /work/main/bench/.env/ort/bin/python tools/quantize_check.py build/ember MODEL.onnx CALDIR [--input-name x]
+  /work/main/bench/.env/ort/bin/python tools/quantize_check.py build/ember MODEL.onnx CALDIR [--keep DIR]
 
 CALDIR holds .npy calibration batches (one input). It quantizes MODEL with ember (static,
 MinMax, per-channel, u8 activations, s8 weights) and with ORT's quantize_static (same data,
@@ -42,11 +42,12 @@ def params(path):
 
 def main():
     ember, model, caldir = sys.argv[1:4]
+    keep = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
     files = sorted(glob.glob(os.path.join(caldir, "*.npy")))
     fp = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
     iname = fp.get_inputs()[0].name
     data = [np.load(f) for f in files]
-    tmp = tempfile.mkdtemp()
+    tmp = keep or tempfile.mkdtemp()
     eo, oo = os.path.join(tmp, "ember.onnx"), os.path.join(tmp, "ort.onnx")
     t = time.time()
     subprocess.run([ember, "quantize", model, "--calibrate", *files, "--output", eo, "--quiet"],
