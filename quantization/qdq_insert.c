@@ -118,6 +118,7 @@ void em_qi_plan_free(const ember_allocator *al, em_qi_plan *p)
     em_free(al, p->need);
     em_free(al, p->w_axis);
     em_free(al, p->bias_of);
+    em_free(al, p->w_tr);
     em_free(al, p->quant);
     em_free(al, p->removed);
     em_free(al, (void *)p->why);
@@ -239,9 +240,28 @@ static void plan_weights(const em_graph *g, const em_qi_opts *o, em_qi_plan *p, 
         return;
     }
     if (o->mode == EM_QI_DYNAMIC) {
-        if (k != QK_MATMUL || g->values[w].init.rank != 2) {
-            p->why[i] = k == QK_MATMUL ? "its weight is not 2-D"
-                                       : "dynamic mode quantizes MatMul (as ORT's quantize_dynamic)";
+        if (k == QK_CONV || g->values[w].init.rank != 2) {
+            p->why[i] = k == QK_CONV ? "dynamic mode quantizes MatMul and Gemm"
+                                     : "its weight is not 2-D";
+            return;
+        }
+        if (k == QK_GEMM) {
+            int c = n->n_in > 2 ? n->in[2] : -1;
+            if (em_node_attr_int(n, "transA", 0) != 0 || em_node_attr_float(n, "alpha", 1.0f) != 1.0f ||
+                (c >= 0 && (!is_f32_init(g, c) || g->values[c].init.rank != 1 ||
+                            em_node_attr_float(n, "beta", 1.0f) != 1.0f))) {
+                p->why[i] = "a Gemm with transA, alpha != 1 or a C that is not a 1-D constant "
+                            "with beta 1";
+                return;
+            }
+            if (p->w_axis[w] == -1) {
+                p->w_tr[w] = em_node_attr_int(n, "transB", 0) != 0;
+            } else if (p->w_tr[w] != (em_node_attr_int(n, "transB", 0) != 0)) {
+                p->why[i] = "its weight is shared with a node that reads it the other way round";
+                return;
+            }
+        } else if (p->w_tr[w]) {
+            p->why[i] = "its weight is shared with a node that reads it the other way round";
             return;
         }
     }
@@ -262,12 +282,13 @@ ember_status *em_qi_plan_make(const em_graph *g, const em_qi_opts *o, em_qi_plan
     p->need = em_calloc(al, nv, sizeof *p->need);
     p->w_axis = em_malloc(al, nv * sizeof *p->w_axis);
     p->bias_of = em_malloc(al, nv * sizeof *p->bias_of);
+    p->w_tr = em_calloc(al, nv, sizeof *p->w_tr);
     p->quant = em_calloc(al, nn, sizeof *p->quant);
     p->removed = em_calloc(al, nn, sizeof *p->removed);
     p->why = em_calloc(al, nn, sizeof *p->why);
     p->exclude_used = em_calloc(al, (size_t)o->n_exclude + 1, sizeof *p->exclude_used);
     int *nread = em_calloc(al, nv, sizeof *nread);
-    if (!p->act || !p->share || !p->need || !p->w_axis || !p->bias_of || !p->quant || !p->removed ||
+    if (!p->act || !p->share || !p->need || !p->w_axis || !p->bias_of || !p->w_tr || !p->quant || !p->removed ||
         !p->why || !p->exclude_used || !nread) {
         em_free(al, nread);
         em_qi_plan_free(al, p);
@@ -500,6 +521,25 @@ static ember_status *add_weight(qi_ctx *c, int v)
     for (int d = 0; d < rank; d++) {
         dims[d] = w->init.dims[d];
     }
+    if (c->o->mode == EM_QI_DYNAMIC && c->p->w_tr[v]) { /* [N, K] -> [K, N] for MatMulInteger */
+        int8_t *t = em_malloc(al, (size_t)count + 1);
+        if (t == NULL) {
+            em_free(al, q);
+            em_free(al, s);
+            em_free(al, z);
+            return em_status_oom();
+        }
+        for (int64_t r = 0; r < dims[0]; r++) {
+            for (int64_t k = 0; k < dims[1]; k++) {
+                t[k * dims[0] + r] = q[r * dims[1] + k];
+            }
+        }
+        em_free(al, q);
+        q = t;
+        int64_t d0 = dims[0];
+        dims[0] = dims[1];
+        dims[1] = d0;
+    }
     int qv = -1, sv = -1, zv = -1, dq = -1, dn = -1;
     ember_status *st = add_init(c, base, "_quantized", EMBER_DTYPE_I8, rank, dims, q, &qv);
     if (st == NULL) {
@@ -566,7 +606,12 @@ static ember_status *add_dynamic_matmul(qi_ctx *c, int ni)
     QI_TRY(add_node(c, EM_OP_MUL, base, "_scales_mul:0", sc, 2, ni, &si, NULL));
     int mul[2] = {ci, si};
     QI_TRY(add_node(c, EM_OP_MUL, base, "_output_scale_mul", mul, 2, ni, &mo, &mn));
-    /* the last Mul writes the MatMul's output value; its own new value stays unused */
+    int bias = g->nodes[ni].op == EM_OP_GEMM && g->nodes[ni].n_in > 2 ? g->nodes[ni].in[2] : -1;
+    if (bias >= 0) { /* Gemm's C (beta 1): added after the scaling */
+        int add[2] = {mo, bias};
+        QI_TRY(add_node(c, EM_OP_ADD, base, "_bias_add", add, 2, ni, &mo, &mn));
+    }
+    /* the last node writes the MatMul's output value; its own new value stays unused */
     g->nodes[mn].out[0] = y;
     g->values[mo].producer = -1;
     return NULL;

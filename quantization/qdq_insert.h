@@ -20,9 +20,11 @@
  *     biases int32 with scale x_scale * w_scale and zero point 0.
  * Scale and zero point follow ORT's compute_scale_zp (em_qi_scale_zp).
  *
- * Dynamic mode: MatMul / Gemm whose B is a constant 2-D weight get its int8 weight (per
- * tensor, or per column) and their activation input a DynamicQuantizeLinear + MatMulInteger
- * as ORT's quantize_dynamic writes them; weight-only mode: int8 weights + DequantizeLinear
+ * Dynamic mode: MatMul whose B is a constant 2-D weight gets its int8 weight (per tensor, or
+ * per column) and its activation input a DynamicQuantizeLinear + MatMulInteger + Cast + Mul as
+ * ORT's quantize_dynamic writes them; Gemm (which ORT leaves in fp32) the same when transA = 0,
+ * alpha = 1 and its C, if any, is a 1-D constant with beta = 1 (B stored [K, N], C added
+ * after); weight-only mode: int8 weights + DequantizeLinear
  * for Conv / Gemm / MatMul, compute in fp32. Neither needs calibration.
  */
 #ifndef EMBER_QUANTIZATION_QDQ_INSERT_H
@@ -52,6 +54,7 @@ typedef struct em_qi_plan {
     bool *need;       /* v: needs a calibrated range (act and share < 0) */
     int *w_axis;      /* v: a weight to quantize: -1 none, -2 per tensor, >= 0 its channel axis */
     int *bias_of;     /* v: an int32 bias of this node (-1 none) */
+    bool *w_tr;       /* v: dynamic mode, a Gemm's transB weight: stored transposed ([K, N]) */
     bool *quant;      /* n: quantized */
     bool *removed;    /* n: a Relu / Clip folded into its producer's Q/DQ */
     const char **why; /* n: why an op of the quantizable list stays fp32 (NULL: not listed) */

@@ -233,8 +233,8 @@ static void test_exclude(void **state)
     ember_quantizer_destroy(b);
 }
 
-/* Dynamic: each MatMul becomes DynamicQuantizeLinear + MatMulInteger; weight-only: int8
- * weights and DequantizeLinear, no QuantizeLinear. Both within 30 dB of fp32. */
+/* Dynamic: each MatMul (and a Gemm) becomes DynamicQuantizeLinear + MatMulInteger; weight-only:
+ * int8 weights and DequantizeLinear, no QuantizeLinear. Both above 30 dB against fp32. */
 static void test_dynamic_and_weight_only(void **state)
 {
     (void)state;
@@ -255,6 +255,18 @@ static void test_dynamic_and_weight_only(void **state)
     print_message("matmul: dynamic %.2f dB, weight-only %.2f dB\n", dd, dw);
     assert_true(dd > 30.0);
     assert_true(dw > 30.0);
+    /* cnn_v13's Gemm (transB = 1, a bias): ORT's quantize_dynamic leaves Gemm in fp32; ember
+     * writes it as MatMulInteger on the transposed int8 weight, then adds C */
+    ember_quantizer *dg = make(g_cnn, EMBER_QUANT_DYNAMIC, NULL, 0, cnn_dims, 4);
+    ember_model *mdg = NULL;
+    OK(ember_quantizer_load_model(dg, mo, &mdg));
+    assert_int_equal(count_op(mdg, "MatMulInteger"), 1);
+    assert_int_equal(count_op(mdg, "Gemm"), 0);
+    double dg_db = sqnr(g_cnn, mdg, cnn_dims, 4);
+    print_message("cnn_v13 dynamic (Gemm): %.2f dB\n", dg_db);
+    assert_true(dg_db > 30.0);
+    ember_model_destroy(mdg);
+    ember_quantizer_destroy(dg);
     ember_tensor *x = rand_tensor(mm_dims, 2);
     EXPECT_ERR(ember_quantizer_add_batch(d, &x, 1), EMBER_ERR_INVALID_ARG, "only static mode");
     ember_tensor_destroy(x);
