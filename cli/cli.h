@@ -51,6 +51,8 @@ typedef struct cli_load {
  * graph passes see concrete dims; `verify` false skips the CRC-32 check of a TorchScript
  * archive's weights. */
 ember_status *cli_load_model(const cli_load *l, ember_model **out);
+/* The model options cli_load_model loads with (free with ember_model_options_destroy). */
+ember_status *cli_model_options(const cli_load *l, ember_model_options **out);
 /* Concrete shape of input i from its declared shape and --shape options (symbolic dims that
  * no option fixes become 1). Returns the rank, or -1 with a message on stderr. */
 int cli_input_shape(const ember_model *m, size_t i, const cli_shape_opt *opts, int n_opts,
@@ -63,5 +65,13 @@ void cli_format_declared(const ember_model *m, size_t i, bool input, char *buf, 
 int cli_run(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_convert(int argc, char **argv);
+int cli_quantize(int argc, char **argv);
+/* Most calibration files `ember run --precision int8 --calibrate` takes. */
+#define CLI_MAX_CALIB 4096
+/* `ember run --precision int8`: quantizes ld->path (static with the calibration files, one per
+ * input per batch, or a calibration cache; dynamic with neither) and loads the QDQ model with
+ * the int8 rewrite on and ld's options. */
+ember_status *cli_quantize_load(const cli_load *ld, const char *const *calib, int n_calib,
+                                const char *cache, ember_model **out);
 
 #endif

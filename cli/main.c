@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The ember program: `ember run`, `ember inspect`, `ember convert`, `--version`, `--help`. */
+/* The ember program: `ember run`, `ember inspect`, `ember convert`, `ember quantize`, `--version`,
+ * `--help`. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -18,6 +19,8 @@ static void usage(FILE *f)
             "  inspect [MODEL]   print inputs, outputs, op counts, parameters, memory plan\n"
             "  convert MODEL --output OUT.onnx\n"
             "                    write a TorchScript (or ONNX) model as an ONNX model\n"
+            "  quantize MODEL --calibrate FILE... --output OUT.onnx\n"
+            "                    write an fp32 model as an int8 QDQ ONNX model\n"
             "\n"
             "options:\n"
             "  --version         print the version and what this build contains\n"
@@ -206,7 +209,7 @@ static ember_status *fix_named_shapes(ember_model_options *opts, const cli_shape
     return st;
 }
 
-ember_status *cli_load_model(const cli_load *l, ember_model **out)
+ember_status *cli_model_options(const cli_load *l, ember_model_options **out)
 {
     ember_model_options *opts = NULL;
     ember_status *st = ember_model_options_create(&opts);
@@ -239,6 +242,18 @@ ember_status *cli_load_model(const cli_load *l, ember_model **out)
         }
         ember_tensor_destroy(t);
     }
+    if (st != NULL) {
+        ember_model_options_destroy(opts);
+        opts = NULL;
+    }
+    *out = opts;
+    return st;
+}
+
+ember_status *cli_load_model(const cli_load *l, ember_model **out)
+{
+    ember_model_options *opts = NULL;
+    ember_status *st = cli_model_options(l, &opts);
     if (st == NULL) {
         st = l->path != NULL ? ember_model_load_file(l->path, opts, out)
                              : ember_model_load_builtin("default", opts, out);
@@ -270,6 +285,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "convert") == 0) {
         return cli_convert(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "quantize") == 0) {
+        return cli_quantize(argc - 1, argv + 1);
     }
     fprintf(stderr, "ember: error: unknown command '%s'\n", cmd);
     usage(stderr);

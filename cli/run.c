@@ -33,6 +33,9 @@ typedef struct run_opts {
     ember_graph_opt optimize;
     ember_int8_mode int8; /* --int8 */
     size_t memory_limit; /* --memory-limit; 0: none */
+    const char *calib[CLI_MAX_CALIB]; /* --calibrate (with --precision int8) */
+    int n_calib;
+    const char *calib_cache;          /* --calibration-cache */
 } run_opts;
 
 static void run_usage(FILE *f)
@@ -64,7 +67,9 @@ static void run_usage(FILE *f)
             "  --warmup N          untimed runs after the first (default 3)\n"
             "  --iters N           timed runs (default 20)\n"
             "  --device cpu|cuda   execution device (default cpu)\n"
-            "  --precision fp32|fp16|int8  (default fp32)\n"
+            "  --precision fp32|fp16|int8  (default fp32); int8 quantizes the fp32 model at\n"
+            "                      load (ember quantize): static with --calibrate FILE...\n"
+            "                      or --calibration-cache FILE, dynamic without\n"
             "  --isa NAME          cap CPU kernels: scalar, avx2, avx512, native\n"
             "  --optimize LEVEL    graph passes at load: none (the graph as loaded), fold\n"
             "                      (constant folding, dead code), basic (fold + fusions) or\n"
@@ -103,7 +108,7 @@ static bool takes_value(const char *a)
     static const char *const opts[] = {"--input",  "--output-dir", "--threads", "--warmup",
                                        "--iters",  "--device",     "--precision", "--trace",
                                        "--isa",    "--shape",      "--optimize", "--memory-limit",
-                                       "--int8"};
+                                       "--int8", "--calibrate", "--calibration-cache"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         if (strcmp(a, opts[i]) == 0) {
             return true;
@@ -171,6 +176,19 @@ static int parse_args(int argc, char **argv, run_opts *o)
                 return cli_error("too many --input files"), 2;
             }
             o->inputs[o->n_inputs++] = v;
+        } else if (strcmp(a, "--calibrate") == 0) {
+            for (i++; i < argc && strncmp(argv[i], "--", 2) != 0; i++) {
+                if (o->n_calib >= CLI_MAX_CALIB) {
+                    return cli_error("more than %d --calibrate files", CLI_MAX_CALIB), 2;
+                }
+                o->calib[o->n_calib++] = argv[i];
+            }
+            if (o->n_calib == 0) {
+                return cli_error("--calibrate needs at least one file"), 2;
+            }
+            i -= 2; /* the loop's i++ and the value skip below */
+        } else if (strcmp(a, "--calibration-cache") == 0) {
+            o->calib_cache = v;
         } else if (strcmp(a, "--output-dir") == 0) {
             o->output_dir = v;
         } else if (strcmp(a, "--threads") == 0) {
@@ -578,7 +596,16 @@ int cli_run(int argc, char **argv)
     double t0 = now_ms();
     cli_load ld = {o.model, (const char *const *)o.inputs, o.n_inputs, o.shapes, o.n_shapes,
                    o.optimize, !o.no_verify, o.dynamic, o.int8};
-    if ((st = cli_load_model(&ld, &m)) != NULL) {
+    if (o.precision == EMBER_PRECISION_INT8) { /* quantized at load; the session runs it */
+        st = cli_quantize_load(&ld, o.calib, o.n_calib, o.calib_cache, &m);
+        o.precision = EMBER_PRECISION_FP32;
+    } else if (o.n_calib > 0 || o.calib_cache != NULL) {
+        rc = cli_error("--calibrate / --calibration-cache go with --precision int8");
+        goto done;
+    } else {
+        st = cli_load_model(&ld, &m);
+    }
+    if (st != NULL) {
         goto done;
     }
     if (ember_model_input_count(m) > CLI_MAX_INPUTS || ember_model_output_count(m) > CLI_MAX_INPUTS) {

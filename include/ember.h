@@ -894,6 +894,134 @@ EMBER_API EMBER_NODISCARD ember_status *ember_value_save_pb(const ember_tensor *
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_tensor_load(const char *path, ember_tensor **out);
 
+/* ---- 9b. Quantization (issue #20) ------------------------------------------------------- */
+
+/*
+ * ember's own quantizer: an fp32 model (ONNX or TorchScript) becomes a QDQ ONNX model as ONNX
+ * Runtime's quantize_static writes it (QuantizeLinear -> DequantizeLinear pairs on the
+ * activations of Conv, Gemm, MatMul, Add, Mul, Concat, pools, Sigmoid, ...; int8 weights with
+ * a DequantizeLinear, int32 biases), which ember (ember_model_options_set_int8) and ONNX
+ * Runtime both run. Scales and zero points follow ORT's compute_scale_zp. Calibration runs
+ * the fp32 model on ember's own executor, batch by batch, and keeps each observed
+ * activation's range (MinMax: the smallest minimum and largest maximum over every batch).
+ * Ownership: options and quantizers are freed by their destroy functions. Threads: a
+ * quantizer is not synchronised (one thread at a time); options neither.
+ */
+typedef enum ember_quant_mode {
+    EMBER_QUANT_STATIC = 0,     /* calibrated activations and int8 weights (QDQ) */
+    EMBER_QUANT_DYNAMIC = 1,    /* MatMul weights int8, activations quantized at run time */
+    EMBER_QUANT_WEIGHT_ONLY = 2 /* int8 weights + DequantizeLinear, fp32 compute */
+} ember_quant_mode;
+
+typedef enum ember_calib_method {
+    EMBER_CALIB_MINMAX = 0,
+    EMBER_CALIB_PERCENTILE = 1, /* not in this build yet (UNSUPPORTED) */
+    EMBER_CALIB_ENTROPY = 2,    /* not in this build yet (UNSUPPORTED) */
+    EMBER_CALIB_MSE = 3         /* not in this build yet (UNSUPPORTED) */
+} ember_calib_method;
+
+typedef struct ember_quantize_options ember_quantize_options;
+
+/* Defaults: static, per-channel weights, u8 asymmetric activations, MinMax, nothing excluded
+ * (ORT quantize_static's defaults with per_channel=True). */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantize_options_create(ember_quantize_options **out);
+EMBER_API void ember_quantize_options_destroy(ember_quantize_options *opts);
+/* INVALID_ARG for a NULL `opts` or a mode outside ember_quant_mode. */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantize_options_set_mode(ember_quantize_options *opts,
+                                                                         ember_quant_mode mode);
+/* Per-channel weights (Conv on axis 0, Gemm on axis 1 or 0 with transB, MatMul's 2-D B on
+ * axis 1) or one scale per weight tensor. INVALID_ARG for a NULL `opts`. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_quantize_options_set_per_channel(ember_quantize_options *opts, bool per_channel);
+/* Activation storage type: EMBER_DTYPE_U8 (default) or EMBER_DTYPE_I8; INVALID_ARG
+ * otherwise. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_quantize_options_set_activation_type(ember_quantize_options *opts, ember_dtype dt);
+/* Symmetric activations (default false; weights are always symmetric int8). With symmetric
+ * activations Relu / Clip stay as nodes between their own Q/DQ pairs, as in ORT. INVALID_ARG
+ * for a NULL `opts`. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_quantize_options_set_symmetric(ember_quantize_options *opts, bool symmetric);
+/* Calibration method; `percentile` (in (0, 100]) is read for EMBER_CALIB_PERCENTILE only.
+ * INVALID_ARG for a NULL `opts`, a method outside the enum or a bad percentile. Methods other
+ * than MINMAX are accepted here and refused with UNSUPPORTED by ember_quantizer_create in
+ * this build. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_quantize_options_set_method(ember_quantize_options *opts, ember_calib_method method,
+                                  double percentile);
+/* Leaves in fp32 every node whose name or op type (e.g. "Gemm") is `name` (copied; repeat for
+ * more). An entry that matches no node makes ember_quantizer_create fail with INVALID_ARG
+ * naming it. INVALID_ARG for NULL arguments or an empty name. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_quantize_options_add_exclude(ember_quantize_options *opts, const char *name);
+
+typedef struct ember_quantizer ember_quantizer;
+
+/*
+ * Loads the fp32 model at `path` with `model_opts` (may be NULL; its graph optimization level
+ * is replaced by EMBER_GRAPH_OPT_FOLD, input shapes and ranks are kept: a TorchScript model
+ * needs them) and decides what to quantize with `opts` (may be NULL: the defaults).
+ * INVALID_ARG for NULL `path` / `out` or an exclude entry matching nothing, UNSUPPORTED for a
+ * calibration method this build lacks, and the errors of ember_model_load_file.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_create(const char *path,
+                                                              const ember_model_options *model_opts,
+                                                              const ember_quantize_options *opts,
+                                                              ember_quantizer **out);
+EMBER_API void ember_quantizer_destroy(ember_quantizer *q);
+/*
+ * Runs the fp32 model on one calibration batch: `inputs` are the model's inputs in positional
+ * order (ember_model_input_name gives the names), as for ember_session_run. Static mode only
+ * (INVALID_ARG otherwise); STATE after the model was written. Errors: INVALID_ARG for a count
+ * or a tensor of the wrong dtype or shape (naming the input); INVALID_MODEL naming the tensor
+ * and its node when an observed activation holds NaN or Inf.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_add_batch(ember_quantizer *q,
+                                                                  ember_tensor *const *inputs,
+                                                                  size_t n_inputs);
+/* Batches added so far (0 for NULL). */
+EMBER_API size_t ember_quantizer_batch_count(const ember_quantizer *q);
+/* The fp32 model being quantized (owned by `q`; NULL for NULL): its inputs, names, ... */
+EMBER_API const ember_model *ember_quantizer_model(const ember_quantizer *q);
+/*
+ * The calibration cache: the observed ranges in a small versioned text file
+ * ("ember-calibration 1" then one "range LO HI NAME" line per tensor, LO and HI as C99 hex
+ * floats), written whole or not at all. Loading replaces the ranges of the tensors it names
+ * (batches added later widen them); a file that lacks a tensor this model needs fails at
+ * finishing, naming it. INVALID_ARG for NULL arguments; IO naming the file; INVALID_MODEL
+ * naming the file and line of a malformed file.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_save_calibration(const ember_quantizer *q,
+                                                                         const char *path);
+EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_load_calibration(ember_quantizer *q,
+                                                                         const char *path);
+/*
+ * Finishes: rewrites the graph (once; later calls reuse it) and writes it to `path` as an ONNX
+ * model (opset 21), whole or not at all. STATE for static mode without any batch or cache
+ * (naming the first tensor without a range). INVALID_ARG for NULL arguments; IO naming the
+ * file.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_save_onnx(ember_quantizer *q,
+                                                                 const char *path);
+/*
+ * Finishes as ember_quantizer_save_onnx and loads the quantized model in memory with
+ * `model_opts` (may be NULL: the int8 rewrite on, EMBER_INT8_ON). Free `*out` with
+ * ember_model_destroy; it does not borrow `q`.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_load_model(ember_quantizer *q,
+                                                                   const ember_model_options *model_opts,
+                                                                   ember_model **out);
+/*
+ * A readable report (free with ember_string_free): how many nodes were quantized, each node
+ * left in fp32 with the reason, the exclude entries; after finishing, with `sqnr` true and
+ * calibration batches kept (the first 32), the SQNR in dB of each quantized tensor (fp32 value
+ * against its quantize-dequantize round trip in the QDQ model), the outputs' SQNR and argmax
+ * agreement of the QDQ model (run by ember, int8 rewrite off) against the fp32 model on those
+ * batches. INVALID_ARG for NULL arguments.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_report(ember_quantizer *q, bool sqnr,
+                                                               char **text);
+
 /* ---- 10. Run-time version and build info ----------------------------------------------- */
 
 /*

@@ -7,7 +7,8 @@
 # is a file of the including file's own folder. The rules:
 #   runtime/: core <- ir <- shape <- passes <- plan <- exec <- autograd <- api: a stage includes
 #     its own folder and the stages before it, never one after it; only api/ sees loaders/ (each
-#     loader's one interface header) and no stage sees kernels/ or quantization/;
+#     loader's one interface header) and the quantizer's headers (quantization/*.h); no stage
+#     sees kernels/, nor quantization/ but api/;
 #   loaders/: core, ir, shape, the differentiation interface autograd/autograd.h (ONNX's
 #     Gradient op), their own folder; never another loader, exec, plan, passes, api, kernels;
 #     inside torchscript/: archive <- lang <- lower <- the loader's entry;
@@ -114,6 +115,8 @@ check_file() { # file
         ;;
       loaders/*)
         [ "$stage" = api ] || bad "$f: only runtime/api/ may include loaders/: \"$inc\"" ;;
+      quantization/*.h) # the quantizer (issue #20): planned in quantization/, driven by the API
+        [ "$stage" = api ] || bad "$f: only runtime/api/ may include quantization/: \"$inc\"" ;;
       *) bad "$f: runtime/ must not include $tdir/: \"$inc\"" ;;
       esac
       ;;

@@ -27,6 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Most outputs one run binds (the quantizer's calibration observes every activation it
+ * quantizes as an output). */
+#define EM_SESSION_MAX_OUTPUTS 4096
+
 typedef struct plan_entry {
     em_plan *plan;
     em_runctx *free_ctx;
@@ -782,7 +786,7 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
     const int64_t *shapes[64];
     const void *data[64];
     int ranks[64];
-    bool created[64] = {false};
+    bool created[EM_SESSION_MAX_OUTPUTS]; /* cleared once the count is checked */
     plan_entry *e = NULL;
     em_runctx *c = NULL;
     ember_status *st = NULL;
@@ -803,11 +807,12 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
     if ((n_inputs > 0 && inputs == NULL) || outputs == NULL) {
         return em_api_null_arg("session_run", outputs == NULL ? "outputs" : "inputs");
     }
-    if (g->n_inputs > 64 || g->n_outputs > 64) {
+    if (g->n_inputs > 64 || g->n_outputs > EM_SESSION_MAX_OUTPUTS) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "session_run: the model has %d inputs and %d "
-                             "outputs; this version runs at most 64 of each",
-                             g->n_inputs, g->n_outputs);
+                             "outputs; this version runs at most 64 inputs and %d outputs",
+                             g->n_inputs, g->n_outputs, EM_SESSION_MAX_OUTPUTS);
     }
+    memset(created, 0, sizeof created[0] * (size_t)g->n_outputs);
     if (s->interp) {
         st = run_interp(s, inputs, n_inputs, outputs, created);
         for (int i = 0; st != NULL && i < g->n_outputs; i++) {

@@ -1,0 +1,863 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The quantizer's public side (ember.h section 9b, issue #20): options, calibration on
+ * ember's own executor, the calibration cache, finishing into a QDQ ONNX file or a model, the
+ * report. The graph rewrite itself is quantization/qdq_insert.c.
+ *
+ * Calibration: the fp32 model is loaded twice at EMBER_GRAPH_OPT_FOLD (same file, same options,
+ * so value names and indices agree): one copy is planned on and rewritten, the other has every
+ * tensor the plan needs a range for marked as a graph output and runs in a session, batch by
+ * batch. Each observed tensor has an observer (add values, give a range); MinMax is the one
+ * method here, the histogram methods (percentile / entropy / MSE) come from
+ * quantization/calib.{c,h} when merged.
+ */
+#include "api/api_internal.h"
+
+#include "core/alloc.h"
+#include "core/file_write.h"
+#include "core/status.h"
+#include "loaders/onnx/onnx_write.h"
+#include "quantization/qdq_insert.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define Q_MAX_EXCLUDE 256
+#define Q_KEEP_BATCHES 32
+
+#define Q_TRY(expr)                     \
+    do {                                \
+        ember_status *st_ = (expr);     \
+        if (st_ != NULL) {              \
+            return st_;                 \
+        }                               \
+    } while (0)
+
+struct ember_quantize_options {
+    ember_quant_mode mode;
+    bool per_channel;
+    ember_dtype act_dt;
+    bool symmetric;
+    ember_calib_method method;
+    double percentile;
+    int n_exclude;
+    char *exclude[Q_MAX_EXCLUDE];
+};
+
+/* One observed tensor's range. The interface the histogram observers will share: add a
+ * batch's values, give the range by a method. */
+typedef struct q_observer {
+    double lo, hi;
+    int64_t n;
+} q_observer;
+
+/* false when x holds NaN or Inf */
+static bool observer_add(q_observer *ob, const float *x, int64_t n)
+{
+    double lo = ob->lo, hi = ob->hi;
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) {
+            return false;
+        }
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    ob->lo = lo;
+    ob->hi = hi;
+    ob->n += n;
+    return true;
+}
+
+static em_qi_range observer_range(const q_observer *ob)
+{
+    em_qi_range r = {(float)ob->lo, (float)ob->hi};
+    return r;
+}
+
+struct ember_quantizer {
+    ember_model *m;      /* fp32, then rewritten */
+    ember_model *cal;    /* fp32 with the observed tensors as outputs (made at the first batch) */
+    ember_session *sess;
+    em_qi_opts o;
+    ember_quantize_options opts;
+    em_qi_plan plan;
+    int n_obs;
+    int *obs_val;        /* observed value index (in m's graph, = cal's before marking) */
+    int *obs_out;        /* its output slot in cal */
+    q_observer *obs;     /* per observed value */
+    bool *has_range;     /* per value of the planned graph */
+    em_qi_range *ranges; /* per value of the planned graph */
+    size_t n_batches;
+    bool done;           /* the graph is rewritten */
+    size_t n_kept;       /* calibration batches kept for the report */
+    ember_tensor **kept; /* n_kept * input count */
+    size_t n_in;
+    char *path;
+};
+
+/* ---- options ---- */
+
+ember_status *ember_quantize_options_create(ember_quantize_options **out)
+{
+    if (out == NULL) {
+        return em_api_null_arg("quantize_options_create", "out");
+    }
+    *out = NULL;
+    ember_quantize_options *o = calloc(1, sizeof *o);
+    if (o == NULL) {
+        *out = NULL;
+        return em_status_oom();
+    }
+    o->mode = EMBER_QUANT_STATIC;
+    o->per_channel = true;
+    o->act_dt = EMBER_DTYPE_U8;
+    o->method = EMBER_CALIB_MINMAX;
+    o->percentile = 99.999;
+    *out = o;
+    return NULL;
+}
+
+void ember_quantize_options_destroy(ember_quantize_options *o)
+{
+    if (o == NULL) {
+        return;
+    }
+    for (int i = 0; i < o->n_exclude; i++) {
+        free(o->exclude[i]);
+    }
+    free(o);
+}
+
+ember_status *ember_quantize_options_set_mode(ember_quantize_options *o, ember_quant_mode mode)
+{
+    if (o == NULL) {
+        return em_api_null_arg("quantize_options_set_mode", "opts");
+    }
+    if ((unsigned)mode > EMBER_QUANT_WEIGHT_ONLY) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantize_options_set_mode: mode %d is not an "
+                             "ember_quant_mode", (int)mode);
+    }
+    o->mode = mode;
+    return NULL;
+}
+
+ember_status *ember_quantize_options_set_per_channel(ember_quantize_options *o, bool on)
+{
+    if (o == NULL) {
+        return em_api_null_arg("quantize_options_set_per_channel", "opts");
+    }
+    o->per_channel = on;
+    return NULL;
+}
+
+ember_status *ember_quantize_options_set_activation_type(ember_quantize_options *o, ember_dtype dt)
+{
+    if (o == NULL) {
+        return em_api_null_arg("quantize_options_set_activation_type", "opts");
+    }
+    if (dt != EMBER_DTYPE_U8 && dt != EMBER_DTYPE_I8) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantize_options_set_activation_type: dtype "
+                             "%d is neither EMBER_DTYPE_U8 nor EMBER_DTYPE_I8", (int)dt);
+    }
+    o->act_dt = dt;
+    return NULL;
+}
+
+ember_status *ember_quantize_options_set_symmetric(ember_quantize_options *o, bool on)
+{
+    if (o == NULL) {
+        return em_api_null_arg("quantize_options_set_symmetric", "opts");
+    }
+    o->symmetric = on;
+    return NULL;
+}
+
+ember_status *ember_quantize_options_set_method(ember_quantize_options *o, ember_calib_method m,
+                                                double percentile)
+{
+    if (o == NULL) {
+        return em_api_null_arg("quantize_options_set_method", "opts");
+    }
+    if ((unsigned)m > EMBER_CALIB_MSE) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantize_options_set_method: method %d is not "
+                             "an ember_calib_method", (int)m);
+    }
+    if (m == EMBER_CALIB_PERCENTILE && !(percentile > 0.0 && percentile <= 100.0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantize_options_set_method: percentile %g is "
+                             "not in (0, 100]", percentile);
+    }
+    o->method = m;
+    o->percentile = percentile;
+    return NULL;
+}
+
+ember_status *ember_quantize_options_add_exclude(ember_quantize_options *o, const char *name)
+{
+    if (o == NULL || name == NULL) {
+        return em_api_null_arg("quantize_options_add_exclude", o == NULL ? "opts" : "name");
+    }
+    if (name[0] == '\0') {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantize_options_add_exclude: empty name");
+    }
+    if (o->n_exclude >= Q_MAX_EXCLUDE) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantize_options_add_exclude: more than %d "
+                             "entries", Q_MAX_EXCLUDE);
+    }
+    char *c = malloc(strlen(name) + 1);
+    if (c == NULL) {
+        return em_status_oom();
+    }
+    strcpy(c, name);
+    o->exclude[o->n_exclude++] = c;
+    return NULL;
+}
+
+/* ---- the quantizer ---- */
+
+static const char *method_name(ember_calib_method m)
+{
+    static const char *const names[] = {"minmax", "percentile", "entropy", "mse"};
+    return names[m];
+}
+
+static ember_status *load_fold(const char *path, const ember_model_options *mo, ember_model **out)
+{
+    ember_model_options tmp = {0};
+    if (mo != NULL) {
+        tmp = *mo; /* shallow: read during the load only */
+    }
+    tmp.has_graph_opt = true;
+    tmp.graph_opt = EMBER_GRAPH_OPT_FOLD;
+    tmp.int8 = EMBER_INT8_OFF;
+    return ember_model_load_file(path, &tmp, out);
+}
+
+void ember_quantizer_destroy(ember_quantizer *q)
+{
+    if (q == NULL) {
+        return;
+    }
+    ember_session_destroy(q->sess);
+    ember_model_destroy(q->cal);
+    if (q->m != NULL) {
+        em_qi_plan_free(q->m->al, &q->plan);
+        ember_model_destroy(q->m);
+    }
+    for (size_t i = 0; i < q->n_kept * q->n_in; i++) {
+        ember_tensor_destroy(q->kept[i]);
+    }
+    free(q->kept);
+    free(q->obs_val);
+    free(q->obs_out);
+    free(q->obs);
+    free(q->has_range);
+    free(q->ranges);
+    free(q->path);
+    for (int i = 0; i < q->opts.n_exclude; i++) {
+        free(q->opts.exclude[i]);
+    }
+    free(q);
+}
+
+ember_status *ember_quantizer_create(const char *path, const ember_model_options *mo,
+                                     const ember_quantize_options *opts, ember_quantizer **out)
+{
+    if (out != NULL) {
+        *out = NULL;
+    }
+    if (path == NULL || out == NULL) {
+        return em_api_null_arg("quantizer_create", path == NULL ? "path" : "out");
+    }
+    ember_quantize_options dflt;
+    if (opts == NULL) {
+        memset(&dflt, 0, sizeof dflt);
+        dflt.per_channel = true;
+        dflt.act_dt = EMBER_DTYPE_U8;
+        opts = &dflt;
+    }
+    if (opts->method != EMBER_CALIB_MINMAX) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "quantize: calibration method '%s' is not "
+                             "available in this build yet (minmax is)", method_name(opts->method));
+    }
+    ember_quantizer *q = calloc(1, sizeof *q);
+    if (q == NULL) {
+        return em_status_oom();
+    }
+    q->opts = *opts;
+    q->opts.n_exclude = 0;
+    ember_status *st = NULL;
+    for (int i = 0; i < opts->n_exclude && st == NULL; i++) {
+        q->opts.exclude[i] = malloc(strlen(opts->exclude[i]) + 1);
+        if (q->opts.exclude[i] == NULL) {
+            st = em_status_oom();
+            break;
+        }
+        strcpy(q->opts.exclude[i], opts->exclude[i]);
+        q->opts.n_exclude++;
+    }
+    q->path = malloc(strlen(path) + 1);
+    if (st == NULL && q->path == NULL) {
+        st = em_status_oom();
+    }
+    if (st == NULL) {
+        strcpy(q->path, path);
+        st = load_fold(path, mo, &q->m);
+    }
+    if (st == NULL) {
+        q->o.mode = (em_qi_mode)opts->mode;
+        q->o.per_channel = opts->per_channel;
+        q->o.act_dt = opts->act_dt;
+        q->o.act_symmetric = opts->symmetric;
+        q->o.n_exclude = q->opts.n_exclude;
+        q->o.exclude = (const char *const *)q->opts.exclude;
+        st = em_qi_plan_make(q->m->g, &q->o, &q->plan);
+    }
+    if (st == NULL) {
+        /* the calibration copy: same file and options, so indices and names agree */
+        st = load_fold(path, mo, &q->cal);
+    }
+    if (st == NULL && (q->cal->g->n_values != q->plan.n_values ||
+                       q->cal->g->n_nodes != q->plan.n_nodes)) {
+        st = em_status_new(EMBER_ERR_STATE, "quantize: %s loaded differently the second time", path);
+    }
+    for (int i = 0; st == NULL && i < q->o.n_exclude; i++) {
+        if (!q->plan.exclude_used[i]) {
+            st = em_status_new(EMBER_ERR_INVALID_ARG, "quantize: --exclude '%s' matches no node name "
+                               "or op type of %s", q->o.exclude[i], path);
+        }
+    }
+    if (st == NULL) {
+        int nv = q->plan.n_values;
+        q->has_range = calloc((size_t)nv + 1, sizeof *q->has_range);
+        q->ranges = calloc((size_t)nv + 1, sizeof *q->ranges);
+        q->obs_val = calloc((size_t)nv + 1, sizeof *q->obs_val);
+        q->obs_out = calloc((size_t)nv + 1, sizeof *q->obs_out);
+        q->obs = calloc((size_t)nv + 1, sizeof *q->obs);
+        if (!q->has_range || !q->ranges || !q->obs_val || !q->obs_out || !q->obs) {
+            st = em_status_oom();
+        }
+    }
+    if (st == NULL) {
+        for (int v = 0; v < q->plan.n_values; v++) {
+            if (q->plan.need[v]) {
+                q->obs_val[q->n_obs] = v;
+                q->obs[q->n_obs].lo = INFINITY;
+                q->obs[q->n_obs].hi = -INFINITY;
+                q->n_obs++;
+            }
+        }
+        q->n_in = ember_model_input_count(q->m);
+    }
+    if (st != NULL) {
+        ember_quantizer_destroy(q);
+        return st;
+    }
+    *out = q;
+    return NULL;
+}
+
+const ember_model *ember_quantizer_model(const ember_quantizer *q)
+{
+    return q != NULL ? q->m : NULL;
+}
+
+size_t ember_quantizer_batch_count(const ember_quantizer *q)
+{
+    return q != NULL ? q->n_batches : 0;
+}
+
+/* Marks the observed tensors of the calibration model as outputs and makes its session, at
+ * the first batch. */
+static ember_status *calib_model(ember_quantizer *q)
+{
+    if (q->sess != NULL) {
+        return NULL;
+    }
+    ember_status *st = NULL;
+    em_graph *g = st == NULL ? q->cal->g : NULL;
+    for (int k = 0; st == NULL && k < q->n_obs; k++) {
+        int v = q->obs_val[k];
+        if (g->values[v].kind == EM_VAL_INPUT) {
+            for (int j = 0; j < g->n_inputs; j++) {
+                if (g->inputs[j] == v) {
+                    q->obs_out[k] = -1 - j; /* observed on the caller's input tensor */
+                }
+            }
+        } else if (g->values[v].is_output) {
+            for (int j = 0; j < g->n_outputs; j++) {
+                if (g->outputs[j] == v) {
+                    q->obs_out[k] = j;
+                    break;
+                }
+            }
+        } else {
+            q->obs_out[k] = g->n_outputs;
+            st = em_graph_mark_output(g, v);
+        }
+    }
+    if (st == NULL) {
+        ember_session_options *so = NULL;
+        st = ember_session_options_create(&so);
+        if (st == NULL) {
+            st = ember_session_create(q->cal, so, &q->sess);
+        }
+        ember_session_options_destroy(so);
+    }
+    return st;
+}
+
+/* A copy of t (for the report). */
+static ember_status *keep_copy(const ember_tensor *t, ember_tensor **out)
+{
+    ember_tensor *c = NULL;
+    ember_tensor *src = (ember_tensor *)t;
+    ember_status *st = ember_tensor_create(ember_tensor_dtype(t), ember_tensor_dims(t),
+                                           ember_tensor_rank(t), &c);
+    if (st == NULL) {
+        memcpy(ember_tensor_data(c), ember_tensor_data(src), ember_tensor_nbytes(t));
+    }
+    *out = c;
+    return st;
+}
+
+/* The producer of value v of g, for messages. */
+static const char *producer_of(const em_graph *g, int v, const char **op)
+{
+    int p = g->values[v].producer;
+    *op = p >= 0 ? em_op_name(g->nodes[p].op) : "graph input";
+    return p >= 0 ? g->nodes[p].name : g->values[v].name;
+}
+
+ember_status *ember_quantizer_add_batch(ember_quantizer *q, ember_tensor *const *inputs,
+                                        size_t n_inputs)
+{
+    if (q == NULL || (inputs == NULL && n_inputs > 0)) {
+        return em_api_null_arg("quantizer_add_batch", q == NULL ? "quantizer" : "inputs");
+    }
+    if (q->o.mode != EM_QI_STATIC) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantizer_add_batch: only static mode is "
+                             "calibrated (dynamic and weight-only need no data)");
+    }
+    if (q->done) {
+        return em_status_new(EMBER_ERR_STATE, "quantizer_add_batch: the model was already written");
+    }
+    if (n_inputs != q->n_in) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "quantizer_add_batch: %zu inputs given, the "
+                             "model has %zu", n_inputs, q->n_in);
+    }
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (inputs[i] == NULL) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "quantizer_add_batch: NULL input %zu", i);
+        }
+    }
+    Q_TRY(calib_model(q));
+    size_t n_out = ember_model_output_count(q->cal);
+    ember_tensor **outs = calloc(n_out + 1, sizeof *outs);
+    if (outs == NULL) {
+        return em_status_oom();
+    }
+    ember_status *st = ember_session_run(q->sess, inputs, n_inputs, outs, n_out);
+    for (int k = 0; st == NULL && k < q->n_obs; k++) {
+        ember_tensor *t = q->obs_out[k] >= 0 ? outs[q->obs_out[k]] : inputs[-1 - q->obs_out[k]];
+        int v = q->obs_val[k];
+        if (ember_tensor_dtype(t) != EMBER_DTYPE_F32) {
+            continue;
+        }
+        if (!observer_add(&q->obs[k], ember_tensor_data(t), ember_tensor_elem_count(t))) {
+            const char *op, *node = producer_of(q->cal->g, v, &op);
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "quantize: tensor '%s' (output of %s node "
+                               "'%s') holds NaN or Inf in calibration batch %zu",
+                               q->m->g->values[v].name, op, node, q->n_batches + 1);
+        }
+    }
+    for (size_t j = 0; j < n_out; j++) {
+        ember_tensor_destroy(outs[j]);
+    }
+    free(outs);
+    if (st != NULL) {
+        return st;
+    }
+    for (int k = 0; k < q->n_obs; k++) {
+        if (q->obs[k].n > 0) {
+            q->ranges[q->obs_val[k]] = observer_range(&q->obs[k]);
+            q->has_range[q->obs_val[k]] = true;
+        }
+    }
+    if (q->n_kept < Q_KEEP_BATCHES) {
+        ember_tensor **k = realloc(q->kept, sizeof *k * (q->n_kept + 1) * (q->n_in + 1));
+        if (k == NULL) {
+            return em_status_oom();
+        }
+        q->kept = k;
+        for (size_t i = 0; i < q->n_in; i++) {
+            st = keep_copy(inputs[i], &k[q->n_kept * q->n_in + i]);
+            if (st != NULL) {
+                for (size_t j = 0; j < i; j++) {
+                    ember_tensor_destroy(k[q->n_kept * q->n_in + j]);
+                }
+                return st;
+            }
+        }
+        q->n_kept++;
+    }
+    q->n_batches++;
+    return NULL;
+}
+
+/* ---- calibration cache ---- */
+
+#define Q_CACHE_MAGIC "ember-calibration 1"
+
+ember_status *ember_quantizer_save_calibration(const ember_quantizer *q, const char *path)
+{
+    if (q == NULL || path == NULL) {
+        return em_api_null_arg("quantizer_save_calibration", q == NULL ? "quantizer" : "path");
+    }
+    em_strbuf sb;
+    em_strbuf_init(&sb, NULL);
+    em_strbuf_printf(&sb, "%s %s\n", Q_CACHE_MAGIC, method_name(q->opts.method));
+    const em_graph *g = q->cal->g; /* the planned graph's names (q->m's change when written) */
+    for (int v = 0; v < q->plan.n_values; v++) {
+        if (!q->has_range[v]) {
+            continue;
+        }
+        const char *name = g->values[v].name;
+        if (strpbrk(name, "\n\r") != NULL) {
+            em_strbuf_free(&sb);
+            return em_status_new(EMBER_ERR_UNSUPPORTED, "quantizer_save_calibration: tensor name "
+                                 "'%s' holds a line break", name);
+        }
+        em_strbuf_printf(&sb, "range %a %a %s\n", (double)q->ranges[v].lo, (double)q->ranges[v].hi,
+                         name);
+    }
+    if (sb.failed) {
+        em_strbuf_free(&sb);
+        return em_status_oom();
+    }
+    ember_status *st = em_write_file_atomic(path, sb.data != NULL ? sb.data : "", sb.len);
+    em_strbuf_free(&sb);
+    return st;
+}
+
+ember_status *ember_quantizer_load_calibration(ember_quantizer *q, const char *path)
+{
+    if (q == NULL || path == NULL) {
+        return em_api_null_arg("quantizer_load_calibration", q == NULL ? "quantizer" : "path");
+    }
+    if (q->done) {
+        return em_status_new(EMBER_ERR_STATE, "quantizer_load_calibration: the model was already "
+                             "written");
+    }
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return em_status_new(EMBER_ERR_IO, "calibration cache %s: cannot open", path);
+    }
+    char line[4096];
+    ember_status *st = NULL;
+    int ln = 0;
+    while (st == NULL && fgets(line, sizeof line, f) != NULL) {
+        ln++;
+        size_t len = strlen(line);
+        if (len > 0 && line[len - 1] == '\n') {
+            line[--len] = '\0';
+        } else if (!feof(f)) {
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "calibration cache %s:%d: line too long",
+                               path, ln);
+            break;
+        }
+        if (ln == 1) {
+            if (strncmp(line, Q_CACHE_MAGIC, strlen(Q_CACHE_MAGIC)) != 0) {
+                st = em_status_new(EMBER_ERR_INVALID_MODEL, "calibration cache %s: not an ember "
+                                   "calibration file (first line '%s', expected '%s ...')", path,
+                                   line, Q_CACHE_MAGIC);
+            }
+            continue;
+        }
+        char *e1 = NULL, *e2 = NULL;
+        if (strncmp(line, "range ", 6) != 0) {
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "calibration cache %s:%d: expected "
+                               "'range LO HI NAME'", path, ln);
+            break;
+        }
+        float lo = strtof(line + 6, &e1);
+        float hi = e1 != NULL ? strtof(e1, &e2) : 0.0f;
+        if (e1 == line + 6 || e2 == e1 || e2 == NULL || *e2 != ' ' || !isfinite(lo) ||
+            !isfinite(hi) || lo > hi) {
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "calibration cache %s:%d: bad range", path,
+                               ln);
+            break;
+        }
+        int v = em_graph_find_value(q->cal->g, e2 + 1);
+        if (v < 0 || v >= q->plan.n_values) {
+            continue; /* a tensor of another quantization of the model: harmless */
+        }
+        q->ranges[v].lo = lo;
+        q->ranges[v].hi = hi;
+        q->has_range[v] = true;
+    }
+    if (st == NULL && ln == 0) {
+        st = em_status_new(EMBER_ERR_INVALID_MODEL, "calibration cache %s: empty file", path);
+    }
+    fclose(f);
+    return st;
+}
+
+/* ---- finishing ---- */
+
+static ember_status *finish(ember_quantizer *q)
+{
+    if (q->done) {
+        return NULL;
+    }
+    for (int v = 0; q->o.mode == EM_QI_STATIC && v < q->plan.n_values; v++) {
+        if (q->plan.need[v] && !q->has_range[v]) {
+            return em_status_new(EMBER_ERR_STATE, "quantize: no calibration range for tensor '%s' "
+                                 "(%s): add calibration batches or load a calibration cache",
+                                 q->cal->g->values[v].name,
+                                 q->n_batches == 0 ? "no batch was added" : "not in the cache");
+        }
+    }
+    ember_status *st = em_qi_apply(q->m->g, &q->o, &q->plan, q->ranges);
+    if (st == NULL) {
+        q->done = true;
+    }
+    return st;
+}
+
+static em_onnx_write_opts write_opts(const ember_model *m)
+{
+    em_onnx_write_opts o = {0};
+    for (size_t i = 0; i < m->n_opsets; i++) {
+        const char *d = m->opset_domains[i];
+        if (d[0] == '\0' || strcmp(d, "ai.onnx") == 0) {
+            o.source_opset = m->opset_versions[i];
+        }
+    }
+    return o;
+}
+
+ember_status *ember_quantizer_save_onnx(ember_quantizer *q, const char *path)
+{
+    if (q == NULL || path == NULL) {
+        return em_api_null_arg("quantizer_save_onnx", q == NULL ? "quantizer" : "path");
+    }
+    Q_TRY(finish(q));
+    em_onnx_write_opts o = write_opts(q->m);
+    return em_onnx_write_file(q->m->g, path, &o);
+}
+
+static ember_status *qdq_model(ember_quantizer *q, const ember_model_options *mo, bool int8,
+                               ember_model **out)
+{
+    Q_TRY(finish(q));
+    em_onnx_write_opts o = write_opts(q->m);
+    em_pbuf buf = {0};
+    ember_status *st = em_onnx_write_buf(q->m->g, &o, &buf);
+    if (st == NULL) {
+        ember_model_options tmp = {0};
+        if (mo != NULL) {
+            tmp = *mo;
+        } else {
+            tmp.int8 = int8 ? EMBER_INT8_ON : EMBER_INT8_OFF;
+        }
+        st = ember_model_load_memory(buf.p, buf.n, 0, &tmp, out);
+    }
+    em_pbuf_free(&buf);
+    return st;
+}
+
+ember_status *ember_quantizer_load_model(ember_quantizer *q, const ember_model_options *mo,
+                                         ember_model **out)
+{
+    if (out != NULL) {
+        *out = NULL;
+    }
+    if (q == NULL || out == NULL) {
+        return em_api_null_arg("quantizer_load_model", q == NULL ? "quantizer" : "out");
+    }
+    return qdq_model(q, mo, true, out);
+}
+
+/* ---- the report ---- */
+
+static double sqnr_db(double sig, double noise)
+{
+    if (noise <= 0.0) {
+        return INFINITY;
+    }
+    return 10.0 * log10(sig / noise);
+}
+
+/* Runs `m` on the kept batches; outs[b * n_out + j]. */
+static ember_status *run_kept(ember_quantizer *q, const ember_model *m, ember_tensor ***outs,
+                              size_t *n_out)
+{
+    ember_session *s = NULL;
+    ember_session_options *so = NULL;
+    ember_status *st = ember_session_options_create(&so);
+    if (st == NULL) {
+        st = ember_session_create(m, so, &s);
+    }
+    ember_session_options_destroy(so);
+    *n_out = ember_model_output_count(m);
+    *outs = calloc(q->n_kept * *n_out + 1, sizeof **outs);
+    if (st == NULL && *outs == NULL) {
+        st = em_status_oom();
+    }
+    for (size_t b = 0; st == NULL && b < q->n_kept; b++) {
+        st = ember_session_run(s, q->kept + b * q->n_in, q->n_in, *outs + b * *n_out, *n_out);
+    }
+    ember_session_destroy(s);
+    return st;
+}
+
+static void free_outs(ember_tensor **outs, size_t n)
+{
+    if (outs != NULL) {
+        for (size_t i = 0; i < n; i++) {
+            ember_tensor_destroy(outs[i]);
+        }
+        free(outs);
+    }
+}
+
+static int64_t argmax_of(const float *x, int64_t n)
+{
+    int64_t a = 0;
+    for (int64_t i = 1; i < n; i++) {
+        a = x[i] > x[a] ? i : a;
+    }
+    return a;
+}
+
+/* The QDQ model against the fp32 model on the kept batches: per output SQNR and argmax
+ * agreement (rows along the last axis); per quantized tensor the SQNR of its own Q/DQ round
+ * trip. */
+static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
+{
+    ember_model *qm = NULL;
+    ember_tensor **fo = NULL, **qo = NULL;
+    size_t nf = 0, nq = 0;
+    ember_status *st = qdq_model(q, NULL, false, &qm);
+    if (st == NULL) {
+        st = calib_model(q);
+    }
+    if (st == NULL) {
+        st = run_kept(q, q->cal, &fo, &nf);
+    }
+    if (st == NULL) {
+        st = run_kept(q, qm, &qo, &nq);
+    }
+    size_t n_out = st == NULL ? ember_model_output_count(qm) : 0;
+    for (size_t j = 0; st == NULL && j < n_out; j++) {
+        double sig = 0, noise = 0;
+        int64_t rows = 0, agree = 0;
+        for (size_t b = 0; b < q->n_kept; b++) {
+            ember_tensor *a = fo[b * nf + j], *c = qo[b * nq + j];
+            if (ember_tensor_dtype(a) != EMBER_DTYPE_F32 || ember_tensor_dtype(c) != EMBER_DTYPE_F32 ||
+                ember_tensor_elem_count(a) != ember_tensor_elem_count(c)) {
+                continue;
+            }
+            const float *x = ember_tensor_data(a), *y = ember_tensor_data(c);
+            int64_t n = ember_tensor_elem_count(a);
+            for (int64_t i = 0; i < n; i++) {
+                sig += (double)x[i] * x[i];
+                noise += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
+            }
+            int r = ember_tensor_rank(a);
+            int64_t last = r > 0 ? ember_tensor_dims(a)[r - 1] : 1;
+            for (int64_t o = 0; last > 0 && o + last <= n; o += last) {
+                rows++;
+                agree += argmax_of(x + o, last) == argmax_of(y + o, last);
+            }
+        }
+        em_strbuf_printf(sb, "output %s: SQNR %.2f dB, argmax agreement %lld / %lld on %zu "
+                         "calibration batches\n", ember_model_output_name(qm, j),
+                         sqnr_db(sig, noise), (long long)agree, (long long)rows, q->n_kept);
+    }
+    /* per tensor: the fp32 value against its own quantize-dequantize */
+    for (int k = 0; st == NULL && k < q->n_obs; k++) {
+        int v = q->obs_val[k];
+        int qmin, qmax, zp;
+        float s;
+        em_qi_qrange(q->o.act_dt, q->o.act_symmetric, &qmin, &qmax);
+        em_qi_scale_zp(q->ranges[v].lo, q->ranges[v].hi, qmin, qmax, q->o.act_symmetric, &s, &zp);
+        double sig = 0, noise = 0;
+        for (size_t b = 0; b < q->n_kept; b++) {
+            ember_tensor *a = q->obs_out[k] >= 0 ? fo[b * nf + q->obs_out[k]]
+                                                  : q->kept[b * q->n_in + (size_t)(-1 - q->obs_out[k])];
+            if (ember_tensor_dtype(a) != EMBER_DTYPE_F32) {
+                continue;
+            }
+            const float *x = ember_tensor_data(a);
+            for (int64_t i = 0; i < ember_tensor_elem_count(a); i++) {
+                float r = nearbyintf(x[i] / s) + (float)zp;
+                r = r < (float)qmin ? (float)qmin : r > (float)qmax ? (float)qmax : r;
+                double d = ((double)r - zp) * s;
+                sig += (double)x[i] * x[i];
+                noise += ((double)x[i] - d) * ((double)x[i] - d);
+            }
+        }
+        const char *op, *node = producer_of(q->cal->g, v, &op);
+        em_strbuf_printf(sb, "  tensor %s (%s %s): range [%g, %g], scale %g, zero point %d, "
+                         "SQNR %.2f dB\n", q->cal->g->values[v].name, op, node,
+                         (double)q->ranges[v].lo, (double)q->ranges[v].hi, (double)s, zp,
+                         sqnr_db(sig, noise));
+    }
+    free_outs(fo, q->n_kept * nf);
+    free_outs(qo, q->n_kept * nq);
+    ember_model_destroy(qm);
+    return st;
+}
+
+ember_status *ember_quantizer_report(ember_quantizer *q, bool sqnr, char **text)
+{
+    if (text != NULL) {
+        *text = NULL;
+    }
+    if (q == NULL || text == NULL) {
+        return em_api_null_arg("quantizer_report", q == NULL ? "quantizer" : "text");
+    }
+    static const char *const modes[] = {"static", "dynamic", "weight-only"};
+    em_strbuf sb;
+    em_strbuf_init(&sb, NULL);
+    int nq = 0, nrm = 0, nw = 0;
+    for (int i = 0; i < q->plan.n_nodes; i++) {
+        nq += q->plan.quant[i];
+        nrm += q->plan.removed[i];
+    }
+    for (int v = 0; v < q->plan.n_values; v++) {
+        nw += q->plan.w_axis[v] != -1;
+    }
+    em_strbuf_printf(&sb, "quantize %s: mode %s, %s weights, %s %s activations, method %s, %zu "
+                     "calibration batches\n", q->path, modes[q->o.mode],
+                     q->o.per_channel ? "per-channel" : "per-tensor",
+                     q->o.act_dt == EMBER_DTYPE_U8 ? "u8" : "s8",
+                     q->o.act_symmetric ? "symmetric" : "asymmetric", method_name(q->opts.method),
+                     q->n_batches);
+    em_strbuf_printf(&sb, "%d of %d nodes quantized (%d Relu / Clip folded into their producer's "
+                     "Q/DQ), %d weights int8, %d activation tensors calibrated\n", nq,
+                     q->plan.n_nodes, nrm, nw, q->n_obs);
+    /* the planned graph's node names: the cal copy keeps them after q->m is rewritten */
+    const em_graph *pg = q->cal->g;
+    for (int i = 0; pg != NULL && i < q->plan.n_nodes; i++) {
+        if (q->plan.why[i] != NULL) {
+            em_strbuf_printf(&sb, "  fp32: %s node '%s': %s\n", em_op_name(pg->nodes[i].op),
+                             pg->nodes[i].name, q->plan.why[i]);
+        }
+    }
+    ember_status *st = NULL;
+    if (sqnr && q->o.mode == EM_QI_STATIC && q->n_kept > 0) {
+        st = report_sqnr(q, &sb);
+    }
+    if (st == NULL && sb.failed) {
+        st = em_status_oom();
+    }
+    if (st == NULL) {
+        *text = em_strbuf_take(&sb);
+    }
+    em_strbuf_free(&sb);
+    return st;
+}
