@@ -6,6 +6,7 @@ with session.run at a given thread count; prints GFLOP/s (best, median) like gem
 Two steps, because the ORT venv has no `onnx` package:
   /work/main/bench/.env/torch2/bin/python bench/gemm_ort.py make DIR [--act Gelu]
   /work/main/bench/.env/ort/bin/python bench/gemm_ort.py time DIR [--threads N] [--cpu-time]
+                                                        [--shape M,K,N]...
 --cpu-time (1 thread, where ORT runs the op on the calling thread) times with the thread's CPU
 time, as gemm_bench --cpu-time, so that other processes' time slices do not count.
 The models also run in ember (`build/ember run DIR/<name>.onnx --profile`).
@@ -24,6 +25,10 @@ SHAPES = [
     ("transf d128 qkv", 64, 128, 384), ("transf d128 out", 64, 128, 128),
     ("transf d128 fc1", 64, 128, 512), ("transf d128 fc2", 64, 512, 128),
     ("square 512", 512, 512, 512),
+    ("vit_b_16 qkv", 197, 768, 2304), ("vit_b_16 out", 197, 768, 768),
+    ("vit_b_16 fc1", 197, 768, 3072), ("vit_b_16 fc2", 197, 3072, 768),
+    ("vit_l_32 qkv", 50, 1024, 3072), ("vit_l_32 fc1", 50, 1024, 4096),
+    ("vit_l_32 fc2", 50, 4096, 1024),
 ]
 
 
@@ -53,12 +58,14 @@ def make(out_dir, act):
         onnx.save(model, os.path.join(out_dir, fname(m, k, n)))
 
 
-def time_all(model_dir, threads, cpu_time=False, budget=0.4):
+def time_all(model_dir, threads, cpu_time=False, budget=0.4, only=None):
     import numpy as np
     import onnxruntime as ort
     print(f"{'shape':16} {'M':>5} {'K':>5} {'N':>5}  {'kernel':26} {'best':>7} {'median':>7} "
           f"{'ms':>9}")
     for name, m, k, n in SHAPES:
+        if only and (m, k, n) not in only:
+            continue
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
@@ -92,7 +99,9 @@ def main():
         threads = int(args[args.index("--threads") + 1]) if "--threads" in args else 1
         if "--cpu-time" in args and threads != 1:
             sys.exit("--cpu-time measures one thread: use --threads 1")
-        time_all(args[1], threads, "--cpu-time" in args)
+        only = [tuple(int(v) for v in args[i + 1].split(","))
+                for i, a in enumerate(args) if a == "--shape"]
+        time_all(args[1], threads, "--cpu-time" in args, only=only)
 
 
 if __name__ == "__main__":

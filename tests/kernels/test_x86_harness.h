@@ -263,7 +263,7 @@ static inline int kt_mm_run_case(const kt_mm_case *c, uint64_t seed, const em_ke
 
 /* Tile-boundary sizes of the AVX2 6x16 and AVX-512 14x32 micro-kernels ({1, T-1, T, T+1,
  * 2T+3}) and odd sizes; K crosses the KC = 256 block. */
-static const int64_t kt_sweep_m[] = {1, 3, 5, 6, 7, 13, 14, 15, 17, 31, 33, 100};
+static const int64_t kt_sweep_m[] = {1, 3, 5, 6, 7, 13, 14, 15, 17, 31, 33, 50, 100};
 static const int64_t kt_sweep_n[] = {1, 3, 15, 16, 17, 31, 32, 33, 35, 67, 100};
 static const int64_t kt_sweep_k[] = {1, 3, 7, 17, 33, 100, 255, 256, 257};
 
