@@ -913,11 +913,14 @@ typedef enum ember_quant_mode {
     EMBER_QUANT_WEIGHT_ONLY = 2 /* int8 weights + DequantizeLinear, fp32 compute */
 } ember_quant_mode;
 
+/* How an activation's range is chosen from the calibration batches (ONNX Runtime's calibrators'
+ * semantics, docs/NOTES.md "Issue #20 item 1"): */
 typedef enum ember_calib_method {
-    EMBER_CALIB_MINMAX = 0,
-    EMBER_CALIB_PERCENTILE = 1, /* not in this build yet (UNSUPPORTED) */
-    EMBER_CALIB_ENTROPY = 2,    /* not in this build yet (UNSUPPORTED) */
-    EMBER_CALIB_MSE = 3         /* not in this build yet (UNSUPPORTED) */
+    EMBER_CALIB_MINMAX = 0,     /* the exact min and max */
+    EMBER_CALIB_PERCENTILE = 1, /* symmetric, the percentile of |x| (ORT's PercentileCalibrater) */
+    EMBER_CALIB_ENTROPY = 2,    /* the KL-divergence threshold (ORT's EntropyCalibrater) */
+    EMBER_CALIB_MSE = 3         /* the least squared quantization error (PyTorch's
+                                 * HistogramObserver) */
 } ember_calib_method;
 
 typedef struct ember_quantize_options ember_quantize_options;
@@ -943,9 +946,10 @@ ember_quantize_options_set_activation_type(ember_quantize_options *opts, ember_d
 EMBER_API EMBER_NODISCARD ember_status *
 ember_quantize_options_set_symmetric(ember_quantize_options *opts, bool symmetric);
 /* Calibration method; `percentile` (in (0, 100]) is read for EMBER_CALIB_PERCENTILE only.
- * INVALID_ARG for a NULL `opts`, a method outside the enum or a bad percentile. Methods other
- * than MINMAX are accepted here and refused with UNSUPPORTED by ember_quantizer_create in
- * this build. */
+ * The histogram methods keep a bounded histogram per observed tensor (48-384 KB) and choose the
+ * ranges when the model is written, the cache saved or the report made; entropy's search
+ * takes 50-250 ms a tensor. INVALID_ARG for a NULL `opts`, a method outside the enum or a
+ * bad percentile. */
 EMBER_API EMBER_NODISCARD ember_status *
 ember_quantize_options_set_method(ember_quantize_options *opts, ember_calib_method method,
                                   double percentile);

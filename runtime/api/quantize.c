@@ -7,9 +7,10 @@
  * Calibration: the fp32 model is loaded twice at EMBER_GRAPH_OPT_FOLD (same file, same options,
  * so value names and indices agree): one copy is planned on and rewritten, the other has every
  * tensor the plan needs a range for marked as a graph output and runs in a session, batch by
- * batch. Each observed tensor has an observer (add values, give a range); MinMax is the one
- * method here, the histogram methods (percentile / entropy / MSE) come from
- * quantization/calib.{c,h} when merged.
+ * batch. Each observed tensor has an observer: its exact min / max for MinMax, and for the
+ * histogram methods (percentile, entropy, MSE) also a collector of quantization/calib.h, whose
+ * ranges are computed when they are needed (finishing, saving the cache, the report), not
+ * after every batch (entropy's search takes 50-250 ms a tensor).
  */
 #include "api/api_internal.h"
 
@@ -17,6 +18,7 @@
 #include "core/file_write.h"
 #include "core/status.h"
 #include "loaders/onnx/onnx_write.h"
+#include "quantization/calib.h"
 #include "quantization/qdq_insert.h"
 
 #include <math.h>
@@ -46,11 +48,12 @@ struct ember_quantize_options {
     char *exclude[Q_MAX_EXCLUDE];
 };
 
-/* One observed tensor's range. The interface the histogram observers will share: add a
- * batch's values, give the range by a method. */
+/* One observed tensor: its exact range, and the histogram collector of the methods that need
+ * one (NULL for MinMax). */
 typedef struct q_observer {
     double lo, hi;
     int64_t n;
+    em_calib *hist;
 } q_observer;
 
 /* false when x holds NaN or Inf */
@@ -90,6 +93,7 @@ struct ember_quantizer {
     bool *has_range;     /* per value of the planned graph */
     em_qi_range *ranges; /* per value of the planned graph */
     size_t n_batches;
+    bool stale;          /* histogram observers hold batches their ranges do not reflect yet */
     bool done;           /* the graph is rewritten */
     size_t n_kept;       /* calibration batches kept for the report */
     ember_tensor **kept; /* n_kept * input count */
@@ -251,6 +255,9 @@ void ember_quantizer_destroy(ember_quantizer *q)
     free(q->kept);
     free(q->obs_val);
     free(q->obs_out);
+    for (int k = 0; q->obs != NULL && k < q->n_obs; k++) {
+        em_calib_free(q->obs[k].hist);
+    }
     free(q->obs);
     free(q->has_range);
     free(q->ranges);
@@ -276,10 +283,6 @@ ember_status *ember_quantizer_create(const char *path, const ember_model_options
         dflt.per_channel = true;
         dflt.act_dt = EMBER_DTYPE_U8;
         opts = &dflt;
-    }
-    if (opts->method != EMBER_CALIB_MINMAX) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "quantize: calibration method '%s' is not "
-                             "available in this build yet (minmax is)", method_name(opts->method));
     }
     ember_quantizer *q = calloc(1, sizeof *q);
     if (q == NULL) {
@@ -345,6 +348,9 @@ ember_status *ember_quantizer_create(const char *path, const ember_model_options
                 q->obs_val[q->n_obs] = v;
                 q->obs[q->n_obs].lo = INFINITY;
                 q->obs[q->n_obs].hi = -INFINITY;
+                if (st == NULL && q->opts.method != EMBER_CALIB_MINMAX) {
+                    st = em_calib_new(0, &q->obs[q->n_obs].hist);
+                }
                 q->n_obs++;
             }
         }
@@ -470,6 +476,10 @@ ember_status *ember_quantizer_add_batch(ember_quantizer *q, ember_tensor *const 
             st = em_status_new(EMBER_ERR_INVALID_MODEL, "quantize: tensor '%s' (output of %s node "
                                "'%s') holds NaN or Inf in calibration batch %zu",
                                q->m->g->values[v].name, op, node, q->n_batches + 1);
+        } else if (q->obs[k].hist != NULL) {
+            st = em_calib_add(q->obs[k].hist, ember_tensor_data(t),
+                              (size_t)ember_tensor_elem_count(t));
+            q->stale = true;
         }
     }
     for (size_t j = 0; j < n_out; j++) {
@@ -506,6 +516,36 @@ ember_status *ember_quantizer_add_batch(ember_quantizer *q, ember_tensor *const 
     return NULL;
 }
 
+/* The ranges of the histogram observers by the options' method (MinMax's are kept current
+ * by every batch). */
+static ember_status *refresh_ranges(ember_quantizer *q)
+{
+    if (!q->stale) {
+        return NULL;
+    }
+    em_calib_params p;
+    em_calib_method m = q->opts.method == EMBER_CALIB_PERCENTILE ? EM_CALIB_PERCENTILE
+                        : q->opts.method == EMBER_CALIB_ENTROPY  ? EM_CALIB_ENTROPY
+                                                                 : EM_CALIB_MSE;
+    em_calib_params_init(&p, m);
+    p.percentile = q->opts.percentile;
+    for (int k = 0; k < q->n_obs; k++) {
+        const q_observer *ob = &q->obs[k];
+        if (ob->hist == NULL || em_calib_count(ob->hist) == 0) {
+            continue;
+        }
+        float lo, hi;
+        ember_status *st = em_calib_range(ob->hist, m, &p, &lo, &hi);
+        if (st != NULL) {
+            return em_status_wrap(st, "quantize: tensor '%s'", q->cal->g->values[q->obs_val[k]].name);
+        }
+        q->ranges[q->obs_val[k]].lo = lo;
+        q->ranges[q->obs_val[k]].hi = hi;
+    }
+    q->stale = false;
+    return NULL;
+}
+
 /* ---- calibration cache ---- */
 
 #define Q_CACHE_MAGIC "ember-calibration 1"
@@ -515,6 +555,9 @@ ember_status *ember_quantizer_save_calibration(const ember_quantizer *q, const c
     if (q == NULL || path == NULL) {
         return em_api_null_arg("quantizer_save_calibration", q == NULL ? "quantizer" : "path");
     }
+    /* the ranges are a cache of the observers, brought up to date here: the quantizer is the
+     * caller's object, const only in that its calibration does not change */
+    Q_TRY(refresh_ranges((ember_quantizer *)q));
     em_strbuf sb;
     em_strbuf_init(&sb, NULL);
     em_strbuf_printf(&sb, "%s %s\n", Q_CACHE_MAGIC, method_name(q->opts.method));
@@ -600,6 +643,9 @@ ember_status *ember_quantizer_load_calibration(ember_quantizer *q, const char *p
     if (st == NULL && ln == 0) {
         st = em_status_new(EMBER_ERR_INVALID_MODEL, "calibration cache %s: empty file", path);
     }
+    if (st == NULL) {
+        q->stale = false; /* the cache's ranges replace what the batches so far gave */
+    }
     fclose(f);
     return st;
 }
@@ -611,6 +657,7 @@ static ember_status *finish(ember_quantizer *q)
     if (q->done) {
         return NULL;
     }
+    Q_TRY(refresh_ranges(q));
     for (int v = 0; q->o.mode == EM_QI_STATIC && v < q->plan.n_values; v++) {
         if (q->plan.need[v] && !q->has_range[v]) {
             return em_status_new(EMBER_ERR_STATE, "quantize: no calibration range for tensor '%s' "
