@@ -187,7 +187,11 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
     if (g.oh * g.ow < WINO_MIN_PLANE) {
         return wino_decline(ki, "output plane too small");
     }
-    if (g.g > 1 && g.cg < WINO_MIN_GROUP) { /* the GEMMs too short for the transforms' cost */
+    /* Grouped: the GEMMs (C/G deep) must be long enough to pay for the transforms; planes
+     * under 28 x 28 (14 x 14: 16 tiles, 31% of them padding) need twice the width (measured
+     * on regnet's layers, NOTES: 56-channel groups lost on 14 x 14, won on 28 x 28). */
+    if (g.g > 1 && (g.cg < WINO_MIN_GROUP ||
+                    (g.cg < 2 * WINO_MIN_GROUP && g.oh * g.ow < 4 * WINO_MIN_PLANE))) {
         return wino_decline(ki, "groups too narrow");
     }
     if (!em_conv_epilogue_parse(ki->node, &g.epi)) {
