@@ -7,8 +7,9 @@
  * channel pair where the direct conv does 144.
  *
  * Accepted: FusedConv `blocked` = 8 (X, Z, Y [N, C/8, H, W, 8]), W [M, C/G, 3, 3] constant (B
- * constant when given), any group count G whose groups are whole blocks (C/G and M/G
- * multiples of 8: regnet's 56..528-channel groups, resnext's 8..64), strides and dilations 1,
+ * constant when given), any group count G whose groups are whole blocks of at least
+ * WINO_MIN_GROUP input channels (C/G and M/G multiples of 8: regnet_x's and regnet_y_16gf /
+ * 32gf's 112..232-channel groups; not resnext's 4..64 nor regnet_y_8gf's 56), strides and dilations 1,
  * any pads (or auto_pad), every epilogue of fusedconv.h, and an output plane of at least
  * WINO_MIN_PLANE pixels (below it the transformed weights, 4x the size of W, are read for too
  * few tiles to pay: see NOTES). Everything else is declined for oneDNN.
@@ -49,7 +50,7 @@
 #define WB 8               /* the channel block: one AVX2 vector */
 #define WINO_MIN_PLANE 196 /* 14 x 14 */
 #ifndef WINO_MIN_GROUP
-#define WINO_MIN_GROUP 48 /* input channels a group, grouped convs (see NOTES) */
+#define WINO_MIN_GROUP 96 /* input channels a group, grouped convs (see NOTES) */
 #endif
 #define MR 6               /* tiles per register block */
 
@@ -187,11 +188,10 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
     if (g.oh * g.ow < WINO_MIN_PLANE) {
         return wino_decline(ki, "output plane too small");
     }
-    /* Grouped: the GEMMs (C/G deep) must be long enough to pay for the transforms; planes
-     * under 28 x 28 (14 x 14: 16 tiles, 31% of them padding) need twice the width (measured
-     * on regnet's layers, NOTES: 56-channel groups lost on 14 x 14, won on 28 x 28). */
-    if (g.g > 1 && (g.cg < WINO_MIN_GROUP ||
-                    (g.cg < 2 * WINO_MIN_GROUP && g.oh * g.ow < 4 * WINO_MIN_PLANE))) {
+    /* Grouped: the GEMMs (C/G deep) must be long enough to pay for the transforms (measured
+     * on regnet's layers, NOTES: 112-168-wide groups win; 56-wide ones lost on 14 x 14, and
+     * regnet_y_8gf as a whole did not gain with them on 28 x 28 and 56 x 56). */
+    if (g.g > 1 && g.cg < WINO_MIN_GROUP) {
         return wino_decline(ki, "groups too narrow");
     }
     if (!em_conv_epilogue_parse(ki->node, &g.epi)) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The grouped AVX2 Winograd cases of test_fusedconv_util.h (groups of whole blocks, 8 to 96
+ * The grouped AVX2 Winograd cases of test_fusedconv_util.h (groups of whole blocks, 8 to 128
  * channels wide; the 8-wide one must be declined by Winograd and run by the others), in its
  * own executable: only at block 8, the layout Winograd runs (fc_sweep's plain and
  * blocked-16 runs of these cases went to oneDNN's slow grouped paths and took this test past
