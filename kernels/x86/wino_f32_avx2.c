@@ -6,19 +6,24 @@
  * multiplications make them faster: F(4x4, 3x3) does 36 products per 4x4 output tile and
  * channel pair where the direct conv does 144.
  *
- * Accepted: FusedConv `blocked` = 8 (X, Z, Y [N, C/8, H, W, 8]), W [M, C, 3, 3] constant (B
- * constant when given), group 1, strides and dilations 1, any pads (or auto_pad), C and M
- * multiples of 8, every epilogue of fusedconv.h, and an output plane of at least
+ * Accepted: FusedConv `blocked` = 8 (X, Z, Y [N, C/8, H, W, 8]), W [M, C/G, 3, 3] constant (B
+ * constant when given), any group count G whose groups are whole blocks of at least
+ * WINO_MIN_GROUP input channels (C/G and M/G multiples of 8: regnet_x's and regnet_y_16gf /
+ * 32gf's 112..232-channel groups; not resnext's 4..64 nor regnet_y_8gf's 56), strides and dilations 1,
+ * any pads (or auto_pad), every epilogue of fusedconv.h, and an output plane of at least
  * WINO_MIN_PLANE pixels (below it the transformed weights, 4x the size of W, are read for too
  * few tiles to pay: see NOTES). Everything else is declined for oneDNN.
  *
  * Load: U = G g G^T per (m, c) in f32, eight output channels a vector, packed once per
  * model (core/pack.h) as
- * [36][M/8][C][8]. Run, with T = N * ceil(OH/4) * ceil(OW/4) tiles, in the planned scratch:
- *  1. V[36][T][C] = B^T d B of each tile's 6x6 input patch (zeros outside X), 8 channels a
- *     vector; items: (tile row, channel block), on the pool;
- *  2. O[36][T][M] = V[p] . U[p] for each of the 36 positions: a 6-tile x 16-channel register
- *     kernel (12 accumulators) over C; items: (position, 16-channel panel), on the pool;
+ * [36][M/8][C/G][8] (output block ob reads its group's C/G input channels). Run, with
+ * T = N * ceil(OH/4) * ceil(OW/4) tiles, in the planned scratch:
+ *  1. V[36][G][T][C/G] = B^T d B of each tile's 6x6 input patch (zeros outside X), 8
+ *     channels a vector; items: (tile row, channel block), on the pool;
+ *  2. O[36][G][T][M/G] = V[p][g] . U[p] for each of the 36 positions and each group (a
+ *     group's rows are contiguous, so its GEMM streams them): a 6-tile x 16-channel register
+ *     kernel (12 accumulators, the tile count a constant in each instance) over C/G; items:
+ *     (position, group, 16-channel panel of the group), on the pool;
  *  3. Y = act(A^T O A + B + Z) per tile and output block, the 4x4 pixels clipped at the
  *     plane's edge; items: (tile row, output block), on the pool.
  * The arithmetic differs from the direct conv's by rounding only (~1e-6 relative on resnet's
@@ -44,14 +49,18 @@
 
 #define WB 8               /* the channel block: one AVX2 vector */
 #define WINO_MIN_PLANE 196 /* 14 x 14 */
+#ifndef WINO_MIN_GROUP
+#define WINO_MIN_GROUP 96 /* input channels a group, grouped convs (see NOTES) */
+#endif
 #define MR 6               /* tiles per register block */
 
 typedef struct wino {
     int64_t n, c, m, ih, iw, oh, ow, pt, pl;
+    int64_t g, cg, mg; /* groups; input and output channels a group */
     int64_t th, tw, t; /* tiles down, across, in all */
     em_conv_epilogue epi;
     bool has_b, has_z;
-    em_pack *pack; /* U [36][M/8][C][8] */
+    em_pack *pack; /* U [36][M/8][C/G][8] */
     const float *u;
     float bias[]; /* [M] (zeros without B) */
 } wino;
@@ -71,13 +80,17 @@ static bool wino_geom(const em_kinfo *ki, wino *s)
     dw_state d;
     memset(&d, 0, sizeof d);
     if (x->rank != 5 || w->rank != 4 || y->rank != 5 || !dw_window(ki, &d) || d.kh != 3 ||
-        d.kw != 3 || d.sh != 1 || d.sw != 1 || d.dh != 1 || d.dw != 1 ||
-        em_node_attr_int(ki->node, "group", 1) != 1) {
+        d.kw != 3 || d.sh != 1 || d.sw != 1 || d.dh != 1 || d.dw != 1) {
         return false;
     }
-    s->n = x->dims[0], s->c = w->dims[1], s->m = w->dims[0];
+    s->g = em_node_attr_int(ki->node, "group", 1);
+    s->n = x->dims[0], s->cg = w->dims[1], s->m = w->dims[0];
+    if (s->g < 1 || s->m % s->g != 0) {
+        return false;
+    }
+    s->c = s->cg * s->g, s->mg = s->m / s->g;
     s->ih = d.ih, s->iw = d.iw, s->oh = d.oh, s->ow = d.ow, s->pt = d.pt, s->pl = d.pl;
-    return s->c % WB == 0 && s->m % WB == 0 && x->dims[4] == WB && y->dims[4] == WB &&
+    return s->cg % WB == 0 && s->mg % WB == 0 && x->dims[4] == WB && y->dims[4] == WB &&
            x->dims[1] == s->c / WB && y->dims[1] == s->m / WB && y->dims[0] == s->n;
 }
 
@@ -111,8 +124,8 @@ typedef struct wino_pack_job {
     int64_t m, c;
 } wino_pack_job;
 
-/* U [36][M/8][C][8] from W [M, C, 3, 3] (em_pack_fill_fn): eight output channels a vector,
- * so each store is one whole row piece of U (storing kernel by kernel into the 36 planes,
+/* U [36][M/8][C/G][8] from W [M, C/G, 3, 3] (em_pack_fill_fn; j->c is C/G): eight output
+ * channels a vector, so each store is one whole row piece of U (storing kernel by kernel into the 36 planes,
  * in double, made resnet50's load ~1.5x slower than oneDNN's direct weights alone). */
 static ember_status *wino_fill(void *ctx, void *dst)
 {
@@ -170,10 +183,16 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
     wino g;
     memset(&g, 0, sizeof g);
     if (w->rank != 4 || !wino_geom(ki, &g)) {
-        return wino_decline(ki, "only 3x3 stride-1 ungrouped convs of whole channel blocks");
+        return wino_decline(ki, "only 3x3 stride-1 convs of groups of whole channel blocks");
     }
     if (g.oh * g.ow < WINO_MIN_PLANE) {
         return wino_decline(ki, "output plane too small");
+    }
+    /* Grouped: the GEMMs (C/G deep) must be long enough to pay for the transforms (measured
+     * on regnet's layers, NOTES: 112-168-wide groups win; 56-wide ones lost on 14 x 14, and
+     * regnet_y_8gf as a whole did not gain with them on 28 x 28 and 56 x 56). */
+    if (g.g > 1 && g.cg < WINO_MIN_GROUP) {
+        return wino_decline(ki, "groups too narrow");
     }
     if (!em_conv_epilogue_parse(ki->node, &g.epi)) {
         return wino_decline(ki, "activation");
@@ -189,11 +208,11 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
     if (has_b) {
         memcpy(s->bias, ki->in[2].data, sizeof(float) * (size_t)s->m);
     }
-    int64_t key[2] = {s->m, s->c};
+    int64_t key[2] = {s->m, s->cg};
     em_pack_key k = {"x86 winograd F(4,3) U", w->data, key, sizeof key, NULL};
-    wino_pack_job job = {w->data, s->m, s->c};
+    wino_pack_job job = {w->data, s->m, s->cg};
     ember_status *st = em_pack_get(em_kinfo_packs(ki, 1), ki->al, &k,
-                                   sizeof(float) * (size_t)(36 * s->m * s->c), wino_fill, &job,
+                                   sizeof(float) * (size_t)(36 * s->m * s->cg), wino_fill, &job,
                                    &s->pack);
     if (st != NULL) {
         em_fusedconv_f32_wino_release__avx2(ki->al, s);
@@ -245,6 +264,9 @@ static void wino_in_task(void *arg, int64_t begin, int64_t end)
     for (int64_t it = begin; it < end; it++) {
         int64_t cb = it % cb_n, row = it / cb_n, n = row / s->th, ty = row % s->th;
         const float *xp = r->x + (n * cb_n + cb) * s->ih * s->iw * WB;
+        /* V[p][g][t][c % cg] of this block's channels: positions pstride apart */
+        const int64_t gi = cb * WB / s->cg, pstride = s->g * s->t * s->cg;
+        float *vp = r->v + gi * s->t * s->cg + (cb * WB - gi * s->cg);
         int64_t y0 = ty * 4 - s->pt;
         for (int64_t tx = 0; tx < s->tw; tx++) {
             int64_t x0 = tx * 4 - s->pl, t = row * s->tw + tx;
@@ -265,65 +287,86 @@ static void wino_in_task(void *arg, int64_t begin, int64_t end)
                 vf col[6] = {d[0][j], d[1][j], d[2][j], d[3][j], d[4][j], d[5][j]};
                 bt6(col);
                 for (int i = 0; i < 6; i++) {
-                    vf_store(r->v + ((i * 6 + j) * s->t + t) * s->c + cb * WB, col[i]);
+                    vf_store(vp + (i * 6 + j) * pstride + t * s->cg, col[i]);
                 }
             }
         }
     }
 }
 
-/* O[p][t0 .. t0 + rows)[m0 .. m0 + 8 * nb) = V[p][t][:] . U[p][:][m], nb 1 or 2 blocks. */
-static inline void wino_block(const wino *s, const float *v, const float *u0, const float *u1,
-                              float *o, int rows, int nb)
+/* O[p][g][t0 .. t0 + rows)[m0 .. m0 + 8 * nb) = V[p][g][t][:] . U[p][:][m], nb 1 or 2 blocks
+ * of one group (v: row t0 of the group's V, rows C/G apart; o: M/G apart). Inlined with a
+ * constant rows and nb in each call of wino_rows, so every loop over rows unrolls and the
+ * accumulators stay in registers (the partial blocks of 14 x 14 planes' 16 tiles, 6 + 6 + 4,
+ * ran spilled in a generic loop). */
+static inline __attribute__((always_inline)) void wino_block(const wino *s, const float *v,
+                                                             const float *u0, const float *u1,
+                                                             float *o, const int rows,
+                                                             const int nb)
 {
     vf acc[MR][2];
     for (int i = 0; i < MR; i++) {
         acc[i][0] = acc[i][1] = vf_set1(0.0f);
     }
-    const int64_t c = s->c;
-    if (rows == MR && nb == 2) {
-        for (int64_t k = 0; k < c; k++) {
-            vf b0 = vf_load(u0 + k * WB), b1 = vf_load(u1 + k * WB);
-            for (int i = 0; i < MR; i++) {
-                vf a = vf_set1(v[i * c + k]);
-                acc[i][0] = vf_fmadd(a, b0, acc[i][0]);
-                acc[i][1] = vf_fmadd(a, b1, acc[i][1]);
-            }
-        }
-    } else {
-        for (int64_t k = 0; k < c; k++) {
-            vf b0 = vf_load(u0 + k * WB), b1 = nb == 2 ? vf_load(u1 + k * WB) : b0;
-            for (int i = 0; i < rows; i++) {
-                vf a = vf_set1(v[i * c + k]);
-                acc[i][0] = vf_fmadd(a, b0, acc[i][0]);
+    const int64_t cg = s->cg, mg = s->mg;
+    for (int64_t k = 0; k < cg; k++) {
+        vf b0 = vf_load(u0 + k * WB), b1 = nb == 2 ? vf_load(u1 + k * WB) : b0;
+        for (int i = 0; i < rows; i++) {
+            vf a = vf_set1(v[i * cg + k]);
+            acc[i][0] = vf_fmadd(a, b0, acc[i][0]);
+            if (nb == 2) {
                 acc[i][1] = vf_fmadd(a, b1, acc[i][1]);
             }
         }
     }
     for (int i = 0; i < rows; i++) {
-        vf_store(o + i * s->m, acc[i][0]);
+        vf_store(o + i * mg, acc[i][0]);
         if (nb == 2) {
-            vf_store(o + i * s->m + WB, acc[i][1]);
+            vf_store(o + i * mg + WB, acc[i][1]);
         }
     }
 }
 
-/* Step 2 for one (position, 16-channel panel) item. */
+/* wino_block with rows (1..MR) and nb (1, 2) as constants. */
+static void wino_rows(const wino *s, const float *v, const float *u0, const float *u1, float *o,
+                      int rows, int nb)
+{
+#define WINO_ROWS(R)                                                                              \
+    case R:                                                                                       \
+        if (nb == 2) {                                                                            \
+            wino_block(s, v, u0, u1, o, R, 2);                                                    \
+        } else {                                                                                  \
+            wino_block(s, v, u0, u1, o, R, 1);                                                    \
+        }                                                                                         \
+        break;
+    switch (rows) {
+        WINO_ROWS(1)
+        WINO_ROWS(2)
+        WINO_ROWS(3)
+        WINO_ROWS(4)
+        WINO_ROWS(5)
+        default: wino_block(s, v, u0, u1, o, MR, nb == 2 ? 2 : 1); break;
+    }
+#undef WINO_ROWS
+}
+
+/* Step 2 for one (position, group, 16-channel panel of the group) item. */
 static void wino_gemm_task(void *arg, int64_t begin, int64_t end)
 {
     const wino_run *r = arg;
     const wino *s = r->s;
-    const int64_t mb_n = s->m / WB, panels = (mb_n + 1) / 2;
+    const int64_t mb_n = s->m / WB, gb_n = s->mg / WB, panels = (gb_n + 1) / 2;
     for (int64_t it = begin; it < end; it++) {
-        int64_t p = it / panels, mb = it % panels * 2;
-        int nb = mb + 1 < mb_n ? 2 : 1;
-        const float *u0 = s->u + (p * mb_n + mb) * s->c * WB;
-        const float *u1 = u0 + s->c * WB;
-        const float *v = r->v + p * s->t * s->c;
-        float *o = r->o + p * s->t * s->m + mb * WB;
+        int64_t p = it / (s->g * panels), gi = it / panels % s->g, pb = it % panels * 2;
+        int64_t mb = gi * gb_n + pb; /* the panel's first output block */
+        int nb = pb + 1 < gb_n ? 2 : 1;
+        const float *u0 = s->u + (p * mb_n + mb) * s->cg * WB;
+        const float *u1 = u0 + s->cg * WB;
+        const float *v = r->v + (p * s->g + gi) * s->t * s->cg;
+        float *o = r->o + (p * s->g + gi) * s->t * s->mg + pb * WB;
         for (int64_t t = 0; t < s->t; t += MR) {
             int rows = s->t - t < MR ? (int)(s->t - t) : MR;
-            wino_block(s, v + t * s->c, u0, u1, o + t * s->m, rows, nb);
+            wino_rows(s, v + t * s->cg, u0, u1, o + t * s->mg, rows, nb);
         }
     }
 }
@@ -337,6 +380,9 @@ static void wino_out_task(void *arg, int64_t begin, int64_t end)
     for (int64_t it = begin; it < end; it++) {
         int64_t mb = it % mb_n, row = it / mb_n, n = row / s->th, ty = row % s->th;
         const vf bias = vf_load(s->bias + mb * WB);
+        /* O[p][g][t][m % mg] of this output block: positions pstride apart */
+        const int64_t gi = mb * WB / s->mg, pstride = s->g * s->t * s->mg;
+        const float *op = r->o + gi * s->t * s->mg + (mb * WB - gi * s->mg);
         float *yp = r->y + (n * mb_n + mb) * plane * WB;
         const float *zp = r->z != NULL ? r->z + (n * mb_n + mb) * plane * WB : NULL;
         for (int64_t tx = 0; tx < s->tw; tx++) {
@@ -345,7 +391,7 @@ static void wino_out_task(void *arg, int64_t begin, int64_t end)
             for (int i = 0; i < 6; i++) { /* A^T along the rows of O's 6x6 */
                 vf o[6];
                 for (int j = 0; j < 6; j++) {
-                    o[j] = vf_load(r->o + ((i * 6 + j) * s->t + t) * s->m + mb * WB);
+                    o[j] = vf_load(op + (i * 6 + j) * pstride + t * s->mg);
                 }
                 at6(o, m[i]);
             }
@@ -380,6 +426,6 @@ void em_fusedconv_f32_wino__avx2(const void *state, const em_tensor *in, em_tens
     em_threadpool *pool = ctx->pool;
     int64_t rows = s->n * s->th, mb_n = s->m / WB;
     em_parallel_for(pool, rows * (s->c / WB), 1, wino_in_task, &r);
-    em_parallel_for(pool, 36 * ((mb_n + 1) / 2), 1, wino_gemm_task, &r);
+    em_parallel_for(pool, 36 * s->g * ((s->mg / WB + 1) / 2), 1, wino_gemm_task, &r);
     em_parallel_for(pool, rows * mb_n, 1, wino_out_task, &r);
 }

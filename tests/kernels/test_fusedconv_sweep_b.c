@@ -7,7 +7,7 @@
 static void test_fusedconv_sweep_b(void **state)
 {
     (void)state;
-    fc_sweep(10, sizeof cases / sizeof cases[0]);
+    fc_sweep(10, 19); /* sweep_c: the grouped Winograd cases after them */
 }
 
 int main(void)

@@ -57,6 +57,13 @@ static const fc_case cases[] = {
     {"wino_odd",    2, 8,  15, 14, 16, 3, 3, 1,  {1, 1}, {1, 1}, {1, 0, 2, 1}},
     {"wino_valid",  1, 8,  18, 16, 8,  3, 3, 1,  {1, 1}, {1, 1}, {0, 0, 0, 0}},
     {"wino_3blk",   1, 16, 14, 14, 24, 3, 3, 1,  {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    /* AVX2 Winograd on grouped convs of whole blocks (test_fusedconv_sweep_c): the groups'
+     * widths at or above WINO_MIN_GROUP (96, wino_f32_avx2.c) take it, odd block counts a group (a lone block in the last panel), batch 2, edge
+     * tiles; the narrower ones are declined */
+    {"wino_g2_c96", 1, 192, 14, 15, 32,  3, 3, 2, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"wino_g4_c128",1, 512, 15, 14, 32,  3, 3, 4, {1, 1}, {1, 1}, {0, 1, 1, 1}},
+    {"wino_g2_w96", 2, 192, 15, 14, 48,  3, 3, 2, {1, 1}, {1, 1}, {1, 0, 2, 1}},
+    {"wino_g5_w8",  1, 40,  16, 14, 80,  3, 3, 5, {1, 1}, {1, 1}, {1, 1, 1, 1}},
 };
 
 static const struct {
