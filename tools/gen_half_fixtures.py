@@ -26,17 +26,27 @@ and two hand-built ONNX graphs:
                   overflow), cast.out0.npy / cast.out1.npy (PyTorch's casts, times 3)
 Run with torch 2.x (CPU half kernels) and onnx:
     /work/main/bench/.env/torch2/bin/python tools/gen_half_fixtures.py
+and with Debian's torch 1.13 (its archive format; no CPU half conv, so no PyTorch half output)
+for cnn.<f16|bf16>.script.t113.pt with its own cnn.<f>.t113.in0.npy / .ref32.npy:
+    /usr/bin/python3 tools/gen_half_fixtures.py
 """
 import io
 import os
 import struct
+import sys
 import warnings
 import zipfile
 
 import numpy as np
-import onnx
 import torch
-from onnx import TensorProto, numpy_helper
+
+T113 = torch.__version__.startswith("1.")
+
+if not T113:
+    import onnx
+    from onnx import TensorProto, numpy_helper
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+    from half import to_f16_onnx  # noqa: E402  (bench/half.py: the fp16 conversion)
 
 warnings.filterwarnings("ignore")
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "half")
@@ -120,28 +130,6 @@ def save_half(path, t):
         np.save(path, t.numpy())
 
 
-def to_f16_onnx(model):
-    """fp32 ONNX -> fp16, as onnxconverter-common's convert_float_to_float16(keep_io_types=False)."""
-    g = model.graph
-    for i, t in enumerate(g.initializer):
-        if t.data_type == TensorProto.FLOAT:
-            a = numpy_helper.to_array(t).astype(np.float16)
-            g.initializer[i].CopyFrom(numpy_helper.from_array(a, t.name))
-    for v in list(g.input) + list(g.output):
-        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
-            v.type.tensor_type.elem_type = TensorProto.FLOAT16
-    del g.value_info[:]
-    for n in g.node:
-        for a in n.attribute:
-            if n.op_type == "Cast" and a.name == "to" and a.i == TensorProto.FLOAT:
-                a.i = TensorProto.FLOAT16
-            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.FLOAT:
-                arr = numpy_helper.to_array(a.t).astype(np.float16)
-                a.t.CopyFrom(numpy_helper.from_array(arr, a.t.name))
-    onnx.checker.check_model(model)
-    return model
-
-
 def hand_built():
     from onnx import helper
     f16 = TensorProto.FLOAT16
@@ -184,8 +172,28 @@ def hand_built():
         np.save(os.path.join(OUT, f"cast.out{i}.npy"), (xt.to(dt).float() * 3).numpy())
 
 
+def main_t113():
+    for tag, dt in (("f16", torch.float16), ("bf16", torch.bfloat16)):
+        m, x = build("cnn")
+        mh = m.to(dt)
+        xh = x.to(dt)
+        mw = build("cnn")[0]
+        mw.load_state_dict({k: v.float() for k, v in mh.state_dict().items()})
+        with torch.no_grad():
+            ref32 = mw(xh.float())
+        base = os.path.join(OUT, f"cnn.{tag}.t113")
+        save_half(base + ".in0.npy", xh)
+        np.save(base + ".ref32.npy", ref32.numpy())
+        path = os.path.join(OUT, f"cnn.{tag}.script.t113.pt")
+        torch.jit.save(torch.jit.script(mh), path)
+        strip(path)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if T113:
+        main_t113()
+        return
     hand_built()
     torch.backends.mha.set_fastpath_enabled(False)
     for name in ("cnn", "rnn", "enc"):
@@ -229,4 +237,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    # run from the module imported by name: classes of __main__ are written to
+    # code/__torch__.py, which ember's TorchScript loader then takes for the package
+    # __torch__ itself (its __torch__.torch.nn.functional lookups fail; docs/NOTES.md, #21)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen_half_fixtures
+    gen_half_fixtures.main()

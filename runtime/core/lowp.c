@@ -374,6 +374,9 @@ uint16_t em_f32_to_f16(float f)
 float em_bf16_to_f32(uint16_t h)
 {
     uint32_t bits = (uint32_t)h << 16;
+    if ((bits & 0x7fffffffu) > 0x7f800000u) {
+        bits |= 0x400000u; /* NaN made quiet */
+    }
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;

@@ -56,7 +56,7 @@ void em_lowp_int_range(ember_dtype dt, int64_t *lo, int64_t *hi);
  * (the top mantissa bit set) with the top bits of its payload kept, as F16C does. */
 float em_f16_to_f32(uint16_t h);
 uint16_t em_f32_to_f16(float f);
-float em_bf16_to_f32(uint16_t h); /* exact: the bits shifted (a signalling NaN stays one) */
+float em_bf16_to_f32(uint16_t h); /* the bits shifted (a NaN made quiet) */
 uint16_t em_f32_to_bf16(float f);
 /* n elements of f16 / bf16 (`half` says which) widened into f32, and the reverse. */
 void em_half_to_f32_n(ember_dtype half, const uint16_t *src, float *dst, size_t n);

@@ -13,8 +13,8 @@
  *    to f16 / bf16 (and CastLike to a half target, made a Cast): rounding to half is their
  *    meaning, so they stay, and a Cast to f32 after each feeds their readers; the model's
  *    Casts from half to f32 become Identity (no-ops now; the no-op pass drops them);
- *  - half tensor attributes (Constant, ConstantOfShape's value) are widened, and a "dtype"
- *    attribute naming a half type (EyeLike, RandomNormal...) names f32.
+ *  - half tensor attributes (Constant, ConstantOfShape's value) are widened, and a "dtype" or
+ *    "output_datatype" attribute naming a half type (EyeLike, RandomNormal, the windows) f32.
  * Graphs with subgraphs, half sequences / optionals and BitCast of half values are left as
  * they are (their half ops then fail to plan, naming the node).
  *
@@ -104,6 +104,18 @@ static void redirect(em_graph *g, int old, int nv, int from, int n_orig)
             }
         }
     }
+}
+
+static bool has_reader(const em_graph *g, int v, int from, int n_orig)
+{
+    for (int ni = from; ni < n_orig; ni++) {
+        for (int i = 0; i < g->nodes[ni].n_in; i++) {
+            if (g->nodes[ni].in[i] == v) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 /* Appends Cast(in, to) as a new node whose output is a new value; *out_node, *out_value. */
@@ -204,7 +216,8 @@ static ember_status *widen_attrs(em_graph *g, em_node *n)
         em_attr *at = &n->attrs[a];
         if (at->type == EM_ATTR_TENSOR && is_half(at->t.dtype)) {
             EM_PASS_TRY(widen_tensor(g->al, &at->t, &at->storage));
-        } else if (at->type == EM_ATTR_INT && strcmp(at->name, "dtype") == 0 &&
+        } else if (at->type == EM_ATTR_INT &&
+                   (strcmp(at->name, "dtype") == 0 || strcmp(at->name, "output_datatype") == 0) &&
                    is_half((ember_dtype)at->i)) {
             at->i = EMBER_DTYPE_F32;
         }
@@ -245,9 +258,11 @@ static ember_status *convert(em_graph *g, int **after, int *cap)
         if (keep != EMBER_DTYPE_UNDEFINED) { /* a rounding point: stays, widened after */
             int o = n->out[0], node, w;
             g->values[o].dtype = keep;
-            EM_PASS_TRY(add_cast(g, o, EMBER_DTYPE_F32, ".f32", &node, &w));
-            EM_PASS_TRY(note_after(g, after, cap, n_orig, ni));
-            redirect(g, o, w, ni + 1, n_orig);
+            if (has_reader(g, o, ni + 1, n_orig)) { /* not for a graph output alone */
+                EM_PASS_TRY(add_cast(g, o, EMBER_DTYPE_F32, ".f32", &node, &w));
+                EM_PASS_TRY(note_after(g, after, cap, n_orig, ni));
+                redirect(g, o, w, ni + 1, n_orig);
+            }
             continue;
         }
         EM_PASS_TRY(widen_attrs(g, n));

@@ -7,7 +7,9 @@
  *  - bf16 the same way; an f16 ConstantOfShape value widened; a model Cast f16 -> f32 becomes
  *    Identity; Cast to f16 of an f32 value stays (rounding) with a Cast to f32 after it;
  *    CastLike to an f16 target becomes Cast(to=f16);
- *  - left alone: an all-f32 graph (nothing changes) and a half graph with a subgraph.
+ *  - left alone: an all-f32 graph (nothing changes) and a half graph with a subgraph;
+ *  - memory: tests/data/half/cnn.f16.onnx loaded, no initializer is half or points into the
+ *    model's image any more (one fp32 copy of the weights; the image's pages are given back).
  * Each rewritten graph verifies and infers shapes; the values run in test_api_half.c.
  */
 #include <setjmp.h>
@@ -195,12 +197,43 @@ static void test_half_left_alone(void **state)
     em_graph_destroy(g);
 }
 
+static void test_half_weights_once(void **state)
+{
+    (void)state;
+    const char *root = getenv("EMBER_TEST_DATA");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/half/cnn.f16.onnx", root ? root : "tests/data");
+    ember_model *m = NULL;
+    ember_status *st = ember_model_load_file(path, NULL, &m);
+    if (ember_status_code(st) == EMBER_ERR_UNSUPPORTED) { /* no ONNX loader */
+        ember_status_destroy(st);
+        skip();
+    }
+    OK(st);
+    assert_non_null(m->bytes);
+    const char *lo = em_storage_data(m->bytes), *hi = lo + em_storage_size(m->bytes);
+    int n = 0;
+    for (int v = 0; v < m->g->n_values; v++) {
+        const em_value *x = &m->g->values[v];
+        if (x->kind != EM_VAL_INITIALIZER || x->dtype == EMBER_DTYPE_I64) {
+            continue;
+        }
+        n++;
+        assert_int_equal(x->dtype, EMBER_DTYPE_F32);
+        const char *d = x->init.data;
+        assert_true(d == NULL || d < lo || d >= hi);
+    }
+    assert_true(n >= 4); /* folded conv weights and biases, the Gemm's */
+    ember_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_half_edges),
         cmocka_unit_test(test_half_casts_and_attrs),
         cmocka_unit_test(test_half_left_alone),
+        cmocka_unit_test(test_half_weights_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
