@@ -21,9 +21,11 @@ and the data (numpy has no bf16, so bf16 tensors are stored as their uint16 bit 
 and two hand-built ONNX graphs:
   nanw.f16.onnx   Gemm of an f16 input with f16 weights holding NaN and +-Inf (IEEE results);
                   nanw.f16.in0.npy, nanw.f16.ref32.npy (numpy's fp32 result on the same values)
-  cast.onnx       x (f32) -> Cast(f16) -> Cast(f32) -> Mul 3 and the same through bf16: the
-                  model's own rounding to half must stay; cast.in0.npy (ties, subnormals,
-                  overflow), cast.out0.npy / cast.out1.npy (PyTorch's casts, times 3)
+  cast.onnx       x (f32) -> Cast(f16) -> Cast(f32) -> Mul 3 and the same through bf16, and
+                  the f16 cast times an f16 weight 3 (an f16 output): the model's own
+                  rounding to half must stay; cast.in0.npy (ties, subnormals, overflow),
+                  cast.out0.npy / cast.out1.npy (PyTorch's casts, times 3), cast.out2.npy
+                  (PyTorch's half multiply)
 Run with torch 2.x (CPU half kernels) and onnx:
     /work/main/bench/.env/torch2/bin/python tools/gen_half_fixtures.py
 and with Debian's torch 1.13 (its archive format; no CPU half conv, so no PyTorch half output)
@@ -156,9 +158,13 @@ def hand_built():
         nodes += [helper.make_node("Cast", ["x"], [f"h{i}"], to=t, name=f"narrow{i}"),
                   helper.make_node("Cast", [f"h{i}"], [f"w{i}"], to=f32, name=f"widen{i}"),
                   helper.make_node("Mul", [f"w{i}", "three"], [f"y{i}"], name=f"mul{i}")]
+    # an f16 weight makes it a half model (converted by passes_half.c): y2 = f16(x) * 3 in f16
+    three16 = numpy_helper.from_array(np.array(3.0, np.float16), "three16")
+    nodes.append(helper.make_node("Mul", ["h0", "three16"], ["y2"], name="mul16"))
     g = helper.make_graph(nodes, "cast", [helper.make_tensor_value_info("x", f32, [24])],
                           [helper.make_tensor_value_info("y0", f32, [24]),
-                           helper.make_tensor_value_info("y1", f32, [24])], [three])
+                           helper.make_tensor_value_info("y1", f32, [24]),
+                           helper.make_tensor_value_info("y2", f16, [24])], [three, three16])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(m)
     onnx.save(m, os.path.join(OUT, "cast.onnx"))
@@ -170,6 +176,7 @@ def hand_built():
     xt = torch.from_numpy(x)
     for i, dt in enumerate((torch.float16, torch.bfloat16)):
         np.save(os.path.join(OUT, f"cast.out{i}.npy"), (xt.to(dt).float() * 3).numpy())
+    np.save(os.path.join(OUT, "cast.out2.npy"), (xt.half() * 3).numpy())
 
 
 def main_t113():

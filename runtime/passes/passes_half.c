@@ -15,8 +15,12 @@
  *    Casts from half to f32 become Identity (no-ops now; the no-op pass drops them);
  *  - half tensor attributes (Constant, ConstantOfShape's value) are widened, and a "dtype" or
  *    "output_datatype" attribute naming a half type (EyeLike, RandomNormal, the windows) f32.
- * Graphs with subgraphs, half sequences / optionals and BitCast of half values are left as
- * they are (their half ops then fail to plan, naming the node).
+ * Only graphs with half weights (initializers or tensor attributes) are converted: a graph of
+ * half inputs alone (ONNX's one-op conformance graphs, a bare Cast) keeps its half ops on
+ * their half kernels, which round each op's output to half as ONNX's reference does. Graphs
+ * with subgraphs, half sequences / optionals and BitCast of half values are left as they are
+ * (their half ops then run on half kernels where there are some, or fail to plan, naming the
+ * node).
  *
  * Accuracy: every op computes in fp32 on the half values widened (as PyTorch's CPU half ops do
  * inside one op), but intermediates are not rounded to half between ops, so an output is the
@@ -48,13 +52,14 @@ static ember_dtype cast_to_half(const em_graph *g, const em_node *n)
     return is_half(to) ? to : EMBER_DTYPE_UNDEFINED;
 }
 
-/* Whether the graph has half values, and none of what the pass leaves alone. */
-static bool convertible(const em_graph *g, bool *any)
+/* Whether the graph holds half weights (initializers, or tensor attributes such as Constant
+ * values: what makes it a half-precision model), and none of what the pass leaves alone. */
+static bool convertible(const em_graph *g, bool *weights)
 {
-    *any = false;
+    *weights = false;
     for (int v = 0; v < g->n_values; v++) {
         if (is_half(g->values[v].dtype)) {
-            *any = true;
+            *weights = *weights || g->values[v].kind == EM_VAL_INITIALIZER;
             if (g->values[v].vt != EM_VT_TENSOR) {
                 return false;
             }
@@ -66,7 +71,8 @@ static bool convertible(const em_graph *g, bool *any)
             if (n->attrs[a].type == EM_ATTR_GRAPH) {
                 return false;
             }
-            *any = *any || (n->attrs[a].type == EM_ATTR_TENSOR && is_half(n->attrs[a].t.dtype));
+            *weights = *weights ||
+                       (n->attrs[a].type == EM_ATTR_TENSOR && is_half(n->attrs[a].t.dtype));
         }
         if (n->op == EM_OP_BITCAST && n->in[0] >= 0 &&
             (is_half(g->values[n->in[0]].dtype) ||
@@ -298,8 +304,8 @@ static ember_status *convert(em_graph *g, int **after, int *cap)
 
 ember_status *em_pass_half_to_f32(em_graph *g)
 {
-    bool any;
-    if (!convertible(g, &any) || !any) {
+    bool weights;
+    if (!convertible(g, &weights) || !weights) {
         return NULL;
     }
     int *after = NULL, cap = 0, n_orig = g->n_nodes;

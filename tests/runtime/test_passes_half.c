@@ -7,7 +7,9 @@
  *  - bf16 the same way; an f16 ConstantOfShape value widened; a model Cast f16 -> f32 becomes
  *    Identity; Cast to f16 of an f32 value stays (rounding) with a Cast to f32 after it;
  *    CastLike to an f16 target becomes Cast(to=f16);
- *  - left alone: an all-f32 graph (nothing changes) and a half graph with a subgraph;
+ *  - left alone: an all-f32 graph (nothing changes), a half graph without half weights (the
+ *    half kernels round per op, as ONNX's one-op conformance graphs expect) and a half graph
+ *    with a subgraph;
  *  - memory: tests/data/half/cnn.f16.onnx loaded, no initializer is half or points into the
  *    model's image any more (one fp32 copy of the weights; the image's pages are given back).
  * Each rewritten graph verifies and infers shapes; the values run in test_api_half.c.
@@ -182,10 +184,22 @@ static void test_half_left_alone(void **state)
     assert_int_equal(g->n_values, nv);
     em_graph_destroy(g);
 
+    /* half inputs but no half weights (ONNX's one-op graphs): left to the half kernels */
+    OK(em_graph_new(test_allocator(), &g));
+    x = input(g, "x", EMBER_DTYPE_BF16);
+    y = tp_op2(g, EM_OP_MUL, x, x, "y");
+    OK(em_graph_mark_output(g, y));
+    OK(em_graph_infer_shapes(g));
+    OK(em_pass_half_to_f32(g));
+    assert_int_equal(g->n_nodes, 1);
+    assert_int_equal(g->values[y].dtype, EMBER_DTYPE_BF16);
+    em_graph_destroy(g);
+
     /* a half graph with a subgraph (an If's branch): left as it is */
     OK(em_graph_new(test_allocator(), &g));
     x = input(g, "x", EMBER_DTYPE_F16);
-    y = tp_op2(g, EM_OP_RELU, x, -1, "y");
+    y = tp_op2(g, EM_OP_ADD, x, half_init(g, "w", EMBER_DTYPE_F16, (const float[4]){1, 2, 3, 4}),
+               "y");
     OK(em_graph_mark_output(g, y));
     OK(em_graph_infer_shapes(g));
     em_attr *a = NULL;
