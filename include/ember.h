@@ -143,12 +143,14 @@ EMBER_API const char *ember_code_name(ember_code code);
  * on the half values widened (exactly) at load: every intermediate stays fp32, and each half
  * output is the fp32 result rounded once to half (nearest even). Accuracy rule: an output is
  * within one ulp of its half format of the fp32 result on the same half weights and inputs
- * (summation order aside), so it is never further from the exact result than a run that
- * rounds each op's output to half (PyTorch's CPU half, ONNX Runtime's fp16 kernels), from
- * which it differs by those roundings (within rtol 1e-2 for f16, 3e-2 for bf16, on the tested
- * models); a half intermediate that would overflow (beyond 65504 in f16) stays finite. A
- * model's own Cast to F16 / BF16 still rounds there, as ONNX and PyTorch define. Weights are
- * held once, in fp32 (twice the half file's bytes). See docs/NOTES.md, issue #21.
+ * (summation order aside). A run that rounds each op's output to half (PyTorch's CPU half,
+ * ONNX Runtime's fp16 kernels) differs from it by those roundings (within rtol 1e-2 for f16,
+ * 3e-2 for bf16, on the tested models); a half intermediate that would overflow (beyond 65504
+ * in f16) stays finite here. A model's own Cast to F16 / BF16 still rounds there, as ONNX and
+ * PyTorch define. Weights are held once, in fp32 (twice the half file's bytes). A graph with
+ * half inputs but no half weights runs its ops on their half kernels (planning fails, naming
+ * the node, for an op without one), rounding each op's output.
+ * See docs/NOTES.md, issue #21.
  */
 typedef enum ember_dtype {
     EMBER_DTYPE_UNDEFINED = 0,
