@@ -137,6 +137,20 @@ EMBER_API const char *ember_code_name(ember_code code);
  * Formats: F8E4M3FN (bias 7, no infinity, NaN = S.1111.111), F8E4M3FNUZ (bias 8, NaN = 0x80,
  * no -0), F8E5M2 (IEEE-like, bias 15), F8E5M2FNUZ (bias 16, NaN = 0x80, no -0), F4E2M1 /
  * F6E2M3 (bias 1) / F6E3M2 (bias 3) (no infinity, no NaN), F8E8M0 (2^(e - 127), 0xFF = NaN).
+ *
+ * Half-precision models (F16 / BF16 weights, inputs and outputs: ONNX fp16 files, TorchScript
+ * `.half()` / `.bfloat16()` modules) keep their half inputs and outputs, and compute in fp32
+ * on the half values widened (exactly) at load: every intermediate stays fp32, and each half
+ * output is the fp32 result rounded once to half (nearest even). Accuracy rule: an output is
+ * within one ulp of its half format of the fp32 result on the same half weights and inputs
+ * (summation order aside). A run that rounds each op's output to half (PyTorch's CPU half,
+ * ONNX Runtime's fp16 kernels) differs from it by those roundings (within rtol 1e-2 for f16,
+ * 3e-2 for bf16, on the tested models); a half intermediate that would overflow (beyond 65504
+ * in f16) stays finite here. A model's own Cast to F16 / BF16 still rounds there, as ONNX and
+ * PyTorch define. Weights are held once, in fp32 (twice the half file's bytes). A graph with
+ * half inputs but no half weights runs its ops on their half kernels (planning fails, naming
+ * the node, for an op without one), rounding each op's output.
+ * See docs/NOTES.md, issue #21.
  */
 typedef enum ember_dtype {
     EMBER_DTYPE_UNDEFINED = 0,

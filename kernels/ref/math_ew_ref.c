@@ -61,8 +61,12 @@ double em_math_f16_to_double(uint16_t h)
     double v;
     if (e == 0) {
         v = ldexp((double)m, -24);
+    } else if (e == 31 && m != 0) { /* NaN made quiet, its payload kept (as vcvtph2ps) */
+        uint64_t bits = (uint64_t)(h & 0x8000) << 48 | 0x7ff8000000000000ull | (uint64_t)m << 42;
+        memcpy(&v, &bits, sizeof v);
+        return v;
     } else if (e == 31) {
-        v = m != 0 ? NAN : INFINITY;
+        v = INFINITY;
     } else {
         v = ldexp((double)(m + 1024), e - 25);
     }
@@ -72,6 +76,9 @@ double em_math_f16_to_double(uint16_t h)
 double em_math_bf16_to_double(uint16_t h)
 {
     uint32_t u = (uint32_t)h << 16;
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        u |= 0x400000u; /* NaN made quiet (the conversion to double would anyway) */
+    }
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
@@ -84,8 +91,11 @@ static uint16_t small_float(double x, int mbits, int ebits)
     const uint32_t sign = signbit(x) ? 1u << (mbits + ebits) : 0;
     const uint32_t emax = (1u << ebits) - 1; /* the all-ones exponent field: inf / NaN */
     const int bias = (1 << (ebits - 1)) - 1;
-    if (isnan(x)) {
-        return (uint16_t)(sign | emax << mbits | 1u << (mbits - 1));
+    if (isnan(x)) { /* quiet, with the top bits of the payload (as F16C's vcvtps2ph) */
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);
+        uint32_t pay = (uint32_t)(bits >> (52 - mbits)) & ((1u << mbits) - 1);
+        return (uint16_t)(sign | emax << mbits | pay | 1u << (mbits - 1));
     }
     double a = fabs(x);
     if (isinf(a)) {

@@ -14,6 +14,7 @@
 #ifndef EMBER_KERNELS_REF_TENSOR_REF_H
 #define EMBER_KERNELS_REF_TENSOR_REF_H
 
+#include "core/lowp.h"
 #include "plan/kernel.h"
 
 #include <stdbool.h>
@@ -23,11 +24,11 @@
 
 /* ---- shared helpers (tensor_common_ref.c) -------------------------------------------------- */
 
-/* IEEE half and bfloat16 <-> float, round to nearest even (NaN stays NaN). */
-float em_tref_f16_to_f32(uint16_t h);
-uint16_t em_tref_f32_to_f16(float f);
-float em_tref_bf16_to_f32(uint16_t h);
-uint16_t em_tref_f32_to_bf16(float f);
+/* IEEE half and bfloat16 <-> float: runtime/core/lowp.h's (round to nearest even). */
+#define em_tref_f16_to_f32 em_f16_to_f32
+#define em_tref_f32_to_f16 em_f32_to_f16
+#define em_tref_bf16_to_f32 em_bf16_to_f32
+#define em_tref_f32_to_bf16 em_f32_to_bf16
 
 /* Element i of a numeric tensor as double, and the store back (rounded / converted as C
  * does for floats; integers: truncated toward zero and wrapped, NaN -> 0; bool: != 0; the

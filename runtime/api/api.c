@@ -396,6 +396,13 @@ static ember_status *model_finish(ember_model *m)
     if (st == NULL) {
         st = em_graph_infer_shapes(m->g);
     }
+    if (st == NULL) { /* f16 / bf16 regions -> fp32 compute, before the fp32 passes */
+        int n = m->g->n_nodes;
+        st = em_pass_half_to_f32(m->g);
+        if (st == NULL && n != m->g->n_nodes) {
+            st = em_graph_infer_shapes(m->g);
+        }
+    }
     if (st == NULL) {
         em_passes_options po = em_passes_level(m->graph_opt);
         po.eval = em_plan_eval_const;

@@ -316,3 +316,104 @@ void em_lowp_pack(ember_dtype dt, const uint8_t *src, uint8_t *dst, size_t n)
         }
     }
 }
+
+/* ---- f16 / bf16 <-> f32 ---- */
+
+float em_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    uint32_t bits;
+    float f;
+    if (exp == 0) { /* zero or subnormal: man * 2^-24 */
+        f = ldexpf((float)man, -24);
+        return sign != 0 ? -f : f;
+    }
+    if (exp == 31) { /* inf, or NaN made quiet (as vcvtph2ps) */
+        bits = sign | 0x7f800000u | (man << 13) | (man != 0 ? 0x400000u : 0);
+    } else {
+        bits = sign | ((exp + 112u) << 23) | (man << 13);
+    }
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t em_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, man = x & 0x7fffffu;
+    if (exp == 0xff) {
+        /* inf, or NaN made quiet keeping the payload's top bits (as vcvtps2ph) */
+        return (uint16_t)(sign | 0x7c00u | (man != 0 ? 0x200u | (man >> 13) : 0));
+    }
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31) {
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    uint32_t h, rem, half;
+    if (e <= 0) { /* subnormal half: the value in units of 2^-24 */
+        if (e < -10) {
+            return (uint16_t)sign;
+        }
+        man |= 0x800000u;
+        int shift = 14 - e;
+        h = man >> shift;
+        rem = man & ((1u << shift) - 1);
+        half = 1u << (shift - 1);
+    } else {
+        h = ((uint32_t)e << 10) | (man >> 13);
+        rem = man & 0x1fffu;
+        half = 0x1000u;
+    }
+    if (rem > half || (rem == half && (h & 1u))) {
+        h++; /* a carry into the exponent rounds up correctly, to inf at the top */
+    }
+    return (uint16_t)(sign | h);
+}
+
+float em_bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    if ((bits & 0x7fffffffu) > 0x7f800000u) {
+        bits |= 0x400000u; /* NaN made quiet */
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t em_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u) {
+        return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
+    }
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+void em_half_to_f32_n(ember_dtype half, const uint16_t *src, float *dst, size_t n)
+{
+    if (half == EMBER_DTYPE_BF16) {
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = em_bf16_to_f32(src[i]);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = em_f16_to_f32(src[i]);
+        }
+    }
+}
+
+void em_f32_to_half_n(ember_dtype half, const float *src, uint16_t *dst, size_t n)
+{
+    if (half == EMBER_DTYPE_BF16) {
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = em_f32_to_bf16(src[i]);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = em_f32_to_f16(src[i]);
+        }
+    }
+}

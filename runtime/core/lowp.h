@@ -49,6 +49,19 @@ uint8_t em_lowp_wrap(ember_dtype dt, uint64_t v);
 /* The range of u4 i4 u2 i2 ([0, 15], [-8, 7], [0, 3], [-2, 1]). */
 void em_lowp_int_range(ember_dtype dt, int64_t *lo, int64_t *hi);
 
+/* IEEE half and bfloat16 <-> float, the scalar reference of the Cast kernels (x86: F16C's
+ * vcvtph2ps / vcvtps2ph and the bf16 bit operations give the same bits for every input):
+ * widening is exact (half subnormals included); narrowing rounds to nearest even, overflows to
+ * +-inf, underflows through half subnormals to +-0. NaN stays NaN of the same sign, made quiet
+ * (the top mantissa bit set) with the top bits of its payload kept, as F16C does. */
+float em_f16_to_f32(uint16_t h);
+uint16_t em_f32_to_f16(float f);
+float em_bf16_to_f32(uint16_t h); /* the bits shifted (a NaN made quiet) */
+uint16_t em_f32_to_bf16(float f);
+/* n elements of f16 / bf16 (`half` says which) widened into f32, and the reverse. */
+void em_half_to_f32_n(ember_dtype half, const uint16_t *src, float *dst, size_t n);
+void em_f32_to_half_n(ember_dtype half, const float *src, uint16_t *dst, size_t n);
+
 /* Bytes of n elements of a sub-byte dtype in ONNX's packed form: ceil(n * bits / 8); n for
  * any other dtype. */
 size_t em_lowp_packed_size(ember_dtype dt, size_t n);

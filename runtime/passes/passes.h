@@ -99,6 +99,12 @@ typedef struct em_passes_extra {
 ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
                                   const em_passes_extra *x);
 
+/* Half-precision graphs run as fp32 (passes_half.c): half initializers widened once, Casts at
+ * half graph inputs and outputs, half intermediates made f32 except where the model's own
+ * Casts round to half. Runs at load before em_passes_run, at every level; a graph without
+ * half weights is left as it is. Shapes must be inferred again afterwards. */
+ember_status *em_pass_half_to_f32(em_graph *g);
+
 /* ---- internal, shared by passes*.c ---- */
 
 /* Evaluates `expr` and returns its status from the calling function when it fails. */
