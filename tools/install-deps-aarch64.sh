@@ -3,7 +3,8 @@
 # Installs what the aarch64 cross build (cmake/toolchains/aarch64-linux-gnu.cmake) and its tests
 # under emulation need, from Debian's packages (run as root or with sudo); idempotent.
 # gcc-aarch64-linux-gnu: the cross compiler and its libc (/usr/aarch64-linux-gnu).
-# qemu-user: qemu-aarch64, which ctest runs the cross-built tests under.
+# qemu-user: qemu-aarch64, which ctest runs the cross-built tests under; libc6:arm64: the libc
+# they run with (see the toolchain file: threads hang under qemu with the cross libc's loader).
 # The arm64 multiarch -dev packages: the optional parts' libraries for the target (libzip: the
 # TorchScript loader; protobuf-c: the ONNX loader; cmocka: the tests; the image -dev packages:
 # ImageDecoder's headers, and the codec libraries the tests dlopen). The host's own build tools
@@ -19,7 +20,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 fi
 apt_get update -qq
 apt_get install -y -qq --no-install-recommends \
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libc6:arm64 \
   libzip-dev:arm64 libprotobuf-c-dev:arm64 libcmocka-dev:arm64 \
   libjpeg-dev:arm64 libpng-dev:arm64 libtiff-dev:arm64 libwebp-dev:arm64 \
   libopenjp2-7-dev:arm64 >/dev/null

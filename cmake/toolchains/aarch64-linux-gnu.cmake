@@ -29,9 +29,16 @@ set(CMAKE_IGNORE_PATH /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/${_triplet}/pkgconfig:/usr/share/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} "")
 
-# ctest (and try_run) run the target's programs under user-mode emulation; -L gives qemu the
-# target's dynamic loader and libc (the multiarch libraries are found under / after it).
+# ctest (and try_run) run the target's programs under user-mode emulation; -L names the root
+# qemu finds the target's dynamic loader and libraries under. The multiarch libc (libc6:arm64,
+# /lib/ld-linux-aarch64.so.1) is preferred: with the cross libc's root (/usr/<triplet>),
+# Debian 12's qemu-aarch64 7.2 hangs in the first pthread_create (its ld.so and libc then
+# come from two different builds of glibc).
 find_program(EMBER_QEMU_AARCH64 qemu-aarch64)
 if(EMBER_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${EMBER_QEMU_AARCH64} -L /usr/${_triplet})
+  if(EXISTS /lib/ld-linux-aarch64.so.1)
+    set(CMAKE_CROSSCOMPILING_EMULATOR ${EMBER_QEMU_AARCH64} -L /)
+  else()
+    set(CMAKE_CROSSCOMPILING_EMULATOR ${EMBER_QEMU_AARCH64} -L /usr/${_triplet})
+  endif()
 endif()
