@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=${EMBER_TEST_DIR:-$root/build-test}
 dir=$out/aarch64
+mkdir -p "$out"
 jobs=$(nproc)
 suite=${EMBER_ONNX123_SUITE:-$out/onnx123}
 [ -d "$suite/node" ] || suite=""
