@@ -10,7 +10,7 @@
  * permission is already held (ARCH_GET_XCOMP_PERM): requesting it enlarges the process's
  * signal frames, a side effect that belongs to the first AMX kernel, not to detection. As in MLAS, AVX-512 and AMX are looked at
  * only when AVX2 and FMA are usable, so the mask is closed downwards (AVX-512F implies AVX2).
- * aarch64 Linux reads getauxval(AT_HWCAP). Anywhere else: 0 (portable kernels only).
+ * aarch64 Linux reads getauxval(AT_HWCAP) and getauxval(AT_HWCAP2). Anywhere else: 0 (portable kernels only).
  * EMBER_ISA_MAX is not applied by em_cpu_features: the planner caps the mask with
  * em_isa_cap_parse(); em_cpu_features_env applies it for code outside sessions (checksums).
  */
@@ -156,6 +156,11 @@ static uint64_t detect(void)
 #define HWCAP_BIT_FPHP (1ul << 9)
 #define HWCAP_BIT_ASIMDHP (1ul << 10)
 #define HWCAP_BIT_ASIMDDP (1ul << 20)
+#define HWCAP_BIT_SVE (1ul << 22)
+#define HWCAP2_BIT_I8MM (1ul << 13)
+#ifndef AT_HWCAP2
+#define AT_HWCAP2 26
+#endif
 
 static uint64_t detect(void)
 {
@@ -170,6 +175,8 @@ static uint64_t detect(void)
     if ((hw & (HWCAP_BIT_FPHP | HWCAP_BIT_ASIMDHP)) == (HWCAP_BIT_FPHP | HWCAP_BIT_ASIMDHP)) {
         f |= EM_ISA_NEON_FP16;
     }
+    f |= (getauxval(AT_HWCAP2) & HWCAP2_BIT_I8MM) ? EM_ISA_NEON_I8MM : 0;
+    f |= (hw & HWCAP_BIT_SVE) ? EM_ISA_SVE : 0;
     return f;
 }
 
@@ -235,7 +242,8 @@ static const struct {
     {EM_ISA_AVXVNNI, "avxvnni"},       {EM_ISA_AMX, "amx-int8"},
     {EM_ISA_PCLMUL, "pclmulqdq"},      {EM_ISA_VPCLMUL, "vpclmulqdq"},
     {EM_ISA_NEON, "neon"},             {EM_ISA_NEON_DOTPROD, "neon_dotprod"},
-    {EM_ISA_NEON_FP16, "neon_fp16"},
+    {EM_ISA_NEON_FP16, "neon_fp16"},   {EM_ISA_NEON_I8MM, "i8mm"},
+    {EM_ISA_SVE, "sve"},
 };
 /* clang-format on */
 

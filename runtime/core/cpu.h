@@ -30,7 +30,9 @@ enum {
     EM_ISA_VPCLMUL = 1u << 15, /* VPCLMULQDQ on 256-bit registers, with AVX2 */
     EM_ISA_NEON = 1u << 16,
     EM_ISA_NEON_DOTPROD = 1u << 17,
-    EM_ISA_NEON_FP16 = 1u << 18
+    EM_ISA_NEON_FP16 = 1u << 18,
+    EM_ISA_NEON_I8MM = 1u << 19, /* SMMLA/UMMLA/USMMLA (AT_HWCAP2 i8mm) */
+    EM_ISA_SVE = 1u << 20        /* reported only: no SVE kernel yet */
 };
 #define EM_ISA_AVX2_SET (EM_ISA_AVX | EM_ISA_AVX2 | EM_ISA_FMA | EM_ISA_F16C)
 #define EM_ISA_AVX512_SET \

@@ -49,8 +49,10 @@ static void softmax_naive(const softmax_case *c, const float *x, double *y)
             const float *xl = x + o * n * inner + in;
             double *yl = y + o * n * inner + in;
             double mx = -INFINITY, s = 0.0;
+            /* Not fmax(): GCC 12.2's aarch64 vectorizer fails on that reduction (an internal
+             * compiler error in vect_transform_reduction). Same result: a NaN is skipped. */
             for (int64_t i = 0; i < n; i++) {
-                mx = fmax(mx, xl[i * inner]);
+                mx = xl[i * inner] > mx ? xl[i * inner] : mx;
             }
             for (int64_t i = 0; i < n; i++) {
                 s += exp(xl[i * inner] - mx);

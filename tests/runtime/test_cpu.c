@@ -76,6 +76,8 @@ static void test_features_closed_downwards(void **state)
         {EM_ISA_VPCLMUL, EM_ISA_AVX2 | EM_ISA_PCLMUL},
         {EM_ISA_NEON_DOTPROD, EM_ISA_NEON},
         {EM_ISA_NEON_FP16, EM_ISA_NEON},
+        {EM_ISA_NEON_I8MM, EM_ISA_NEON},
+        {EM_ISA_SVE, EM_ISA_NEON},
     };
     uint64_t f = em_cpu_features();
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
@@ -89,7 +91,13 @@ static void test_features_closed_downwards(void **state)
     assert_int_equal(f & 0xffff, 0);
 #endif
 #if !defined(__aarch64__)
-    assert_int_equal(f & (EM_ISA_NEON | EM_ISA_NEON_DOTPROD | EM_ISA_NEON_FP16), 0);
+    assert_int_equal(f & (EM_ISA_NEON | EM_ISA_NEON_DOTPROD | EM_ISA_NEON_FP16 |
+                          EM_ISA_NEON_I8MM | EM_ISA_SVE),
+                     0);
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+    /* Advanced SIMD is mandatory in ARMv8-A Linux's ABI: every aarch64 CPU reports it. */
+    assert_true((f & EM_ISA_NEON) != 0);
 #endif
 }
 
@@ -255,6 +263,8 @@ static void test_isa_list(void **state)
     assert_string_equal(
         em_isa_list(EM_ISA_NEON | EM_ISA_NEON_DOTPROD | EM_ISA_NEON_FP16, buf, sizeof buf),
         "neon,neon_dotprod,neon_fp16");
+    assert_string_equal(em_isa_list(EM_ISA_NEON | EM_ISA_NEON_I8MM | EM_ISA_SVE, buf, sizeof buf),
+                        "neon,i8mm,sve");
     /* Bits without a name are not printed. */
     assert_string_equal(em_isa_list(UINT64_C(1) << 40, buf, sizeof buf), "scalar");
     assert_string_equal(em_isa_list(EM_ISA_AVX | (UINT64_C(1) << 40), buf, sizeof buf), "avx");

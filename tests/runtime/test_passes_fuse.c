@@ -20,6 +20,7 @@
 #include "common/test_alloc.h"
 #include "common/test_ok.h"
 #include "common/test_model.h"
+#include "core/cpu.h"
 
 #include <math.h>
 
@@ -79,6 +80,14 @@ static const fx_case cases[] = {
       {"Mish", 1},
       {"Softplus", 0}}},
 };
+
+/* Convs with nothing to fuse (no activation after them), counted in `cases` as FusedConv: the
+ * layout pass makes them blocked FusedConvs, but only on a CPU with a channel block (AVX2 or
+ * AVX-512, passes_layout.c); elsewhere (ARM, older x86) they stay Conv. */
+static int plain_convs(const char *name)
+{
+    return strcmp(name, "conv_block") == 0 ? 1 : 0; /* c3, before Mish */
+}
 
 static const char *data_path(const char *name, const char *suffix, char *buf, size_t cap)
 {
@@ -157,10 +166,17 @@ static void test_fixtures(void **state)
             fail_msg("%s: %zu nodes after the passes, expected %d", c->name,
                      ember_model_node_count(opt), c->nodes);
         }
+        bool blocks = (em_cpu_features() & (EM_ISA_AVX2 | EM_ISA_AVX512F)) != 0;
         for (int k = 0; k < (int)(sizeof c->ops / sizeof c->ops[0]) && c->ops[k].op != NULL; k++) {
-            if (count_op(opt, c->ops[k].op) != c->ops[k].n) {
+            int want = c->ops[k].n;
+            if (!blocks && strcmp(c->ops[k].op, "FusedConv") == 0) {
+                want -= plain_convs(c->name);
+            } else if (!blocks && strcmp(c->ops[k].op, "Conv") == 0) {
+                want += plain_convs(c->name);
+            }
+            if (count_op(opt, c->ops[k].op) != want) {
                 fail_msg("%s: %d %s nodes, expected %d", c->name, count_op(opt, c->ops[k].op),
-                         c->ops[k].op, c->ops[k].n);
+                         c->ops[k].op, want);
             }
         }
         ember_tensor *want = NULL;
