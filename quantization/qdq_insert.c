@@ -11,14 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define QI_TRY(expr)                    \
-    do {                                \
-        ember_status *st_ = (expr);     \
-        if (st_ != NULL) {              \
-            return st_;                 \
-        }                               \
-    } while (0)
-
 /* ---- scale and zero point ---- */
 
 void em_qi_qrange(ember_dtype dt, bool symmetric, int *qmin, int *qmax)
@@ -395,7 +387,7 @@ static ember_status *add_node(qi_ctx *c, em_op op, const char *base, const char 
     if (st != NULL) {
         return st;
     }
-    QI_TRY(place(c, ni, after));
+    EM_RETURN_IF_ERROR(place(c, ni, after));
     *out_value = c->g->nodes[ni].out[0];
     if (out_node != NULL) {
         *out_node = ni;
@@ -414,8 +406,8 @@ static ember_status *act_params(qi_ctx *c, int v, const em_qi_range *ranges)
         em_qi_scale_zp(ranges[r].lo, ranges[r].hi, qmin, qmax, c->o->act_symmetric, &s, &zp);
         uint8_t z = c->o->act_dt == EMBER_DTYPE_U8 ? (uint8_t)zp : (uint8_t)(int8_t)zp;
         const char *name = c->g->values[r].name;
-        QI_TRY(add_init(c, name, "_scale", EMBER_DTYPE_F32, 0, NULL, &s, &c->s_val[r]));
-        QI_TRY(add_init(c, name, "_zero_point", c->o->act_dt, 0, NULL, &z, &c->z_val[r]));
+        EM_RETURN_IF_ERROR(add_init(c, name, "_scale", EMBER_DTYPE_F32, 0, NULL, &s, &c->s_val[r]));
+        EM_RETURN_IF_ERROR(add_init(c, name, "_zero_point", c->o->act_dt, 0, NULL, &z, &c->z_val[r]));
         c->s_act[r] = s;
     }
     c->s_val[v] = c->s_val[r];
@@ -426,16 +418,16 @@ static ember_status *act_params(qi_ctx *c, int v, const em_qi_range *ranges)
 
 static ember_status *add_act_qdq(qi_ctx *c, int v, const em_qi_range *ranges)
 {
-    QI_TRY(act_params(c, v, ranges));
+    EM_RETURN_IF_ERROR(act_params(c, v, ranges));
     em_graph *g = c->g;
     int after = g->values[v].producer;
     const char *base = g->values[v].name;
     char nb[512];
     snprintf(nb, sizeof nb, "%s", base);
     int in[3] = {v, c->s_val[v], c->z_val[v]}, q, dq;
-    QI_TRY(add_node(c, EM_OP_QUANTIZELINEAR, nb, "_QuantizeLinear_Output", in, 3, after, &q, NULL));
+    EM_RETURN_IF_ERROR(add_node(c, EM_OP_QUANTIZELINEAR, nb, "_QuantizeLinear_Output", in, 3, after, &q, NULL));
     int in2[3] = {q, c->s_val[v], c->z_val[v]};
-    QI_TRY(add_node(c, EM_OP_DEQUANTIZELINEAR, nb, "_DequantizeLinear_Output", in2, 3, after, &dq,
+    EM_RETURN_IF_ERROR(add_node(c, EM_OP_DEQUANTIZELINEAR, nb, "_DequantizeLinear_Output", in2, 3, after, &dq,
                     NULL));
     if (g->values[v].is_output && g->values[v].kind == EM_VAL_INTERMEDIATE) {
         /* ORT keeps the output's name on the DequantizeLinear output. */
@@ -590,26 +582,26 @@ static ember_status *add_dynamic_matmul(qi_ctx *c, int ni)
         const char *outs[3] = {n0, n1, n2};
         snprintf(nname, sizeof nname, "%.400s_QuantizeLinear", base);
         int dn = -1;
-        QI_TRY(em_graph_add_node(g, EM_OP_DYNAMICQUANTIZELINEAR, nname, &a, 1, outs, 3, &dn));
-        QI_TRY(place(c, dn, g->values[a].producer));
+        EM_RETURN_IF_ERROR(em_graph_add_node(g, EM_OP_DYNAMICQUANTIZELINEAR, nname, &a, 1, outs, 3, &dn));
+        EM_RETURN_IF_ERROR(place(c, dn, g->values[a].producer));
         c->dq_q[a] = g->nodes[dn].out[0];
         c->dq_s[a] = g->nodes[dn].out[1];
         c->dq_z[a] = g->nodes[dn].out[2];
     }
     snprintf(base, sizeof base, "%s", g->nodes[ni].name[0] ? g->nodes[ni].name : g->values[y].name);
     int in[4] = {c->dq_q[a], c->wq[b], c->dq_z[a], c->wz[b]}, mi, ci, si, mo, mn;
-    QI_TRY(add_node(c, EM_OP_MATMULINTEGER, base, "_output_quantized", in, 4, ni, &mi, NULL));
+    EM_RETURN_IF_ERROR(add_node(c, EM_OP_MATMULINTEGER, base, "_output_quantized", in, 4, ni, &mi, NULL));
     int cn = -1;
-    QI_TRY(add_node(c, EM_OP_CAST, base, "_output_quantized_cast_output", &mi, 1, ni, &ci, &cn));
-    QI_TRY(em_node_set_int(g, cn, "to", EMBER_DTYPE_F32));
+    EM_RETURN_IF_ERROR(add_node(c, EM_OP_CAST, base, "_output_quantized_cast_output", &mi, 1, ni, &ci, &cn));
+    EM_RETURN_IF_ERROR(em_node_set_int(g, cn, "to", EMBER_DTYPE_F32));
     int sc[2] = {c->dq_s[a], c->ws[b]};
-    QI_TRY(add_node(c, EM_OP_MUL, base, "_scales_mul:0", sc, 2, ni, &si, NULL));
+    EM_RETURN_IF_ERROR(add_node(c, EM_OP_MUL, base, "_scales_mul:0", sc, 2, ni, &si, NULL));
     int mul[2] = {ci, si};
-    QI_TRY(add_node(c, EM_OP_MUL, base, "_output_scale_mul", mul, 2, ni, &mo, &mn));
+    EM_RETURN_IF_ERROR(add_node(c, EM_OP_MUL, base, "_output_scale_mul", mul, 2, ni, &mo, &mn));
     int bias = g->nodes[ni].op == EM_OP_GEMM && g->nodes[ni].n_in > 2 ? g->nodes[ni].in[2] : -1;
     if (bias >= 0) { /* Gemm's C (beta 1): added after the scaling */
         int add[2] = {mo, bias};
-        QI_TRY(add_node(c, EM_OP_ADD, base, "_bias_add", add, 2, ni, &mo, &mn));
+        EM_RETURN_IF_ERROR(add_node(c, EM_OP_ADD, base, "_bias_add", add, 2, ni, &mo, &mn));
     }
     /* the last node writes the MatMul's output value; its own new value stays unused */
     g->nodes[mn].out[0] = y;
@@ -768,22 +760,22 @@ static ember_status *apply(qi_ctx *c, const em_qi_range *ranges)
     }
     for (int v = 0; v < nv; v++) {
         if (p->act[v]) {
-            QI_TRY(add_act_qdq(c, v, ranges));
+            EM_RETURN_IF_ERROR(add_act_qdq(c, v, ranges));
         }
     }
     for (int v = 0; v < nv; v++) {
         if (p->w_axis[v] != -1) {
-            QI_TRY(add_weight(c, v));
+            EM_RETURN_IF_ERROR(add_weight(c, v));
         }
     }
     for (int v = 0; v < nv; v++) {
         if (p->bias_of[v] >= 0) {
-            QI_TRY(add_bias(c, v, p->bias_of[v]));
+            EM_RETURN_IF_ERROR(add_bias(c, v, p->bias_of[v]));
         }
     }
     for (int i = 0; c->o->mode == EM_QI_DYNAMIC && i < p->n_nodes; i++) {
         if (p->quant[i]) {
-            QI_TRY(add_dynamic_matmul(c, i));
+            EM_RETURN_IF_ERROR(add_dynamic_matmul(c, i));
         }
     }
     for (int i = 0; i < c->n_nodes0; i++) {
@@ -794,7 +786,7 @@ static ember_status *apply(qi_ctx *c, const em_qi_range *ranges)
             }
         }
     }
-    QI_TRY(reorder(c));
+    EM_RETURN_IF_ERROR(reorder(c));
     return em_graph_infer_shapes(g);
 }
 

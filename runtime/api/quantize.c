@@ -29,14 +29,6 @@
 #define Q_MAX_EXCLUDE 256
 #define Q_KEEP_BATCHES 32
 
-#define Q_TRY(expr)                     \
-    do {                                \
-        ember_status *st_ = (expr);     \
-        if (st_ != NULL) {              \
-            return st_;                 \
-        }                               \
-    } while (0)
-
 struct ember_quantize_options {
     ember_quant_mode mode;
     bool per_channel;
@@ -458,7 +450,7 @@ ember_status *ember_quantizer_add_batch(ember_quantizer *q, ember_tensor *const 
             return em_status_new(EMBER_ERR_INVALID_ARG, "quantizer_add_batch: NULL input %zu", i);
         }
     }
-    Q_TRY(calib_model(q));
+    EM_RETURN_IF_ERROR(calib_model(q));
     size_t n_out = ember_model_output_count(q->cal);
     ember_tensor **outs = calloc(n_out + 1, sizeof *outs);
     if (outs == NULL) {
@@ -557,7 +549,7 @@ ember_status *ember_quantizer_save_calibration(const ember_quantizer *q, const c
     }
     /* the ranges are a cache of the observers, brought up to date here: the quantizer is the
      * caller's object, const only in that its calibration does not change */
-    Q_TRY(refresh_ranges((ember_quantizer *)q));
+    EM_RETURN_IF_ERROR(refresh_ranges((ember_quantizer *)q));
     em_strbuf sb;
     em_strbuf_init(&sb, NULL);
     em_strbuf_printf(&sb, "%s %s\n", Q_CACHE_MAGIC, method_name(q->opts.method));
@@ -657,7 +649,7 @@ static ember_status *finish(ember_quantizer *q)
     if (q->done) {
         return NULL;
     }
-    Q_TRY(refresh_ranges(q));
+    EM_RETURN_IF_ERROR(refresh_ranges(q));
     for (int v = 0; q->o.mode == EM_QI_STATIC && v < q->plan.n_values; v++) {
         if (q->plan.need[v] && !q->has_range[v]) {
             return em_status_new(EMBER_ERR_STATE, "quantize: no calibration range for tensor '%s' "
@@ -690,7 +682,7 @@ ember_status *ember_quantizer_save_onnx(ember_quantizer *q, const char *path)
     if (q == NULL || path == NULL) {
         return em_api_null_arg("quantizer_save_onnx", q == NULL ? "quantizer" : "path");
     }
-    Q_TRY(finish(q));
+    EM_RETURN_IF_ERROR(finish(q));
     em_onnx_write_opts o = write_opts(q->m);
     return em_onnx_write_file(q->m->g, path, &o);
 }
@@ -698,7 +690,7 @@ ember_status *ember_quantizer_save_onnx(ember_quantizer *q, const char *path)
 static ember_status *qdq_model(ember_quantizer *q, const ember_model_options *mo, bool int8,
                                ember_model **out)
 {
-    Q_TRY(finish(q));
+    EM_RETURN_IF_ERROR(finish(q));
     em_onnx_write_opts o = write_opts(q->m);
     em_pbuf buf = {0};
     ember_status *st = em_onnx_write_buf(q->m->g, &o, &buf);

@@ -32,6 +32,15 @@ ember_status *em_status_wrap(ember_status *st, const char *fmt, ...)
         if (st != NULL) goto fail;  \
     } while (0)
 
+/* Evaluates `expr`; returns its status from the calling function when it fails. */
+#define EM_RETURN_IF_ERROR(expr)            \
+    do {                                    \
+        ember_status *em_st_ = (expr);      \
+        if (em_st_ != NULL) {               \
+            return em_st_;                  \
+        }                                   \
+    } while (0)
+
 /* Invariant checks, on in every build: a failed one is a bug in ember and aborts. */
 void em_assert_fail(const char *expr, const char *file, int line);
 #define EMBER_ASSERT(x) ((x) ? (void)0 : em_assert_fail(#x, __FILE__, __LINE__))

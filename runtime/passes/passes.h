@@ -56,6 +56,7 @@
 #define EMBER_PASSES_PASSES_H
 
 #include "ir/fusedconv.h"
+#include "core/status.h"
 #include "ir/graph.h"
 
 #include <stdbool.h>
@@ -108,13 +109,7 @@ ember_status *em_pass_half_to_f32(em_graph *g);
 /* ---- internal, shared by passes*.c ---- */
 
 /* Evaluates `expr` and returns its status from the calling function when it fails. */
-#define EM_PASS_TRY(expr)               \
-    do {                                \
-        ember_status *st_ = (expr);     \
-        if (st_ != NULL) {              \
-            return st_;                 \
-        }                               \
-    } while (0)
+#define EM_PASS_TRY(expr) EM_RETURN_IF_ERROR(expr)
 
 typedef struct em_pctx {
     em_graph *g;

@@ -17,6 +17,7 @@
 #define EMBER_LOADERS_TORCHSCRIPT_LOWER_TS_LOWER_H
 
 #include "ir/graph.h"
+#include "core/status.h"
 #include "loaders/torchscript/archive/ts_arena.h"
 #include "loaders/torchscript/lang/ts_ast.h"
 #include "loaders/torchscript/lang/ts_check.h"
@@ -34,13 +35,7 @@
 #define TS_MAX_UNROLL 100000
 
 /* Evaluates `expr`; returns its status from the calling function when it fails. */
-#define TS_TRY(expr)                     \
-    do {                                 \
-        ember_status *ts_st_ = (expr);   \
-        if (ts_st_ != NULL) {            \
-            return ts_st_;               \
-        }                                \
-    } while (0)
+#define TS_TRY(expr) EM_RETURN_IF_ERROR(expr)
 
 typedef enum ts_ak {
     TA_NONE = 0,
