@@ -39,8 +39,8 @@ static ember_model *load(const char *name, ember_int8_mode mode)
     snprintf(rel, sizeof rel, "%s.onnx", name);
     ember_status *st = ember_model_load_file(test_data_path("qdq/", rel), mo, &m);
     ember_model_options_destroy(mo);
-    if (st != NULL && strstr(ember_status_message(st), "this build has no ONNX") != NULL) {
-        ember_status_destroy(st);
+    if (st != NULL && strstr(ember_build_info(), ",onnx") == NULL) {
+        ember_status_destroy(st); /* a build without the ONNX loader */
         skip();
     }
     OK(st);
@@ -139,7 +139,7 @@ static void expect_refused(const char *name, const char *node, const char *needl
         fail_msg("%s loaded", name);
     }
     const char *msg = ember_status_message(st);
-    if (strstr(msg, "this build has no ONNX") != NULL) {
+    if (strstr(ember_build_info(), ",onnx") == NULL) {
         ember_status_destroy(st);
         skip();
     }

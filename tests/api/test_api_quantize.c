@@ -38,6 +38,14 @@ static int setup(void **state)
     return 0;
 }
 
+/* Every model here is ONNX: a build without the ONNX loader skips the tests. */
+static void need_onnx(void)
+{
+    if (strstr(ember_build_info(), ",onnx") == NULL) {
+        skip();
+    }
+}
+
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 
 static float randn(void)
@@ -129,6 +137,7 @@ static double sqnr(const char *path, const ember_model *q, const int64_t *dims, 
 static void test_static_cnn(void **state)
 {
     (void)state;
+    need_onnx();
     ember_quantizer *q = make(g_cnn, EMBER_QUANT_STATIC, NULL, 32, cnn_dims, 4);
     ember_model_options *mo = NULL;
     OK(ember_model_options_create(&mo));
@@ -173,6 +182,7 @@ static char *slurp(const char *path, size_t *n)
 static void test_cache_round_trip(void **state)
 {
     (void)state;
+    need_onnx();
     char cache[64], f1[64], f2[64];
     snprintf(cache, sizeof cache, "quant_cache_%d.txt", (int)(g_rng & 0xffff));
     snprintf(f1, sizeof f1, "quant_a_%d.onnx", (int)(g_rng & 0xffff));
@@ -212,6 +222,7 @@ static void test_cache_round_trip(void **state)
 static void test_exclude(void **state)
 {
     (void)state;
+    need_onnx();
     ember_quantizer *a = make(g_cnn, EMBER_QUANT_STATIC, NULL, 2, cnn_dims, 4);
     ember_quantizer *b = make(g_cnn, EMBER_QUANT_STATIC, "Gemm", 2, cnn_dims, 4);
     ember_model *ma = NULL, *mb = NULL;
@@ -238,6 +249,7 @@ static void test_exclude(void **state)
 static void test_dynamic_and_weight_only(void **state)
 {
     (void)state;
+    need_onnx();
     ember_quantizer *d = make(g_mm, EMBER_QUANT_DYNAMIC, NULL, 0, mm_dims, 2);
     ember_quantizer *w = make(g_mm, EMBER_QUANT_WEIGHT_ONLY, NULL, 0, mm_dims, 2);
     ember_model *md = NULL, *mw = NULL;
@@ -283,6 +295,7 @@ static void test_dynamic_and_weight_only(void **state)
 static void test_methods(void **state)
 {
     (void)state;
+    need_onnx();
     static const ember_calib_method methods[] = {EMBER_CALIB_MINMAX, EMBER_CALIB_PERCENTILE,
                                                  EMBER_CALIB_ENTROPY, EMBER_CALIB_MSE};
     char *text[4];
@@ -321,6 +334,7 @@ static void test_methods(void **state)
 static void test_errors(void **state)
 {
     (void)state;
+    need_onnx();
     ember_quantize_options *o = NULL;
     OK(ember_quantize_options_create(&o));
     ember_quantizer *q = NULL;
