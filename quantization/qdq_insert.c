@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/status.h"
+#include "passes/passes.h"
 
 #include <float.h>
 #include <math.h>
@@ -338,20 +339,11 @@ typedef struct qi_ctx {
     int64_t *w_n;       /* their count */
 } qi_ctx;
 
-static void unique_name(const em_graph *g, const char *base, const char *suffix, char *buf,
-                        size_t cap)
-{
-    snprintf(buf, cap, "%.400s%s", base, suffix);
-    for (int k = 1; em_graph_find_value(g, buf) >= 0; k++) {
-        snprintf(buf, cap, "%.400s%s.%d", base, suffix, k);
-    }
-}
-
 static ember_status *add_init(qi_ctx *c, const char *base, const char *suffix, ember_dtype dt,
                               int rank, const int64_t *dims, const void *data, int *out)
 {
     char name[512];
-    unique_name(c->g, base, suffix, name, sizeof name);
+    em_pass_unique_name(c->g, base, suffix, name, sizeof name);
     return em_graph_add_initializer_copy(c->g, name, dt, rank, dims, data, out);
 }
 
@@ -377,7 +369,7 @@ static ember_status *add_node(qi_ctx *c, em_op op, const char *base, const char 
                               const int *in, int n_in, int after, int *out_value, int *out_node)
 {
     char name[512], oname[512];
-    unique_name(c->g, base, suffix, oname, sizeof oname);
+    em_pass_unique_name(c->g, base, suffix, oname, sizeof oname);
     snprintf(name, sizeof name, "%.400s%s", base, op == EM_OP_QUANTIZELINEAR ? "_QuantizeLinear"
                                                   : op == EM_OP_DEQUANTIZELINEAR ? "_DequantizeLinear"
                                                                                    : suffix);
@@ -407,7 +399,8 @@ static ember_status *act_params(qi_ctx *c, int v, const em_qi_range *ranges)
         uint8_t z = c->o->act_dt == EMBER_DTYPE_U8 ? (uint8_t)zp : (uint8_t)(int8_t)zp;
         const char *name = c->g->values[r].name;
         EM_RETURN_IF_ERROR(add_init(c, name, "_scale", EMBER_DTYPE_F32, 0, NULL, &s, &c->s_val[r]));
-        EM_RETURN_IF_ERROR(add_init(c, name, "_zero_point", c->o->act_dt, 0, NULL, &z, &c->z_val[r]));
+        EM_RETURN_IF_ERROR(
+            add_init(c, name, "_zero_point", c->o->act_dt, 0, NULL, &z, &c->z_val[r]));
         c->s_act[r] = s;
     }
     c->s_val[v] = c->s_val[r];
@@ -425,17 +418,18 @@ static ember_status *add_act_qdq(qi_ctx *c, int v, const em_qi_range *ranges)
     char nb[512];
     snprintf(nb, sizeof nb, "%s", base);
     int in[3] = {v, c->s_val[v], c->z_val[v]}, q, dq;
-    EM_RETURN_IF_ERROR(add_node(c, EM_OP_QUANTIZELINEAR, nb, "_QuantizeLinear_Output", in, 3, after, &q, NULL));
+    EM_RETURN_IF_ERROR(
+        add_node(c, EM_OP_QUANTIZELINEAR, nb, "_QuantizeLinear_Output", in, 3, after, &q, NULL));
     int in2[3] = {q, c->s_val[v], c->z_val[v]};
-    EM_RETURN_IF_ERROR(add_node(c, EM_OP_DEQUANTIZELINEAR, nb, "_DequantizeLinear_Output", in2, 3, after, &dq,
-                    NULL));
+    EM_RETURN_IF_ERROR(add_node(c, EM_OP_DEQUANTIZELINEAR, nb, "_DequantizeLinear_Output", in2, 3,
+                                after, &dq, NULL));
     if (g->values[v].is_output && g->values[v].kind == EM_VAL_INTERMEDIATE) {
         /* ORT keeps the output's name on the DequantizeLinear output. */
         char *tmp = g->values[v].name;
         g->values[v].name = g->values[dq].name;
         g->values[dq].name = tmp;
         char pre[512];
-        unique_name(g, tmp, "_QuantizeLinear_Input", pre, sizeof pre);
+        em_pass_unique_name(g, tmp, "_QuantizeLinear_Input", pre, sizeof pre);
         char *nn = em_strdup(g->al, pre);
         if (nn == NULL) {
             return em_status_oom();
@@ -576,13 +570,14 @@ static ember_status *add_dynamic_matmul(qi_ctx *c, int ni)
     snprintf(base, sizeof base, "%s", g->values[a].name);
     if (c->dq_q[a] < 0) {
         char n0[512], n1[512], n2[512];
-        unique_name(g, base, "_quantized", n0, sizeof n0);
-        unique_name(g, base, "_scale", n1, sizeof n1);
-        unique_name(g, base, "_zero_point", n2, sizeof n2);
+        em_pass_unique_name(g, base, "_quantized", n0, sizeof n0);
+        em_pass_unique_name(g, base, "_scale", n1, sizeof n1);
+        em_pass_unique_name(g, base, "_zero_point", n2, sizeof n2);
         const char *outs[3] = {n0, n1, n2};
         snprintf(nname, sizeof nname, "%.400s_QuantizeLinear", base);
         int dn = -1;
-        EM_RETURN_IF_ERROR(em_graph_add_node(g, EM_OP_DYNAMICQUANTIZELINEAR, nname, &a, 1, outs, 3, &dn));
+        EM_RETURN_IF_ERROR(
+            em_graph_add_node(g, EM_OP_DYNAMICQUANTIZELINEAR, nname, &a, 1, outs, 3, &dn));
         EM_RETURN_IF_ERROR(place(c, dn, g->values[a].producer));
         c->dq_q[a] = g->nodes[dn].out[0];
         c->dq_s[a] = g->nodes[dn].out[1];
@@ -590,9 +585,11 @@ static ember_status *add_dynamic_matmul(qi_ctx *c, int ni)
     }
     snprintf(base, sizeof base, "%s", g->nodes[ni].name[0] ? g->nodes[ni].name : g->values[y].name);
     int in[4] = {c->dq_q[a], c->wq[b], c->dq_z[a], c->wz[b]}, mi, ci, si, mo, mn;
-    EM_RETURN_IF_ERROR(add_node(c, EM_OP_MATMULINTEGER, base, "_output_quantized", in, 4, ni, &mi, NULL));
+    EM_RETURN_IF_ERROR(
+        add_node(c, EM_OP_MATMULINTEGER, base, "_output_quantized", in, 4, ni, &mi, NULL));
     int cn = -1;
-    EM_RETURN_IF_ERROR(add_node(c, EM_OP_CAST, base, "_output_quantized_cast_output", &mi, 1, ni, &ci, &cn));
+    EM_RETURN_IF_ERROR(
+        add_node(c, EM_OP_CAST, base, "_output_quantized_cast_output", &mi, 1, ni, &ci, &cn));
     EM_RETURN_IF_ERROR(em_node_set_int(g, cn, "to", EMBER_DTYPE_F32));
     int sc[2] = {c->dq_s[a], c->ws[b]};
     EM_RETURN_IF_ERROR(add_node(c, EM_OP_MUL, base, "_scales_mul:0", sc, 2, ni, &si, NULL));

@@ -115,9 +115,12 @@ ember_status *em_pass_sync(em_pctx *c)
 void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix, char *buf,
                          size_t cap)
 {
-    snprintf(buf, cap, "%s%s", base, suffix);
+    /* base is cut so that the suffix and ".k" always fit: a name cut at cap would read the same
+     * for every k and the loop would not end */
+    int keep = cap > 112 ? (int)(cap - 112) : 0;
+    snprintf(buf, cap, "%.*s%s", keep, base, suffix);
     for (int k = 1; em_graph_find_value(g, buf) >= 0; k++) {
-        snprintf(buf, cap, "%s%s.%d", base, suffix, k);
+        snprintf(buf, cap, "%.*s%s.%d", keep, base, suffix, k);
     }
 }
 

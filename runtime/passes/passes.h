@@ -149,7 +149,8 @@ ember_status *em_pass_reshape_node(em_pctx *c, const char *base, const char *suf
 ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after);
 /* Sets every live node's outputs' producer (node moves and fusions leave them stale). */
 void em_pass_refresh_producers(em_pctx *c);
-/* A fresh name "<base><suffix>[.k]" not used by any value, in buf. */
+/* A fresh name "<base><suffix>[.k]" not used by any value, in buf (base cut to cap - 112
+ * characters, so suffixes up to 100 characters fit; cap >= 128). */
 void em_pass_unique_name(const em_graph *g, const char *base, const char *suffix, char *buf,
                          size_t cap);
 /* An f32 initializer value's data, or NULL when v is not one. */
