@@ -15,7 +15,8 @@
 #      targets too: tests/fuzz/README.md).
 # Before 1, the onnx 1.23 conformance suite is generated from PyPI's onnx in a venv (see below);
 # ctest then runs it beside Debian's onnx 1.12 data.
-# Build trees go under $EMBER_TEST_DIR (default: build-test/).
+# Build trees go under $EMBER_TEST_DIR (default: build-test/); each stage's tree but the release
+# one is removed once its tests pass, so the run's disk use peaks near 1 GB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -73,14 +74,20 @@ for feat in ONNX TORCHSCRIPT IMAGE ONEDNN OPENBLAS CUDA; do
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" -L 'api|cli' >"$dir.ctest.log" 2>&1 \
     || { cat "$dir.ctest.log"; exit 1; }
   grep "tests passed" "$dir.ctest.log"
+  rm -rf "$dir" # disk: each tree is ~90 MB, and CI machines can be short of space
 done
 
 step "sanitizer build (address, undefined)"
+# The tests link one shared library here (EMBER_TESTS_SHARED): statically linked, each of the
+# ~300 instrumented test programs is 45 MB, 4.4 GB in all.
 cmake -S . -B "$out/asan" -DCMAKE_BUILD_TYPE=Debug -DEMBER_SANITIZE=address,undefined "${launcher[@]}" \
-  -DEMBER_WITH_CUDA=OFF -DEMBER_WERROR=ON -DEMBER_ONNX123_SUITE="$suite" >"$out.asan.log" 2>&1 || { cat "$out.asan.log"; exit 1; }
+  -DEMBER_TESTS_SHARED=ON -DEMBER_WITH_CUDA=OFF -DEMBER_WERROR=ON -DEMBER_ONNX123_SUITE="$suite" \
+  >"$out.asan.log" 2>&1 || { cat "$out.asan.log"; exit 1; }
 cmake --build "$out/asan" -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$out/asan" --output-on-failure -j"$jobs"
+du -sh "$out/asan"
+rm -rf "$out/asan"
 
 step "ThreadSanitizer build (library and concurrency tests)"
 # Only the library and the tests labelled `concurrency` (one session from many threads, many
@@ -95,6 +102,7 @@ cmake --build "$out/tsan" -j"$jobs" --target ember_concurrency_tests >>"$out.tsa
   || { tail -40 "$out.tsan.log"; exit 1; }
 TSAN_OPTIONS="suppressions=$root/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1" \
   ctest --test-dir "$out/tsan" --output-on-failure -j"$jobs" -L concurrency
+rm -rf "$out/tsan"
 
 step "installed package: pkg-config and find_package"
 rm -rf "$out/prefix"
@@ -135,8 +143,9 @@ if command -v clang >/dev/null && [ -f tests/fuzz/CMakeLists.txt ]; then
     -DEMBER_SANITIZE=address,undefined -DEMBER_WITH_CUDA=OFF -DEMBER_WITH_ONEDNN=OFF \
     -DEMBER_WITH_OPENBLAS=OFF -DEMBER_BUILD_SHARED=OFF >"$out.fuzz.log" 2>&1 \
     || { cat "$out.fuzz.log"; exit 1; }
-  cmake --build "$out/fuzz" -j"$jobs"
+  cmake --build "$out/fuzz" -j"$jobs" --target ember_fuzz_targets
   ctest --test-dir "$out/fuzz" --output-on-failure -L fuzz
+  rm -rf "$out/fuzz"
 else
   echo "clang or tests/fuzz missing: skipped"
 fi
