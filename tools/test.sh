@@ -11,7 +11,8 @@
 #      pkg-config (shared and static) and CMake's find_package(ember);
 #   6. exported symbols (only ember_* from the .so; only em_* and ember_* globals in the .a),
 #      module include rules (and that a planted wrong include is caught), headers compiling alone;
-#   7. libFuzzer targets built with clang and run briefly on their seed corpora (the whole-model
+#   7. the Python package (python/) pip-installed in a venv with the release library, its pytest;
+#   8. libFuzzer targets built with clang and run briefly on their seed corpora (the whole-model
 #      targets too: tests/fuzz/README.md).
 # Before 1, the onnx 1.23 conformance suite is generated from PyPI's onnx in a venv (see below);
 # ctest then runs it beside Debian's onnx 1.12 data.
@@ -136,6 +137,23 @@ echo "libember.a: $(nm -g --defined-only "$(dirname "$libdir")/libember.a" 2>/de
   | awk 'NF == 3' | wc -l) global symbols, all em_* or ember_*"
 EMBER_BUILD_DIR="$out/release" tools/check_includes.sh
 tools/check_includes.sh --self-test
+
+step "Python package (venv with numpy and pytest; pip install ./python; pytest)"
+# The package as a user installs it: `pip install ./python` bundles the release build's
+# libember.so (EMBER_LIBRARY), and python/tests run against that copy, outside the source tree.
+if [ -f "$out/release/libember.so" ]; then
+  venv=$out/venv-python
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check numpy pytest "setuptools>=70.1"
+  rm -rf python/build
+  EMBER_LIBRARY="$out/release/libember.so" "$venv/bin/pip" install -q --disable-pip-version-check \
+    --force-reinstall --no-deps --no-build-isolation ./python
+  rm -rf python/build python/*.egg-info
+  (cd "$out" && EMBER_CLI="$out/release/ember" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    "$root/python/tests")
+else
+  echo "$out/release/libember.so not built (EMBER_BUILD_SHARED=OFF): skipped"
+fi
 
 step "fuzz smoke (clang, libFuzzer)"
 if command -v clang >/dev/null && [ -f tests/fuzz/CMakeLists.txt ]; then

@@ -264,3 +264,26 @@ def test_outputs_own_their_memory_and_outlive_the_model(data):
     del y
     gc.collect()
     np.testing.assert_array_equal(view, first[1:])
+
+
+def test_library_search(tmp_path):
+    """EMBER_LIBRARY wins and is not second-guessed: a wrong path fails naming it, and
+    importing the package still works (the library loads on first use)."""
+    import sys
+    code = ("import ember\n"
+            "try:\n"
+            "    ember.Model.builtin()\n"
+            "except ember.LibraryNotFound as e:\n"
+            "    assert isinstance(e, ImportError)\n"
+            "    print('notfound:', e)\n")
+    env = dict(os.environ, EMBER_LIBRARY=str(tmp_path / "nolib.so"))
+    pkg = os.path.dirname(os.path.dirname(ember.__file__))
+    env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("notfound: libember not found; looked at: " + str(tmp_path))
+    # without EMBER_LIBRARY: the package's own copy, else build/ of its source tree
+    if not os.environ.get("EMBER_LIBRARY"):
+        where = os.path.dirname(ember.library_path())
+        here = os.path.dirname(os.path.abspath(ember.__file__))
+        assert where in (here, os.path.join(os.path.dirname(os.path.dirname(here)), "build"))
