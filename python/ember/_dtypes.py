@@ -82,23 +82,27 @@ def to_numpy(code):
     return _TO_NUMPY.get(code)
 
 
+_RAW = {code: np.dtype(e[3]) for code, e in _TABLE.items() if e[3] is not None}
+
+
 def raw(code):
     """The raw NumPy dtype holding `code`'s bit patterns, or None for a standard type."""
-    entry = _TABLE.get(code)
-    return np.dtype(entry[3]) if entry and entry[3] is not None else None
+    return _RAW.get(code)
 
 
 def from_numpy(dtype, declared=0):
     """The ember code for arrays of NumPy `dtype` fed to an input declared as `declared`
     (0: unknown), or None when ember has no such type. Text (str, bytes, object) is STRING;
     the raw bit-pattern dtype of a declared bf16 / low-precision input is that input's type."""
-    dtype = np.dtype(dtype)
-    if dtype.kind in "USO":
-        return STRING
-    rw = raw(declared)
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
+    rw = _RAW.get(declared)
     if rw is not None and dtype == rw:
         return declared
-    return _FROM_NUMPY.get(dtype)
+    code = _FROM_NUMPY.get(dtype)
+    if code is None and dtype.kind in "USO":
+        return STRING
+    return code
 
 
 def from_name(dtype):

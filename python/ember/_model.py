@@ -56,9 +56,25 @@ def _choice(what, value, table):
             from None
 
 
+_I64 = [ctypes.c_int64 * max(n, 1) for n in range(9)]  # dims arrays by rank (types cached)
+
+
 def _dims(shape):
     shape = tuple(int(d) for d in shape)
-    return (ctypes.c_int64 * max(len(shape), 1))(*shape), len(shape)
+    if len(shape) > 8:
+        raise InvalidArgument("a shape of rank %d: ember's limit is 8" % len(shape))
+    return _I64[len(shape)](*shape), len(shape)
+
+
+def _address(arr):
+    """The address of a C-contiguous array's data (the buffer protocol is the quickest way;
+    NumPy's ctypes attribute where it does not apply: read-only arrays, ml_dtypes types)."""
+    if arr.nbytes and arr.flags.writeable:
+        try:
+            return ctypes.addressof(ctypes.c_char.from_buffer(arr))
+        except (TypeError, ValueError, BufferError):
+            pass
+    return arr.ctypes.data
 
 
 class _TensorBuffer:
@@ -114,10 +130,10 @@ def _tensor_to_numpy(t, owned):
     return arr.view(dtype) if dtype != store else arr
 
 
-def _value_to_python(t):
+def _value_to_python(t, declared_kind):
     """Takes over the output handle `t`: an array, a list of arrays (sequence) or None."""
     L = lib()
-    kind = L.ember_tensor_kind(t)
+    kind = _VALUE_TENSOR if declared_kind == "tensor" else L.ember_tensor_kind(t)
     if kind == _VALUE_TENSOR:
         return _tensor_to_numpy(t, owned=True)
     try:
@@ -169,7 +185,8 @@ class _Feeds:
             raise InvalidArgument("%s: NumPy dtype %s has no ember dtype" % (where, arr.dtype))
         if arr.ndim > 8:
             raise InvalidArgument("%s: rank %d is above ember's limit of 8" % (where, arr.ndim))
-        dims, rank = _dims(arr.shape)
+        rank = arr.ndim
+        dims = _I64[rank](*arr.shape)
         out = c_obj_p()
         if code == _dtypes.STRING:
             flat = arr.reshape(-1)
@@ -180,8 +197,8 @@ class _Feeds:
         if not (arr.flags.c_contiguous and arr.flags.aligned):
             arr = np.ascontiguousarray(arr)
         self.keep.append(arr)
-        check(L.ember_tensor_wrap(code, dims, rank, ctypes.c_void_p(arr.ctypes.data),
-                                  arr.nbytes, ctypes.byref(out)))
+        check(L.ember_tensor_wrap(code, dims, rank, _address(arr), arr.nbytes,
+                                  ctypes.byref(out)))
         return self._own(out.value)
 
     def value(self, value, info, declared):
@@ -265,6 +282,8 @@ class Model:
             raise
         self._in_codes = [L.ember_model_input_dtype(self._model, i)
                           for i in range(len(self._inputs))]
+        self._in_array = c_obj_p * max(len(self._inputs), 1)
+        self._out_array = c_obj_p * max(len(self._outputs), 1)
         self._in_index = {v.name: i for i, v in enumerate(self._inputs)}
         self._out_index = {v.name: i for i, v in enumerate(self._outputs)}
 
@@ -399,17 +418,27 @@ class Model:
         n_in, n_out = len(self._inputs), len(self._outputs)
         values = self._order_feeds(feeds)
         want = self._pick_outputs(outputs)
-        with self._use(), _Feeds() as fd:
-            ins = (c_obj_p * max(n_in, 1))()
-            for i, v in enumerate(values):
-                ins[i] = fd.value(v, self._inputs[i], self._in_codes[i])
-            outs = (c_obj_p * max(n_out, 1))()
-            check(L.ember_session_run(self._session, ins, n_in, outs, n_out))
+        with self._cond:
+            if self._closed:
+                raise StateError("the model is closed", 7, "STATE")
+            self._running += 1
+        try:
+            with _Feeds() as fd:
+                ins = self._in_array()
+                for i, v in enumerate(values):
+                    ins[i] = fd.value(v, self._inputs[i], self._in_codes[i])
+                outs = self._out_array()
+                check(L.ember_session_run(self._session, ins, n_in, outs, n_out))
+        finally:
+            with self._cond:
+                self._running -= 1
+                if self._running == 0:
+                    self._cond.notify_all()
         result = {}
         try:
             for i in want:
                 h, outs[i] = outs[i], None
-                result[self._outputs[i].name] = _value_to_python(h)
+                result[self._outputs[i].name] = _value_to_python(h, self._outputs[i].kind)
         finally:
             for i in range(n_out):
                 if outs[i]:
