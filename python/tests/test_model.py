@@ -287,3 +287,24 @@ def test_library_search(tmp_path):
         where = os.path.dirname(ember.library_path())
         here = os.path.dirname(os.path.abspath(ember.__file__))
         assert where in (here, os.path.join(os.path.dirname(os.path.dirname(here)), "build"))
+
+
+def test_inputs_are_wrapped_not_copied():
+    """A C-contiguous array of the declared dtype is handed to ember in place (the handle's data
+    pointer is the array's); a strided one goes through one contiguous copy."""
+    from ember import _model
+    from ember._lib import lib
+    L = lib()
+    with ember.Model.builtin() as m:
+        info, code = m.inputs[0], _dtypes.from_name("f32")
+        x = np.zeros((2, 1, 28, 28), np.float32)
+        with _model._Feeds() as fd:
+            h = fd.value(x, info, code)
+            assert L.ember_tensor_data(h) == x.ctypes.data
+            ro = x.copy()
+            ro.setflags(write=False)
+            assert L.ember_tensor_data(fd.value(ro, info, code)) == ro.ctypes.data
+            strided = np.zeros((4, 1, 28, 28), np.float32)[::2]
+            h2 = fd.value(strided, info, code)
+            assert L.ember_tensor_data(h2) != strided.ctypes.data
+            assert fd.keep[-1].flags.c_contiguous and fd.keep[-1].shape == strided.shape
