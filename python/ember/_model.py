@@ -265,7 +265,11 @@ class Model:
                 buf = bytes(source)
                 check(L.ember_model_load_memory(buf, len(buf), 0, opts, ctypes.byref(model)))
             else:
-                self.path = os.fspath(source)
+                try:
+                    self.path = os.fspath(source)
+                except TypeError:
+                    raise InvalidArgument("Model: source must be a path or the model's bytes, "
+                                          "not %s" % type(source).__name__) from None
                 check(L.ember_model_load_file(os.fsencode(self.path), opts,
                                               ctypes.byref(model)))
             self._model = model.value

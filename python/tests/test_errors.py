@@ -72,6 +72,8 @@ def test_wrong_files(tmp_path, data):
         ember.Model(data("onnx_bad", "negative_dim.onnx"))
     with pytest.raises(ember.InvalidArgument):
         ember.Model.builtin("no_such_builtin")
+    with pytest.raises(ember.InvalidArgument, match="path or the model's bytes"):
+        ember.Model(None)
 
 
 def test_bad_options():
