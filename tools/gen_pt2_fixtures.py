@@ -7,9 +7,14 @@ Each model M gives M.pt2 (torch.export.save), M_input.npy and M_expected.npy (Py
 on that input). `*_core` variants are the same program after ep.run_decompositions() (the
 core-aten op set: addmm, convolution, _native_batch_norm_legit_no_training, ...).
 Seeds are fixed; weights are small, so the archives stay a few kB.
+
+bad_*.pt2 are mlp.pt2 rewritten (zipfile, records stored) with one defect each, for the
+loader's error messages; node metadata and sample inputs are dropped there to keep them small.
 """
+import json
 import os
 import sys
+import zipfile
 
 import numpy as np
 import torch
@@ -62,18 +67,71 @@ def randomize_bn(m):
                 mod.bias.uniform_(-0.5, 0.5)
 
 
-def write(name, model, x, core=False):
+def write(name, model, x, core=False, dynamic=None, run_x=None):
+    """run_x: the input the expected output is computed on (another batch size than the
+    exported x, for a program with dynamic dims)."""
     model.eval()
+    run_x = x if run_x is None else run_x
     with torch.no_grad():
-        expected = model(x)
-    ep = torch.export.export(model, (x,))
+        expected = model(run_x)
+    ep = torch.export.export(model, (x,), dynamic_shapes=dynamic)
     if core:
         ep = ep.run_decompositions()
     torch.export.save(ep, os.path.join(OUT, name + ".pt2"))
-    np.save(os.path.join(OUT, name + "_input.npy"), x.numpy())
+    np.save(os.path.join(OUT, name + "_input.npy"), run_x.numpy())
     np.save(os.path.join(OUT, name + "_expected.npy"), expected.numpy())
     targets = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
     print(name, ", ".join(targets))
+
+
+def rewrite(src, name, edit_json=None, edit_records=None):
+    """Copies archive src to bad_<name>.pt2, model.json passed through edit_json(dict) and the
+    records through edit_records(dict name -> bytes)."""
+    with zipfile.ZipFile(src) as z:
+        records = {i.filename: z.read(i.filename) for i in z.infolist()}
+    root = next(iter(records)).split("/")[0]
+    model = root + "/models/model.json"
+    prog = json.loads(records[model])
+    for n in prog["graph_module"]["graph"]["nodes"]:
+        n["metadata"] = {}
+    records.pop(root + "/data/sample_inputs/model.pt", None)
+    if edit_json is not None:
+        edit_json(prog)
+    records[model] = json.dumps(prog).encode()
+    if edit_records is not None:
+        edit_records(records, root)
+    with zipfile.ZipFile(os.path.join(OUT, "bad_" + name + ".pt2"), "w",
+                         zipfile.ZIP_STORED) as z:
+        for k, v in records.items():
+            z.writestr(k, v)
+
+
+def set_target(prog, node, target):
+    for n in prog["graph_module"]["graph"]["nodes"]:
+        if n["name"] == node:
+            n["target"] = target
+
+
+def weights_config(records, root, edit):
+    key = root + "/data/weights/model_weights_config.json"
+    cfg = json.loads(records[key])
+    edit(cfg["config"])
+    records[key] = json.dumps(cfg).encode()
+
+
+def write_bad():
+    src = os.path.join(OUT, "mlp.pt2")
+    rewrite(src, "ok")  # the rewriting alone: must still load
+    rewrite(src, "no_signature", lambda p: p["graph_module"].pop("signature"))
+    rewrite(src, "unknown_op",
+            lambda p: set_target(p, "relu", "torch.ops.aten.frobnicate.default"))
+    rewrite(src, "schema_major", lambda p: p["schema_version"].update(major=99))
+    rewrite(src, "weight_size", edit_records=lambda r, root: weights_config(
+        r, root, lambda c: c["l1.weight"]["tensor_meta"]["sizes"][1].update(as_int=40)))
+    rewrite(src, "missing_weight", edit_records=lambda r, root: weights_config(
+        r, root, lambda c: c["l1.weight"].update(path_name="weight_9")))
+    rewrite(src, "undefined_arg", lambda p: p["graph_module"]["graph"]["nodes"][1]["inputs"][0]
+            ["arg"]["as_tensor"].update(name="nowhere"))
 
 
 def main():
@@ -82,6 +140,8 @@ def main():
     mlp = Mlp()
     write("mlp", mlp, torch.randn(2, 4))
     write("mlp_core", mlp, torch.randn(2, 4), core=True)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    write("mlp_dyn", mlp, torch.randn(2, 4), dynamic={"x": {0: batch}}, run_x=torch.randn(5, 4))
     cnn = Cnn()
     randomize_bn(cnn)
     write("cnn", cnn, torch.randn(1, 3, 8, 8))
@@ -89,6 +149,7 @@ def main():
     enc = encoder()
     write("encoder", enc, torch.randn(1, 5, 16))
     write("encoder_core", enc, torch.randn(2, 5, 16), core=True)
+    write_bad()
 
 
 if __name__ == "__main__":

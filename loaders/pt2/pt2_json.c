@@ -269,7 +269,7 @@ static ember_status *parse_container(jp *p, int depth, em_pt2_json *v)
 
 static ember_status *parse_value(jp *p, int depth, em_pt2_json **out)
 {
-    if (depth > EM_PT2_JSON_MAX_DEPTH) {
+    if (depth >= EM_PT2_JSON_MAX_DEPTH) { /* depth 0 is the outermost value */
         return jerr(p, "nested too deeply");
     }
     skip_ws(p);

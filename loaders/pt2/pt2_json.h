@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EM_PT2_JSON_MAX_DEPTH 256
+#define EM_PT2_JSON_MAX_DEPTH 256 /* arrays and objects nested in one another */
 #define EM_PT2_JSON_MAX_BYTES ((size_t)1 << 30)
 
 typedef enum em_pt2_jkind {

@@ -226,6 +226,10 @@ static ember_status *add_tensor(em_pt2 *p, const em_pt2_json *e, const char *dir
     EM_RETURN_IF_ERROR(read_meta(p, em_pt2_json_get(e, "tensor_meta"), fqn, &t));
     char rec[1024];
     snprintf(rec, sizeof rec, "%s/%s", dir, path->s);
+    if (!em_ts_zip_has(p->L.zip, rec)) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor '%s': its record %s is "
+                             "missing", p->L.what, fqn, rec);
+    }
     em_storage *s = NULL;
     EM_RETURN_IF_ERROR(em_ts_zip_read(p->L.zip, rec, flags, &s));
     int64_t sp = span(&t);
@@ -278,6 +282,39 @@ static ember_status *add_state(em_pt2 *p, const configs *cf, const char *arg, co
     return t == NULL ? em_status_oom() : em_pt2_bind(p, arg, t, "signature");
 }
 
+/* The symbol of a size expression: "s77", or sympy's srepr of it that torch 2.15 writes,
+ * "Symbol('s77', positive=True, integer=True)"; NULL for a compound expression ("2*s77"),
+ * which leaves the dim unknown. */
+static const char *symbol_name(ts_lower *L, const char *e)
+{
+    static const char srepr[] = "Symbol('";
+    const char *s = strncmp(e, srepr, sizeof srepr - 1) == 0 ? e + sizeof srepr - 1 : e;
+    size_t n = 0;
+    while (s[n] == '_' || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+           (n > 0 && s[n] >= '0' && s[n] <= '9')) {
+        n++;
+    }
+    bool whole = s == e ? s[n] == '\0' : s[n] == '\'';
+    return n > 0 && whole ? em_ts_arena_strndup(&L->arena, s, n) : NULL;
+}
+
+/* range_constraints ({"s77": {"min_val": 1, "max_val": 64}}) as metadata "pt2.dims"
+ * ("s77=[1, 64]"), for ember inspect. */
+static ember_status *set_ranges(em_pt2 *p, const em_pt2_json *rc)
+{
+    char buf[1024];
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; rc != NULL && rc->k == EM_PT2_JOBJ && i < rc->n && len < sizeof buf; i++) {
+        const em_pt2_json *lo = get_k(rc->items[i], "min_val", EM_PT2_JNUM);
+        const em_pt2_json *hi = get_k(rc->items[i], "max_val", EM_PT2_JNUM);
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s=[%lld, %s%lld]",
+                                i > 0 ? " " : "", rc->keys[i], lo != NULL ? (long long)lo->i : 0,
+                                hi != NULL ? "" : "inf", hi != NULL ? (long long)hi->i : 0);
+    }
+    return rc != NULL && rc->n > 0 ? em_graph_set_meta(p->L.root, "pt2.dims", buf) : NULL;
+}
+
 /* A user input: a graph input with the dtype and shape of tensor_values[name]. */
 static ember_status *add_user_input(em_pt2 *p, const em_load_args *a, const em_pt2_json *tvals,
                                     const char *name)
@@ -303,7 +340,7 @@ static ember_status *add_user_input(em_pt2 *p, const em_load_args *a, const em_p
         const em_pt2_json *x = em_pt2_json_get(sizes->items[d], "as_expr");
         const em_pt2_json *s = get_k(x, "expr_str", EM_PT2_JSTR);
         dims[d] = i != NULL && i->is_int && i->i >= 0 ? i->i : -1;
-        names[d] = dims[d] < 0 && s != NULL ? s->s : NULL;
+        names[d] = dims[d] < 0 && s != NULL ? symbol_name(&p->L, s->s) : NULL;
         if (i == NULL && x == NULL) {
             return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: input '%s': size %d is neither "
                                  "as_int nor as_expr", p->L.what, name, d);
@@ -471,6 +508,7 @@ static ember_status *load_program(em_pt2 *p, const em_load_args *a, const em_pt2
         return missing(p, graph == NULL ? "graph_module.graph" : tvals == NULL
                        ? "graph.tensor_values" : "graph_module.signature", "models/model.json");
     }
+    EM_RETURN_IF_ERROR(set_ranges(p, em_pt2_json_get(prog, "range_constraints")));
     EM_RETURN_IF_ERROR(add_inputs(p, a, &cf, ins, tvals));
     EM_RETURN_IF_ERROR(em_load_fix_graph(a, p->L.what, p->L.root));
     EM_RETURN_IF_ERROR(em_pt2_lower_nodes(p, em_pt2_json_get(graph, "nodes")));
