@@ -8,6 +8,9 @@ on that input). `*_core` variants are the same program after ep.run_decompositio
 core-aten op set: addmm, convolution, _native_batch_norm_legit_no_training, ...).
 Seeds are fixed; weights are small, so the archives stay a few kB.
 
+The seeds of tests/fuzz/fuzz_pt2.c (tests/fuzz/corpus/fuzz_pt2) are the fixtures' programs,
+node metadata left out, a NUL byte, and their weights configs.
+
 bad_*.pt2 are mlp.pt2 rewritten (zipfile, records stored) with one defect each, for the
 loader's error messages; node metadata and sample inputs are dropped there to keep them small.
 """
@@ -134,6 +137,20 @@ def write_bad():
             ["arg"]["as_tensor"].update(name="nowhere"))
 
 
+def write_seeds():
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz",
+                          "corpus", "fuzz_pt2")
+    os.makedirs(corpus, exist_ok=True)
+    for name in ["mlp", "mlp_core", "mlp_dyn", "cnn", "cnn_core", "encoder", "encoder_core"]:
+        with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
+            prog = json.loads(z.read(name + "/models/model.json"))
+            cfg = z.read(name + "/data/weights/model_weights_config.json")
+        for n in prog["graph_module"]["graph"]["nodes"]:
+            n["metadata"] = {}
+        with open(os.path.join(corpus, name), "wb") as f:
+            f.write(json.dumps(prog, separators=(",", ":")).encode() + b"\0" + cfg)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(0)
@@ -150,6 +167,7 @@ def main():
     write("encoder", enc, torch.randn(1, 5, 16))
     write("encoder_core", enc, torch.randn(2, 5, 16), core=True)
     write_bad()
+    write_seeds()
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@
 #include "core/status.h"
 #include "loaders/torchscript/archive/ts_zip.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -239,7 +240,12 @@ static ember_status *add_tensor(em_pt2 *p, const em_pt2_json *e, const char *dir
         st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor '%s': its sizes, strides and "
                            "offset reach past the %zu bytes of record %s", p->L.what, fqn,
                            em_storage_size(s), rec);
-    } else if (contiguous(&t)) {
+    } else if (t.numel == 0) {
+        st = em_graph_add_initializer_copy(p->L.root, fqn, t.dt, t.rank, t.sizes, NULL, v);
+    } else if (contiguous(&t) &&
+               ((uintptr_t)em_storage_data(s) + (size_t)t.offset * t.esz) % 16 == 0) {
+        /* Mapped in place only when aligned in memory: torch aligns stored records to 64
+         * bytes, other zip writers need not. */
         st = em_graph_add_initializer(p->L.root, fqn, t.dt, t.rank, t.sizes, s,
                                       (size_t)t.offset * t.esz, v);
     } else {

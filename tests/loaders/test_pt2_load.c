@@ -5,7 +5,8 @@
  * each as exported and after run_decompositions(), and an MLP with a dynamic batch dim run on
  * another batch size) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs and outputs
  * keep their names, parameters their FQNs. Bad archives give one clear line naming the node,
- * field, tensor or record; truncations of an archive at many points never crash or leak
+ * field, tensor or record; weight records that are not aligned in the file still run;
+ * truncations of an archive at many points never crash or leak
  * (test allocator); a TorchScript archive is still told apart from a .pt2 by content.
  */
 #include "ember.h"
@@ -47,11 +48,10 @@ static ember_model *load(const char *file)
     return m;
 }
 
-/* Runs <name>.pt2 on <name>_input.npy and compares with <name>_expected.npy. */
-static void check_model(const char *name)
+/* Runs `file` on <name>_input.npy and compares with <name>_expected.npy. */
+static void check_file(const char *file, const char *name)
 {
-    char file[128], in[128], out[128];
-    snprintf(file, sizeof file, "%s.pt2", name);
+    char in[128], out[128];
     snprintf(in, sizeof in, "%s_input.npy", name);
     snprintf(out, sizeof out, "%s_expected.npy", name);
     ember_tensor *x = NULL, *want = NULL, *y = NULL;
@@ -81,6 +81,14 @@ static void check_model(const char *name)
     ember_model_destroy(m);
     ember_tensor_destroy(x);
     ember_tensor_destroy(want);
+}
+
+/* Runs <name>.pt2 on <name>_input.npy and compares with <name>_expected.npy. */
+static void check_model(const char *name)
+{
+    char file[128];
+    snprintf(file, sizeof file, "%s.pt2", name);
+    check_file(file, name);
 }
 
 static void test_mlp(void **state)
@@ -159,7 +167,9 @@ static void expect_error(const char *file, ember_code code, const char *want)
 static void test_bad_archives(void **state)
 {
     (void)state;
-    ember_model_destroy(load("bad_ok.pt2")); /* the rewriting alone keeps it loadable */
+    /* The rewriting alone keeps it loadable; Python's zipfile does not align the weight
+     * records as torch does, so they are copied, not mapped misaligned (UBSan checks). */
+    check_file("bad_ok.pt2", "mlp");
     expect_error("bad_unknown_op.pt2", EMBER_ERR_UNSUPPORTED,
                  "node 'relu' (torch.ops.aten.frobnicate.default): aten op 'frobnicate' is not "
                  "supported");
