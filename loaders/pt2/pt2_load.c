@@ -369,12 +369,15 @@ static const char *spec_arg(const em_pt2_json *spec)
     return n != NULL ? n->s : NULL;
 }
 
+/* The placeholders of input_specs; metadata "pt2.signature" counts them by kind. */
 static ember_status *add_inputs(em_pt2 *p, const em_load_args *a, const configs *cf,
-                                const em_pt2_json *specs, const em_pt2_json *tvals)
+                                const em_pt2_json *specs, const em_pt2_json *tvals,
+                                size_t n_outputs)
 {
     static const char *const state[][2] = {{"parameter", "parameter_name"},
                                            {"buffer", "buffer_name"},
                                            {"tensor_constant", "tensor_constant_name"}};
+    size_t count[4] = {0}; /* of each kind of state, then user inputs */
     for (size_t i = 0; i < specs->n; i++) {
         const em_pt2_json *sp = specs->items[i];
         const char *kind = sp->k == EM_PT2_JOBJ && sp->n == 1 ? sp->keys[0] : "?";
@@ -386,6 +389,7 @@ static ember_status *add_inputs(em_pt2 *p, const em_load_args *a, const configs 
         }
         if (strcmp(kind, "user_input") == 0) {
             EM_RETURN_IF_ERROR(add_user_input(p, a, tvals, arg));
+            count[3]++;
             continue;
         }
         size_t k = 0;
@@ -401,8 +405,12 @@ static ember_status *add_inputs(em_pt2 *p, const em_load_args *a, const configs 
             return missing(p, state[k][1], kind);
         }
         EM_RETURN_IF_ERROR(add_state(p, cf, arg, fqn->s));
+        count[k]++;
     }
-    return NULL;
+    char buf[160]; /* for ember inspect */
+    snprintf(buf, sizeof buf, "parameters=%zu buffers=%zu constants=%zu user_inputs=%zu "
+             "user_outputs=%zu", count[0], count[1], count[2], count[3], n_outputs);
+    return em_graph_set_meta(p->L.root, "pt2.signature", buf);
 }
 
 /* User outputs become graph outputs with their names (an Identity node when the name is
@@ -515,7 +523,7 @@ static ember_status *load_program(em_pt2 *p, const em_load_args *a, const em_pt2
                        ? "graph.tensor_values" : "graph_module.signature", "models/model.json");
     }
     EM_RETURN_IF_ERROR(set_ranges(p, em_pt2_json_get(prog, "range_constraints")));
-    EM_RETURN_IF_ERROR(add_inputs(p, a, &cf, ins, tvals));
+    EM_RETURN_IF_ERROR(add_inputs(p, a, &cf, ins, tvals, outs->n));
     EM_RETURN_IF_ERROR(em_load_fix_graph(a, p->L.what, p->L.root));
     EM_RETURN_IF_ERROR(em_pt2_lower_nodes(p, em_pt2_json_get(graph, "nodes")));
     if (outs->n == 0) {

@@ -134,6 +134,16 @@ static void test_dynamic_batch(void **state)
         }
     }
     assert_true(found);
+    found = false;
+    for (size_t i = 0; i < ember_model_metadata_count(m); i++) {
+        assert_true(ember_model_metadata(m, i, &key, &val));
+        if (strcmp(key, "pt2.signature") == 0) {
+            assert_string_equal(val, "parameters=4 buffers=0 constants=0 user_inputs=1 "
+                                     "user_outputs=1");
+            found = true;
+        }
+    }
+    assert_true(found);
     ember_model_destroy(m);
 }
 
@@ -182,6 +192,11 @@ static void test_bad_archives(void **state)
                  "record data/weights/weight_0");
     expect_error("bad_missing_weight.pt2", EMBER_ERR_INVALID_MODEL,
                  "tensor 'l1.weight': its record data/weights/weight_9 is missing");
+    expect_error("bad_flat.pt2", EMBER_ERR_UNSUPPORTED,
+                 "a torch.export archive of the flat layout of torch 2.1-2.7 "
+                 "(serialized_exported_program.json)");
+    expect_error("bad_pickled_weights.pt2", EMBER_ERR_UNSUPPORTED,
+                 "the weights are pickled (data/weights/model.pt, the layout of torch 2.8)");
     expect_error("bad_undefined_arg.pt2", EMBER_ERR_INVALID_MODEL,
                  "node 'relu' (torch.ops.aten.relu.default): argument 'self': 'nowhere' is not "
                  "defined before it");
