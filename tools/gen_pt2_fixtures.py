@@ -70,9 +70,15 @@ def randomize_bn(m):
                 mod.bias.uniform_(-0.5, 0.5)
 
 
+ONLY = [a[len("--only="):].split(",") for a in sys.argv if a.startswith("--only=")]
+
+
 def write(name, model, x, core=False, dynamic=None, run_x=None):
     """run_x: the input the expected output is computed on (another batch size than the
-    exported x, for a program with dynamic dims)."""
+    exported x, for a program with dynamic dims). With --only=a,b only those are written
+    (torch.export.save writes a random serialization id: the others' bytes stay)."""
+    if ONLY and name not in ONLY[0]:
+        return
     model.eval()
     run_x = x if run_x is None else run_x
     with torch.no_grad():
@@ -156,7 +162,8 @@ def write_seeds():
     corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz",
                           "corpus", "fuzz_pt2")
     os.makedirs(corpus, exist_ok=True)
-    for name in ["mlp", "mlp_core", "mlp_dyn", "cnn", "cnn_core", "encoder", "encoder_core"]:
+    for name in ["mlp", "mlp_core", "mlp_dyn", "cnn", "cnn_core", "encoder", "encoder_core",
+                 "encoder_dyn"]:
         with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
             prog = json.loads(z.read(name + "/models/model.json"))
             cfg = z.read(name + "/data/weights/model_weights_config.json")
@@ -185,7 +192,12 @@ def main():
     enc = encoder()
     write("encoder", enc, torch.randn(1, 5, 16))
     write("encoder_core", enc, torch.randn(2, 5, 16), core=True)
-    write_bad()
+    b = torch.export.Dim("B", min=1, max=16)
+    seq = torch.export.Dim("S", min=2, max=64)
+    write("encoder_dyn", enc, torch.randn(2, 5, 16), dynamic={"src": {0: b, 1: seq}},
+          run_x=torch.randn(3, 7, 16))
+    if not ONLY:
+        write_bad()
     write_seeds()
 
 

@@ -8,7 +8,9 @@
  * rewritten onto the ones it does (convolution -> _convolution,
  * _native_batch_norm_legit_no_training -> batch_norm, ...; the table `aliases`), their extra
  * results (saved statistics, pooling indices) bound to None, so a use of one is refused by
- * name. Errors name the node, its target and the argument.
+ * name. Python's arithmetic on symbolic ints (_operator.mul of two sym_size results) goes
+ * through the same call as TorchScript's `a * b`. Errors name the node, its target and the
+ * argument.
  */
 #include "pt2_internal.h"
 
@@ -357,6 +359,27 @@ static ember_status *bind_outputs(const nctx *c, const em_pt2_json *outs, ts_av 
     return NULL;
 }
 
+/* Python's operators on symbolic ints (sizes torch.export keeps symbolic: "_operator.mul")
+ * and the aten op the lowering evaluates them with, on known ints or dynamic scalars, as it
+ * does TorchScript's `a * b`. */
+static const char *const py_operators[][2] = {
+    {"add", "add"}, {"sub", "sub"}, {"mul", "mul"}, {"floordiv", "floordiv"},
+    {"truediv", "div"}, {"neg", "neg"}, {"eq", "eq"}, {"ne", "ne"}, {"lt", "lt"},
+    {"le", "le"}, {"gt", "gt"}, {"ge", "ge"},
+};
+
+static const char *py_operator(const char *target)
+{
+    static const char prefix[] = "_operator.";
+    for (size_t i = 0; strncmp(target, prefix, sizeof prefix - 1) == 0 &&
+                       i < sizeof py_operators / sizeof py_operators[0]; i++) {
+        if (strcmp(target + sizeof prefix - 1, py_operators[i][0]) == 0) {
+            return py_operators[i][1];
+        }
+    }
+    return NULL;
+}
+
 /* The aten op name of a target: "torch.ops.aten.relu.default" -> "relu"; NULL otherwise. */
 static const char *aten_name(ts_lower *L, const char *target)
 {
@@ -416,10 +439,11 @@ static ember_status *lower_node(em_pt2 *p, const em_pt2_json *n, size_t index)
         return nerr(&c, EMBER_ERR_INVALID_MODEL, "field 'target' is missing or not a string%s%s",
                     NULL, NULL);
     }
-    const char *op = aten_name(L, target->s);
+    const char *pyop = py_operator(target->s);
+    const char *op = pyop != NULL ? pyop : aten_name(L, target->s);
     if (op == NULL) {
         return nerr(&c, EMBER_ERR_UNSUPPORTED, "not an aten op: ember lowers torch.ops.aten.* "
-                    "targets only%s%s", NULL, NULL);
+                    "targets and Python's arithmetic on symbolic ints only%s%s", NULL, NULL);
     }
     call_args ca = {0};
     EM_RETURN_IF_ERROR(collect_args(&c, em_pt2_json_get(n, "inputs"), &ca));
@@ -434,7 +458,7 @@ static ember_status *lower_node(em_pt2 *p, const em_pt2_json *n, size_t index)
     char qual[160], aten[160];
     snprintf(qual, sizeof qual, "torch.%s", to);
     snprintf(aten, sizeof aten, "aten::%s", to);
-    if (em_ts_op_find(aten) == NULL) {
+    if (pyop == NULL && em_ts_op_find(aten) == NULL) {
         return nerr(&c, EMBER_ERR_UNSUPPORTED, "aten op '%s' is not supported%s", op, NULL);
     }
     L->path = c.node;

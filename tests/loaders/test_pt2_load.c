@@ -2,8 +2,8 @@
 /*
  * loaders/pt2 through the public API: the torch.export fixtures of tests/data/pt2
  * (tools/gen_pt2_fixtures.py, torch 2.15: an MLP, a small CNN, a transformer encoder layer,
- * each as exported and after run_decompositions(), and an MLP with a dynamic batch dim run on
- * another batch size) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs and outputs
+ * each as exported and after run_decompositions(), an MLP with a dynamic batch dim and the
+ * encoder with dynamic batch and sequence dims, run on other sizes) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs and outputs
  * keep their names, parameters their FQNs. Bad archives give one clear line naming the node,
  * field, tensor or record; weight records that are not aligned in the file still run;
  * truncations of an archive at many points never crash or leak
@@ -110,6 +110,9 @@ static void test_encoder(void **state)
     (void)state;
     check_model("encoder");
     check_model("encoder_core");
+    /* batch and sequence dims symbolic (Dim B, Dim S): exported with 2x5, run with 3x7; the
+     * program computes sizes from them (sym_size, Python's * on symbolic ints) */
+    check_model("encoder_dyn");
 }
 
 /* Exported with batch 2 and Dim("batch", 1..64): the input keeps the symbol, the ranges are in
