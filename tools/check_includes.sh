@@ -10,7 +10,8 @@
 #     loader's one interface header) and the quantizer's headers (quantization/*.h); no stage
 #     sees kernels/, nor quantization/ but api/;
 #   loaders/: core, ir, shape, the differentiation interface autograd/autograd.h (ONNX's
-#     Gradient op), their own folder; never another loader, exec, plan, passes, api, kernels;
+#     Gradient op), their own folder; never another loader (but pt2/, torch.export's front end,
+#     sees torchscript/'s zip reader and aten lowering), exec, plan, passes, api, kernels;
 #     inside torchscript/: archive <- lang <- lower <- the loader's entry;
 #   kernels/<dir>: core, ir and the kernel interface plan/kernel.h, their own folder (x86 and
 #     cuda also kernels/ref's headers, never ref's sources); never another ISA folder, loaders;
@@ -137,6 +138,10 @@ check_file() { # file
             bad "$f: torchscript/${from:-.} must not include torchscript/${to:-.} (a later layer): \"$inc\""
         fi
         ;;
+      loaders/torchscript/*)
+        # torch.export's front end on the TorchScript loader's zip reader and aten lowering
+        # (DESIGN.md: one lowering, two front ends); no other loader shares them.
+        [ "$mod" = pt2 ] || bad "$f: a loader must not include another loader: \"$inc\"" ;;
       loaders/*) bad "$f: a loader must not include another loader: \"$inc\"" ;;
       *) bad "$f: loaders may include runtime core/, ir/, shape/ and autograd/autograd.h, not \"$inc\"" ;;
       esac

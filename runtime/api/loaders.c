@@ -6,10 +6,12 @@
 #include <string.h>
 
 extern const em_loader em_loader_onnx;        /* loaders/onnx/onnx_entry.c */
+extern const em_loader em_loader_pt2;         /* loaders/pt2/pt2_entry.c (a zip: before TorchScript) */
 extern const em_loader em_loader_torchscript; /* loaders/torchscript/ts_entry.c */
 extern const em_loader em_loader_torch_save;  /* loaders/torchscript/ts_entry.c */
 
 static const em_loader *const table[] = {
+    &em_loader_pt2,
     &em_loader_torchscript,
     &em_loader_torch_save,
     &em_loader_onnx,

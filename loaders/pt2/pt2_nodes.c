@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The nodes of a torch.export program (torch/_export/serde/schema.py: Node, Argument) lowered
+ * through the TorchScript loader's aten lowering (em_ts_builtin_call): each node's arguments
+ * become the lowering's abstract values (tensors by name, ints, floats, lists, dtypes...),
+ * positional ones in order and keyword ones by name, and the call binds them against the same
+ * aten schemas a TorchScript call would. Core-aten ops that TorchScript code never calls are
+ * rewritten onto the ones it does (convolution -> _convolution,
+ * _native_batch_norm_legit_no_training -> batch_norm, ...; the table `aliases`), their extra
+ * results (saved statistics, pooling indices) bound to None, so a use of one is refused by
+ * name. Python's arithmetic on symbolic ints (_operator.mul of two sym_size results) goes
+ * through the same call as TorchScript's `a * b`. Errors name the node, its target and the
+ * argument.
+ */
+#include "pt2_internal.h"
+
+#include "core/status.h"
+#include "loaders/torchscript/lower/ts_ops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The node being lowered, for messages. */
+typedef struct nctx {
+    em_pt2 *p;
+    const char *node;   /* its name */
+    const char *target; /* "torch.ops.aten.relu.default" */
+} nctx;
+
+static ember_status *nerr(const nctx *c, ember_code code, const char *fmt, const char *a,
+                          const char *b)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, a != NULL ? a : "", b != NULL ? b : "");
+    return em_status_new(code, "%s: node '%s' (%s): %s", c->p->L.what, c->node, c->target, msg);
+}
+
+/* A core-aten op rewritten onto one the lowering has. `args`: for each argument of the new
+ * call, the digit of the original positional argument, or F / T for a constant false / true;
+ * NULL: the arguments as they are (with a recipe, keyword arguments are dropped: the recipe
+ * lists every argument of the new call). `n_results`: the original op's result count. */
+typedef struct alias {
+    const char *from, *to, *args;
+    int n_results;
+} alias;
+
+static const alias aliases[] = {
+    {"convolution", "_convolution", "012345678FFTT", 1},
+    {"_native_batch_norm_legit_no_training", "batch_norm", "01234F56T", 3},
+    {"native_layer_norm", "layer_norm", "01234T", 3},
+    {"max_pool2d_with_indices", "max_pool2d", NULL, 2},
+    {"sym_size", "size", NULL, 1},
+    {"alias", "detach", NULL, 1},
+    {"lift_fresh_copy", "clone", NULL, 1},
+    {"clone", "clone", "0", 1}, /* memory_format: a layout hint; ember's layouts are its own */
+};
+
+static const ts_av *lookup(em_pt2 *p, const char *name)
+{
+    return em_ts_map_get(&p->names, name, NULL);
+}
+
+static ember_status *named(const nctx *c, const em_pt2_json *ref, const char *arg, ts_av **out)
+{
+    const em_pt2_json *n = em_pt2_json_get(ref, "name");
+    if (n == NULL || n->k != EM_PT2_JSTR) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': a tensor without a name%s", arg,
+                    NULL);
+    }
+    const ts_av *v = lookup(c->p, n->s);
+    if (v == NULL) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': '%s' is not defined before it",
+                    arg, n->s);
+    }
+    *out = (ts_av *)(uintptr_t)v;
+    return NULL;
+}
+
+static ember_status *number(const nctx *c, const em_pt2_json *j, const char *arg, bool integer,
+                            ts_av **out)
+{
+    ts_lower *L = &c->p->L;
+    if (j->k == EM_PT2_JNUM && (!integer || j->is_int)) {
+        *out = integer ? em_ts_int(L, j->i) : em_ts_float(L, j->f);
+    } else if (!integer && j->k == EM_PT2_JSTR &&
+               (strcmp(j->s, "Infinity") == 0 || strcmp(j->s, "-Infinity") == 0 ||
+                strcmp(j->s, "NaN") == 0)) { /* serialize.py writes non-finite floats so */
+        *out = em_ts_float(L, j->s[0] == 'N' ? NAN : j->s[0] == '-' ? -INFINITY : INFINITY);
+    } else {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': not %s", arg,
+                    integer ? "an integer" : "a number");
+    }
+    return *out == NULL ? em_status_oom() : NULL;
+}
+
+/* A symbolic int: {"as_int": N} or {"as_name": "sym_size_int"}. */
+static ember_status *sym_int(const nctx *c, const em_pt2_json *j, const char *arg, ts_av **out)
+{
+    const em_pt2_json *i = em_pt2_json_get(j, "as_int");
+    if (i != NULL) {
+        return number(c, i, arg, true, out);
+    }
+    const em_pt2_json *n = em_pt2_json_get(j, "as_name");
+    if (n == NULL || n->k != EM_PT2_JSTR || lookup(c->p, n->s) == NULL) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': a symbolic int that is neither "
+                    "as_int nor a defined as_name%s", arg, NULL);
+    }
+    *out = (ts_av *)(uintptr_t)lookup(c->p, n->s);
+    return NULL;
+}
+
+/* The torch (c10) number of a schema.py enum value of kind `key`, as TorchScript passes it. */
+static ember_status *enum_arg(const nctx *c, const char *key, const em_pt2_json *j,
+                              const char *arg, ts_av **out)
+{
+    if (j->k != EM_PT2_JNUM || !j->is_int) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': %s is not an integer", arg, key);
+    }
+    int64_t v = -1;
+    if (strcmp(key, "as_scalar_type") == 0) {
+        ember_dtype dt = em_pt2_dtype(j->i);
+        v = dt != EMBER_DTYPE_UNDEFINED ? em_ts_scalar_type(dt) : -1;
+    } else if (strcmp(key, "as_memory_format") == 0) { /* schema: contiguous 1, preserve 4 */
+        static const int64_t c10[] = {-1, 0, 2, 3, 1};
+        v = j->i >= 1 && j->i <= 4 ? c10[j->i] : -1;
+    } else if (strcmp(key, "as_layout") == 0) { /* schema: Strided 7; c10: kStrided 0 */
+        v = j->i == 7 ? 0 : -1;
+    }
+    if (v < 0) {
+        return nerr(c, EMBER_ERR_UNSUPPORTED, "argument '%s': %s value not supported", arg, key);
+    }
+    *out = em_ts_int(&c->p->L, v);
+    return *out == NULL ? em_status_oom() : NULL;
+}
+
+static ember_status *convert(const nctx *c, const em_pt2_json *a, const char *arg, ts_av **out);
+
+/* A list argument: every item converted by `item_key`'s rule. */
+static ember_status *list_of(const nctx *c, const em_pt2_json *j, const char *item_key,
+                             const char *arg, ts_av **out)
+{
+    if (j->k != EM_PT2_JARR) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': %s is not an array", arg,
+                    item_key);
+    }
+    ts_av *l = em_ts_seq(&c->p->L, TA_LIST, j->n);
+    if (l == NULL) {
+        return em_status_oom();
+    }
+    for (size_t i = 0; i < j->n; i++) {
+        const em_pt2_json *it = j->items[i];
+        if (strcmp(item_key, "as_tensor") == 0) {
+            EM_RETURN_IF_ERROR(named(c, it, arg, &l->u.seq.items[i]));
+        } else if (strcmp(item_key, "as_sym_int") == 0) {
+            EM_RETURN_IF_ERROR(sym_int(c, it, arg, &l->u.seq.items[i]));
+        } else if (strcmp(item_key, "argument") == 0) {
+            EM_RETURN_IF_ERROR(convert(c, it, arg, &l->u.seq.items[i]));
+        } else if (strcmp(item_key, "as_bool") == 0 && it->k == EM_PT2_JBOOL) {
+            l->u.seq.items[i] = em_ts_bool(&c->p->L, it->b);
+        } else if (strcmp(item_key, "as_string") == 0 && it->k == EM_PT2_JSTR) {
+            l->u.seq.items[i] = em_ts_str(&c->p->L, it->s, it->n);
+        } else if (strcmp(item_key, "as_int") == 0 || strcmp(item_key, "as_float") == 0) {
+            EM_RETURN_IF_ERROR(number(c, it, arg, item_key[3] == 'i', &l->u.seq.items[i]));
+        } else {
+            return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': a bad item of a %s list",
+                        arg, item_key);
+        }
+        if (l->u.seq.items[i] == NULL) {
+            return em_status_oom();
+        }
+    }
+    *out = l;
+    return NULL;
+}
+
+static ember_status *device(const nctx *c, const em_pt2_json *j, const char *arg, ts_av **out)
+{
+    const em_pt2_json *t = em_pt2_json_get(j, "type");
+    if (t == NULL || t->k != EM_PT2_JSTR) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': a device without a type%s", arg,
+                    NULL);
+    }
+    *out = em_ts_new(&c->p->L, TA_DEVICE);
+    if (*out == NULL) {
+        return em_status_oom();
+    }
+    (*out)->u.str.s = t->s;
+    (*out)->u.str.n = t->n;
+    return NULL;
+}
+
+/* One Argument (a one-member object naming its kind) as an abstract value. */
+static ember_status *convert(const nctx *c, const em_pt2_json *a, const char *arg, ts_av **out)
+{
+    ts_lower *L = &c->p->L;
+    if (a == NULL || a->k != EM_PT2_JOBJ || a->n != 1) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "argument '%s': not an Argument (an object of "
+                    "one member)%s", arg, NULL);
+    }
+    const char *k = a->keys[0];
+    const em_pt2_json *v = a->items[0];
+    static const char *const lists[][2] = {
+        {"as_tensors", "as_tensor"}, {"as_ints", "as_int"},         {"as_floats", "as_float"},
+        {"as_bools", "as_bool"},     {"as_strings", "as_string"},   {"as_sym_ints", "as_sym_int"},
+        {"as_optional_tensors", "argument"},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        if (strcmp(k, lists[i][0]) == 0) {
+            return list_of(c, v, lists[i][1], arg, out);
+        }
+    }
+    if (strcmp(k, "as_none") == 0) {
+        *out = em_ts_none(L);
+    } else if (strcmp(k, "as_tensor") == 0) {
+        return named(c, v, arg, out);
+    } else if (strcmp(k, "as_int") == 0 || strcmp(k, "as_float") == 0) {
+        return number(c, v, arg, k[3] == 'i', out);
+    } else if (strcmp(k, "as_sym_int") == 0) {
+        return sym_int(c, v, arg, out);
+    } else if (strcmp(k, "as_bool") == 0 && v->k == EM_PT2_JBOOL) {
+        *out = em_ts_bool(L, v->b);
+    } else if (strcmp(k, "as_string") == 0 && v->k == EM_PT2_JSTR) {
+        *out = em_ts_str(L, v->s, v->n);
+    } else if (strcmp(k, "as_scalar_type") == 0 || strcmp(k, "as_memory_format") == 0 ||
+               strcmp(k, "as_layout") == 0) {
+        return enum_arg(c, k, v, arg, out);
+    } else if (strcmp(k, "as_device") == 0) {
+        return device(c, v, arg, out);
+    } else if (strcmp(k, "as_optional_tensor") == 0) {
+        return convert(c, v, arg, out);
+    } else {
+        return nerr(c, EMBER_ERR_UNSUPPORTED, "argument '%s': arguments of kind '%s' are not "
+                    "supported", arg, k);
+    }
+    return *out == NULL ? em_status_oom() : NULL;
+}
+
+typedef struct call_args {
+    ts_av **pos;
+    size_t n_pos;
+    const char **kw_names;
+    ts_av **kw_vals;
+    size_t n_kw;
+} call_args;
+
+static ember_status *collect_args(const nctx *c, const em_pt2_json *inputs, call_args *ca)
+{
+    if (inputs == NULL || inputs->k != EM_PT2_JARR) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "field 'inputs' is %s%s",
+                    inputs == NULL ? "missing" : "not an array", NULL);
+    }
+    size_t n = inputs->n + 16; /* room for an alias's constants */
+    ca->pos = em_ts_arena_alloc(&c->p->L.arena, n * sizeof *ca->pos);
+    ca->kw_vals = em_ts_arena_alloc(&c->p->L.arena, n * sizeof *ca->kw_vals);
+    ca->kw_names = em_ts_arena_alloc(&c->p->L.arena, n * sizeof *ca->kw_names);
+    if (ca->pos == NULL || ca->kw_vals == NULL || ca->kw_names == NULL) {
+        return em_status_oom();
+    }
+    for (size_t i = 0; i < inputs->n; i++) {
+        const em_pt2_json *in = inputs->items[i];
+        const em_pt2_json *name = em_pt2_json_get(in, "name");
+        const em_pt2_json *kind = em_pt2_json_get(in, "kind");
+        if (name == NULL || name->k != EM_PT2_JSTR) {
+            return nerr(c, EMBER_ERR_INVALID_MODEL, "input %s has no name%s", "", NULL);
+        }
+        ts_av *v = NULL;
+        EM_RETURN_IF_ERROR(convert(c, em_pt2_json_get(in, "arg"), name->s, &v));
+        /* kind 1: POSITIONAL, 2: KEYWORD (schema.py ArgumentKind); absent before it existed:
+         * by name. */
+        if (kind != NULL && kind->k == EM_PT2_JNUM && kind->i == 1 && ca->n_kw == 0) {
+            ca->pos[ca->n_pos++] = v;
+        } else {
+            ca->kw_names[ca->n_kw] = name->s;
+            ca->kw_vals[ca->n_kw++] = v;
+        }
+    }
+    return NULL;
+}
+
+/* Rewrites the positional arguments by an alias's `args` recipe. */
+static ember_status *apply_alias(const nctx *c, const alias *al, call_args *ca)
+{
+    size_t n = strlen(al->args);
+    ts_av **pos = em_ts_arena_alloc(&c->p->L.arena, n * sizeof *pos);
+    if (pos == NULL) {
+        return em_status_oom();
+    }
+    for (size_t i = 0; i < n; i++) {
+        char r = al->args[i];
+        if (r == 'F' || r == 'T') {
+            pos[i] = em_ts_bool(&c->p->L, r == 'T');
+        } else if ((size_t)(r - '0') < ca->n_pos) {
+            pos[i] = ca->pos[r - '0'];
+        } else {
+            return nerr(c, EMBER_ERR_INVALID_MODEL, "expected its arguments positionally (as "
+                        "torch.export writes them)%s%s", NULL, NULL);
+        }
+        if (pos[i] == NULL) {
+            return em_status_oom();
+        }
+    }
+    ca->pos = pos;
+    ca->n_pos = n;
+    ca->n_kw = 0;
+    return NULL;
+}
+
+/* Binds one output Argument to result r. */
+static ember_status *bind_output(const nctx *c, const em_pt2_json *o, ts_av *r)
+{
+    const em_pt2_json *t = em_pt2_json_get(o, "as_tensor");
+    const em_pt2_json *s = em_pt2_json_get(o, "as_sym_int");
+    const em_pt2_json *name = t != NULL ? em_pt2_json_get(t, "name")
+                              : s != NULL ? em_pt2_json_get(s, "as_name")
+                                          : NULL;
+    if (em_pt2_json_get(o, "as_none") != NULL) {
+        return NULL;
+    }
+    if (name == NULL || name->k != EM_PT2_JSTR) {
+        return nerr(c, EMBER_ERR_UNSUPPORTED, "an output that is neither a named tensor nor a "
+                    "named symbolic int%s%s", NULL, NULL);
+    }
+    return em_pt2_bind(c->p, name->s, r, c->node);
+}
+
+static ember_status *bind_outputs(const nctx *c, const em_pt2_json *outs, ts_av *r)
+{
+    if (outs == NULL || outs->k != EM_PT2_JARR) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "field 'outputs' is missing or not an array%s%s",
+                    NULL, NULL);
+    }
+    bool seq = r->k == TA_TUPLE || r->k == TA_LIST;
+    if (outs->n == 1 && em_pt2_json_get(outs->items[0], "as_tensors") != NULL) {
+        const em_pt2_json *ts = em_pt2_json_get(outs->items[0], "as_tensors");
+        if (!seq || ts->k != EM_PT2_JARR || ts->n != r->u.seq.n) {
+            return nerr(c, EMBER_ERR_INVALID_MODEL, "as_tensors outputs do not match the op's "
+                        "results%s%s", NULL, NULL);
+        }
+        for (size_t i = 0; i < ts->n; i++) {
+            const em_pt2_json *name = em_pt2_json_get(ts->items[i], "name");
+            if (name == NULL || name->k != EM_PT2_JSTR) {
+                return nerr(c, EMBER_ERR_INVALID_MODEL, "an unnamed output%s%s", NULL, NULL);
+            }
+            EM_RETURN_IF_ERROR(em_pt2_bind(c->p, name->s, r->u.seq.items[i], c->node));
+        }
+        return NULL;
+    }
+    if (outs->n == 1) {
+        return bind_output(c, outs->items[0], r);
+    }
+    if (!seq || r->u.seq.n != outs->n) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "the node lists more outputs than the op "
+                    "returns%s%s", NULL, NULL);
+    }
+    for (size_t i = 0; i < outs->n; i++) {
+        EM_RETURN_IF_ERROR(bind_output(c, outs->items[i], r->u.seq.items[i]));
+    }
+    return NULL;
+}
+
+/* Python's operators on symbolic ints (sizes torch.export keeps symbolic: "_operator.mul")
+ * and the aten op the lowering evaluates them with, on known ints or dynamic scalars, as it
+ * does TorchScript's `a * b`. */
+static const char *const py_operators[][2] = {
+    {"add", "add"}, {"sub", "sub"}, {"mul", "mul"}, {"floordiv", "floordiv"},
+    {"truediv", "div"}, {"neg", "neg"}, {"eq", "eq"}, {"ne", "ne"}, {"lt", "lt"},
+    {"le", "le"}, {"gt", "gt"}, {"ge", "ge"},
+};
+
+static const char *py_operator(const char *target)
+{
+    static const char prefix[] = "_operator.";
+    for (size_t i = 0; strncmp(target, prefix, sizeof prefix - 1) == 0 &&
+                       i < sizeof py_operators / sizeof py_operators[0]; i++) {
+        if (strcmp(target + sizeof prefix - 1, py_operators[i][0]) == 0) {
+            return py_operators[i][1];
+        }
+    }
+    return NULL;
+}
+
+/* The aten op name of a target: "torch.ops.aten.relu.default" -> "relu"; NULL otherwise. */
+static const char *aten_name(ts_lower *L, const char *target)
+{
+    static const char prefix[] = "torch.ops.aten.";
+    if (strncmp(target, prefix, sizeof prefix - 1) != 0) {
+        return NULL;
+    }
+    const char *name = target + sizeof prefix - 1;
+    const char *dot = strchr(name, '.');
+    size_t len = dot != NULL ? (size_t)(dot - name) : strlen(name);
+    return len > 0 ? em_ts_arena_strndup(&L->arena, name, len) : NULL;
+}
+
+/* Pads an alias's extra results (statistics, indices) with None. */
+static ts_av *pad_results(ts_lower *L, ts_av *r, int n)
+{
+    if (n <= 1 || r->k == TA_TUPLE) {
+        return r;
+    }
+    ts_av *t = em_ts_seq(L, TA_TUPLE, (size_t)n);
+    for (int i = 0; t != NULL && i < n; i++) {
+        t->u.seq.items[i] = i == 0 ? r : em_ts_none(L);
+        if (t->u.seq.items[i] == NULL) {
+            return NULL;
+        }
+    }
+    return t;
+}
+
+/* "<what>: msg" from the lowering becomes "<what>: node 'n' (target): msg". */
+static ember_status *name_node(const nctx *c, ember_status *st)
+{
+    if (st == NULL || ember_status_code(st) == EMBER_ERR_OUT_OF_MEMORY) {
+        return st;
+    }
+    const char *msg = ember_status_message(st);
+    size_t wl = strlen(c->p->L.what);
+    if (strncmp(msg, c->p->L.what, wl) == 0 && strncmp(msg + wl, ": ", 2) == 0) {
+        msg += wl + 2;
+    }
+    ember_status *e = em_status_new(ember_status_code(st), "%s: node '%s' (%s): %s",
+                                    c->p->L.what, c->node, c->target, msg);
+    ember_status_destroy(st);
+    return e;
+}
+
+static ember_status *lower_node(em_pt2 *p, const em_pt2_json *n, size_t index)
+{
+    ts_lower *L = &p->L;
+    const em_pt2_json *target = em_pt2_json_get(n, "target");
+    const em_pt2_json *name = em_pt2_json_get(n, "name");
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, "#%zu", index);
+    nctx c = {p, name != NULL && name->k == EM_PT2_JSTR ? name->s : fallback,
+              target != NULL && target->k == EM_PT2_JSTR ? target->s : "?"};
+    if (target == NULL || target->k != EM_PT2_JSTR) {
+        return nerr(&c, EMBER_ERR_INVALID_MODEL, "field 'target' is missing or not a string%s%s",
+                    NULL, NULL);
+    }
+    const char *pyop = py_operator(target->s);
+    const char *op = pyop != NULL ? pyop : aten_name(L, target->s);
+    if (op == NULL) {
+        return nerr(&c, EMBER_ERR_UNSUPPORTED, "not an aten op: ember lowers torch.ops.aten.* "
+                    "targets and Python's arithmetic on symbolic ints only%s%s", NULL, NULL);
+    }
+    call_args ca = {0};
+    EM_RETURN_IF_ERROR(collect_args(&c, em_pt2_json_get(n, "inputs"), &ca));
+    const alias *al = NULL;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        al = strcmp(aliases[i].from, op) == 0 ? &aliases[i] : al;
+    }
+    if (al != NULL && al->args != NULL) {
+        EM_RETURN_IF_ERROR(apply_alias(&c, al, &ca));
+    }
+    const char *to = al != NULL ? al->to : op;
+    char qual[160], aten[160];
+    snprintf(qual, sizeof qual, "torch.%s", to);
+    snprintf(aten, sizeof aten, "aten::%s", to);
+    if (pyop == NULL && em_ts_op_find(aten) == NULL) {
+        return nerr(&c, EMBER_ERR_UNSUPPORTED, "aten op '%s' is not supported%s", op, NULL);
+    }
+    L->path = c.node;
+    ts_av *r = NULL;
+    em_ts_pos nopos = {0};
+    EM_RETURN_IF_ERROR(name_node(&c, em_ts_builtin_call(L, qual, ca.pos, ca.n_pos, ca.kw_names,
+                                                        ca.kw_vals, ca.n_kw, nopos, &r)));
+    r = pad_results(L, r, al != NULL ? al->n_results : 1);
+    if (r == NULL) {
+        return em_status_oom();
+    }
+    return bind_outputs(&c, em_pt2_json_get(n, "outputs"), r);
+}
+
+ember_status *em_pt2_lower_nodes(em_pt2 *p, const em_pt2_json *nodes)
+{
+    if (nodes == NULL || nodes->k != EM_PT2_JARR) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: graph field 'nodes' is %s",
+                             p->L.what, nodes == NULL ? "missing" : "not an array");
+    }
+    for (size_t i = 0; i < nodes->n; i++) {
+        EM_RETURN_IF_ERROR(lower_node(p, nodes->items[i], i));
+    }
+    return NULL;
+}

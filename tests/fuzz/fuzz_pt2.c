@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libFuzzer target for loaders/pt2: the JSON reader, then a whole torch.export archive through
+ * load, plan and one run (fuzz_model.h).
+ *
+ * The input is the program's text: models/model.json, then a NUL byte, then
+ * data/weights/model_weights_config.json (absent: an empty config). The harness writes them
+ * into a fresh archive of the torch 2.9+ layout (stored records, CRC-32s computed, so every
+ * mutation reaches the JSON reader, the signature and the lowering rather than dying at the
+ * zip layer, which fuzz_ts_zip covers) beside the records torch writes (archive_format,
+ * byteorder, .data/version) and FUZZ_N_WEIGHTS weight records data/weights/weight_<k> of
+ * FUZZ_WEIGHT_BYTES small floats each, so a config may point at any of them, with any sizes,
+ * strides and offset, in bounds or not.
+ * Seeds: tests/fuzz/corpus/fuzz_pt2 (tools/gen_pt2_fixtures.py: the fixtures' programs,
+ * node metadata left out).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_model.h"
+#include "fuzz_mut.h"
+#include "loaders/pt2/pt2_json.h"
+#include "core/status.h"
+
+#define FUZZ_N_WEIGHTS 48
+#define FUZZ_WEIGHT_BYTES 4096
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint32_t crc32_of(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) {
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+        }
+    }
+    return ~c;
+}
+
+typedef struct rec {
+    char name[64];
+    const uint8_t *p;
+    size_t n;
+    uint32_t crc;
+    size_t at; /* local header offset */
+} rec;
+
+/* A stored zip of the records (no data descriptors, no ZIP64: everything is small). */
+static void write_zip(fz_buf *b, rec *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(r[i].name);
+        r[i].at = b->n;
+        fz_put_le(b, 0x04034b50, 4);
+        fz_put_le(b, 20, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 4); /* time, date */
+        fz_put_le(b, r[i].crc, 4);
+        fz_put_le(b, r[i].n, 4);
+        fz_put_le(b, r[i].n, 4);
+        fz_put_le(b, len, 2);
+        fz_put_le(b, 0, 2);
+        fz_put(b, r[i].name, len);
+        fz_put(b, r[i].p, r[i].n);
+    }
+    size_t cd = b->n;
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(r[i].name);
+        fz_put_le(b, 0x02014b50, 4);
+        fz_put_le(b, 20, 2);
+        fz_put_le(b, 20, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 4);
+        fz_put_le(b, r[i].crc, 4);
+        fz_put_le(b, r[i].n, 4);
+        fz_put_le(b, r[i].n, 4);
+        fz_put_le(b, len, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 2);
+        fz_put_le(b, 0, 4);
+        fz_put_le(b, r[i].at, 4);
+        fz_put(b, r[i].name, len);
+    }
+    size_t cd_n = b->n - cd;
+    fz_put_le(b, 0x06054b50, 4);
+    fz_put_le(b, 0, 4);
+    fz_put_le(b, (uint64_t)n, 2);
+    fz_put_le(b, (uint64_t)n, 2);
+    fz_put_le(b, cd_n, 4);
+    fz_put_le(b, cd, 4);
+    fz_put_le(b, 0, 2);
+}
+
+static void add(rec *r, int *n, const char *name, const void *p, size_t len)
+{
+    snprintf(r[*n].name, sizeof r[*n].name, "m/%s", name);
+    r[*n].p = p;
+    r[*n].n = len;
+    r[*n].crc = crc32_of(p, len);
+    (*n)++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static float weights[FUZZ_WEIGHT_BYTES / 4];
+    static uint32_t weights_crc;
+    if (weights_crc == 0) {
+        for (size_t i = 0; i < FUZZ_WEIGHT_BYTES / 4; i++) {
+            weights[i] = (float)((int)(i % 17) - 8) / 16.0f;
+        }
+        weights_crc = crc32_of((const uint8_t *)weights, sizeof weights);
+    }
+    const uint8_t *nul = memchr(data, 0, size);
+    size_t json_n = nul != NULL ? (size_t)(nul - data) : size;
+    static const char empty_cfg[] = "{\"config\": {}}";
+    const uint8_t *cfg = nul != NULL ? nul + 1 : (const uint8_t *)empty_cfg;
+    size_t cfg_n = nul != NULL ? size - json_n - 1 : sizeof empty_cfg - 1;
+
+    /* The JSON layer alone. */
+    em_ts_arena a;
+    em_ts_arena_init(&a, NULL);
+    const em_pt2_json *j = NULL;
+    ember_status *st = em_pt2_json_parse(&a, (const char *)data, json_n, "fuzz", &j);
+    fuzz_check((st == NULL) == (j != NULL));
+    ember_status_destroy(st);
+    em_ts_arena_free(&a);
+
+    rec r[FUZZ_N_WEIGHTS + 8];
+    int n = 0;
+    add(r, &n, "archive_format", "pt2", 3);
+    add(r, &n, "byteorder", "little", 6);
+    add(r, &n, ".data/version", "6\n", 2);
+    add(r, &n, "models/model.json", data, json_n);
+    add(r, &n, "data/weights/model_weights_config.json", cfg, cfg_n);
+    for (int k = 0; k < FUZZ_N_WEIGHTS; k++) {
+        char name[48];
+        snprintf(name, sizeof name, "data/weights/weight_%d", k);
+        snprintf(r[n].name, sizeof r[n].name, "m/%s", name);
+        r[n].p = (const uint8_t *)weights;
+        r[n].n = sizeof weights;
+        r[n].crc = weights_crc;
+        n++;
+    }
+    fz_buf b = {0};
+    write_zip(&b, r, n);
+    if (!b.failed) {
+        fuzz_model_run(b.p, b.n, NULL, 0);
+    }
+    fz_buf_free(&b);
+    return 0;
+}
