@@ -164,6 +164,7 @@ ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after)
     memcpy(c->dead, dead, sizeof *dead * (size_t)n);
     em_free(g->al, nodes);
     em_free(g->al, dead);
+    em_pass_refresh_producers(c); /* every node after the first placed one moved */
     return NULL;
 }
 
@@ -171,7 +172,9 @@ void em_pass_refresh_producers(em_pctx *c)
 {
     for (int ni = 0; ni < c->g->n_nodes; ni++) {
         for (int o = 0; !c->dead[ni] && o < c->g->nodes[ni].n_out; o++) {
-            c->g->values[c->g->nodes[ni].out[o]].producer = ni;
+            if (c->g->nodes[ni].out[o] >= 0) {
+                c->g->values[c->g->nodes[ni].out[o]].producer = ni;
+            }
         }
     }
 }

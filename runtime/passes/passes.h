@@ -145,7 +145,7 @@ ember_status *em_pass_add_node_into(em_pctx *c, em_op op, const char *name, cons
 ember_status *em_pass_reshape_node(em_pctx *c, const char *base, const char *suffix, int from,
                                    int to, int rank, const int64_t *dims, int *out);
 /* Puts the nodes added since `n_old` right after the nodes named in `after` (after[j - n_old]
- * for node j; -1: first), keeping the order among them. Producers are stale afterwards. */
+ * for node j; -1: first), keeping the order among them; the producers are set again. */
 ember_status *em_pass_place_new(em_pctx *c, int n_old, const int *after);
 /* Sets every live node's outputs' producer (node moves and fusions leave them stale). */
 void em_pass_refresh_producers(em_pctx *c);

@@ -501,7 +501,6 @@ ember_status *em_pass_fuse_attention(em_pctx *c)
     }
     if (st == NULL && g->n_nodes > n_old) {
         st = em_pass_place_new(c, n_old, after);
-        em_pass_refresh_producers(c);
     }
     em_free(g->al, after);
     return st;

@@ -6,7 +6,10 @@
  * alone), the mean as a graph output (its name kept), a symbolic batch; and after a conv with
  * the layout pass, the pool runs blocked and no Reduce is left. Left alone: axes {1, 2}, axis
  * {3} alone, a rank-3 input (a Reshape of x) reduced over its last axis. Each optimised graph
- * computes what the original does.
+ * computes what the original does. M_THEN_CONV: a Conv -> BatchNormalization -> Relu after the
+ * mean, folded and fused after the Flatten was placed (torch.export's core-aten mobilenet_v3
+ * failed there once: the placement moved every later node and left their producers stale, so
+ * the fusion took a Conv for the BatchNormalization's producer).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@ enum {
     M_HW_KEEP,
     M_OUTPUT,
     M_CONV,
+    M_THEN_CONV,
     N_AXES12,
     N_AXIS3,
     N_RANK3,
@@ -55,6 +59,18 @@ static void build(em_graph *g, int x, int v)
                       3, "c");
         OK(em_node_set_ints(g, g->n_nodes - 1, "pads", pads, 4));
         y = mean(g, tp_op2(g, EM_OP_RELU, c, -1, "cr"), hw, 2, 0);
+    } else if (v == M_THEN_CONV) {
+        OK(em_graph_mark_output(g, tp_op2(g, EM_OP_NEG, mean(g, x, hw, 2, 0), -1, "mn")));
+        static const int64_t cd[1] = {16};
+        int in[5] = {x, tp_init_f32(g, "w", 4, wd, 1, -0.3f, 0.3f)};
+        int c = tp_op(g, EM_OP_CONV, in, 2, "c");
+        OK(em_node_set_ints(g, g->n_nodes - 1, "pads", pads, 4));
+        in[0] = c;
+        in[1] = tp_init_f32(g, "gamma", 1, cd, 3, 0.5f, 1.5f);
+        in[2] = tp_init_f32(g, "beta", 1, cd, 4, -0.5f, 0.5f);
+        in[3] = tp_init_f32(g, "mean", 1, cd, 5, -0.5f, 0.5f);
+        in[4] = tp_init_f32(g, "var", 1, cd, 6, 0.5f, 2.0f);
+        y = tp_op2(g, EM_OP_RELU, tp_op(g, EM_OP_BATCHNORM, in, 5, "bn"), -1, "br");
     } else {
         y = mean(g, x, hw, 2, 0);
     }
@@ -81,6 +97,9 @@ static void test_spatial_means(void **state)
     static const char *const batch[4] = {"N", NULL, NULL, NULL};
     const tp_count want[] = {{EM_OP_GLOBALAVERAGEPOOL, 1}, {EM_OP_REDUCEMEAN, 0}};
     tp_check_fused_named(build, M_HW, 4, xd, batch, want, 2, 1e-6, 1e-5);
+    const tp_count conv[] = {{EM_OP_GLOBALAVERAGEPOOL, 1}, {EM_OP_FLATTEN, 1},
+                             {EM_OP_BATCHNORM, 0}, {EM_OP_RELU, 0}, {EM_OP_FUSEDCONV, 1}};
+    tp_check_fused(build, M_THEN_CONV, 4, xd, conv, 5, 1e-5, 1e-5);
 }
 
 static void test_other_means(void **state)
