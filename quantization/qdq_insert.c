@@ -450,49 +450,38 @@ static ember_status *add_act_qdq(qi_ctx *c, int v, const em_qi_range *ranges)
 
 /* Symmetric int8 weight v on `axis` (-2: per tensor): int8 initializer, scale, zero point and a
  * DequantizeLinear that its readers read. */
-static ember_status *add_weight(qi_ctx *c, int v)
+/* The shape of weight w as [outer][ch][inner] on `axis` (< 0: per tensor, ch 1). */
+static void weight_shape(const em_value *w, int axis, int64_t *count, int64_t *outer, int64_t *ch,
+                         int64_t *inner)
 {
-    em_graph *g = c->g;
-    const ember_allocator *al = g->al;
-    const em_value *w = &g->values[v];
-    int axis = c->p->w_axis[v], rank = w->init.rank;
-    int64_t count = 1, ch = 1, inner = 1;
-    for (int d = 0; d < rank; d++) {
-        count *= w->init.dims[d];
+    *count = 1;
+    *ch = 1;
+    *inner = 1;
+    for (int d = 0; d < w->init.rank; d++) {
+        *count *= w->init.dims[d];
         if (axis >= 0 && d == axis) {
-            ch = w->init.dims[d];
+            *ch = w->init.dims[d];
         } else if (axis >= 0 && d > axis) {
-            inner *= w->init.dims[d];
+            *inner *= w->init.dims[d];
         }
     }
-    const float *x = (const float *)w->init.data;
-    int8_t *q = em_malloc(al, (size_t)count + 1);
-    float *s = em_malloc(al, sizeof *s * (size_t)ch);
-    int8_t *z = em_calloc(al, (size_t)ch, 1);
-    if (q == NULL || s == NULL || z == NULL) {
-        em_free(al, q);
-        em_free(al, s);
-        em_free(al, z);
-        return em_status_oom();
+    if (axis < 0) {
+        *inner = *count;
     }
-    float *lo = em_malloc(al, sizeof *lo * (size_t)ch * 2);
-    if (lo == NULL) {
-        em_free(al, q);
-        em_free(al, s);
-        em_free(al, z);
-        return em_status_oom();
-    }
+    *outer = *ch * *inner > 0 ? *count / (*ch * *inner) : 0;
+}
+
+/* Symmetric int8 quantization of x ([outer][ch][inner]) into q with one scale per channel
+ * (s[ch]); `lo` is scratch of 2 * ch floats. No index division in the loops (resnet50's 25M
+ * weights). */
+static void weight_quant(const float *x, int64_t outer, int64_t ch, int64_t inner, float *lo,
+                         float *s, int8_t *q)
+{
     float *hi = lo + ch;
     for (int64_t cix = 0; cix < ch; cix++) {
-        lo[cix] = count > 0 ? INFINITY : 0.0f;
-        hi[cix] = count > 0 ? -INFINITY : 0.0f;
+        lo[cix] = outer * inner > 0 ? INFINITY : 0.0f;
+        hi[cix] = outer * inner > 0 ? -INFINITY : 0.0f;
     }
-    /* the weight as [outer][ch][inner] (per tensor: ch 1, inner count); no index division in
-     * the loops (resnet50's 25M weights) */
-    if (axis < 0) {
-        inner = count;
-    }
-    int64_t outer = ch * inner > 0 ? count / (ch * inner) : 0;
     for (int64_t o = 0; o < outer; o++) {
         for (int64_t cix = 0; cix < ch; cix++) {
             const float *xr = x + (o * ch + cix) * inner;
@@ -509,7 +498,6 @@ static ember_status *add_weight(qi_ctx *c, int v)
         int zp;
         em_qi_scale_zp(lo[cix], hi[cix], -127, 127, true, &s[cix], &zp);
     }
-    em_free(al, lo);
     for (int64_t o = 0; o < outer; o++) {
         for (int64_t cix = 0; cix < ch; cix++) {
             const float *xr = x + (o * ch + cix) * inner;
@@ -526,6 +514,67 @@ static ember_status *add_weight(qi_ctx *c, int v)
             }
         }
     }
+}
+
+ember_status *em_qi_weight_sqnr(const em_graph *g, const em_qi_plan *p, int v, double *db)
+{
+    *db = NAN;
+    if (v < 0 || v >= p->n_values || p->w_axis[v] == -1 || g->values[v].init.data == NULL ||
+        g->values[v].init.dtype != EMBER_DTYPE_F32) {
+        return NULL;
+    }
+    const ember_allocator *al = g->al;
+    const em_value *w = &g->values[v];
+    int64_t count, outer, ch, inner;
+    weight_shape(w, p->w_axis[v], &count, &outer, &ch, &inner);
+    int8_t *q = em_malloc(al, (size_t)count + 1);
+    float *s = em_malloc(al, sizeof *s * (size_t)ch * 3 + 1);
+    if (q == NULL || s == NULL) {
+        em_free(al, q);
+        em_free(al, s);
+        return em_status_oom();
+    }
+    const float *x = (const float *)w->init.data;
+    weight_quant(x, outer, ch, inner, s + ch, s, q);
+    double sig = 0, noise = 0;
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t cix = 0; cix < ch; cix++) {
+            int64_t b = (o * ch + cix) * inner;
+            for (int64_t i = 0; i < inner; i++) {
+                double d = (double)x[b + i] - (double)q[b + i] * s[cix];
+                sig += (double)x[b + i] * x[b + i];
+                noise += d * d;
+            }
+        }
+    }
+    *db = noise > 0.0 ? 10.0 * log10(sig / noise) : INFINITY;
+    em_free(al, q);
+    em_free(al, s);
+    return NULL;
+}
+
+static ember_status *add_weight(qi_ctx *c, int v)
+{
+    em_graph *g = c->g;
+    const ember_allocator *al = g->al;
+    const em_value *w = &g->values[v];
+    int axis = c->p->w_axis[v], rank = w->init.rank;
+    int64_t count, outer, ch, inner;
+    weight_shape(w, axis, &count, &outer, &ch, &inner);
+    const float *x = (const float *)w->init.data;
+    int8_t *q = em_malloc(al, (size_t)count + 1);
+    float *s = em_malloc(al, sizeof *s * (size_t)ch);
+    int8_t *z = em_calloc(al, (size_t)ch, 1);
+    float *lo = em_malloc(al, sizeof *lo * (size_t)ch * 2);
+    if (q == NULL || s == NULL || z == NULL || lo == NULL) {
+        em_free(al, q);
+        em_free(al, s);
+        em_free(al, z);
+        em_free(al, lo);
+        return em_status_oom();
+    }
+    weight_quant(x, outer, ch, inner, lo, s, q);
+    em_free(al, lo);
     char base[512];
     snprintf(base, sizeof base, "%s", w->name);
     int64_t dims[EM_MAX_RANK];

@@ -6,8 +6,10 @@
  *
  * Calibration: the fp32 model is loaded twice at EMBER_GRAPH_OPT_FOLD (same file, same options,
  * so value names and indices agree): one copy is planned on and rewritten, the other has every
- * tensor the plan needs a range for marked as a graph output and runs in a session, batch by
- * batch. Each observed tensor has an observer: its exact min / max for MinMax, and for the
+ * tensor the plan needs a range for marked as a graph output, is then optimized as at
+ * EMBER_GRAPH_OPT_ALL (outputs are never fused away) and runs in a session, batch by batch,
+ * into output tensors bound again batch after batch. The planned graph's names are copied
+ * (keep_names) since both copies change. Each observed tensor has an observer: its exact min / max for MinMax, and for the
  * histogram methods (percentile, entropy, MSE) also a collector of quantization/calib.h, whose
  * ranges are computed when they are needed (finishing, saving the cache, the report), not
  * after every batch (entropy's search takes 50-250 ms a tensor).
@@ -109,6 +111,8 @@ struct ember_quantizer {
     int *vprod;          /* per value: producer node or -1 */
     char **nname;        /* per node */
     em_op *nop;          /* per node */
+    int *nin0;           /* per node: its first input (-1: none) */
+    int *nweight;        /* per node: its quantized weight (-1: none) */
     em_qi_opts o;
     ember_quantize_options opts;
     em_qi_plan plan;
@@ -117,6 +121,7 @@ struct ember_quantizer {
     int *obs_out;        /* its output slot in cal */
     q_observer *obs;     /* per observed value */
     bool *has_range;     /* per value of the planned graph */
+    double *w_db;        /* per value: a quantized weight's own round-trip SQNR (NAN: none) */
     em_qi_range *ranges; /* per value of the planned graph */
     size_t n_batches;
     bool stale;          /* histogram observers hold batches their ranges do not reflect yet */
@@ -290,7 +295,9 @@ static ember_status *keep_names(ember_quantizer *q, const em_graph *g)
     q->vprod = calloc((size_t)g->n_values + 1, sizeof *q->vprod);
     q->nname = calloc((size_t)g->n_nodes + 1, sizeof *q->nname);
     q->nop = calloc((size_t)g->n_nodes + 1, sizeof *q->nop);
-    if (!q->vname || !q->vprod || !q->nname || !q->nop) {
+    q->nin0 = calloc((size_t)g->n_nodes + 1, sizeof *q->nin0);
+    q->nweight = calloc((size_t)g->n_nodes + 1, sizeof *q->nweight);
+    if (!q->vname || !q->vprod || !q->nname || !q->nop || !q->nin0 || !q->nweight) {
         return em_status_oom();
     }
     for (int v = 0; v < g->n_values; v++) {
@@ -300,7 +307,11 @@ static ember_status *keep_names(ember_quantizer *q, const em_graph *g)
         }
     }
     for (int i = 0; i < g->n_nodes; i++) {
-        q->nop[i] = g->nodes[i].op;
+        const em_node *n = &g->nodes[i];
+        q->nop[i] = n->op;
+        q->nin0[i] = n->n_in > 0 ? n->in[0] : -1;
+        q->nweight[i] = n->n_in > 1 && n->in[1] >= 0 && q->plan.w_axis[n->in[1]] != -1 ? n->in[1]
+                                                                                        : -1;
         if ((q->nname[i] = dup_str(g->nodes[i].name)) == NULL) {
             return em_status_oom();
         }
@@ -329,6 +340,8 @@ void ember_quantizer_destroy(ember_quantizer *q)
     free(q->vprod);
     free(q->nname);
     free(q->nop);
+    free(q->nin0);
+    free(q->nweight);
     if (q->m != NULL) {
         em_qi_plan_free(q->m->al, &q->plan);
         ember_model_destroy(q->m);
@@ -344,6 +357,7 @@ void ember_quantizer_destroy(ember_quantizer *q)
     }
     free(q->obs);
     free(q->has_range);
+    free(q->w_db);
     free(q->ranges);
     free(q->path);
     for (int i = 0; i < q->opts.n_exclude; i++) {
@@ -461,11 +475,56 @@ size_t ember_quantizer_batch_count(const ember_quantizer *q)
     return q != NULL ? q->n_batches : 0;
 }
 
-/* Marks the observed tensors of the calibration model as outputs, optimizes it as a model
- * loaded at EMBER_GRAPH_OPT_ALL is (fusions and the blocked conv layout: a graph output is
- * never fused away, so every observed tensor stays; resnet18 runs 1.3-1.5x faster than at
- * FOLD, where its convs take oneDNN's plain-layout path) and makes its session, at the first
- * batch. */
+/* Marks values vals[0..n) of model m (loaded at EMBER_GRAPH_OPT_FOLD) as graph outputs and
+ * sets slot[k] to the output index that gives vals[k] (-1 - j: it is graph input j, observed
+ * on the caller's tensor; -1 - n_inputs: not in the graph), then optimizes m as a model loaded
+ * at EMBER_GRAPH_OPT_ALL is (fusions and the blocked conv layout: a graph output is never
+ * fused away). On error m may be half rewritten and must be dropped. */
+static ember_status *observe_values(ember_model *m, const int *vals, int n, int *slot)
+{
+    em_graph *g = m->g;
+    ember_status *st = NULL;
+    for (int k = 0; st == NULL && k < n; k++) {
+        int v = vals[k];
+        slot[k] = -1 - g->n_inputs;
+        if (v < 0 || v >= g->n_values) {
+            continue;
+        }
+        if (g->values[v].kind == EM_VAL_INPUT) {
+            for (int j = 0; j < g->n_inputs; j++) {
+                if (g->inputs[j] == v) {
+                    slot[k] = -1 - j;
+                }
+            }
+        } else if (g->values[v].is_output) {
+            for (int j = 0; j < g->n_outputs; j++) {
+                if (g->outputs[j] == v) {
+                    slot[k] = j;
+                    break;
+                }
+            }
+        } else {
+            slot[k] = g->n_outputs;
+            st = em_graph_mark_output(g, v);
+        }
+    }
+    if (st == NULL) {
+        em_passes_options po = em_passes_level(EMBER_GRAPH_OPT_ALL);
+        po.eval = em_plan_eval_const;
+        st = em_passes_run(g, &po);
+    }
+    if (st == NULL) {
+        st = em_graph_drop_unused_image(g, m->bytes);
+    }
+    if (st == NULL) {
+        m->graph_opt = EMBER_GRAPH_OPT_ALL;
+    }
+    return st;
+}
+
+/* The calibration model and its session, at the first batch: the observed tensors marked as
+ * outputs, then the ALL passes (resnet18 runs 1.3-1.5x faster than at FOLD, where its convs
+ * take oneDNN's plain-layout im2col path). */
 static ember_status *calib_model(ember_quantizer *q)
 {
     if (q->sess != NULL) {
@@ -475,45 +534,10 @@ static ember_status *calib_model(ember_quantizer *q)
         return em_status_new(EMBER_ERR_STATE, "quantize: the calibration model of %s failed to "
                              "build before", q->path);
     }
-    ember_status *st = NULL;
-    em_graph *g = q->cal->g;
     if (q->pool == NULL && em_cpu_count() > 1) {
         EM_RETURN_IF_ERROR(em_threadpool_create(NULL, 0, &q->pool));
     }
-    for (int k = 0; st == NULL && k < q->n_obs; k++) {
-        int v = q->obs_val[k];
-        if (g->values[v].kind == EM_VAL_INPUT) {
-            for (int j = 0; j < g->n_inputs; j++) {
-                if (g->inputs[j] == v) {
-                    q->obs_out[k] = -1 - j; /* observed on the caller's input tensor */
-                }
-            }
-        } else if (g->values[v].is_output) {
-            for (int j = 0; j < g->n_outputs; j++) {
-                if (g->outputs[j] == v) {
-                    q->obs_out[k] = j;
-                    break;
-                }
-            }
-        } else {
-            q->obs_out[k] = g->n_outputs;
-            st = em_graph_mark_output(g, v);
-        }
-    }
-    if (st == NULL) {
-        em_passes_options po = em_passes_level(EMBER_GRAPH_OPT_ALL);
-        po.eval = em_plan_eval_const;
-        st = em_passes_run(g, &po);
-        if (st == NULL) {
-            st = em_graph_drop_unused_image(g, q->cal->bytes);
-        }
-        if (st != NULL) { /* a graph the passes failed on may be half rewritten */
-            ember_model_destroy(q->cal);
-            q->cal = NULL;
-            return st;
-        }
-        q->cal->graph_opt = EMBER_GRAPH_OPT_ALL;
-    }
+    ember_status *st = observe_values(q->cal, q->obs_val, q->n_obs, q->obs_out);
     if (st == NULL) {
         ember_session_options *so = NULL;
         st = ember_session_options_create(&so);
@@ -521,6 +545,10 @@ static ember_status *calib_model(ember_quantizer *q)
             st = ember_session_create(q->cal, so, &q->sess);
         }
         ember_session_options_destroy(so);
+    }
+    if (st != NULL) { /* a graph the passes failed on may be half rewritten */
+        ember_model_destroy(q->cal);
+        q->cal = NULL;
     }
     return st;
 }
@@ -887,6 +915,15 @@ static ember_status *finish(ember_quantizer *q)
         return NULL;
     }
     EM_RETURN_IF_ERROR(refresh_ranges(q));
+    if (q->w_db == NULL) {
+        q->w_db = calloc((size_t)q->plan.n_values + 1, sizeof *q->w_db);
+    }
+    if (q->w_db == NULL) {
+        return em_status_oom();
+    }
+    for (int v = 0; v < q->plan.n_values; v++) { /* for the report, before the rewrite */
+        EM_RETURN_IF_ERROR(em_qi_weight_sqnr(q->m->g, &q->plan, v, &q->w_db[v]));
+    }
     for (int v = 0; q->o.mode == EM_QI_STATIC && v < q->plan.n_values; v++) {
         if (q->plan.need[v] && !q->has_range[v]) {
             return em_status_new(EMBER_ERR_STATE, "quantize: no calibration range for tensor '%s' "
@@ -998,15 +1035,79 @@ static int64_t argmax_of(const float *x, int64_t n)
     return a;
 }
 
+/* The value of the QDQ model qg (loaded from q's rewritten graph) that consumers of observed
+ * value v read: the output of the DequantizeLinear after v's QuantizeLinear in q->m's graph,
+ * by name; -1 when there is none. */
+static int dq_value(const ember_quantizer *q, const em_graph *qg, int v)
+{
+    const em_graph *g = q->m->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].op != EM_OP_QUANTIZELINEAR || g->nodes[i].in[0] != v) {
+            continue;
+        }
+        int qv = g->nodes[i].out[0];
+        for (int j = 0; j < g->n_nodes; j++) {
+            if (g->nodes[j].op == EM_OP_DEQUANTIZELINEAR && g->nodes[j].in[0] == qv) {
+                return em_graph_find_value(qg, g->values[g->nodes[j].out[0]].name);
+            }
+        }
+    }
+    return -1;
+}
+
+/* SQNR accumulators: sum x^2 and sum (x - y)^2 of float tensors a (fp32) and c. */
+static void sqnr_add(const ember_tensor *a, const ember_tensor *c, double *sig, double *noise)
+{
+    if (a == NULL || c == NULL || ember_tensor_dtype(a) != EMBER_DTYPE_F32 ||
+        ember_tensor_dtype(c) != EMBER_DTYPE_F32 ||
+        ember_tensor_elem_count(a) != ember_tensor_elem_count(c)) {
+        return;
+    }
+    const float *x = ember_tensor_data((ember_tensor *)a), *y = ember_tensor_data((ember_tensor *)c);
+    for (int64_t i = 0; i < ember_tensor_elem_count(a); i++) {
+        double d = (double)x[i] - y[i];
+        *sig += (double)x[i] * x[i];
+        *noise += d * d;
+    }
+}
+
+/* The node whose weight and output quantization made observed value v: its producer, or the
+ * producer's producer when the producer is a Relu / Clip folded into the Q/DQ; -1: none. */
+static int maker_of(const ember_quantizer *q, int v)
+{
+    int p = q->vprod[v];
+    if (p >= 0 && q->plan.removed[p] && q->nin0[p] >= 0) {
+        p = q->vprod[q->nin0[p]];
+    }
+    return p;
+}
+
 /* The QDQ model against the fp32 model on the kept batches: per output SQNR and argmax
- * agreement (rows along the last axis); per quantized tensor the SQNR of its own Q/DQ round
- * trip. */
+ * agreement (rows along the last axis); per observed tensor the SQNR of its own Q/DQ round
+ * trip and of its producer's weight round trip on fp32 values (alone), and of the tensor as
+ * its readers see it inside the QDQ model (accumulated). */
 static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
 {
     ember_model *qm = NULL;
     ember_tensor **fo = NULL, **qo = NULL;
     size_t nf = 0, nq = 0;
-    ember_status *st = qdq_model(q, NULL, false, &qm);
+    int *qval = calloc((size_t)q->n_obs + 1, sizeof *qval);
+    int *qslot = calloc((size_t)q->n_obs + 1, sizeof *qslot);
+    double *accs = calloc((size_t)q->n_obs + 1, sizeof *accs);
+    ember_model_options fold = {0};
+    fold.has_graph_opt = true;
+    fold.graph_opt = EMBER_GRAPH_OPT_FOLD;
+    fold.int8 = EMBER_INT8_OFF;
+    ember_status *st = qval == NULL || qslot == NULL || accs == NULL ? em_status_oom() : NULL;
+    if (st == NULL) {
+        st = qdq_model(q, &fold, false, &qm);
+    }
+    for (int k = 0; st == NULL && k < q->n_obs; k++) {
+        qval[k] = dq_value(q, qm->g, q->obs_val[k]);
+    }
+    if (st == NULL) {
+        st = observe_values(qm, qval, q->n_obs, qslot);
+    }
     if (st == NULL) {
         st = calib_model(q);
     }
@@ -1016,7 +1117,7 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
     if (st == NULL) {
         st = run_kept(q, qm, &qo, &nq);
     }
-    size_t n_out = st == NULL ? ember_model_output_count(qm) : 0;
+    size_t n_out = st == NULL ? (size_t)q->m->g->n_outputs : 0;
     for (size_t j = 0; st == NULL && j < n_out; j++) {
         double sig = 0, noise = 0;
         int64_t rows = 0, agree = 0;
@@ -1026,12 +1127,9 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
                 ember_tensor_elem_count(a) != ember_tensor_elem_count(c)) {
                 continue;
             }
+            sqnr_add(a, c, &sig, &noise);
             const float *x = ember_tensor_data(a), *y = ember_tensor_data(c);
             int64_t n = ember_tensor_elem_count(a);
-            for (int64_t i = 0; i < n; i++) {
-                sig += (double)x[i] * x[i];
-                noise += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
-            }
             int r = ember_tensor_rank(a);
             int64_t last = r > 0 ? ember_tensor_dims(a)[r - 1] : 1;
             for (int64_t o = 0; last > 0 && o + last <= n; o += last) {
@@ -1043,14 +1141,21 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
                          "calibration batches\n", ember_model_output_name(qm, j),
                          sqnr_db(sig, noise), (long long)agree, (long long)rows, q->n_kept);
     }
-    /* per tensor: the fp32 value against its own quantize-dequantize */
+    if (st == NULL) {
+        em_strbuf_printf(sb, "per quantized tensor, SQNR against fp32 on the calibration batches: "
+                         "alone = its own Q/DQ round trip and its producer's weight round trip, "
+                         "on fp32 values; accumulated = the tensor as its readers see it in the "
+                         "quantized model (every quantization up to here)\n");
+    }
+    int lo_alone = -1;
+    double lo_alone_db = INFINITY;
     for (int k = 0; st == NULL && k < q->n_obs; k++) {
         int v = q->obs_val[k];
         int qmin, qmax, zp;
         float s;
         em_qi_qrange(q->o.act_dt, q->o.act_symmetric, &qmin, &qmax);
         em_qi_scale_zp(q->ranges[v].lo, q->ranges[v].hi, qmin, qmax, q->o.act_symmetric, &s, &zp);
-        double sig = 0, noise = 0;
+        double sig = 0, noise = 0, asig = 0, anoise = 0;
         for (size_t b = 0; b < q->n_kept; b++) {
             ember_tensor *a = q->obs_out[k] >= 0 ? fo[b * nf + q->obs_out[k]]
                                                   : q->kept[b * q->n_in + (size_t)(-1 - q->obs_out[k])];
@@ -1065,16 +1170,60 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
                 sig += (double)x[i] * x[i];
                 noise += ((double)x[i] - d) * ((double)x[i] - d);
             }
+            if (qval[k] >= 0 && qslot[k] >= 0) {
+                sqnr_add(a, qo[b * nq + (size_t)qslot[k]], &asig, &anoise);
+            }
         }
+        double own = sqnr_db(sig, noise), acc = qslot[k] >= 0 ? sqnr_db(asig, anoise) : own;
+        int p = maker_of(q, v), w = p >= 0 ? q->nweight[p] : -1;
+        double wdb = w >= 0 && q->w_db != NULL ? q->w_db[w] : NAN;
         const char *op, *node = producer_of(q, v, &op);
-        em_strbuf_printf(sb, "  tensor %s (%s %s): range [%g, %g], scale %g, zero point %d, "
-                         "SQNR %.2f dB\n", q->vname[v], op, node,
-                         (double)q->ranges[v].lo, (double)q->ranges[v].hi, (double)s, zp,
-                         sqnr_db(sig, noise));
+        em_strbuf_printf(sb, "  tensor %s (%s %s): range [%g, %g], scale %g, zero point %d; "
+                         "SQNR alone: output %.2f dB", q->vname[v], op, node,
+                         (double)q->ranges[v].lo, (double)q->ranges[v].hi, (double)s, zp, own);
+        if (!isnan(wdb)) {
+            em_strbuf_printf(sb, ", weight %s (%s %s) %.2f dB", q->vname[w], em_op_name(q->nop[p]),
+                             q->nname[p], wdb);
+        }
+        em_strbuf_printf(sb, "; accumulated %.2f dB\n", acc);
+        double alone = !isnan(wdb) && wdb < own ? wdb : own;
+        if (lo_alone < 0 || alone < lo_alone_db) {
+            lo_alone = k;
+            lo_alone_db = alone;
+        }
+        accs[k] = acc;
+    }
+    /* the largest fall of the accumulated SQNR from a node's (observed) input to its output */
+    int drop = -1, drop_from = -1;
+    for (int k = 0; st == NULL && k < q->n_obs; k++) {
+        int p = maker_of(q, q->obs_val[k]), in = p >= 0 ? q->nin0[p] : -1;
+        while (in >= 0 && q->plan.share[in] >= 0) {
+            in = q->plan.share[in];
+        }
+        for (int j = 0; in >= 0 && j < q->n_obs; j++) {
+            if (q->obs_val[j] == in && (drop < 0 || accs[j] - accs[k] > accs[drop_from] - accs[drop])) {
+                drop = k;
+                drop_from = j;
+            }
+        }
+    }
+    if (st == NULL && lo_alone >= 0) {
+        const char *op, *node = producer_of(q, q->obs_val[lo_alone], &op);
+        em_strbuf_printf(sb, "lowest SQNR alone: %.2f dB, tensor %s (%s %s)\n", lo_alone_db,
+                         q->vname[q->obs_val[lo_alone]], op, node);
+    }
+    if (st == NULL && drop >= 0) {
+        const char *op, *node = producer_of(q, q->obs_val[drop], &op);
+        em_strbuf_printf(sb, "largest SQNR drop: tensor %s (%s %s), accumulated %.2f dB, %.2f dB "
+                         "below its input %s\n", q->vname[q->obs_val[drop]], op, node, accs[drop],
+                         accs[drop_from] - accs[drop], q->vname[q->obs_val[drop_from]]);
     }
     free_outs(fo, q->n_kept * nf);
     free_outs(qo, q->n_kept * nq);
     ember_model_destroy(qm);
+    free(qval);
+    free(qslot);
+    free(accs);
     return st;
 }
 
