@@ -257,6 +257,18 @@ static const char *method_name(ember_calib_method m)
     return names[m];
 }
 
+static em_onnx_write_opts write_opts(const ember_model *m)
+{
+    em_onnx_write_opts o = {0};
+    for (size_t i = 0; i < m->n_opsets; i++) {
+        const char *d = m->opset_domains[i];
+        if (d[0] == '\0' || strcmp(d, "ai.onnx") == 0) {
+            o.source_opset = m->opset_versions[i];
+        }
+    }
+    return o;
+}
+
 static ember_status *load_fold(const char *path, const ember_model_options *mo, ember_model **out)
 {
     ember_model_options tmp = {0};
@@ -411,6 +423,7 @@ ember_status *ember_quantizer_create(const char *path, const ember_model_options
         q->o.per_channel = opts->per_channel;
         q->o.act_dt = opts->act_dt;
         q->o.act_symmetric = opts->symmetric;
+        q->o.opset = (int)write_opts(q->m).source_opset;
         q->o.n_exclude = q->opts.n_exclude;
         q->o.exclude = (const char *const *)q->opts.exclude;
         st = em_qi_plan_make(q->m->g, &q->o, &q->plan);
@@ -937,18 +950,6 @@ static ember_status *finish(ember_quantizer *q)
         q->done = true;
     }
     return st;
-}
-
-static em_onnx_write_opts write_opts(const ember_model *m)
-{
-    em_onnx_write_opts o = {0};
-    for (size_t i = 0; i < m->n_opsets; i++) {
-        const char *d = m->opset_domains[i];
-        if (d[0] == '\0' || strcmp(d, "ai.onnx") == 0) {
-            o.source_opset = m->opset_versions[i];
-        }
-    }
-    return o;
 }
 
 ember_status *ember_quantizer_save_onnx(ember_quantizer *q, const char *path)
