@@ -185,8 +185,8 @@ def main():
         lines += ["Not in %s (skipped): %s." % (args.cache, ", ".join(missing)), ""]
     lines += ["Calibration time: wall seconds (CPU seconds of the process, all threads: "
               "comparable on a shared machine).", ""]
-    lines += ["| model | method | ORT SQNR dB | ORT argmax | ORT calib s (CPU) | **ember** SQNR dB | "
-              "**ember** argmax | **ember** calib s (CPU) |",
+    lines += ["| model | method | ORT SQNR dB | ORT argmax | ORT calib s (CPU) | "
+              "**ember** SQNR dB | **ember** argmax | **ember** calib s (CPU) |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append("| %s | %s | %s | %s | %s (%s) | %s | %s | %s (%s) |" % (

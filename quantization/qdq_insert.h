@@ -42,7 +42,7 @@ typedef struct em_qi_opts {
     bool per_channel;
     ember_dtype act_dt;  /* EMBER_DTYPE_U8 or EMBER_DTYPE_I8 */
     bool act_symmetric;  /* activations symmetric (weights are always symmetric int8) */
-    int opset;           /* the model's ai.onnx opset (0: unknown); ORT leaves Resize fp32 below 11 */
+    int opset;           /* the model's ai.onnx opset (0: unknown); Resize stays fp32 below 11 */
     int n_exclude;       /* node names or op types left in fp32 */
     const char *const *exclude;
 } em_qi_opts;

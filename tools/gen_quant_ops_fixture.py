@@ -5,8 +5,9 @@
 pass-through ones, and where it puts the Q/DQ pairs around them.
 
 ops.onnx (opset 13): x [1,4,8,8] -> Conv conv1 -> MaxPool pool -> BatchNormalization bn (not
-after a Conv, so quant_pre_process would not fold it either) -> Relu relu1 -> ConvTranspose deconv (stride 2, bias) -> Resize up (nearest, scales 1,1,2,2) -> Conv
-conv2 (1x1) -> InstanceNormalization inorm -> GlobalAveragePool gap -> Flatten flat -> y.
+after a Conv, so quant_pre_process would not fold it either) -> Relu relu1 -> ConvTranspose
+deconv (stride 2, bias) -> Resize up (nearest, scales 1,1,2,2) -> Conv conv2 (1x1) ->
+InstanceNormalization inorm -> GlobalAveragePool gap -> Flatten flat -> y.
 (A ConvTranspose with group 2 and a bias is not in it: ORT's quantize_static fails on one,
 "operands could not be broadcast together with shapes (6,) (3,)", since its per-channel weight
 scales on axis 1 number C_out / group; ember leaves such a node in fp32.)
@@ -43,8 +44,9 @@ def placement(q):
 
 
     def out_kind(n, o):
-        """'q' (read by a QuantizeLinear with its own parameters), 's' (with the parameters of the
-        DequantizeLinear that gives the node's input 0: shared, as ORT's Direct8BitOp does) or 'f'."""
+        """'q' (read by a QuantizeLinear with its own parameters), 's' (with the parameters of
+        the DequantizeLinear that gives the node's input 0: shared, as ORT's Direct8BitOp does)
+        or 'f'."""
         qs = [r for r in readers.get(o, []) if r.op_type == "QuantizeLinear"]
         if not qs:
             return "f"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes tests/data/quant/badw.onnx and badw_expected.txt, for tests/api/test_api_quantize.c's report test (issue #20 item 2).
+"""Writes tests/data/quant/badw.onnx and badw_expected.txt, for tests/api/test_api_quantize.c's
+report test (issue #20 item 2).
 
 badw.onnx: x [1,3,8,8] -> Conv conv1 (w1 [32,3,3,3], Gaussian) -> Relu -> Conv conv2 (w2
 [16,32,3,3], badly quantizable) -> Relu -> GlobalAveragePool -> Flatten -> Gemm fc -> logits.

@@ -9,7 +9,8 @@
  * tensor the plan needs a range for marked as a graph output, is then optimized as at
  * EMBER_GRAPH_OPT_ALL (outputs are never fused away) and runs in a session, batch by batch,
  * into output tensors bound again batch after batch. The planned graph's names are copied
- * (keep_names) since both copies change. Each observed tensor has an observer: its exact min / max for MinMax, and for the
+ * (keep_names) since both copies change. Each observed tensor has an observer: its exact min /
+ * max for MinMax, and for the
  * histogram methods (percentile, entropy, MSE) also a collector of quantization/calib.h, whose
  * ranges are computed when they are needed (finishing, saving the cache, the report), not
  * after every batch (entropy's search takes 50-250 ms a tensor).
@@ -81,7 +82,8 @@ static bool observer_add(q_observer *ob, const float *x, int64_t n)
     }
     if (n > 0) {
         float lo, hi;
-        uint32_t blo = (uint32_t)ordered_key((uint32_t)klo), bhi = (uint32_t)ordered_key((uint32_t)khi);
+        uint32_t blo = (uint32_t)ordered_key((uint32_t)klo);
+        uint32_t bhi = (uint32_t)ordered_key((uint32_t)khi);
         memcpy(&lo, &blo, sizeof lo);
         memcpy(&hi, &bhi, sizeof hi);
         ob->lo = lo < ob->lo ? lo : ob->lo;
@@ -1064,7 +1066,8 @@ static void sqnr_add(const ember_tensor *a, const ember_tensor *c, double *sig, 
         ember_tensor_elem_count(a) != ember_tensor_elem_count(c)) {
         return;
     }
-    const float *x = ember_tensor_data((ember_tensor *)a), *y = ember_tensor_data((ember_tensor *)c);
+    const float *x = ember_tensor_data((ember_tensor *)a);
+    const float *y = ember_tensor_data((ember_tensor *)c);
     for (int64_t i = 0; i < ember_tensor_elem_count(a); i++) {
         double d = (double)x[i] - y[i];
         *sig += (double)x[i] * x[i];
@@ -1202,7 +1205,8 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
             in = q->plan.share[in];
         }
         for (int j = 0; in >= 0 && j < q->n_obs; j++) {
-            if (q->obs_val[j] == in && (drop < 0 || accs[j] - accs[k] > accs[drop_from] - accs[drop])) {
+            if (q->obs_val[j] == in &&
+                (drop < 0 || accs[j] - accs[k] > accs[drop_from] - accs[drop])) {
                 drop = k;
                 drop_from = j;
             }

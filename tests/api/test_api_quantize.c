@@ -399,9 +399,9 @@ static double report_value(const char *text, const char *line, const char *key)
  * weights are badly quantizable (one weight of 1 per output channel, the other 287 below half a
  * step, so they round to 0). Each weight's own SQNR equals numpy's round trip of the same
  * per-channel quantization (badw_expected.txt, within 0.01 dB); conv2's tensor has the lowest
- * SQNR alone (its weight) and the largest drop of the accumulated SQNR, which falls by more than 6 dB from
- * conv1's tensor to conv2's (measured 39.9 -> 27.3 dB), the graph input's accumulated SQNR is
- * its own round trip, and the last tensor's accumulated SQNR is the model output's. */
+ * SQNR alone (its weight) and the largest drop of the accumulated SQNR, which falls by more
+ * than 6 dB from conv1's tensor to conv2's (measured 39.9 -> 27.3 dB); the graph input's
+ * accumulated SQNR is its own round trip, and the last tensor's is the model output's. */
 static void test_report_per_node(void **state)
 {
     (void)state;

@@ -177,7 +177,8 @@ static void test_placement_as_ort(void **state)
     /* every node that is not Q / DQ is in ORT's list (ember folded the same Relu) */
     int others = 0;
     for (int i = 0; i < g->n_nodes; i++) {
-        others += g->nodes[i].op != EM_OP_QUANTIZELINEAR && g->nodes[i].op != EM_OP_DEQUANTIZELINEAR;
+        em_op op = g->nodes[i].op;
+        others += op != EM_OP_QUANTIZELINEAR && op != EM_OP_DEQUANTIZELINEAR;
     }
     assert_int_equal(others, n_lines);
 
@@ -239,7 +240,8 @@ static em_graph *one_node_at(em_op op, int wat, const int64_t *wd, int wrank, in
     for (int k = 0; k < n_extra; k++) {
         char nm[8];
         snprintf(nm, sizeof nm, "e%d", k);
-        OK(em_graph_add_initializer_copy(g, nm, EMBER_DTYPE_F32, erank, ed, data, &in[wat + 1 + k]));
+        int *slot = &in[wat + 1 + k];
+        OK(em_graph_add_initializer_copy(g, nm, EMBER_DTYPE_F32, erank, ed, data, slot));
     }
     const char *outs[1] = {"y"};
     OK(em_graph_add_node(g, op, "n", in, wat + 1 + n_extra, outs, 1, node));
