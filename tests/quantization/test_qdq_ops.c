@@ -238,7 +238,7 @@ static em_graph *one_node_at(em_op op, int wat, const int64_t *wd, int wrank, in
     in[1] = wat == 1 ? w : -1;
     in[2] = w;
     for (int k = 0; k < n_extra; k++) {
-        char nm[8];
+        char nm[16];
         snprintf(nm, sizeof nm, "e%d", k);
         int *slot = &in[wat + 1 + k];
         OK(em_graph_add_initializer_copy(g, nm, EMBER_DTYPE_F32, erank, ed, data, slot));
