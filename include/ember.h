@@ -1032,10 +1032,13 @@ EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_load_model(ember_quantiz
 /*
  * A readable report (free with ember_string_free): how many nodes were quantized, each node
  * left in fp32 with the reason, the exclude entries; after finishing, with `sqnr` true and
- * calibration batches kept (the first 32), the SQNR in dB of each quantized tensor (fp32 value
- * against its quantize-dequantize round trip in the QDQ model), the outputs' SQNR and argmax
- * agreement of the QDQ model (run by ember, int8 rewrite off) against the fp32 model on those
- * batches. INVALID_ARG for NULL arguments.
+ * calibration batches kept (the first 32), on those batches: the outputs' SQNR and argmax
+ * agreement of the QDQ model (run by ember, int8 rewrite off) against the fp32 model, and per
+ * calibrated tensor the SQNR in dB alone (the fp32 value against its own quantize-dequantize
+ * round trip; its producer's weight against its int8 round trip) and accumulated (the tensor
+ * as its readers see it in the QDQ model, every quantization up to there), then the tensor
+ * with the lowest SQNR alone and the one whose accumulated SQNR falls most below its input's.
+ * INVALID_ARG for NULL arguments.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_report(ember_quantizer *q, bool sqnr,
                                                                char **text);

@@ -42,6 +42,7 @@ typedef struct em_qi_opts {
     bool per_channel;
     ember_dtype act_dt;  /* EMBER_DTYPE_U8 or EMBER_DTYPE_I8 */
     bool act_symmetric;  /* activations symmetric (weights are always symmetric int8) */
+    int opset;           /* the model's ai.onnx opset (0: unknown); Resize stays fp32 below 11 */
     int n_exclude;       /* node names or op types left in fp32 */
     const char *const *exclude;
 } em_qi_opts;
@@ -74,6 +75,11 @@ void em_qi_plan_free(const ember_allocator *al, em_qi_plan *p);
  * again. */
 ember_status *em_qi_apply(em_graph *g, const em_qi_opts *o, const em_qi_plan *p,
                           const em_qi_range *ranges);
+
+/* The SQNR in dB of weight v's own int8 round trip as em_qi_apply quantizes it (plan->w_axis:
+ * per channel or per tensor, symmetric [-127, 127]): sum x^2 / sum (x - dq(q(x)))^2 over its
+ * elements, INFINITY when exact; NAN when v is not a quantized fp32 weight. */
+ember_status *em_qi_weight_sqnr(const em_graph *g, const em_qi_plan *p, int v, double *db);
 
 /* ORT's compute_scale_zp: [rmin, rmax] widened to include 0 (symmetric: to +-max |r|), scale
  * (rmax - rmin) / (qmax - qmin) in double stored as float (1 and zero point 0 when below

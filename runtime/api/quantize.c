@@ -6,8 +6,11 @@
  *
  * Calibration: the fp32 model is loaded twice at EMBER_GRAPH_OPT_FOLD (same file, same options,
  * so value names and indices agree): one copy is planned on and rewritten, the other has every
- * tensor the plan needs a range for marked as a graph output and runs in a session, batch by
- * batch. Each observed tensor has an observer: its exact min / max for MinMax, and for the
+ * tensor the plan needs a range for marked as a graph output, is then optimized as at
+ * EMBER_GRAPH_OPT_ALL (outputs are never fused away) and runs in a session, batch by batch,
+ * into output tensors bound again batch after batch. The planned graph's names are copied
+ * (keep_names) since both copies change. Each observed tensor has an observer: its exact min /
+ * max for MinMax, and for the
  * histogram methods (percentile, entropy, MSE) also a collector of quantization/calib.h, whose
  * ranges are computed when they are needed (finishing, saving the cache, the report), not
  * after every batch (entropy's search takes 50-250 ms a tensor).
@@ -17,11 +20,15 @@
 #include "core/alloc.h"
 #include "core/file_write.h"
 #include "core/status.h"
+#include "core/thread.h"
 #include "loaders/onnx/onnx_write.h"
+#include "passes/passes.h"
+#include "plan/fold.h"
 #include "quantization/calib.h"
 #include "quantization/qdq_insert.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,19 +55,40 @@ typedef struct q_observer {
     em_calib *hist;
 } q_observer;
 
-/* false when x holds NaN or Inf */
+/* A float's bits as an int32 ordered as the floats are (finite values; -0 just below +0). */
+static int32_t ordered_key(uint32_t b)
+{
+    return (int32_t)(b ^ ((uint32_t)((int32_t)b >> 31) & 0x7fffffffu));
+}
+
+/* false when x holds NaN or Inf. Min / max on ordered_key and an exponent test, all integer
+ * operations, so the compiler vectorizes the loop on baseline x86-64 (a float `v < lo ? v :
+ * lo` reduction it does not, without fast-math): after the model itself, this runs on every
+ * calibration value. */
 static bool observer_add(q_observer *ob, const float *x, int64_t n)
 {
-    double lo = ob->lo, hi = ob->hi;
+    int32_t klo = INT32_MAX, khi = INT32_MIN;
+    uint32_t bad = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (!isfinite(x[i])) {
-            return false;
-        }
-        lo = x[i] < lo ? x[i] : lo;
-        hi = x[i] > hi ? x[i] : hi;
+        uint32_t b;
+        memcpy(&b, x + i, sizeof b);
+        bad |= (uint32_t)((b & 0x7f800000u) == 0x7f800000u);
+        int32_t k = ordered_key(b);
+        klo = k < klo ? k : klo;
+        khi = k > khi ? k : khi;
     }
-    ob->lo = lo;
-    ob->hi = hi;
+    if (bad) {
+        return false;
+    }
+    if (n > 0) {
+        float lo, hi;
+        uint32_t blo = (uint32_t)ordered_key((uint32_t)klo);
+        uint32_t bhi = (uint32_t)ordered_key((uint32_t)khi);
+        memcpy(&lo, &blo, sizeof lo);
+        memcpy(&hi, &bhi, sizeof hi);
+        ob->lo = lo < ob->lo ? lo : ob->lo;
+        ob->hi = hi > ob->hi ? hi : ob->hi;
+    }
     ob->n += n;
     return true;
 }
@@ -73,8 +101,20 @@ static em_qi_range observer_range(const q_observer *ob)
 
 struct ember_quantizer {
     ember_model *m;      /* fp32, then rewritten */
-    ember_model *cal;    /* fp32 with the observed tensors as outputs (made at the first batch) */
+    ember_model *cal;    /* fp32 with the observed tensors as outputs, optimized (first batch) */
     ember_session *sess;
+    em_threadpool *pool; /* the observers' and the ranges' threads (NULL: serial) */
+    ember_tensor **outs; /* cal's outputs, bound again by the next batch of the same shapes */
+    size_t n_outs;
+    int64_t *in_dims;    /* the input shapes of the batch that made `outs` (EM_MAX_RANK each) */
+    int *in_rank;
+    /* the planned graph's names: q->m's change when rewritten, cal's when optimized */
+    char **vname;        /* per value */
+    int *vprod;          /* per value: producer node or -1 */
+    char **nname;        /* per node */
+    em_op *nop;          /* per node */
+    int *nin0;           /* per node: its first input (-1: none) */
+    int *nweight;        /* per node: its quantized weight (-1: none) */
     em_qi_opts o;
     ember_quantize_options opts;
     em_qi_plan plan;
@@ -83,6 +123,7 @@ struct ember_quantizer {
     int *obs_out;        /* its output slot in cal */
     q_observer *obs;     /* per observed value */
     bool *has_range;     /* per value of the planned graph */
+    double *w_db;        /* per value: a quantized weight's own round-trip SQNR (NAN: none) */
     em_qi_range *ranges; /* per value of the planned graph */
     size_t n_batches;
     bool stale;          /* histogram observers hold batches their ranges do not reflect yet */
@@ -218,6 +259,18 @@ static const char *method_name(ember_calib_method m)
     return names[m];
 }
 
+static em_onnx_write_opts write_opts(const ember_model *m)
+{
+    em_onnx_write_opts o = {0};
+    for (size_t i = 0; i < m->n_opsets; i++) {
+        const char *d = m->opset_domains[i];
+        if (d[0] == '\0' || strcmp(d, "ai.onnx") == 0) {
+            o.source_opset = m->opset_versions[i];
+        }
+    }
+    return o;
+}
+
 static ember_status *load_fold(const char *path, const ember_model_options *mo, ember_model **out)
 {
     ember_model_options tmp = {0};
@@ -230,13 +283,79 @@ static ember_status *load_fold(const char *path, const ember_model_options *mo, 
     return ember_model_load_file(path, &tmp, out);
 }
 
+static void free_outs(ember_tensor **outs, size_t n)
+{
+    if (outs != NULL) {
+        for (size_t i = 0; i < n; i++) {
+            ember_tensor_destroy(outs[i]);
+        }
+        free(outs);
+    }
+}
+
+static char *dup_str(const char *s)
+{
+    char *c = malloc(strlen(s) + 1);
+    if (c != NULL) {
+        strcpy(c, s);
+    }
+    return c;
+}
+
+/* Copies the names of the planned graph g (values, producers, nodes, ops) into q. */
+static ember_status *keep_names(ember_quantizer *q, const em_graph *g)
+{
+    q->vname = calloc((size_t)g->n_values + 1, sizeof *q->vname);
+    q->vprod = calloc((size_t)g->n_values + 1, sizeof *q->vprod);
+    q->nname = calloc((size_t)g->n_nodes + 1, sizeof *q->nname);
+    q->nop = calloc((size_t)g->n_nodes + 1, sizeof *q->nop);
+    q->nin0 = calloc((size_t)g->n_nodes + 1, sizeof *q->nin0);
+    q->nweight = calloc((size_t)g->n_nodes + 1, sizeof *q->nweight);
+    if (!q->vname || !q->vprod || !q->nname || !q->nop || !q->nin0 || !q->nweight) {
+        return em_status_oom();
+    }
+    for (int v = 0; v < g->n_values; v++) {
+        q->vprod[v] = g->values[v].producer;
+        if ((q->vname[v] = dup_str(g->values[v].name)) == NULL) {
+            return em_status_oom();
+        }
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const em_node *n = &g->nodes[i];
+        q->nop[i] = n->op;
+        q->nin0[i] = n->n_in > 0 ? n->in[0] : -1;
+        q->nweight[i] = n->n_in > 1 && n->in[1] >= 0 && q->plan.w_axis[n->in[1]] != -1 ? n->in[1]
+                                                                                        : -1;
+        if ((q->nname[i] = dup_str(g->nodes[i].name)) == NULL) {
+            return em_status_oom();
+        }
+    }
+    return NULL;
+}
+
 void ember_quantizer_destroy(ember_quantizer *q)
 {
     if (q == NULL) {
         return;
     }
+    free_outs(q->outs, q->n_outs);
     ember_session_destroy(q->sess);
+    em_threadpool_destroy(q->pool);
     ember_model_destroy(q->cal);
+    free(q->in_dims);
+    free(q->in_rank);
+    for (int v = 0; q->vname != NULL && v < q->plan.n_values; v++) {
+        free(q->vname[v]);
+    }
+    for (int i = 0; q->nname != NULL && i < q->plan.n_nodes; i++) {
+        free(q->nname[i]);
+    }
+    free(q->vname);
+    free(q->vprod);
+    free(q->nname);
+    free(q->nop);
+    free(q->nin0);
+    free(q->nweight);
     if (q->m != NULL) {
         em_qi_plan_free(q->m->al, &q->plan);
         ember_model_destroy(q->m);
@@ -252,6 +371,7 @@ void ember_quantizer_destroy(ember_quantizer *q)
     }
     free(q->obs);
     free(q->has_range);
+    free(q->w_db);
     free(q->ranges);
     free(q->path);
     for (int i = 0; i < q->opts.n_exclude; i++) {
@@ -305,9 +425,13 @@ ember_status *ember_quantizer_create(const char *path, const ember_model_options
         q->o.per_channel = opts->per_channel;
         q->o.act_dt = opts->act_dt;
         q->o.act_symmetric = opts->symmetric;
+        q->o.opset = (int)write_opts(q->m).source_opset;
         q->o.n_exclude = q->opts.n_exclude;
         q->o.exclude = (const char *const *)q->opts.exclude;
         st = em_qi_plan_make(q->m->g, &q->o, &q->plan);
+    }
+    if (st == NULL) {
+        st = keep_names(q, q->m->g);
     }
     if (st == NULL) {
         /* the calibration copy: same file and options, so indices and names agree */
@@ -366,35 +490,69 @@ size_t ember_quantizer_batch_count(const ember_quantizer *q)
     return q != NULL ? q->n_batches : 0;
 }
 
-/* Marks the observed tensors of the calibration model as outputs and makes its session, at
- * the first batch. */
-static ember_status *calib_model(ember_quantizer *q)
+/* Marks values vals[0..n) of model m (loaded at EMBER_GRAPH_OPT_FOLD) as graph outputs and
+ * sets slot[k] to the output index that gives vals[k] (-1 - j: it is graph input j, observed
+ * on the caller's tensor; -1 - n_inputs: not in the graph), then optimizes m as a model loaded
+ * at EMBER_GRAPH_OPT_ALL is (fusions and the blocked conv layout: a graph output is never
+ * fused away). On error m may be half rewritten and must be dropped. */
+static ember_status *observe_values(ember_model *m, const int *vals, int n, int *slot)
 {
-    if (q->sess != NULL) {
-        return NULL;
-    }
+    em_graph *g = m->g;
     ember_status *st = NULL;
-    em_graph *g = st == NULL ? q->cal->g : NULL;
-    for (int k = 0; st == NULL && k < q->n_obs; k++) {
-        int v = q->obs_val[k];
+    for (int k = 0; st == NULL && k < n; k++) {
+        int v = vals[k];
+        slot[k] = -1 - g->n_inputs;
+        if (v < 0 || v >= g->n_values) {
+            continue;
+        }
         if (g->values[v].kind == EM_VAL_INPUT) {
             for (int j = 0; j < g->n_inputs; j++) {
                 if (g->inputs[j] == v) {
-                    q->obs_out[k] = -1 - j; /* observed on the caller's input tensor */
+                    slot[k] = -1 - j;
                 }
             }
         } else if (g->values[v].is_output) {
             for (int j = 0; j < g->n_outputs; j++) {
                 if (g->outputs[j] == v) {
-                    q->obs_out[k] = j;
+                    slot[k] = j;
                     break;
                 }
             }
         } else {
-            q->obs_out[k] = g->n_outputs;
+            slot[k] = g->n_outputs;
             st = em_graph_mark_output(g, v);
         }
     }
+    if (st == NULL) {
+        em_passes_options po = em_passes_level(EMBER_GRAPH_OPT_ALL);
+        po.eval = em_plan_eval_const;
+        st = em_passes_run(g, &po);
+    }
+    if (st == NULL) {
+        st = em_graph_drop_unused_image(g, m->bytes);
+    }
+    if (st == NULL) {
+        m->graph_opt = EMBER_GRAPH_OPT_ALL;
+    }
+    return st;
+}
+
+/* The calibration model and its session, at the first batch: the observed tensors marked as
+ * outputs, then the ALL passes (resnet18 runs 1.3-1.5x faster than at FOLD, where its convs
+ * take oneDNN's plain-layout im2col path). */
+static ember_status *calib_model(ember_quantizer *q)
+{
+    if (q->sess != NULL) {
+        return NULL;
+    }
+    if (q->cal == NULL) {
+        return em_status_new(EMBER_ERR_STATE, "quantize: the calibration model of %s failed to "
+                             "build before", q->path);
+    }
+    if (q->pool == NULL && em_cpu_count() > 1) {
+        EM_RETURN_IF_ERROR(em_threadpool_create(NULL, 0, &q->pool));
+    }
+    ember_status *st = observe_values(q->cal, q->obs_val, q->n_obs, q->obs_out);
     if (st == NULL) {
         ember_session_options *so = NULL;
         st = ember_session_options_create(&so);
@@ -403,6 +561,115 @@ static ember_status *calib_model(ember_quantizer *q)
         }
         ember_session_options_destroy(so);
     }
+    if (st != NULL) { /* a graph the passes failed on may be half rewritten */
+        ember_model_destroy(q->cal);
+        q->cal = NULL;
+    }
+    return st;
+}
+
+/* The output tensors of the next calibration run: those of the previous batch (no allocation,
+ * no page faults: resnet18's 33 observed tensors are 20 MB a batch) when its inputs had the
+ * same shapes, new ones otherwise. */
+static ember_status *bind_outputs(ember_quantizer *q, ember_tensor *const *inputs)
+{
+    if (q->outs == NULL) {
+        q->n_outs = ember_model_output_count(q->cal);
+        q->outs = calloc(q->n_outs + 1, sizeof *q->outs);
+        q->in_dims = calloc(q->n_in * EM_MAX_RANK + 1, sizeof *q->in_dims);
+        q->in_rank = calloc(q->n_in + 1, sizeof *q->in_rank);
+        if (q->outs == NULL || q->in_dims == NULL || q->in_rank == NULL) {
+            return em_status_oom();
+        }
+        for (size_t i = 0; i < q->n_in; i++) {
+            q->in_rank[i] = -1;
+        }
+    }
+    bool same = true;
+    for (size_t i = 0; i < q->n_in; i++) {
+        int r = ember_tensor_rank(inputs[i]);
+        const int64_t *d = ember_tensor_dims(inputs[i]);
+        if (r != q->in_rank[i] || (r > 0 && memcmp(d, q->in_dims + i * EM_MAX_RANK,
+                                                   (size_t)r * sizeof *d) != 0)) {
+            same = false;
+            q->in_rank[i] = r;
+            if (r > 0) {
+                memcpy(q->in_dims + i * EM_MAX_RANK, d, (size_t)r * sizeof *d);
+            }
+        }
+    }
+    for (size_t j = 0; !same && j < q->n_outs; j++) {
+        ember_tensor_destroy(q->outs[j]);
+        q->outs[j] = NULL;
+    }
+    return NULL;
+}
+
+/* The producer of value v of the planned graph, for messages. */
+static const char *producer_of(const ember_quantizer *q, int v, const char **op)
+{
+    int p = q->vprod[v];
+    *op = p >= 0 ? em_op_name(q->nop[p]) : "graph input";
+    return p >= 0 ? q->nname[p] : q->vname[v];
+}
+
+/* The observers of one batch, one tensor per task item (independent collectors). */
+typedef struct obs_task {
+    ember_quantizer *q;
+    ember_tensor *const *inputs;
+    bool *bad;          /* per observer: NaN or Inf seen */
+    ember_status **st;  /* per observer: em_calib_add's error */
+} obs_task;
+
+static void observe_range(void *arg, int64_t begin, int64_t end)
+{
+    obs_task *a = arg;
+    ember_quantizer *q = a->q;
+    for (int64_t k = begin; k < end; k++) {
+        ember_tensor *t = q->obs_out[k] >= 0 ? q->outs[q->obs_out[k]]
+                                             : a->inputs[-1 - q->obs_out[k]];
+        if (ember_tensor_dtype(t) != EMBER_DTYPE_F32) {
+            continue;
+        }
+        if (!observer_add(&q->obs[k], ember_tensor_data(t), ember_tensor_elem_count(t))) {
+            a->bad[k] = true;
+        } else if (q->obs[k].hist != NULL) {
+            a->st[k] = em_calib_add(q->obs[k].hist, ember_tensor_data(t),
+                                    (size_t)ember_tensor_elem_count(t));
+        }
+    }
+}
+
+/* Adds the batch's observed tensors (q->outs, or the inputs) to their observers, the tensors
+ * spread over q->pool's threads; the first failing tensor in order names the error. */
+static ember_status *observe(ember_quantizer *q, ember_tensor *const *inputs)
+{
+    bool *bad = calloc((size_t)q->n_obs + 1, sizeof *bad);
+    ember_status **sts = calloc((size_t)q->n_obs + 1, sizeof *sts);
+    if (bad == NULL || sts == NULL) {
+        free(bad);
+        free(sts);
+        return em_status_oom();
+    }
+    obs_task a = {q, inputs, bad, sts};
+    em_parallel_for(q->pool, q->n_obs, 1, observe_range, &a);
+    ember_status *st = NULL;
+    for (int k = 0; k < q->n_obs; k++) {
+        int v = q->obs_val[k];
+        if (st == NULL && bad[k]) {
+            const char *op, *node = producer_of(q, v, &op);
+            st = em_status_new(EMBER_ERR_INVALID_MODEL, "quantize: tensor '%s' (output of %s node "
+                               "'%s') holds NaN or Inf in calibration batch %zu",
+                               q->vname[v], op, node, q->n_batches + 1);
+        } else if (st == NULL && sts[k] != NULL) {
+            st = sts[k];
+            sts[k] = NULL;
+        }
+        ember_status_destroy(sts[k]);
+        q->stale = q->stale || q->obs[k].hist != NULL;
+    }
+    free(bad);
+    free(sts);
     return st;
 }
 
@@ -418,14 +685,6 @@ static ember_status *keep_copy(const ember_tensor *t, ember_tensor **out)
     }
     *out = c;
     return st;
-}
-
-/* The producer of value v of g, for messages. */
-static const char *producer_of(const em_graph *g, int v, const char **op)
-{
-    int p = g->values[v].producer;
-    *op = p >= 0 ? em_op_name(g->nodes[p].op) : "graph input";
-    return p >= 0 ? g->nodes[p].name : g->values[v].name;
 }
 
 ember_status *ember_quantizer_add_batch(ember_quantizer *q, ember_tensor *const *inputs,
@@ -451,33 +710,21 @@ ember_status *ember_quantizer_add_batch(ember_quantizer *q, ember_tensor *const 
         }
     }
     EM_RETURN_IF_ERROR(calib_model(q));
-    size_t n_out = ember_model_output_count(q->cal);
-    ember_tensor **outs = calloc(n_out + 1, sizeof *outs);
-    if (outs == NULL) {
-        return em_status_oom();
-    }
-    ember_status *st = ember_session_run(q->sess, inputs, n_inputs, outs, n_out);
-    for (int k = 0; st == NULL && k < q->n_obs; k++) {
-        ember_tensor *t = q->obs_out[k] >= 0 ? outs[q->obs_out[k]] : inputs[-1 - q->obs_out[k]];
-        int v = q->obs_val[k];
-        if (ember_tensor_dtype(t) != EMBER_DTYPE_F32) {
-            continue;
+    EM_RETURN_IF_ERROR(bind_outputs(q, inputs));
+    ember_tensor **outs = q->outs;
+    bool bound = outs[0] != NULL;
+    ember_status *st = ember_session_run(q->sess, inputs, n_inputs, outs, q->n_outs);
+    if (st != NULL && bound) { /* e.g. an output whose shape depends on the values: new ones */
+        ember_status_destroy(st);
+        for (size_t j = 0; j < q->n_outs; j++) {
+            ember_tensor_destroy(outs[j]);
+            outs[j] = NULL;
         }
-        if (!observer_add(&q->obs[k], ember_tensor_data(t), ember_tensor_elem_count(t))) {
-            const char *op, *node = producer_of(q->cal->g, v, &op);
-            st = em_status_new(EMBER_ERR_INVALID_MODEL, "quantize: tensor '%s' (output of %s node "
-                               "'%s') holds NaN or Inf in calibration batch %zu",
-                               q->m->g->values[v].name, op, node, q->n_batches + 1);
-        } else if (q->obs[k].hist != NULL) {
-            st = em_calib_add(q->obs[k].hist, ember_tensor_data(t),
-                              (size_t)ember_tensor_elem_count(t));
-            q->stale = true;
-        }
+        st = ember_session_run(q->sess, inputs, n_inputs, outs, q->n_outs);
     }
-    for (size_t j = 0; j < n_out; j++) {
-        ember_tensor_destroy(outs[j]);
+    if (st == NULL) {
+        st = observe(q, inputs);
     }
-    free(outs);
     if (st != NULL) {
         return st;
     }
@@ -508,8 +755,35 @@ ember_status *ember_quantizer_add_batch(ember_quantizer *q, ember_tensor *const 
     return NULL;
 }
 
+/* Histogram ranges of observers [begin, end), one tensor per item. */
+typedef struct range_task {
+    ember_quantizer *q;
+    em_calib_method m;
+    const em_calib_params *p;
+    ember_status **st; /* per observer */
+} range_task;
+
+static void range_range(void *arg, int64_t begin, int64_t end)
+{
+    range_task *a = arg;
+    ember_quantizer *q = a->q;
+    for (int64_t k = begin; k < end; k++) {
+        const q_observer *ob = &q->obs[k];
+        if (ob->hist == NULL || em_calib_count(ob->hist) == 0) {
+            continue;
+        }
+        float lo, hi;
+        a->st[k] = em_calib_range(ob->hist, a->m, a->p, &lo, &hi);
+        if (a->st[k] == NULL) {
+            q->ranges[q->obs_val[k]].lo = lo;
+            q->ranges[q->obs_val[k]].hi = hi;
+        }
+    }
+}
+
 /* The ranges of the histogram observers by the options' method (MinMax's are kept current
- * by every batch). */
+ * by every batch), the tensors spread over q->pool's threads (entropy's search takes 50-250
+ * ms a tensor). */
 static ember_status *refresh_ranges(ember_quantizer *q)
 {
     if (!q->stale) {
@@ -521,21 +795,25 @@ static ember_status *refresh_ranges(ember_quantizer *q)
                                                                  : EM_CALIB_MSE;
     em_calib_params_init(&p, m);
     p.percentile = q->opts.percentile;
-    for (int k = 0; k < q->n_obs; k++) {
-        const q_observer *ob = &q->obs[k];
-        if (ob->hist == NULL || em_calib_count(ob->hist) == 0) {
-            continue;
-        }
-        float lo, hi;
-        ember_status *st = em_calib_range(ob->hist, m, &p, &lo, &hi);
-        if (st != NULL) {
-            return em_status_wrap(st, "quantize: tensor '%s'", q->cal->g->values[q->obs_val[k]].name);
-        }
-        q->ranges[q->obs_val[k]].lo = lo;
-        q->ranges[q->obs_val[k]].hi = hi;
+    ember_status **sts = calloc((size_t)q->n_obs + 1, sizeof *sts);
+    if (sts == NULL) {
+        return em_status_oom();
     }
-    q->stale = false;
-    return NULL;
+    range_task a = {q, m, &p, sts};
+    em_parallel_for(q->pool, q->n_obs, 1, range_range, &a);
+    ember_status *st = NULL;
+    for (int k = 0; k < q->n_obs; k++) {
+        if (st == NULL && sts[k] != NULL) {
+            st = em_status_wrap(sts[k], "quantize: tensor '%s'", q->vname[q->obs_val[k]]);
+        } else {
+            ember_status_destroy(sts[k]);
+        }
+    }
+    free(sts);
+    if (st == NULL) {
+        q->stale = false;
+    }
+    return st;
 }
 
 /* ---- calibration cache ---- */
@@ -553,12 +831,11 @@ ember_status *ember_quantizer_save_calibration(const ember_quantizer *q, const c
     em_strbuf sb;
     em_strbuf_init(&sb, NULL);
     em_strbuf_printf(&sb, "%s %s\n", Q_CACHE_MAGIC, method_name(q->opts.method));
-    const em_graph *g = q->cal->g; /* the planned graph's names (q->m's change when written) */
     for (int v = 0; v < q->plan.n_values; v++) {
         if (!q->has_range[v]) {
             continue;
         }
-        const char *name = g->values[v].name;
+        const char *name = q->vname[v];
         if (strpbrk(name, "\n\r") != NULL) {
             em_strbuf_free(&sb);
             return em_status_new(EMBER_ERR_UNSUPPORTED, "quantizer_save_calibration: tensor name "
@@ -624,8 +901,11 @@ ember_status *ember_quantizer_load_calibration(ember_quantizer *q, const char *p
                                ln);
             break;
         }
-        int v = em_graph_find_value(q->cal->g, e2 + 1);
-        if (v < 0 || v >= q->plan.n_values) {
+        int v = 0;
+        while (v < q->plan.n_values && strcmp(q->vname[v], e2 + 1) != 0) {
+            v++;
+        }
+        if (v >= q->plan.n_values) {
             continue; /* a tensor of another quantization of the model: harmless */
         }
         q->ranges[v].lo = lo;
@@ -650,11 +930,20 @@ static ember_status *finish(ember_quantizer *q)
         return NULL;
     }
     EM_RETURN_IF_ERROR(refresh_ranges(q));
+    if (q->w_db == NULL) {
+        q->w_db = calloc((size_t)q->plan.n_values + 1, sizeof *q->w_db);
+    }
+    if (q->w_db == NULL) {
+        return em_status_oom();
+    }
+    for (int v = 0; v < q->plan.n_values; v++) { /* for the report, before the rewrite */
+        EM_RETURN_IF_ERROR(em_qi_weight_sqnr(q->m->g, &q->plan, v, &q->w_db[v]));
+    }
     for (int v = 0; q->o.mode == EM_QI_STATIC && v < q->plan.n_values; v++) {
         if (q->plan.need[v] && !q->has_range[v]) {
             return em_status_new(EMBER_ERR_STATE, "quantize: no calibration range for tensor '%s' "
                                  "(%s): add calibration batches or load a calibration cache",
-                                 q->cal->g->values[v].name,
+                                 q->vname[v],
                                  q->n_batches == 0 ? "no batch was added" : "not in the cache");
         }
     }
@@ -663,18 +952,6 @@ static ember_status *finish(ember_quantizer *q)
         q->done = true;
     }
     return st;
-}
-
-static em_onnx_write_opts write_opts(const ember_model *m)
-{
-    em_onnx_write_opts o = {0};
-    for (size_t i = 0; i < m->n_opsets; i++) {
-        const char *d = m->opset_domains[i];
-        if (d[0] == '\0' || strcmp(d, "ai.onnx") == 0) {
-            o.source_opset = m->opset_versions[i];
-        }
-    }
-    return o;
 }
 
 ember_status *ember_quantizer_save_onnx(ember_quantizer *q, const char *path)
@@ -752,16 +1029,6 @@ static ember_status *run_kept(ember_quantizer *q, const ember_model *m, ember_te
     return st;
 }
 
-static void free_outs(ember_tensor **outs, size_t n)
-{
-    if (outs != NULL) {
-        for (size_t i = 0; i < n; i++) {
-            ember_tensor_destroy(outs[i]);
-        }
-        free(outs);
-    }
-}
-
 static int64_t argmax_of(const float *x, int64_t n)
 {
     int64_t a = 0;
@@ -771,15 +1038,80 @@ static int64_t argmax_of(const float *x, int64_t n)
     return a;
 }
 
+/* The value of the QDQ model qg (loaded from q's rewritten graph) that consumers of observed
+ * value v read: the output of the DequantizeLinear after v's QuantizeLinear in q->m's graph,
+ * by name; -1 when there is none. */
+static int dq_value(const ember_quantizer *q, const em_graph *qg, int v)
+{
+    const em_graph *g = q->m->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].op != EM_OP_QUANTIZELINEAR || g->nodes[i].in[0] != v) {
+            continue;
+        }
+        int qv = g->nodes[i].out[0];
+        for (int j = 0; j < g->n_nodes; j++) {
+            if (g->nodes[j].op == EM_OP_DEQUANTIZELINEAR && g->nodes[j].in[0] == qv) {
+                return em_graph_find_value(qg, g->values[g->nodes[j].out[0]].name);
+            }
+        }
+    }
+    return -1;
+}
+
+/* SQNR accumulators: sum x^2 and sum (x - y)^2 of float tensors a (fp32) and c. */
+static void sqnr_add(const ember_tensor *a, const ember_tensor *c, double *sig, double *noise)
+{
+    if (a == NULL || c == NULL || ember_tensor_dtype(a) != EMBER_DTYPE_F32 ||
+        ember_tensor_dtype(c) != EMBER_DTYPE_F32 ||
+        ember_tensor_elem_count(a) != ember_tensor_elem_count(c)) {
+        return;
+    }
+    const float *x = ember_tensor_data((ember_tensor *)a);
+    const float *y = ember_tensor_data((ember_tensor *)c);
+    for (int64_t i = 0; i < ember_tensor_elem_count(a); i++) {
+        double d = (double)x[i] - y[i];
+        *sig += (double)x[i] * x[i];
+        *noise += d * d;
+    }
+}
+
+/* The node whose weight and output quantization made observed value v: its producer, or the
+ * producer's producer when the producer is a Relu / Clip folded into the Q/DQ; -1: none. */
+static int maker_of(const ember_quantizer *q, int v)
+{
+    int p = q->vprod[v];
+    if (p >= 0 && q->plan.removed[p] && q->nin0[p] >= 0) {
+        p = q->vprod[q->nin0[p]];
+    }
+    return p;
+}
+
 /* The QDQ model against the fp32 model on the kept batches: per output SQNR and argmax
- * agreement (rows along the last axis); per quantized tensor the SQNR of its own Q/DQ round
- * trip. */
+ * agreement (rows along the last axis); per observed tensor the SQNR of its own Q/DQ round
+ * trip and of its producer's weight round trip on fp32 values (alone), and of the tensor as
+ * its readers see it inside the QDQ model (accumulated). */
 static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
 {
     ember_model *qm = NULL;
     ember_tensor **fo = NULL, **qo = NULL;
     size_t nf = 0, nq = 0;
-    ember_status *st = qdq_model(q, NULL, false, &qm);
+    int *qval = calloc((size_t)q->n_obs + 1, sizeof *qval);
+    int *qslot = calloc((size_t)q->n_obs + 1, sizeof *qslot);
+    double *accs = calloc((size_t)q->n_obs + 1, sizeof *accs);
+    ember_model_options fold = {0};
+    fold.has_graph_opt = true;
+    fold.graph_opt = EMBER_GRAPH_OPT_FOLD;
+    fold.int8 = EMBER_INT8_OFF;
+    ember_status *st = qval == NULL || qslot == NULL || accs == NULL ? em_status_oom() : NULL;
+    if (st == NULL) {
+        st = qdq_model(q, &fold, false, &qm);
+    }
+    for (int k = 0; st == NULL && k < q->n_obs; k++) {
+        qval[k] = dq_value(q, qm->g, q->obs_val[k]);
+    }
+    if (st == NULL) {
+        st = observe_values(qm, qval, q->n_obs, qslot);
+    }
     if (st == NULL) {
         st = calib_model(q);
     }
@@ -789,7 +1121,7 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
     if (st == NULL) {
         st = run_kept(q, qm, &qo, &nq);
     }
-    size_t n_out = st == NULL ? ember_model_output_count(qm) : 0;
+    size_t n_out = st == NULL ? (size_t)q->m->g->n_outputs : 0;
     for (size_t j = 0; st == NULL && j < n_out; j++) {
         double sig = 0, noise = 0;
         int64_t rows = 0, agree = 0;
@@ -799,12 +1131,9 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
                 ember_tensor_elem_count(a) != ember_tensor_elem_count(c)) {
                 continue;
             }
+            sqnr_add(a, c, &sig, &noise);
             const float *x = ember_tensor_data(a), *y = ember_tensor_data(c);
             int64_t n = ember_tensor_elem_count(a);
-            for (int64_t i = 0; i < n; i++) {
-                sig += (double)x[i] * x[i];
-                noise += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
-            }
             int r = ember_tensor_rank(a);
             int64_t last = r > 0 ? ember_tensor_dims(a)[r - 1] : 1;
             for (int64_t o = 0; last > 0 && o + last <= n; o += last) {
@@ -816,14 +1145,21 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
                          "calibration batches\n", ember_model_output_name(qm, j),
                          sqnr_db(sig, noise), (long long)agree, (long long)rows, q->n_kept);
     }
-    /* per tensor: the fp32 value against its own quantize-dequantize */
+    if (st == NULL) {
+        em_strbuf_printf(sb, "per quantized tensor, SQNR against fp32 on the calibration batches: "
+                         "alone = its own Q/DQ round trip and its producer's weight round trip, "
+                         "on fp32 values; accumulated = the tensor as its readers see it in the "
+                         "quantized model (every quantization up to here)\n");
+    }
+    int lo_alone = -1;
+    double lo_alone_db = INFINITY;
     for (int k = 0; st == NULL && k < q->n_obs; k++) {
         int v = q->obs_val[k];
         int qmin, qmax, zp;
         float s;
         em_qi_qrange(q->o.act_dt, q->o.act_symmetric, &qmin, &qmax);
         em_qi_scale_zp(q->ranges[v].lo, q->ranges[v].hi, qmin, qmax, q->o.act_symmetric, &s, &zp);
-        double sig = 0, noise = 0;
+        double sig = 0, noise = 0, asig = 0, anoise = 0;
         for (size_t b = 0; b < q->n_kept; b++) {
             ember_tensor *a = q->obs_out[k] >= 0 ? fo[b * nf + q->obs_out[k]]
                                                   : q->kept[b * q->n_in + (size_t)(-1 - q->obs_out[k])];
@@ -838,16 +1174,61 @@ static ember_status *report_sqnr(ember_quantizer *q, em_strbuf *sb)
                 sig += (double)x[i] * x[i];
                 noise += ((double)x[i] - d) * ((double)x[i] - d);
             }
+            if (qval[k] >= 0 && qslot[k] >= 0) {
+                sqnr_add(a, qo[b * nq + (size_t)qslot[k]], &asig, &anoise);
+            }
         }
-        const char *op, *node = producer_of(q->cal->g, v, &op);
-        em_strbuf_printf(sb, "  tensor %s (%s %s): range [%g, %g], scale %g, zero point %d, "
-                         "SQNR %.2f dB\n", q->cal->g->values[v].name, op, node,
-                         (double)q->ranges[v].lo, (double)q->ranges[v].hi, (double)s, zp,
-                         sqnr_db(sig, noise));
+        double own = sqnr_db(sig, noise), acc = qslot[k] >= 0 ? sqnr_db(asig, anoise) : own;
+        int p = maker_of(q, v), w = p >= 0 ? q->nweight[p] : -1;
+        double wdb = w >= 0 && q->w_db != NULL ? q->w_db[w] : NAN;
+        const char *op, *node = producer_of(q, v, &op);
+        em_strbuf_printf(sb, "  tensor %s (%s %s): range [%g, %g], scale %g, zero point %d; "
+                         "SQNR alone: output %.2f dB", q->vname[v], op, node,
+                         (double)q->ranges[v].lo, (double)q->ranges[v].hi, (double)s, zp, own);
+        if (!isnan(wdb)) {
+            em_strbuf_printf(sb, ", weight %s (%s %s) %.2f dB", q->vname[w], em_op_name(q->nop[p]),
+                             q->nname[p], wdb);
+        }
+        em_strbuf_printf(sb, "; accumulated %.2f dB\n", acc);
+        double alone = !isnan(wdb) && wdb < own ? wdb : own;
+        if (lo_alone < 0 || alone < lo_alone_db) {
+            lo_alone = k;
+            lo_alone_db = alone;
+        }
+        accs[k] = acc;
+    }
+    /* the largest fall of the accumulated SQNR from a node's (observed) input to its output */
+    int drop = -1, drop_from = -1;
+    for (int k = 0; st == NULL && k < q->n_obs; k++) {
+        int p = maker_of(q, q->obs_val[k]), in = p >= 0 ? q->nin0[p] : -1;
+        while (in >= 0 && q->plan.share[in] >= 0) {
+            in = q->plan.share[in];
+        }
+        for (int j = 0; in >= 0 && j < q->n_obs; j++) {
+            if (q->obs_val[j] == in &&
+                (drop < 0 || accs[j] - accs[k] > accs[drop_from] - accs[drop])) {
+                drop = k;
+                drop_from = j;
+            }
+        }
+    }
+    if (st == NULL && lo_alone >= 0) {
+        const char *op, *node = producer_of(q, q->obs_val[lo_alone], &op);
+        em_strbuf_printf(sb, "lowest SQNR alone: %.2f dB, tensor %s (%s %s)\n", lo_alone_db,
+                         q->vname[q->obs_val[lo_alone]], op, node);
+    }
+    if (st == NULL && drop >= 0) {
+        const char *op, *node = producer_of(q, q->obs_val[drop], &op);
+        em_strbuf_printf(sb, "largest SQNR drop: tensor %s (%s %s), accumulated %.2f dB, %.2f dB "
+                         "below its input %s\n", q->vname[q->obs_val[drop]], op, node, accs[drop],
+                         accs[drop_from] - accs[drop], q->vname[q->obs_val[drop_from]]);
     }
     free_outs(fo, q->n_kept * nf);
     free_outs(qo, q->n_kept * nq);
     ember_model_destroy(qm);
+    free(qval);
+    free(qslot);
+    free(accs);
     return st;
 }
 
@@ -879,12 +1260,10 @@ ember_status *ember_quantizer_report(ember_quantizer *q, bool sqnr, char **text)
     em_strbuf_printf(&sb, "%d of %d nodes quantized (%d Relu / Clip folded into their producer's "
                      "Q/DQ), %d weights int8, %d activation tensors calibrated\n", nq,
                      q->plan.n_nodes, nrm, nw, q->n_obs);
-    /* the planned graph's node names: the cal copy keeps them after q->m is rewritten */
-    const em_graph *pg = q->cal->g;
-    for (int i = 0; pg != NULL && i < q->plan.n_nodes; i++) {
+    for (int i = 0; i < q->plan.n_nodes; i++) {
         if (q->plan.why[i] != NULL) {
-            em_strbuf_printf(&sb, "  fp32: %s node '%s': %s\n", em_op_name(pg->nodes[i].op),
-                             pg->nodes[i].name, q->plan.why[i]);
+            em_strbuf_printf(&sb, "  fp32: %s node '%s': %s\n", em_op_name(q->nop[i]),
+                             q->nname[i], q->plan.why[i]);
         }
     }
     ember_status *st = NULL;

@@ -27,7 +27,7 @@
 #include "common/test_ok.h"
 #include "common/test_model.h"
 
-static char g_cnn[1024], g_mm[1024];
+static char g_cnn[1024], g_mm[1024], g_badw[1024], g_badw_exp[1024];
 
 static int setup(void **state)
 {
@@ -35,6 +35,9 @@ static int setup(void **state)
     const char *d = getenv("EMBER_TEST_DATA");
     snprintf(g_cnn, sizeof g_cnn, "%s/onnx/cnn_v13.onnx", d != NULL ? d : "tests/data");
     snprintf(g_mm, sizeof g_mm, "%s/quant/matmul.onnx", d != NULL ? d : "tests/data");
+    snprintf(g_badw, sizeof g_badw, "%s/quant/badw.onnx", d != NULL ? d : "tests/data");
+    snprintf(g_badw_exp, sizeof g_badw_exp, "%s/quant/badw_expected.txt",
+             d != NULL ? d : "tests/data");
     return 0;
 }
 
@@ -157,6 +160,8 @@ static void test_static_cnn(void **state)
     OK(ember_quantizer_report(q, true, &text));
     assert_non_null(strstr(text, "output logits: SQNR"));
     assert_non_null(strstr(text, "fp32: Relu node 'relu': its input is not quantized"));
+    /* the BatchNormalization after the Conv: ORT's flow folds it (quant_pre_process) */
+    assert_non_null(strstr(text, "fp32: BatchNormalization node 'bn': it follows a Conv"));
     ember_string_free(text);
     ember_model_destroy(m_off);
     ember_model_destroy(m_on);
@@ -373,6 +378,87 @@ static void test_errors(void **state)
     ember_quantizer_destroy(q);
 }
 
+
+/* The number after `key` on the report line that starts with `line` (NAN when absent). */
+static double report_value(const char *text, const char *line, const char *key)
+{
+    const char *l = strstr(text, line);
+    if (l == NULL) {
+        return NAN;
+    }
+    const char *end = strchr(l, '\n');
+    const char *k = strstr(l, key);
+    double v = NAN;
+    if (k == NULL || (end != NULL && k > end) || sscanf(k + strlen(key), "%lf", &v) != 1) {
+        return NAN;
+    }
+    return v;
+}
+
+/* The report on tests/data/quant/badw.onnx (tools/gen_quant_report_fixture.py): conv2's
+ * weights are badly quantizable (one weight of 1 per output channel, the other 287 below half a
+ * step, so they round to 0). Each weight's own SQNR equals numpy's round trip of the same
+ * per-channel quantization (badw_expected.txt, within 0.01 dB); conv2's tensor has the lowest
+ * SQNR alone (its weight) and the largest drop of the accumulated SQNR, which falls by more
+ * than 6 dB from conv1's tensor to conv2's (measured 39.9 -> 27.3 dB); the graph input's
+ * accumulated SQNR is its own round trip, and the last tensor's is the model output's. */
+static void test_report_per_node(void **state)
+{
+    (void)state;
+    need_onnx();
+    static const int64_t dims[4] = {1, 3, 8, 8};
+    ember_quantizer *q = make(g_badw, EMBER_QUANT_STATIC, NULL, 8, dims, 4);
+    char *text = NULL;
+    OK(ember_quantizer_report(q, true, &text));
+    fputs(text, stderr);
+    FILE *f = fopen(g_badw_exp, "r");
+    assert_non_null(f);
+    char name[16];
+    double want;
+    int n = 0;
+    while (fscanf(f, "%15s %lf", name, &want) == 2) {
+        char key[64];
+        snprintf(key, sizeof key, "weight %s (", name);
+        const char *w = strstr(text, key);
+        assert_non_null(w);
+        const char *db = strstr(w, ") ");
+        assert_non_null(db);
+        double got = strtod(db + 2, NULL);
+        print_message("weight %s: %.4f dB, numpy %.4f dB\n", name, got, want);
+        assert_true(fabs(got - want) < 0.01);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 3);
+    double w1 = report_value(text, "  tensor r1 ", "weight w1 (Conv conv1) ");
+    double w2 = report_value(text, "  tensor r2 ", "weight w2 (Conv conv2) ");
+    assert_true(w2 < 30.0 && w1 > 40.0);
+    double acc_x = report_value(text, "  tensor x ", "accumulated ");
+    double own_x = report_value(text, "  tensor x ", "SQNR alone: output ");
+    double acc_r1 = report_value(text, "  tensor r1 ", "accumulated ");
+    double acc_r2 = report_value(text, "  tensor r2 ", "accumulated ");
+    double acc_out = report_value(text, "  tensor logits ", "accumulated ");
+    double out = report_value(text, "output logits: ", "SQNR ");
+    assert_false(isnan(acc_x) || isnan(own_x) || isnan(acc_r1) || isnan(acc_r2) ||
+                 isnan(acc_out) || isnan(out));
+    assert_true(fabs(acc_x - own_x) < 0.005);
+    assert_true(acc_r1 > 30.0);
+    assert_true(acc_r2 < acc_r1 - 6.0);
+    assert_true(acc_r2 < w2 + 1.0); /* the weight's loss reaches the tensor */
+    assert_true(fabs(acc_out - out) < 0.005);
+    assert_non_null(strstr(text, "lowest SQNR alone: "));
+    assert_non_null(strstr(strstr(text, "lowest SQNR alone: "), "tensor r2 (Relu relu2)"));
+    const char *dl = strstr(text, "largest SQNR drop: tensor r2 (Relu relu2)");
+    assert_non_null(dl);
+    double fall = NAN;
+    assert_non_null(strstr(dl, " dB, "));
+    fall = strtod(strstr(dl, " dB, ") + 5, NULL);
+    assert_true(fabs(fall - (acc_r1 - acc_r2)) < 0.02);
+    assert_non_null(strstr(dl, "below its input r1\n"));
+    ember_string_free(text);
+    ember_quantizer_destroy(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_and_weight_only),
         cmocka_unit_test(test_methods),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_report_per_node),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
