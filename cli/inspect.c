@@ -94,9 +94,9 @@ static void print_metadata(const ember_model *m)
 /* Weight bytes per dtype, the dtypes the model holds any of. */
 static void print_weight_bytes(const ember_model *m)
 {
-    static const ember_dtype dts[] = {EMBER_DTYPE_F32,  EMBER_DTYPE_F16, EMBER_DTYPE_BF16,
-                                      EMBER_DTYPE_F64,  EMBER_DTYPE_I8,   EMBER_DTYPE_U8,
-                                      EMBER_DTYPE_I32,  EMBER_DTYPE_I64};
+    static const ember_dtype dts[] = {EMBER_DTYPE_F32, EMBER_DTYPE_F16, EMBER_DTYPE_BF16,
+                                      EMBER_DTYPE_F64, EMBER_DTYPE_I8,  EMBER_DTYPE_U8,
+                                      EMBER_DTYPE_I32, EMBER_DTYPE_I64};
     static const char *const names[] = {"f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64"};
     printf("weight bytes:");
     for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
@@ -239,8 +239,9 @@ int cli_inspect(int argc, char **argv)
         } else if (strcmp(a, "--precision") == 0) {
             const char *v = i + 1 < argc ? argv[++i] : "";
             if (strcmp(v, "fp32") == 0 || strcmp(v, "fp16") == 0 || strcmp(v, "bf16") == 0) {
-                precision = v[0] == 'b' ? EMBER_PRECISION_BF16
-                            : v[2] == '1' ? EMBER_PRECISION_FP16 : EMBER_PRECISION_FP32;
+                precision = v[0] == 'b'   ? EMBER_PRECISION_BF16
+                            : v[2] == '1' ? EMBER_PRECISION_FP16
+                                          : EMBER_PRECISION_FP32;
             } else {
                 return cli_error("--precision needs fp32, fp16 or bf16"), 2;
             }
@@ -271,8 +272,8 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    cli_load ld = {model,  inputs, n_inputs, shapes, n_shapes, optimize,
-                   verify, dynamic, int8,     precision};
+    cli_load ld = {model,    inputs, n_inputs, shapes, n_shapes,
+                   optimize, verify, dynamic,  int8,   precision};
     ember_status *st = cli_load_model(&ld, &m);
     if (st != NULL) {
         return cli_fail(st);

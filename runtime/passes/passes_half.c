@@ -382,8 +382,8 @@ static int only_packed_readers(const em_graph *g, int v, int n_orig)
     return first;
 }
 
-static ember_status *narrow(em_graph *g, ember_dtype half, bool exact_only, int **after,
-                            int *cap, size_t *n_done)
+static ember_status *narrow(em_graph *g, ember_dtype half, bool exact_only, int **after, int *cap,
+                            size_t *n_done)
 {
     int n_orig = g->n_nodes, n_values = g->n_values;
     for (int v = 0; v < n_values; v++) {

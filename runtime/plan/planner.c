@@ -534,8 +534,8 @@ static ember_status *bind_keyed(em_plan *p, const unsigned char *need, const voi
 static bool widens_half_weight(const em_graph *g, int ni)
 {
     const em_node *n = &g->nodes[ni];
-    if (n->op != EM_OP_CAST || n->n_in != 1 || n->in[0] < 0 || n->n_out != 1 ||
-        n->out[0] < 0 || g->values[n->out[0]].dtype != EMBER_DTYPE_F32) {
+    if (n->op != EM_OP_CAST || n->n_in != 1 || n->in[0] < 0 || n->n_out != 1 || n->out[0] < 0 ||
+        g->values[n->out[0]].dtype != EMBER_DTYPE_F32) {
         return false;
     }
     const em_value *x = &g->values[n->in[0]];
@@ -604,8 +604,7 @@ static ember_status *maybe_fold(em_plan *p, int ni, const unsigned char *need, s
         needed = needed || need[n->out[o]];
         out_bytes += p->vals[n->out[o]].bytes;
     }
-    if (!needed && !shape_only && out_bytes > EM_FOLD_MAX_BYTES &&
-        !widens_half_weight(p->g, ni)) {
+    if (!needed && !shape_only && out_bytes > EM_FOLD_MAX_BYTES && !widens_half_weight(p->g, ni)) {
         return NULL;
     }
     for (int o = 0; o < n->n_out; o++) {
@@ -713,9 +712,8 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     wide.left = em_calloc(al, (size_t)g->n_values + 1, sizeof *wide.left);
     wide.keep = em_calloc(al, (size_t)g->n_values + 1, 1);
     if (p->sig == NULL || p->vals == NULL || p->nodes == NULL || p->bufs == NULL ||
-        scratch == NULL || need == NULL || tmp.sin == NULL || tmp.sout == NULL ||
-        tmp.tin == NULL || tmp.tout == NULL || wide.owned == NULL || wide.left == NULL ||
-        wide.keep == NULL) {
+        scratch == NULL || need == NULL || tmp.sin == NULL || tmp.sout == NULL || tmp.tin == NULL ||
+        tmp.tout == NULL || wide.owned == NULL || wide.left == NULL || wide.keep == NULL) {
         st = em_status_oom();
         goto fail;
     }
@@ -753,8 +751,7 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         p->n_tensors_in += n->n_in;
         p->n_tensors_out += n->n_out;
         EMBER_TRY(infer_concrete(p, ni, &tmp));
-        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, shared, &scratch[ni], &tmp,
-                                &packed_in));
+        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, shared, &scratch[ni], &tmp, &packed_in));
         EMBER_TRY(maybe_fold(p, ni, need, scratch[ni], &tmp));
         if (p->nodes[ni].folded) {
             scratch[ni] = 0;

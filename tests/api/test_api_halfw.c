@@ -96,8 +96,7 @@ static ember_tensor *input(int batch)
 }
 
 /* One run of m on x, precision p, ISA cap `isa` (NULL: native). */
-static ember_tensor *run(const ember_model *m, ember_precision p, const char *isa,
-                         ember_tensor *x)
+static ember_tensor *run(const ember_model *m, ember_precision p, const char *isa, ember_tensor *x)
 {
     ember_session_options *so = NULL;
     ember_session *s = NULL;
@@ -227,15 +226,15 @@ static void test_args(void **state)
 {
     (void)state;
     ember_model_options *mo = NULL;
-    EXPECT_ERR(ember_model_options_set_precision(NULL, EMBER_PRECISION_FP16),
-               EMBER_ERR_INVALID_ARG, "model_options_set_precision", "NULL");
+    EXPECT_ERR(ember_model_options_set_precision(NULL, EMBER_PRECISION_FP16), EMBER_ERR_INVALID_ARG,
+               "model_options_set_precision", "NULL");
     OK(ember_model_options_create(&mo));
     EXPECT_ERR(ember_model_options_set_precision(mo, EMBER_PRECISION_INT8), EMBER_ERR_INVALID_ARG,
                "int8", "quantiz");
     EXPECT_ERR(ember_model_options_set_precision(mo, (ember_precision)4), EMBER_ERR_INVALID_ARG,
                "4 is not an ember_precision");
-    EXPECT_ERR(ember_model_options_set_precision(mo, (ember_precision)-1),
-               EMBER_ERR_INVALID_ARG, "-1 is not an ember_precision");
+    EXPECT_ERR(ember_model_options_set_precision(mo, (ember_precision)-1), EMBER_ERR_INVALID_ARG,
+               "-1 is not an ember_precision");
     OK(ember_model_options_set_precision(mo, EMBER_PRECISION_BF16));
     ember_model_options_destroy(mo);
     assert_int_equal(ember_model_weight_bytes(NULL, EMBER_DTYPE_F32), 0);
@@ -253,8 +252,7 @@ static void test_args(void **state)
                "holds its weights in f16", "EMBER_PRECISION_BF16");
     assert_null(s);
     ember_session_options_set_precision(so, EMBER_PRECISION_FP16);
-    EXPECT_ERR(ember_session_create(f, so, &s), EMBER_ERR_UNSUPPORTED, "precision fp16",
-               "fp32");
+    EXPECT_ERR(ember_session_create(f, so, &s), EMBER_ERR_UNSUPPORTED, "precision fp16", "fp32");
     ember_session_options_set_precision(so, EMBER_PRECISION_INT8);
     EXPECT_ERR(ember_session_create(m, so, &s), EMBER_ERR_UNSUPPORTED, "int8");
     ember_session_options_set_precision(so, (ember_precision)4);

@@ -94,21 +94,21 @@ static void check_graph(ember_dtype half)
     OK(em_graph_add_input(g, "x", EMBER_DTYPE_F32, 2, xd, NULL, &x));
     OK(em_graph_add_input(g, "im", EMBER_DTYPE_F32, 4, id, NULL, &im));
     OK(em_graph_add_input(g, "im2", EMBER_DTYPE_F32, 4, id2, NULL, &im2));
-    int b = tp_init_f32(g, "b", 2, bd, 1, -1, 1);       /* MatMul B: held */
+    int b = tp_init_f32(g, "b", 2, bd, 1, -1, 1);         /* MatMul B: held */
     int small = tp_init_f32(g, "small", 2, sd, 2, -1, 1); /* 512: under the floor */
-    int a = tp_init_f32(g, "a", 2, ad, 3, -1, 1);       /* MatMul A (input 0): left */
-    int gb = tp_init_f32(g, "gb", 2, gd, 4, -1, 1);     /* Gemm B, read twice: held */
-    int ab = tp_init_f32(g, "ab", 2, gd, 5, -1, 1);     /* Gemm B and Add: left */
-    int out = tp_init_f32(g, "out", 2, od, 6, -1, 1);   /* a graph output: left */
-    int w = tp_init_f32(g, "w", 4, cw, 7, -1, 1);       /* Conv W: held */
-    int wd = tp_init_f32(g, "wd", 4, dw, 8, -1, 1);     /* depthwise (1152): left */
+    int a = tp_init_f32(g, "a", 2, ad, 3, -1, 1);         /* MatMul A (input 0): left */
+    int gb = tp_init_f32(g, "gb", 2, gd, 4, -1, 1);       /* Gemm B, read twice: held */
+    int ab = tp_init_f32(g, "ab", 2, gd, 5, -1, 1);       /* Gemm B and Add: left */
+    int out = tp_init_f32(g, "out", 2, od, 6, -1, 1);     /* a graph output: left */
+    int w = tp_init_f32(g, "w", 4, cw, 7, -1, 1);         /* Conv W: held */
+    int wd = tp_init_f32(g, "wd", 4, dw, 8, -1, 1);       /* depthwise (1152): left */
     float ob[64 * 32], ogb[32 * 32], ow[8 * 16 * 9];
     init_data(g, "b", ob, 64 * 32);
     init_data(g, "gb", ogb, 32 * 32);
     init_data(g, "w", ow, 8 * 16 * 9);
-    int m = tp_op2(g, EM_OP_MATMUL, x, b, "m");         /* [4, 32] */
-    int m2 = tp_op2(g, EM_OP_MATMUL, m, small, "m2");   /* [4, 16] */
-    int m3 = tp_op2(g, EM_OP_MATMUL, a, b, "m3");       /* A initializer, B held */
+    int m = tp_op2(g, EM_OP_MATMUL, x, b, "m");       /* [4, 32] */
+    int m2 = tp_op2(g, EM_OP_MATMUL, m, small, "m2"); /* [4, 16] */
+    int m3 = tp_op2(g, EM_OP_MATMUL, a, b, "m3");     /* A initializer, B held */
     int g1 = tp_op2(g, EM_OP_GEMM, m, gb, "g1");
     int g2 = tp_op2(g, EM_OP_GEMM, g1, gb, "g2");
     int g3 = tp_op2(g, EM_OP_GEMM, g2, ab, "g3");
