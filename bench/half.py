@@ -12,6 +12,9 @@ machine: ember's from two processes' rusage, ORT's from process_time around the 
 their ratios, and the output agreement: ember's fp16 output
 against ORT's fp16 output and against ORT's fp32 output of the original file (max abs diff,
 the issue's rtol 1e-2 / atol 1%-of-max check, argmax).
+A third column runs the fp32 file with `ember run --precision fp16` (weights held in half,
+fp32 arithmetic; --precision-col bf16 for bf16), its output checked against ORT's fp32 one;
+every column also reports the process's peak RSS (ember's peak_rss_mb, ORT's ru_maxrss).
 
 Run with the ONNX Runtime venv (onnx + onnxruntime + numpy):
     /work/main/bench/.env/ort/bin/python bench/half.py [--src resnet18.onnx] [--threads 1,2]
@@ -77,7 +80,9 @@ cpu = (time.process_time() - c0) * 1e3 / int(iters)
 t.sort()
 if out != "-":
     np.save(out, y)
-print(json.dumps({"median_ms": t[len(t) // 2], "cpu_ms": cpu}))
+import resource
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print(json.dumps({"median_ms": t[len(t) // 2], "cpu_ms": cpu, "rss_mb": rss}))
 """
 
 
@@ -86,35 +91,35 @@ def child_cpu_ms():
     return (r.ru_utime + r.ru_stime) * 1e3
 
 
-def run_ember(ember, path, inp, threads, warmup, iters, outdir=None):
-    """(median wall ms, CPU ms of the whole process)."""
+def run_ember(ember, path, inp, threads, warmup, iters, outdir=None, extra=()):
+    """(median wall ms, CPU ms of the whole process, peak RSS MB)."""
     cmd = [ember, "run", path, "--input", inp, "--threads", str(threads), "--warmup",
-           str(warmup), "--iters", str(iters)]
+           str(warmup), "--iters", str(iters)] + list(extra)
     if outdir:
         cmd += ["--output-dir", outdir]
     c0 = child_cpu_ms()
     r = subprocess.run(cmd, capture_output=True, text=True, check=True)
     cpu = child_cpu_ms() - c0
-    for tok in r.stdout.split():
-        if tok.startswith("median_ms="):
-            return float(tok.split("=")[1]), cpu
-    raise RuntimeError("no median_ms in: " + r.stdout)
+    tok = dict(t.split("=", 1) for t in r.stdout.split() if "=" in t)
+    if "median_ms" not in tok:
+        raise RuntimeError("no median_ms in: " + r.stdout)
+    return float(tok["median_ms"]), cpu, float(tok.get("peak_rss_mb", "nan"))
 
 
-def time_ember(ember, path, inp, threads, warmup, iters):
-    """(median wall ms, CPU ms per run): the CPU time of a run of warmup + iters runs less
-    that of a run of one (load, planning and the first run cancel out)."""
-    wall, cpu = run_ember(ember, path, inp, threads, warmup, iters)
-    _, cpu1 = run_ember(ember, path, inp, threads, 0, 1)
-    return wall, (cpu - cpu1) / (warmup + iters - 1)
+def time_ember(ember, path, inp, threads, warmup, iters, extra=()):
+    """(median wall ms, CPU ms per run, peak RSS MB): the CPU time of a run of warmup + iters
+    runs less that of a run of one (load, planning and the first run cancel out)."""
+    wall, cpu, rss = run_ember(ember, path, inp, threads, warmup, iters, extra=extra)
+    _, cpu1, _ = run_ember(ember, path, inp, threads, 0, 1, extra=extra)
+    return wall, (cpu - cpu1) / (warmup + iters - 1), rss
 
 
 def time_ort(path, inp, threads, warmup, iters, out="-"):
-    """(median wall ms, CPU ms per timed run)."""
+    """(median wall ms, CPU ms per timed run, peak RSS MB)."""
     r = subprocess.run([sys.executable, "-c", ORT_TIMER, path, inp, str(threads), str(warmup),
                         str(iters), out], capture_output=True, text=True, check=True)
     js = json.loads(r.stdout.strip().splitlines()[-1])
-    return js["median_ms"], js["cpu_ms"]
+    return js["median_ms"], js["cpu_ms"], js["rss_mb"]
 
 
 def agree(y, ref, rtol):
@@ -136,6 +141,9 @@ def main():
     ap.add_argument("--ember", default=os.path.join(ROOT, "build", "ember"))
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "ember-half-bench"))
     ap.add_argument("--out", help="write the results as JSON here")
+    ap.add_argument("--precision-col", default="fp16", choices=["fp16", "bf16"],
+                    help="the precision of the third column (the fp32 file, ember run "
+                         "--precision P)")
     args = ap.parse_args()
     src = args.src or next(p for p in SRC_DEFAULTS if os.path.exists(p))
     inp32 = args.input or os.path.join(os.path.dirname(src), "input.npy")
@@ -153,27 +161,44 @@ def main():
     ort16, ort32 = os.path.join(args.work, "ort16.npy"), os.path.join(args.work, "ort32.npy")
     time_ort(f16, inp16, 1, 0, 1, ort16)
     time_ort(src, inp32, 1, 0, 1, ort32)
+    prec = ["--precision", args.precision_col]
+    pd = os.path.join(args.work, "ember-prec-out")
+    os.makedirs(pd, exist_ok=True)
+    run_ember(args.ember, src, inp32, 1, 0, 1, pd, prec)
+    yp = np.load(os.path.join(pd, "output_0.npy"))
     res = {"src": src, "fp16": f16, "ember_dtype": str(y.dtype),
            "vs_ort_fp16": agree(y, np.load(ort16), 1e-2),
-           "vs_ort_fp32": agree(y, np.load(ort32), 1e-2), "timing": []}
+           "vs_ort_fp32": agree(y, np.load(ort32), 1e-2),
+           "precision_col": args.precision_col,
+           "prec_vs_ort_fp32": agree(yp, np.load(ort32),
+                                     1e-2 if args.precision_col == "fp16" else 3e-2),
+           "timing": []}
+    cols = [("ember", lambda t: time_ember(args.ember, f16, inp16, t, args.warmup, args.iters)),
+            ("prec", lambda t: time_ember(args.ember, src, inp32, t, args.warmup, args.iters,
+                                          prec)),
+            ("ort", lambda t: time_ort(f16, inp16, t, args.warmup, args.iters))]
     for t in [int(s) for s in args.threads.split(",")]:
-        em, ort = [], []
+        got = {name: [] for name, _ in cols}
         for r in range(args.rounds):
-            order = [0, 1] if r % 2 == 0 else [1, 0]
-            for o in order:
-                if o == 0:
-                    em.append(time_ember(args.ember, f16, inp16, t, args.warmup, args.iters))
-                else:
-                    ort.append(time_ort(f16, inp16, t, args.warmup, args.iters))
-        row = {"threads": t, "ember_rounds": em, "ort_rounds": ort}
-        for k, i in (("ms", 0), ("cpu_ms", 1)):
-            e, o = statistics.median(x[i] for x in em), statistics.median(x[i] for x in ort)
-            row.update({"ember_" + k: e, "ort_" + k: o, "ratio_" + k: e / o})
+            order = cols if r % 2 == 0 else cols[::-1]
+            for name, fn in order:
+                got[name].append(fn(t))
+        row = {"threads": t}
+        for name, _ in cols:
+            row[name + "_rounds"] = got[name]
+            for k, i in (("ms", 0), ("cpu_ms", 1), ("rss_mb", 2)):
+                row[name + "_" + k] = statistics.median(x[i] for x in got[name])
+        for name in ("ember", "prec"):
+            for k in ("ms", "cpu_ms", "rss_mb"):
+                row["ratio_%s_%s" % (name, k)] = row[name + "_" + k] / row["ort_" + k]
         res["timing"].append(row)
-        print("threads %d: wall ember %.2f ms, ORT %.2f ms, ember/ORT %.2f; CPU per run ember "
-              "%.2f ms, ORT %.2f ms, ember/ORT %.2f" % (
-                  t, row["ember_ms"], row["ort_ms"], row["ratio_ms"], row["ember_cpu_ms"],
-                  row["ort_cpu_ms"], row["ratio_cpu_ms"]), flush=True)
+        print("threads %d: wall ember %.2f ms, ember --precision %s (fp32 file) %.2f ms, ORT "
+              "%.2f ms; CPU per run %.2f / %.2f / %.2f ms (ember/ORT %.2f, %.2f); peak RSS "
+              "%.1f / %.1f / %.1f MB" % (
+                  t, row["ember_ms"], args.precision_col, row["prec_ms"], row["ort_ms"],
+                  row["ember_cpu_ms"], row["prec_cpu_ms"], row["ort_cpu_ms"],
+                  row["ratio_ember_cpu_ms"], row["ratio_prec_cpu_ms"], row["ember_rss_mb"],
+                  row["prec_rss_mb"], row["ort_rss_mb"]), flush=True)
     print(json.dumps({k: v for k, v in res.items() if k != "timing"}, indent=1))
     if args.out:
         with open(args.out, "w") as f:

@@ -30,6 +30,8 @@ static void inspect_usage(FILE *f)
                "  --graph            also print the graph in ember's text form\n"
                "  --no-plan          skip the memory plan\n"
                "  --optimize LEVEL   graph passes at load: none, fold, basic or all (default)\n"
+               "  --precision P      fp32 (default), fp16 or bf16: the precision the packed\n"
+               "                     weights are held in (as ember run --precision)\n"
                "  --int8 MODE        a QDQ model's quantized chains: on, off or auto (default:\n"
                "                     ember's choice, today off); with on, prints which nodes run\n"
                "                     in int8 and why each other chain stays fp32\n"
@@ -87,6 +89,23 @@ static void print_metadata(const ember_model *m)
             p += len + (nl != NULL);
         }
     }
+}
+
+/* Weight bytes per dtype, the dtypes the model holds any of. */
+static void print_weight_bytes(const ember_model *m)
+{
+    static const ember_dtype dts[] = {EMBER_DTYPE_F32, EMBER_DTYPE_F16, EMBER_DTYPE_BF16,
+                                      EMBER_DTYPE_F64, EMBER_DTYPE_I8,  EMBER_DTYPE_U8,
+                                      EMBER_DTYPE_I32, EMBER_DTYPE_I64};
+    static const char *const names[] = {"f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64"};
+    printf("weight bytes:");
+    for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+        size_t b = ember_model_weight_bytes(m, dts[i]);
+        if (b > 0) {
+            printf(" %s=%zu", names[i], b);
+        }
+    }
+    printf("\n");
 }
 
 /* What the int8 rewrite did: the nodes now integer ops, and each chain left fp32 with why. */
@@ -199,6 +218,7 @@ int cli_inspect(int argc, char **argv)
     int n_inputs = 0;
     ember_graph_opt optimize = EMBER_GRAPH_OPT_ALL;
     ember_int8_mode int8 = EMBER_INT8_AUTO;
+    ember_precision precision = EMBER_PRECISION_FP32;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -216,6 +236,15 @@ int cli_inspect(int argc, char **argv)
                 return cli_error("--optimize needs none, fold, basic or all"), 2;
             }
             i++;
+        } else if (strcmp(a, "--precision") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "fp32") == 0 || strcmp(v, "fp16") == 0 || strcmp(v, "bf16") == 0) {
+                precision = v[0] == 'b'   ? EMBER_PRECISION_BF16
+                            : v[2] == '1' ? EMBER_PRECISION_FP16
+                                          : EMBER_PRECISION_FP32;
+            } else {
+                return cli_error("--precision needs fp32, fp16 or bf16"), 2;
+            }
         } else if (strcmp(a, "--int8") == 0) {
             if (i + 1 >= argc || !cli_parse_int8(argv[i + 1], &int8)) {
                 return cli_error("--int8 needs auto, on or off"), 2;
@@ -243,7 +272,8 @@ int cli_inspect(int argc, char **argv)
         }
     }
     ember_model *m = NULL;
-    cli_load ld = {model, inputs, n_inputs, shapes, n_shapes, optimize, verify, dynamic, int8};
+    cli_load ld = {model,    inputs, n_inputs, shapes, n_shapes,
+                   optimize, verify, dynamic,  int8,   precision};
     ember_status *st = cli_load_model(&ld, &m);
     if (st != NULL) {
         return cli_fail(st);
@@ -271,6 +301,7 @@ int cli_inspect(int argc, char **argv)
     }
     print_ops(m);
     printf("parameters: %lld\n", (long long)ember_model_param_count(m));
+    print_weight_bytes(m);
     print_metadata(m);
     print_int8(m);
     int rc = 0;

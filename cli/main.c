@@ -219,6 +219,9 @@ ember_status *cli_model_options(const cli_load *l, ember_model_options **out)
     if (st == NULL) {
         st = ember_model_options_set_int8(opts, l->int8);
     }
+    if (st == NULL && l->precision != EMBER_PRECISION_INT8) {
+        st = ember_model_options_set_precision(opts, l->precision);
+    }
     if (st == NULL) {
         st = ember_model_options_set_verify_checksums(opts, l->verify);
     }

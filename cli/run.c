@@ -67,7 +67,9 @@ static void run_usage(FILE *f)
             "  --warmup N          untimed runs after the first (default 3)\n"
             "  --iters N           timed runs (default 20)\n"
             "  --device cpu|cuda   execution device (default cpu)\n"
-            "  --precision fp32|fp16|int8  (default fp32); int8 quantizes the fp32 model at\n"
+            "  --precision fp32|fp16|bf16|int8  (default fp32); fp16 / bf16 hold the packed\n"
+            "                      weights (Conv, Gemm, MatMul) in half precision, computing\n"
+            "                      in fp32; int8 quantizes the fp32 model at\n"
             "                      load (ember quantize): static with --calibrate FILE...\n"
             "                      or --calibration-cache FILE, dynamic without\n"
             "  --isa NAME          cap CPU kernels: scalar, avx2, avx512, native\n"
@@ -221,10 +223,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
                 o->precision = EMBER_PRECISION_FP32;
             } else if (strcmp(v, "fp16") == 0) {
                 o->precision = EMBER_PRECISION_FP16;
+            } else if (strcmp(v, "bf16") == 0) {
+                o->precision = EMBER_PRECISION_BF16;
             } else if (strcmp(v, "int8") == 0) {
                 o->precision = EMBER_PRECISION_INT8;
             } else {
-                return cli_error("--precision: '%s' is not fp32, fp16 or int8", v), 2;
+                return cli_error("--precision: '%s' is not fp32, fp16, bf16 or int8", v), 2;
             }
         } else if (strcmp(a, "--trace") == 0) {
             o->trace = v;
@@ -595,7 +599,7 @@ int cli_run(int argc, char **argv)
 
     double t0 = now_ms();
     cli_load ld = {o.model, (const char *const *)o.inputs, o.n_inputs, o.shapes, o.n_shapes,
-                   o.optimize, !o.no_verify, o.dynamic, o.int8};
+                   o.optimize, !o.no_verify, o.dynamic, o.int8, o.precision};
     if (o.precision == EMBER_PRECISION_INT8) { /* quantized at load; the session runs it */
         st = cli_quantize_load(&ld, o.calib, o.n_calib, o.calib_cache, &m);
         o.precision = EMBER_PRECISION_FP32;

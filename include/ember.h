@@ -462,6 +462,37 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_int8(ember_model
                                                                      ember_int8_mode mode);
 
 /*
+ * Precision of weights and arithmetic: of the model's weights (ember_model_options_set_precision)
+ * and of a session (ember_session_options_set_precision). BF16 was appended in 0.x (issue #21).
+ */
+typedef enum ember_precision {
+    EMBER_PRECISION_FP32 = 0,
+    EMBER_PRECISION_FP16 = 1,
+    EMBER_PRECISION_INT8 = 2,
+    EMBER_PRECISION_BF16 = 3
+} ember_precision;
+
+/*
+ * The precision the model holds its large weights in (issue #21; `ember run --precision`).
+ *  - EMBER_PRECISION_FP32 (the default): weights as the file has them. A half-precision model
+ *    (f16 / bf16 weights) still holds in half those of its packed weights that the graph
+ *    passes left unchanged (bit for bit: outputs as in fp32 compute on the half weights).
+ *  - EMBER_PRECISION_FP16 / EMBER_PRECISION_BF16: after the graph passes (Conv+BatchNorm
+ *    folding included), every f32 weight of at least 1024 elements that the CPU kernels pack
+ *    (the W of Conv, but not depthwise ones; the B of Gemm / MatMul) is rounded to that format
+ *    (nearest even) and held so: half the bytes. While a plan is built each is widened back to
+ *    f32 (exactly), packed, and the widened copy freed, so arithmetic stays fp32 (accumulation
+ *    included) on the rounded weights; activations stay fp32. A session may then ask for the
+ *    same precision. Error against fp32: the weights' rounding, relative 2^-11 (fp16) or 2^-8
+ *    (bf16) per weight; docs/NOTES.md has the figures on torchvision models. On CPUs with
+ *    AVX512-FP16 / AVX512-BF16 / AMX-BF16 no half arithmetic kernel exists yet: the same path.
+ *  - EMBER_PRECISION_INT8: INVALID_ARG (int8 is the quantizer's: ember_quantize_*).
+ * INVALID_ARG for a NULL `opts` or a value outside the enum.
+ */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_model_options_set_precision(ember_model_options *opts, ember_precision precision);
+
+/*
  * Whether loading checks the CRC-32 of the weight storages of a TorchScript archive (default
  * true). Every zip record that is read is checked against the CRC-32 its directory entry
  * records; a mismatch fails the load with INVALID_MODEL naming the file and the record
@@ -590,6 +621,10 @@ EMBER_API bool ember_model_int8_note(const ember_model *model, size_t i, const c
                                      const char **int8_op, const char **why);
 /* Total number of elements in the model's weights (initializers); 0 for a NULL model. */
 EMBER_API int64_t ember_model_param_count(const ember_model *model);
+/* Bytes of the model's weights (initializers) of dtype `dtype` as the model holds them after
+ * loading (EMBER_DTYPE_F16 / BF16 ones after ember_model_options_set_precision); 0 for a NULL
+ * model or a dtype it holds none of. */
+EMBER_API size_t ember_model_weight_bytes(const ember_model *model, ember_dtype dtype);
 /*
  * The graph in ember's readable text form, one node per line. On success `*text` is a
  * NUL-terminated string freed with ember_string_free().
@@ -624,11 +659,7 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_save_onnx(const ember_model 
  */
 
 typedef enum ember_device { EMBER_DEVICE_CPU = 0, EMBER_DEVICE_CUDA = 1 } ember_device;
-typedef enum ember_precision {
-    EMBER_PRECISION_FP32 = 0,
-    EMBER_PRECISION_FP16 = 1,
-    EMBER_PRECISION_INT8 = 2
-} ember_precision;
+/* ember_precision: section 4, with ember_model_options_set_precision(). */
 
 /* Options for a session. Threads: not synchronised. */
 typedef struct ember_session_options ember_session_options;
@@ -639,7 +670,9 @@ EMBER_API void ember_session_options_destroy(ember_session_options *opts);
  * 1024 makes ember_session_create() return INVALID_ARG. */
 EMBER_API void ember_session_options_set_threads(ember_session_options *opts, int n_threads);
 /* Device and precision; a value outside its enum makes ember_session_create() return
- * INVALID_ARG naming it. */
+ * INVALID_ARG naming it. Precision FP16 / BF16 needs a model that holds its weights in that
+ * format (loaded with ember_model_options_set_precision, or an f16 / bf16 model): otherwise
+ * UNSUPPORTED naming the precision; INT8 is UNSUPPORTED (quantize the model instead). */
 EMBER_API void ember_session_options_set_device(ember_session_options *opts, ember_device dev);
 EMBER_API void ember_session_options_set_precision(ember_session_options *opts,
                                                    ember_precision p);

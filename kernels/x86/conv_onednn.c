@@ -730,6 +730,13 @@ ember_status *em_conv_f32_prepare__onednn(const em_kinfo *ki, void **state, size
         em_conv_f32_release__onednn(ki->al, s);
         return st;
     }
+    bool packed = ki->in[1].data != NULL;
+    for (int k = 0; k < s->n_slices; k++) {
+        packed = packed && s->sl[k].packed_w != NULL;
+    }
+    if (packed) { /* run reads the slices' packs, never W */
+        em_kinfo_mark_packed(ki, 1);
+    }
     *state = s;
     *scratch_bytes = s->scratch_bytes;
     return NULL;

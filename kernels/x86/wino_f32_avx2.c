@@ -219,6 +219,7 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
         return st;
     }
     s->u = em_pack_data(s->pack);
+    em_kinfo_mark_packed(ki, 1); /* run reads U, never W */
     *scratch_bytes = sizeof(float) * (size_t)(36 * s->t * (s->c + s->m));
     *state = s;
     return NULL;

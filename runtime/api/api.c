@@ -264,6 +264,26 @@ ember_status *ember_model_options_set_int8(ember_model_options *opts, ember_int8
     return NULL;
 }
 
+ember_status *ember_model_options_set_precision(ember_model_options *opts, ember_precision p)
+{
+    if (opts == NULL) {
+        return em_api_null_arg("model_options_set_precision", "options");
+    }
+    if (p == EMBER_PRECISION_INT8) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "model_options_set_precision: int8 weights come from the quantizer "
+                             "(ember_quantize_*), not from a load option");
+    }
+    if (p != EMBER_PRECISION_FP32 && p != EMBER_PRECISION_FP16 && p != EMBER_PRECISION_BF16) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "model_options_set_precision: %d is not an ember_precision "
+                             "(FP32 0, FP16 1, BF16 3)",
+                             (int)p);
+    }
+    opts->precision = p;
+    return NULL;
+}
+
 ember_status *ember_model_options_set_verify_checksums(ember_model_options *opts, bool verify)
 {
     if (opts == NULL) {
@@ -323,6 +343,7 @@ static ember_status *model_new(const ember_model_options *opts, ember_model **ou
     m->graph_opt = opts != NULL && opts->has_graph_opt ? opts->graph_opt : EMBER_GRAPH_OPT_ALL;
     /* AUTO: off until int8 kernels beat the fp32 path on some CPU (VNNI / AMX; issue #19) */
     m->int8 = opts != NULL && opts->int8 == EMBER_INT8_ON;
+    m->precision = opts != NULL ? opts->precision : EMBER_PRECISION_FP32;
     if (opts != NULL) {
         m->log = opts->log;
         m->log_ctx = opts->log_ctx;
@@ -390,11 +411,33 @@ static void int8_note(void *ctx, const char *node, const char *int8_op, const ch
     m->n_int8_notes++;
 }
 
+/* Large packed weights held in half (ember_model_options_set_precision; passes_half.c): the
+ * precision asked for, rounding; else a half model's own format, only where exact. */
+static ember_status *hold_half(ember_model *m, ember_dtype model_half)
+{
+    ember_precision p = m->precision;
+    ember_dtype half = p == EMBER_PRECISION_FP16   ? EMBER_DTYPE_F16
+                       : p == EMBER_PRECISION_BF16 ? EMBER_DTYPE_BF16
+                                                   : model_half;
+    m->half_weights = half;
+    if (half == EMBER_DTYPE_UNDEFINED) {
+        return NULL;
+    }
+    ember_status *st =
+        em_pass_weights_to_half(m->g, half, p == EMBER_PRECISION_FP32, &m->n_half_weights);
+    if (st == NULL && m->n_half_weights > 0) {
+        st = em_graph_infer_shapes(m->g);
+    }
+    return st;
+}
+
 static ember_status *model_finish(ember_model *m)
 {
+    ember_dtype model_half = EMBER_DTYPE_UNDEFINED;
     ember_status *st = em_graph_verify(m->g);
     if (st == NULL) {
         st = em_graph_infer_shapes(m->g);
+        model_half = em_pass_half_weights_dtype(m->g);
     }
     if (st == NULL) { /* f16 / bf16 regions -> fp32 compute, before the fp32 passes */
         int n = m->g->n_nodes;
@@ -412,6 +455,9 @@ static ember_status *model_finish(ember_model *m)
         if (st == NULL && t.oom) {
             st = em_status_oom();
         }
+    }
+    if (st == NULL) {
+        st = hold_half(m, model_half);
     }
     if (st == NULL) { /* e.g. the weights that Conv+BatchNorm folding replaced */
         st = em_graph_drop_unused_image(m->g, m->bytes);
@@ -694,6 +740,18 @@ bool ember_model_int8_note(const ember_model *m, size_t i, const char **node, co
 int64_t ember_model_param_count(const ember_model *m)
 {
     return m != NULL ? em_graph_param_count(m->g) : 0;
+}
+
+size_t ember_model_weight_bytes(const ember_model *m, ember_dtype dt)
+{
+    size_t total = 0;
+    for (int v = 0; m != NULL && v < m->g->n_values; v++) {
+        const em_value *x = &m->g->values[v];
+        if (x->kind == EM_VAL_INITIALIZER && x->init.dtype == dt) {
+            total += em_tensor_nbytes(&x->init);
+        }
+    }
+    return total;
 }
 
 ember_status *ember_model_graph_text(const ember_model *m, char **text)

@@ -31,6 +31,7 @@ struct ember_model_options {
     bool has_graph_opt;        /* graph_opt set; EMBER_GRAPH_OPT_ALL otherwise */
     ember_graph_opt graph_opt;
     ember_int8_mode int8;      /* set_int8 (AUTO when unset) */
+    ember_precision precision; /* set_precision: weights held in (FP32: as the file) */
     bool trust_checksums;      /* set_verify_checksums(false): weights not CRC-checked */
     size_t n_shapes;           /* set_input_shape / _at: names owned (malloc) */
     em_shape_fix shapes[EM_MAX_SHAPE_FIXES];
@@ -47,6 +48,10 @@ struct ember_model {
     const char *format;
     ember_graph_opt graph_opt; /* passes run by model_finish (passes.h) */
     bool int8;                 /* run the QDQ -> integer rewrite (set_int8) */
+    ember_precision precision; /* set_precision (FP32 when unset) */
+    ember_dtype half_weights;  /* F16 / BF16: weights held in that format (set_precision, or a
+                                * half model's own), else UNDEFINED */
+    size_t n_half_weights;     /* initializers held so (passes_half.c) */
     size_t n_int8_notes;       /* what it did: node, int8 op or NULL, reason or NULL */
     char **int8_notes;         /* 3 strings per note, owned (allocated with `al`) */
     em_graph *g;

@@ -290,13 +290,13 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
 
 /* The options' values the setters stored unchecked: INVALID_ARG for a value outside its enum
  * or range, UNSUPPORTED for one this version cannot run. */
-static ember_status *check_options(const ember_session_options *opt)
+static ember_status *check_options(const ember_model *m, const ember_session_options *opt)
 {
     if ((unsigned)opt->device > EMBER_DEVICE_CUDA) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "session_create: device %d is not an "
                              "ember_device", (int)opt->device);
     }
-    if ((unsigned)opt->precision > EMBER_PRECISION_INT8) {
+    if ((unsigned)opt->precision > EMBER_PRECISION_BF16) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "session_create: precision %d is not an "
                              "ember_precision", (int)opt->precision);
     }
@@ -308,10 +308,21 @@ static ember_status *check_options(const ember_session_options *opt)
         return em_status_new(EMBER_ERR_UNSUPPORTED,
                              "device cuda: this version executes on the CPU only");
     }
-    if (opt->precision != EMBER_PRECISION_FP32) {
+    if (opt->precision == EMBER_PRECISION_INT8) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "precision int8: a session runs the model's "
+                             "own precision; quantize the model (ember_quantize_*) instead");
+    }
+    ember_dtype half = opt->precision == EMBER_PRECISION_FP16   ? EMBER_DTYPE_F16
+                       : opt->precision == EMBER_PRECISION_BF16 ? EMBER_DTYPE_BF16
+                                                                : EMBER_DTYPE_UNDEFINED;
+    if (half != EMBER_DTYPE_UNDEFINED && m->half_weights != half) {
+        const char *name = half == EMBER_DTYPE_F16 ? "fp16" : "bf16";
         return em_status_new(EMBER_ERR_UNSUPPORTED,
-                             "precision %s: this version runs fp32 only",
-                             opt->precision == EMBER_PRECISION_FP16 ? "fp16" : "int8");
+                             "precision %s: the model holds its weights in %s; load it with "
+                             "ember_model_options_set_precision(EMBER_PRECISION_%s)",
+                             name, m->half_weights == EMBER_DTYPE_UNDEFINED
+                                       ? "fp32" : em_dtype_name(m->half_weights),
+                             half == EMBER_DTYPE_F16 ? "FP16" : "BF16");
     }
     return NULL;
 }
@@ -334,7 +345,7 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
     if (opt == NULL) {
         opt = &dflt;
     }
-    st = check_options(opt);
+    st = check_options(model, opt);
     if (st != NULL) {
         return st;
     }

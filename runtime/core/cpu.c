@@ -56,6 +56,7 @@
 #define C7D_AVX512FP16 (1u << 23)
 #define C7D_AMX_TILE (1u << 24)
 #define C7D_AMX_INT8 (1u << 25)
+#define C7D_AMX_BF16 (1u << 22)
 /* leaf 7 subleaf 1, EAX */
 #define C71A_AVXVNNI (1u << 4)
 #define C71A_AVX512BF16 (1u << 5)
@@ -145,6 +146,10 @@ static uint64_t detect(void)
     if ((d7 & (C7D_AMX_TILE | C7D_AMX_INT8)) == (C7D_AMX_TILE | C7D_AMX_INT8) &&
         (xcr0 & XCR0_AMX) == XCR0_AMX && amx_permitted()) {
         f |= EM_ISA_AMX;
+    }
+    if ((d7 & (C7D_AMX_TILE | C7D_AMX_BF16)) == (C7D_AMX_TILE | C7D_AMX_BF16) &&
+        (xcr0 & XCR0_AMX) == XCR0_AMX && amx_permitted()) {
+        f |= EM_ISA_AMX_BF16;
     }
     return f;
 }
@@ -243,7 +248,7 @@ static const struct {
     {EM_ISA_PCLMUL, "pclmulqdq"},      {EM_ISA_VPCLMUL, "vpclmulqdq"},
     {EM_ISA_NEON, "neon"},             {EM_ISA_NEON_DOTPROD, "neon_dotprod"},
     {EM_ISA_NEON_FP16, "neon_fp16"},   {EM_ISA_NEON_I8MM, "i8mm"},
-    {EM_ISA_SVE, "sve"},
+    {EM_ISA_SVE, "sve"},               {EM_ISA_AMX_BF16, "amx-bf16"},
 };
 /* clang-format on */
 

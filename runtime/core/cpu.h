@@ -32,7 +32,10 @@ enum {
     EM_ISA_NEON_DOTPROD = 1u << 17,
     EM_ISA_NEON_FP16 = 1u << 18,
     EM_ISA_NEON_I8MM = 1u << 19, /* SMMLA/UMMLA/USMMLA (AT_HWCAP2 i8mm) */
-    EM_ISA_SVE = 1u << 20        /* reported only: no SVE kernel yet */
+    EM_ISA_SVE = 1u << 20,       /* reported only: no SVE kernel yet */
+    /* AMX-BF16 tiles (TDPBF16PS), with AMX's OS state and permission (cpu.c). Reported for the
+     * half-precision kernels to come (issue #21); no kernel requires it yet. */
+    EM_ISA_AMX_BF16 = 1u << 21
 };
 #define EM_ISA_AVX2_SET (EM_ISA_AVX | EM_ISA_AVX2 | EM_ISA_FMA | EM_ISA_F16C)
 #define EM_ISA_AVX512_SET \

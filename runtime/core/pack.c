@@ -169,6 +169,28 @@ ember_status *em_pack_get(em_pack_cache *c, const ember_allocator *al, const em_
     return NULL;
 }
 
+void em_pack_cache_forget(em_pack_cache *c, const void *src)
+{
+    if (c == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&c->mu);
+    em_pack **link = &c->bucket[bucket_of(&(em_pack_key){"", src, NULL, 0, NULL})];
+    while (*link != NULL) {
+        em_pack *p = *link;
+        if (p->src != src) {
+            link = &p->next;
+            continue;
+        }
+        *link = p->next;
+        p->src = p; /* an address no live constant has: never found again */
+        em_pack **to = &c->bucket[bucket_of(&(em_pack_key){"", p->src, NULL, 0, NULL})];
+        p->next = *to;
+        *to = p;
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
 const void *em_pack_data(const em_pack *p)
 {
     return p != NULL ? p->data : NULL;

@@ -54,6 +54,10 @@ size_t em_pack_cache_bytes(em_pack_cache *c, size_t *count);
  * bytes filled by fill(ctx, dst). Release it with em_pack_release. */
 ember_status *em_pack_get(em_pack_cache *c, const ember_allocator *al, const em_pack_key *k,
                           size_t bytes, em_pack_fill_fn *fill, void *ctx, em_pack **out);
+/* The source at `src` is about to be freed while packs made from it live on (the planner's
+ * widened half weights): those packs stay valid for their holders but are never found again,
+ * so a constant later allocated at the same address cannot match them. Ignores NULL. */
+void em_pack_cache_forget(em_pack_cache *c, const void *src);
 const void *em_pack_data(const em_pack *p);
 /* Drops one reference; the last frees the pack. Ignores NULL. Any thread. */
 void em_pack_release(em_pack *p);

@@ -106,6 +106,19 @@ ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
  * half weights is left as it is. Shapes must be inferred again afterwards. */
 ember_status *em_pass_half_to_f32(em_graph *g);
 
+/* Weights held in half (passes_half.c, issue #21): every f32 initializer of at least 1024
+ * elements that is read only as a weight the x86 kernels pack (Gemm / FusedGemm / MatMul B,
+ * Conv / FusedConv W but for depthwise ones) is stored as `half` (f16 or bf16, rounded to
+ * nearest even) and read through a new Cast to f32 right before its first reader; the
+ * planner widens it while planning and frees the widened copy once its readers have packed
+ * it (planner.h). With `exact_only`, only initializers whose every value the half format
+ * holds exactly (a half model's own weights) are stored so: the outputs do not change.
+ * *n_done counts the initializers stored in half. Runs after em_passes_run. */
+ember_status *em_pass_weights_to_half(em_graph *g, ember_dtype half, bool exact_only,
+                                      size_t *n_done);
+/* The dtype of the graph's first f16 / bf16 initializer, EMBER_DTYPE_UNDEFINED if none. */
+ember_dtype em_pass_half_weights_dtype(const em_graph *g);
+
 /* ---- internal, shared by passes*.c ---- */
 
 /* Evaluates `expr` and returns its status from the calling function when it fails. */

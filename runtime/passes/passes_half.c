@@ -316,3 +316,128 @@ ember_status *em_pass_half_to_f32(em_graph *g)
     em_free(g->al, after);
     return st;
 }
+
+/* ---- Weights held in half (em_pass_weights_to_half) ---- */
+
+/* Initializers smaller than this stay f32 (biases, norms' scales: bytes that do not matter). */
+#define HALFW_MIN_ELEMS 1024
+
+/* Whether input `slot` of node n is a weight its x86 kernels pack in prepare and never read
+ * again (kernel.h, em_kinfo_mark_packed): the B of Gemm / FusedGemm / MatMul and the W of
+ * Conv / FusedConv, but not a depthwise W, which the depthwise kernel reads in place. */
+static bool packed_reader(const em_graph *g, const em_node *n, int slot)
+{
+    if (slot != 1) {
+        return false;
+    }
+    switch (n->op) {
+    case EM_OP_GEMM:
+    case EM_OP_FUSEDGEMM:
+    case EM_OP_MATMUL:
+        return true;
+    case EM_OP_CONV:
+    case EM_OP_FUSEDCONV: {
+        const em_value *w = &g->values[n->in[1]];
+        return !(em_node_attr_int(n, "group", 1) > 1 && w->rank >= 3 && w->dims[1].v == 1);
+    }
+    default:
+        return false;
+    }
+}
+
+/* Whether every element of x (n floats) survives the round trip through `half` bit for bit. */
+static bool half_exact(ember_dtype half, const float *x, size_t n)
+{
+    enum { CHUNK = 256 };
+    uint16_t h[CHUNK];
+    float back[CHUNK];
+    for (size_t i = 0; i < n; i += CHUNK) {
+        size_t k = n - i < CHUNK ? n - i : CHUNK;
+        em_f32_to_half_n(half, x + i, h, k);
+        em_half_to_f32_n(half, h, back, k);
+        if (memcmp(back, x + i, sizeof(float) * k) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The first reader of v among nodes [0, n_orig), or -1 when some reader is not a packing
+ * weight input (or v has none). */
+static int only_packed_readers(const em_graph *g, int v, int n_orig)
+{
+    int first = -1;
+    for (int ni = 0; ni < n_orig; ni++) {
+        const em_node *n = &g->nodes[ni];
+        for (int i = 0; i < n->n_in; i++) {
+            if (n->in[i] != v) {
+                continue;
+            }
+            if (!packed_reader(g, n, i)) {
+                return -1;
+            }
+            first = first < 0 ? ni : first;
+        }
+    }
+    return first;
+}
+
+static ember_status *narrow(em_graph *g, ember_dtype half, bool exact_only, int **after, int *cap,
+                            size_t *n_done)
+{
+    int n_orig = g->n_nodes, n_values = g->n_values;
+    for (int v = 0; v < n_values; v++) {
+        em_value *x = &g->values[v];
+        size_t n = x->kind == EM_VAL_INITIALIZER ? (size_t)em_tensor_numel(&x->init) : 0;
+        if (x->kind != EM_VAL_INITIALIZER || x->dtype != EMBER_DTYPE_F32 || x->is_output ||
+            x->init.dtype != EMBER_DTYPE_F32 || n < HALFW_MIN_ELEMS) {
+            continue;
+        }
+        int first = only_packed_readers(g, v, n_orig);
+        if (first < 0 || (exact_only && !half_exact(half, x->init.data, n))) {
+            continue;
+        }
+        em_storage *h = NULL;
+        EM_PASS_TRY(em_storage_new_owned(g->al, sizeof(uint16_t) * n, &h));
+        em_f32_to_half_n(half, x->init.data, em_storage_data(h), n);
+        x = &g->values[v];
+        em_tensor_set_shape(&x->init, half, x->init.dims, x->init.rank);
+        x->init.data = em_storage_data(h);
+        em_storage_release(x->storage);
+        x->storage = h;
+        x->dtype = half;
+        int node, w;
+        EM_PASS_TRY(add_cast(g, v, EMBER_DTYPE_F32, ".f32", &node, &w));
+        EM_PASS_TRY(note_after(g, after, cap, n_orig, first - 1)); /* right before its reader */
+        redirect(g, v, w, 0, n_orig);
+        ++*n_done;
+    }
+    return NULL;
+}
+
+ember_status *em_pass_weights_to_half(em_graph *g, ember_dtype half, bool exact_only,
+                                      size_t *n_done)
+{
+    *n_done = 0;
+    if (!is_half(half)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "weights to half: dtype %s is not f16 or bf16",
+                             em_dtype_name(half));
+    }
+    int *after = NULL, cap = 0, n_orig = g->n_nodes;
+    ember_status *st = narrow(g, half, exact_only, &after, &cap, n_done);
+    if (st == NULL && g->n_nodes > n_orig) {
+        st = reorder(g, n_orig, after);
+    }
+    em_free(g->al, after);
+    return st;
+}
+
+ember_dtype em_pass_half_weights_dtype(const em_graph *g)
+{
+    for (int v = 0; v < g->n_values; v++) {
+        if (g->values[v].kind == EM_VAL_INITIALIZER && is_half(g->values[v].dtype)) {
+            return g->values[v].dtype;
+        }
+    }
+    return EMBER_DTYPE_UNDEFINED;
+}

@@ -42,6 +42,11 @@ typedef struct em_kpacks {
     em_pack_cache *shared;
     em_pack_cache *own;
     uint64_t shared_in;
+    /* May be NULL. The kernel picked sets bit i (em_kinfo_mark_packed) when prepare copied
+     * constant input i into a pack and its run never reads that input's data: the planner
+     * may then free a constant it computed itself for that input (half-stored weights widened
+     * for packing, passes_halfw.c) once every reader has packed it. */
+    uint64_t *packed_in;
 } em_kpacks;
 
 /* What prepare sees. `in` always has n_in entries (node->n_in) and `out` n_out. Constant
@@ -66,6 +71,14 @@ static inline em_pack_cache *em_kinfo_packs(const em_kinfo *ki, int i)
         return NULL;
     }
     return i >= 0 && i < 64 && (p->shared_in >> i & 1) ? p->shared : p->own;
+}
+
+/* Prepare's note that constant input i now lives in a pack its run reads instead (em_kpacks). */
+static inline void em_kinfo_mark_packed(const em_kinfo *ki, int i)
+{
+    if (ki->packs != NULL && ki->packs->packed_in != NULL && i >= 0 && i < 64) {
+        *ki->packs->packed_in |= (uint64_t)1 << i;
+    }
 }
 
 /* What run sees besides its tensors. */

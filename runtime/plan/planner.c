@@ -132,6 +132,9 @@ ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_te
     for (size_t c = 0; c < nc; c++) {
         void *st_ = NULL;
         size_t sb = 0;
+        if (packs != NULL && packs->packed_in != NULL) {
+            *packs->packed_in = 0; /* a declining candidate's marks do not count */
+        }
         if (cand[c]->prepare != NULL) {
             ember_status *st = cand[c]->prepare(&ki, &st_, &sb);
             if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED && c + 1 < nc) {
@@ -155,12 +158,14 @@ ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_te
  * are initializers of the graph go to `shared` (when given), the others to the plan's own
  * cache. */
 static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threads,
-                                   em_pack_cache *shared, size_t *scratch, const plan_tmp *tmp)
+                                   em_pack_cache *shared, size_t *scratch, const plan_tmp *tmp,
+                                   uint64_t *packed_in)
 {
     const em_node *n = &p->g->nodes[ni];
     em_plan_node *pn = &p->nodes[ni];
     em_tensor *tin = tmp->tin, *tout = tmp->tout;
-    em_kpacks packs = {shared, p->packs, 0};
+    em_kpacks packs = {shared, p->packs, 0, packed_in};
+    *packed_in = 0;
     for (int i = 0; i < n->n_in; i++) {
         memset(&tin[i], 0, sizeof tin[i]);
         if (n->in[i] >= 0) {
@@ -525,6 +530,50 @@ static ember_status *bind_keyed(em_plan *p, const unsigned char *need, const voi
     return NULL;
 }
 
+/* Whether node ni widens a half-precision initializer to f32 (weights stored in half). */
+static bool widens_half_weight(const em_graph *g, int ni)
+{
+    const em_node *n = &g->nodes[ni];
+    if (n->op != EM_OP_CAST || n->n_in != 1 || n->in[0] < 0 || n->n_out != 1 || n->out[0] < 0 ||
+        g->values[n->out[0]].dtype != EMBER_DTYPE_F32) {
+        return false;
+    }
+    const em_value *x = &g->values[n->in[0]];
+    return x->kind == EM_VAL_INITIALIZER &&
+           (x->dtype == EMBER_DTYPE_F16 || x->dtype == EMBER_DTYPE_BF16);
+}
+
+/* Widened half weights (planner.h): wide_owned[v] is the p->owned index of value v's widened
+ * copy (-1: none), wide_left[v] its readers not planned yet; wide_keep[v] is set when one of
+ * them did not pack it. After node ni's kernel is chosen, a copy whose readers have all
+ * packed it is freed. */
+typedef struct wide_track {
+    int *owned;
+    int *left;
+    unsigned char *keep;
+} wide_track;
+
+static void wide_after_prepare(em_plan *p, int ni, uint64_t packed_in, wide_track *w)
+{
+    const em_node *n = &p->g->nodes[ni];
+    for (int i = 0; i < n->n_in; i++) {
+        int v = n->in[i];
+        if (v < 0 || w->owned[v] < 0) {
+            continue;
+        }
+        if (i >= 64 || !(packed_in >> i & 1)) {
+            w->keep[v] = 1;
+        }
+        if (--w->left[v] == 0 && !w->keep[v]) {
+            em_pack_cache_forget(p->packs, p->vals[v].t.data);
+            em_storage_release(p->owned[w->owned[v]]);
+            p->owned[w->owned[v]] = NULL;
+            p->vals[v].t.data = NULL; /* every reader runs from its pack */
+            w->owned[v] = -1;
+        }
+    }
+}
+
 /* Executes node ni now if its inputs are known (planner.h); its outputs become constants. */
 static ember_status *maybe_fold(em_plan *p, int ni, const unsigned char *need, size_t scratch,
                                 const plan_tmp *tmp)
@@ -555,7 +604,7 @@ static ember_status *maybe_fold(em_plan *p, int ni, const unsigned char *need, s
         needed = needed || need[n->out[o]];
         out_bytes += p->vals[n->out[o]].bytes;
     }
-    if (!needed && !shape_only && out_bytes > EM_FOLD_MAX_BYTES) {
+    if (!needed && !shape_only && out_bytes > EM_FOLD_MAX_BYTES && !widens_half_weight(p->g, ni)) {
         return NULL;
     }
     for (int o = 0; o < n->n_out; o++) {
@@ -624,6 +673,8 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     size_t *scratch = NULL;
     unsigned char *need = NULL;
     plan_tmp tmp = {0};
+    wide_track wide = {0};
+    uint64_t packed_in = 0;
     int max_in = 1, max_out = 1;
     *out = NULL;
     if (n_inputs != g->n_inputs) {
@@ -657,9 +708,12 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     tmp.sout = em_malloc(al, sizeof *tmp.sout * (size_t)max_out);
     tmp.tin = em_malloc(al, sizeof *tmp.tin * (size_t)max_in);
     tmp.tout = em_malloc(al, sizeof *tmp.tout * (size_t)max_out);
+    wide.owned = em_malloc(al, sizeof *wide.owned * ((size_t)g->n_values + 1));
+    wide.left = em_calloc(al, (size_t)g->n_values + 1, sizeof *wide.left);
+    wide.keep = em_calloc(al, (size_t)g->n_values + 1, 1);
     if (p->sig == NULL || p->vals == NULL || p->nodes == NULL || p->bufs == NULL ||
-        scratch == NULL || need == NULL || tmp.sin == NULL || tmp.sout == NULL ||
-        tmp.tin == NULL || tmp.tout == NULL) {
+        scratch == NULL || need == NULL || tmp.sin == NULL || tmp.sout == NULL || tmp.tin == NULL ||
+        tmp.tout == NULL || wide.owned == NULL || wide.left == NULL || wide.keep == NULL) {
         st = em_status_oom();
         goto fail;
     }
@@ -673,6 +727,21 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     EMBER_TRY(plan_values(p, shapes, ranks));
     mark_needed(g, need);
     EMBER_TRY(bind_keyed(p, need, data));
+    for (int v = 0; v < g->n_values; v++) {
+        wide.owned[v] = -1;
+    }
+    for (int ni = 0; ni < g->n_nodes; ni++) { /* readers of widened half weights */
+        const em_node *n = &g->nodes[ni];
+        for (int i = 0; i < n->n_in; i++) {
+            if (n->in[i] >= 0 && g->values[n->in[i]].producer >= 0 &&
+                widens_half_weight(g, g->values[n->in[i]].producer)) {
+                wide.left[n->in[i]]++;
+            }
+        }
+    }
+    for (int i = 0; i < g->n_outputs; i++) { /* an output is read by the caller: kept */
+        wide.keep[g->outputs[i]] = 1;
+    }
     for (int ni = 0; ni < g->n_nodes; ni++) {
         const em_node *n = &g->nodes[ni];
         p->nodes[ni].node = n;
@@ -682,10 +751,14 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
         p->n_tensors_in += n->n_in;
         p->n_tensors_out += n->n_out;
         EMBER_TRY(infer_concrete(p, ni, &tmp));
-        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, shared, &scratch[ni], &tmp));
+        EMBER_TRY(choose_kernel(p, ni, isa, n_threads, shared, &scratch[ni], &tmp, &packed_in));
         EMBER_TRY(maybe_fold(p, ni, need, scratch[ni], &tmp));
         if (p->nodes[ni].folded) {
             scratch[ni] = 0;
+        }
+        wide_after_prepare(p, ni, packed_in, &wide);
+        if (p->nodes[ni].folded && widens_half_weight(g, ni) && wide.left[n->out[0]] > 0) {
+            wide.owned[n->out[0]] = p->n_owned - 1; /* its one output, just allocated */
         }
     }
     for (int i = 0; i < g->n_values; i++) {
@@ -700,6 +773,9 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
 fail:
     em_free(al, scratch);
     em_free(al, need);
+    em_free(al, wide.owned);
+    em_free(al, wide.left);
+    em_free(al, wide.keep);
     em_free(al, tmp.sin);
     em_free(al, tmp.sout);
     em_free(al, tmp.tin);

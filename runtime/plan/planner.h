@@ -29,6 +29,10 @@
  * whose inputs are all known is executed once while planning ("folded") when its value is
  * needed or its outputs are small (EM_FOLD_MAX_BYTES); its outputs become plan constants and
  * the executor skips it. Shape-only ops fold whenever their input shapes are known.
+ * A Cast of a half-precision initializer to f32 (weights stored in half, passes_halfw.c)
+ * always folds: the widened copy is what its readers pack, and once every reader has packed
+ * it (em_kinfo_mark_packed) the plan frees it, so the weight is held as the half initializer
+ * and the packs alone.
  */
 #ifndef EMBER_PLAN_PLANNER_H
 #define EMBER_PLAN_PLANNER_H

@@ -40,7 +40,7 @@ _Static_assert(EMBER_DTYPE_F32 == 1 && EMBER_DTYPE_U8 == 2 && EMBER_DTYPE_I8 == 
                "ember_dtype values are ABI (ONNX numbering)");
 _Static_assert(EMBER_DEVICE_CPU == 0 && EMBER_DEVICE_CUDA == 1, "ember_device values are ABI");
 _Static_assert(EMBER_PRECISION_FP32 == 0 && EMBER_PRECISION_FP16 == 1 &&
-                   EMBER_PRECISION_INT8 == 2,
+                   EMBER_PRECISION_INT8 == 2 && EMBER_PRECISION_BF16 == 3,
                "ember_precision values are ABI");
 _Static_assert(EMBER_LOG_ERROR == 0 && EMBER_LOG_DEBUG == 3, "ember_log_level values are ABI");
 

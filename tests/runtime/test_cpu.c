@@ -73,6 +73,7 @@ static void test_features_closed_downwards(void **state)
         {EM_ISA_AVX512BF16, EM_ISA_AVX512F},
         {EM_ISA_AVX512FP16, EM_ISA_AVX512F},
         {EM_ISA_AMX, EM_ISA_AVX2 | EM_ISA_FMA},
+        {EM_ISA_AMX_BF16, EM_ISA_AVX2 | EM_ISA_FMA},
         {EM_ISA_VPCLMUL, EM_ISA_AVX2 | EM_ISA_PCLMUL},
         {EM_ISA_NEON_DOTPROD, EM_ISA_NEON},
         {EM_ISA_NEON_FP16, EM_ISA_NEON},
@@ -258,6 +259,8 @@ static void test_isa_list(void **state)
         em_isa_list(EM_ISA_AVX512BF16 | EM_ISA_AVX512FP16 | EM_ISA_AVXVNNI | EM_ISA_AMX, buf,
                     sizeof buf),
         "avx512bf16,avx512fp16,avxvnni,amx-int8");
+    assert_string_equal(em_isa_list(EM_ISA_AMX | EM_ISA_AMX_BF16, buf, sizeof buf),
+                        "amx-int8,amx-bf16");
     assert_string_equal(em_isa_list(EM_ISA_PCLMUL | EM_ISA_VPCLMUL, buf, sizeof buf),
                         "pclmulqdq,vpclmulqdq");
     assert_string_equal(

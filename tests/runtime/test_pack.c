@@ -3,7 +3,8 @@
  * The pack cache (core/pack.h): equal keys share one pack until its last release, different
  * kinds, sources, parameters or sizes do not; a key with padding compares through its eq
  * function; a failed fill leaves nothing behind; without a cache a pack is private; many
- * threads asking for one key at once end with one pack, every copy packed on the way freed.
+ * threads asking for one key at once end with one pack, every copy packed on the way freed;
+ * a forgotten source's packs are never found again but stay valid until released.
  * Leaks are checked by the test allocator.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -94,6 +95,48 @@ static void test_share_and_release(void **state)
     em_pack_cache_destroy(c);
     em_pack_cache_destroy(NULL);
     assert_int_equal(em_pack_cache_bytes(NULL, &n), 0);
+}
+
+/* em_pack_cache_forget: the packs of a source about to be freed stay valid for their holders
+ * but are never found again (a new constant at the same address packs anew); other sources'
+ * packs are untouched; the forgotten pack is still freed by its last release. */
+static void test_forget(void **state)
+{
+    (void)state;
+    em_pack_cache *c = NULL;
+    OK(em_pack_cache_new(test_allocator(), &c));
+    int64_t p1 = 7;
+    em_pack_key k = {"test layout", g_src, &p1, sizeof p1, NULL};
+    em_pack_key k_other = {"test layout", g_src + 1, &p1, sizeof p1, NULL};
+    fill_ctx f = {0, 3.0f, false};
+    em_pack *a = NULL, *b = NULL, *o = NULL, *o2 = NULL, *a2 = NULL;
+    OK(em_pack_get(c, test_allocator(), &k, 64, fill16, &f, &a));
+    OK(em_pack_get(c, test_allocator(), &k_other, 64, fill16, &f, &o));
+    em_pack_cache_forget(c, g_src);
+    em_pack_cache_forget(c, g_src + 2); /* no pack: nothing happens */
+    em_pack_cache_forget(NULL, g_src);
+    assert_true(((const float *)em_pack_data(a))[0] == 3.0f); /* still valid */
+    f.value = 9.0f;
+    OK(em_pack_get(c, test_allocator(), &k, 64, fill16, &f, &b)); /* packed anew */
+    assert_true(b != a);
+    assert_true(((const float *)em_pack_data(b))[0] == 9.0f);
+    OK(em_pack_get(c, test_allocator(), &k, 64, fill16, &f, &a2)); /* the new one is found */
+    assert_ptr_equal(a2, b);
+    OK(em_pack_get(c, test_allocator(), &k_other, 64, fill16, &f, &o2));
+    assert_ptr_equal(o2, o);
+    assert_int_equal(f.calls, 3);
+    size_t n = 0;
+    assert_int_equal(em_pack_cache_bytes(c, &n), 3 * 64);
+    assert_int_equal(n, 3);
+    em_pack_release(a); /* the forgotten one, unlinked from its new bucket */
+    assert_int_equal(em_pack_cache_bytes(c, &n), 2 * 64);
+    em_pack_release(b);
+    em_pack_release(a2);
+    em_pack_release(o);
+    em_pack_release(o2);
+    assert_int_equal(em_pack_cache_bytes(c, &n), 0);
+    assert_int_equal(n, 0);
+    em_pack_cache_destroy(c);
 }
 
 /* A key with padding after `tag`: only the named fields count. */
@@ -239,7 +282,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_share_and_release), cmocka_unit_test(test_eq_function),
         cmocka_unit_test(test_fail_and_private),  cmocka_unit_test(test_big_pack),
-        cmocka_unit_test(test_threads_share),
+        cmocka_unit_test(test_threads_share),     cmocka_unit_test(test_forget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
