@@ -1182,7 +1182,7 @@ EMBER_API EMBER_NODISCARD ember_status *ember_trainer_compute(ember_trainer *t,
                                                              double *loss);
 /* Optimizer steps taken (0 for NULL). */
 EMBER_API int64_t ember_trainer_step_count(const ember_trainer *t);
-/* The trainable parameters, in the model's initializer order (0 / NULL out of range). */
+/* The trainable parameters, in the order of the model's values (0 / NULL out of range). */
 EMBER_API size_t ember_trainer_param_count(const ember_trainer *t);
 EMBER_API const char *ember_trainer_param_name(const ember_trainer *t, size_t i);
 /* A copy of the current value, or of the gradient of the last step or compute, of the

@@ -17,6 +17,8 @@ Flatten-Linear):
   loss_<case>.npy       the loss of that case (f64, shape [1])
   steps_<opt>.npy       f64[6]: the loss before each of 5 optimizer steps on the same batch (CE,
                         mean) and the loss after the fifth
+and two_heads.onnx: two Linear heads on one input (x of mlp), for a parameter that does not
+reach the loss (which reads output 0).
 """
 import os
 import sys
@@ -50,6 +52,18 @@ class CNN(nn.Module):
     def forward(self, x):
         y = F.max_pool2d(torch.relu(self.bn(self.conv(x))), 2)
         return self.fc(torch.flatten(y, 1))
+
+
+class TwoHeads(nn.Module):
+    """Two outputs: the loss reads output 0 (head a), so head b's parameters do not reach it."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(8, 4)
+        self.b = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.a(x), self.b(x)
 
 
 def loss_fn(case, out, t, tf):
@@ -140,6 +154,11 @@ def main():
         cnn.bn.weight.copy_(torch.rand(4) + 0.5)
         cnn.bn.bias.copy_(torch.randn(4) * 0.1)
     make("cnn", cnn, torch.randn(4, 3, 8, 8), 5)
+    torch.manual_seed(2)
+    two = TwoHeads().eval()
+    torch.onnx.export(two, (torch.randn(6, 8),), os.path.join(OUT, "two_heads.onnx"),
+                      opset_version=13, input_names=["x"], output_names=["ya", "yb"],
+                      do_constant_folding=False)
 
 
 if __name__ == "__main__":
