@@ -13,9 +13,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CLI_MAX_PATTERNS 64
@@ -351,6 +352,9 @@ static int run_grad(const train_args *a, ember_trainer *t, ember_tensor **data)
     }
     printf("loss=%.9g\n", loss);
     const char *dir = a->out_dir != NULL ? a->out_dir : ".";
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        return cli_error("grad: cannot create --output-dir %s: %s", dir, strerror(errno));
+    }
     for (size_t i = 0; i < ember_trainer_param_count(t) && st == NULL; i++) {
         const char *name = ember_trainer_param_name(t, i);
         char path[4096], clean[1024];
