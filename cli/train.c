@@ -373,7 +373,8 @@ static int run_grad(const train_args *a, ember_trainer *t, ember_tensor **data)
     return st != NULL ? cli_fail(st) : 0;
 }
 
-static int run_finetune(const train_args *a, ember_trainer *t, ember_tensor **data, int64_t n)
+static int run_finetune(const train_args *a, const ember_model *m, ember_trainer *t,
+                        ember_tensor **data, int64_t n)
 {
     int64_t batch = a->batch > 0 && a->batch < n ? a->batch : n;
     int64_t per_epoch = (n + batch - 1) / batch;
@@ -424,8 +425,10 @@ static int run_finetune(const train_args *a, ember_trainer *t, ember_tensor **da
         st = ember_trainer_save(t, a->save);
     }
     if (st == NULL) {
-        fprintf(stderr, "wrote %s after %lld steps\n", a->save,
-                (long long)ember_trainer_step_count(t));
+        bool ts = strcmp(ember_model_format(m), "torchscript") == 0;
+        fprintf(stderr, "wrote %s after %lld steps%s\n", a->save,
+                (long long)ember_trainer_step_count(t),
+                ts ? " (as ONNX: writing TorchScript archives is not implemented yet)" : "");
     }
     return st != NULL ? cli_fail(st) : 0;
 }
@@ -467,7 +470,7 @@ static int cli_train(int argc, char **argv, bool finetune)
     } else if (st != NULL) {
         rc = cli_fail(st);
     } else {
-        rc = finetune ? run_finetune(&a, t, data, n) : run_grad(&a, t, data);
+        rc = finetune ? run_finetune(&a, m, t, data, n) : run_grad(&a, t, data);
     }
     ember_trainer_destroy(t);
     ember_trainer_options_destroy(o);
