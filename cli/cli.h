@@ -67,6 +67,8 @@ int cli_run(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_quantize(int argc, char **argv);
+int cli_grad(int argc, char **argv);     /* cli/train.c */
+int cli_finetune(int argc, char **argv);
 /* Most calibration files `ember run --precision int8 --calibrate` takes. */
 #define CLI_MAX_CALIB 4096
 /* `ember run --precision int8`: quantizes ld->path (static with the calibration files, one per

@@ -21,6 +21,10 @@ static void usage(FILE *f)
             "                    write a TorchScript (or ONNX) model as an ONNX model\n"
             "  quantize MODEL --calibrate FILE... --output OUT.onnx\n"
             "                    write an fp32 model as an int8 QDQ ONNX model\n"
+            "  grad MODEL --input X... --target T --loss LOSS\n"
+            "                    print the loss and write every parameter's gradient\n"
+            "  finetune MODEL --input X... --target T --loss LOSS --optim OPT --lr F --save OUT\n"
+            "                    train the model's parameters and write the trained model\n"
             "\n"
             "options:\n"
             "  --version         print the version and what this build contains\n"
@@ -291,6 +295,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "quantize") == 0) {
         return cli_quantize(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "grad") == 0 || strcmp(cmd, "finetune") == 0) {
+        return (cmd[0] == 'g' ? cli_grad : cli_finetune)(argc - 1, argv + 1);
     }
     fprintf(stderr, "ember: error: unknown command '%s'\n", cmd);
     usage(stderr);

@@ -1076,6 +1076,169 @@ EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_load_model(ember_quantiz
 EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_report(ember_quantizer *q, bool sqnr,
                                                                char **text);
 
+/* ---- 11. Training (issue #22) ---------------------------------------------------------- */
+
+/*
+ * Fine-tuning without Python: a trainer computes a loss on a model's output 0 against a
+ * target, its gradients with respect to the trainable parameters, and applies an optimizer
+ * after each step; the result is saved as an ONNX model with the updated weights.
+ *
+ * Load the model with EMBER_GRAPH_OPT_NONE: FOLD folds computations on weights (TorchScript's
+ * transposed Linear weights) into new constants, which would then train in the parameters'
+ * place under their node's name, and the fused ops of BASIC and ALL (FusedConv, the blocked
+ * layout) have no gradient rule. (The training graph itself is folded once the parameters are
+ * inputs, so NONE costs nothing at run time.) The trainer clones the model's graph (the model
+ * is not changed and its sessions keep running), turns the trainable parameters into inputs
+ * bound to the trainer's own f32 buffers, appends the loss and the backward nodes, and plans
+ * forward and backward together as one session (one activation arena). Trainable parameters:
+ * the model's f32 initializers of rank >= 1 that the loss depends on (ONNX initializer names;
+ * TorchScript state_dict names such as fc1.weight), all of them by default or those matching
+ * a train pattern, less those matching a freeze pattern; frozen ones stay constants.
+ * BatchNormalization's running statistics are never trained (the model runs in eval mode:
+ * BatchNormalization with its stored statistics, Dropout off).
+ *
+ * Ownership: a trainer borrows its model (which must outlive it) and owns its parameters,
+ * gradients and optimizer state; tensors it returns are new and owned by the caller.
+ * Threads: calls on one trainer must not overlap; distinct trainers (also of one model) may
+ * be used from different threads. Trainer options are not synchronised.
+ */
+
+/* The loss, on model output 0. CROSS_ENTROPY (log-softmax over axis 1) and NLL (the output
+ * holds log-probabilities) take int64 class indices of the output's shape less axis 1; the
+ * others take f32 targets of the output's shape (BCE_WITH_LOGITS: probabilities in [0, 1]).
+ * SMOOTH_L1 uses beta 1 (PyTorch's default). */
+typedef enum ember_loss {
+    EMBER_LOSS_CROSS_ENTROPY = 0,
+    EMBER_LOSS_NLL = 1,
+    EMBER_LOSS_MSE = 2,
+    EMBER_LOSS_L1 = 3,
+    EMBER_LOSS_SMOOTH_L1 = 4,
+    EMBER_LOSS_BCE_WITH_LOGITS = 5
+} ember_loss;
+typedef enum ember_reduction { EMBER_REDUCTION_MEAN = 0, EMBER_REDUCTION_SUM = 1 } ember_reduction;
+/* PyTorch's torch.optim.SGD, Adam and AdamW, same update formulas and defaults. */
+typedef enum ember_optimizer {
+    EMBER_OPTIMIZER_SGD = 0,
+    EMBER_OPTIMIZER_ADAM = 1,
+    EMBER_OPTIMIZER_ADAMW = 2
+} ember_optimizer;
+/* Learning rate at step t (0-based) from the base rate lr, with `period` P and `factor` f:
+ * CONSTANT lr; STEP lr f^floor(t / P) (StepLR, f = gamma); COSINE f + (lr - f)(1 + cos(pi t /
+ * P)) / 2 (CosineAnnealingLR, f = eta_min); LINEAR_WARMUP lr (f + (1 - f) min(t, P) / P)
+ * (LinearLR from start factor f to 1 over P steps). */
+typedef enum ember_lr_schedule {
+    EMBER_LR_CONSTANT = 0,
+    EMBER_LR_STEP = 1,
+    EMBER_LR_COSINE = 2,
+    EMBER_LR_LINEAR_WARMUP = 3
+} ember_lr_schedule;
+
+/* Options of a trainer. Defaults: cross-entropy, mean, no label smoothing, every parameter,
+ * SGD with lr 0.01 and no momentum, constant rate, one thread per core. Not synchronised. */
+typedef struct ember_trainer_options ember_trainer_options;
+
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_options_create(ember_trainer_options **out);
+EMBER_API void ember_trainer_options_destroy(ember_trainer_options *opts);
+/* INVALID_ARG for a NULL `opts` or a value outside its enum. */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_options_set_loss(ember_trainer_options *opts,
+                                                                      ember_loss loss,
+                                                                      ember_reduction reduction);
+/* Cross-entropy's label smoothing, in [0, 1) (PyTorch's label_smoothing); INVALID_ARG
+ * otherwise or for a NULL `opts`. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_trainer_options_set_label_smoothing(ember_trainer_options *opts, double eps);
+/* Adds a glob pattern (`*`, `?`; copied) of parameter names to train (with none, every
+ * parameter trains) or to freeze. A pattern that matches no parameter makes
+ * ember_trainer_create fail with INVALID_ARG naming it. INVALID_ARG for NULL or empty. */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_options_add_train(ember_trainer_options *opts,
+                                                                       const char *pattern);
+EMBER_API EMBER_NODISCARD ember_status *
+ember_trainer_options_add_freeze(ember_trainer_options *opts, const char *pattern);
+/* Chooses the optimizer and its learning rate (> 0), resetting the optimizer's other settings
+ * to PyTorch's defaults: momentum 0, dampening 0, no Nesterov; betas (0.9, 0.999), eps 1e-8;
+ * weight decay 0 (AdamW: 0.01). INVALID_ARG for a NULL `opts`, an unknown optimizer or a bad
+ * rate. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_trainer_options_set_optimizer(ember_trainer_options *opts, ember_optimizer optimizer,
+                                    double lr);
+/* SGD's momentum (>= 0), dampening and Nesterov momentum (which needs momentum > 0 and
+ * dampening 0, as in PyTorch). INVALID_ARG for a NULL `opts` or a bad value. */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_options_set_sgd(ember_trainer_options *opts,
+                                                                     double momentum,
+                                                                     double dampening,
+                                                                     bool nesterov);
+/* Adam's and AdamW's betas (in [0, 1)) and eps (> 0). INVALID_ARG otherwise. */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_options_set_adam(ember_trainer_options *opts,
+                                                                      double beta1, double beta2,
+                                                                      double eps);
+/* Weight decay (>= 0): L2 added to the gradient (SGD, Adam) or decoupled (AdamW). */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_trainer_options_set_weight_decay(ember_trainer_options *opts, double weight_decay);
+/* The learning-rate schedule (see ember_lr_schedule); `period` > 0 unless CONSTANT. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_trainer_options_set_lr_schedule(ember_trainer_options *opts, ember_lr_schedule schedule,
+                                      int64_t period, double factor);
+/* Compute threads, as ember_session_options_set_threads (0: one per core). */
+EMBER_API void ember_trainer_options_set_threads(ember_trainer_options *opts, int n_threads);
+
+typedef struct ember_trainer ember_trainer;
+
+/*
+ * Creates a trainer of `model` with `opts` (may be NULL: the defaults). Errors: INVALID_ARG
+ * for NULL `model` / `out`, a pattern matching no parameter (the message lists the
+ * parameters), a parameter a train pattern names that the loss does not depend on, no
+ * trainable parameter, an output that does not suit the loss; UNSUPPORTED for an op without
+ * a gradient rule (naming the node and op; fused ops when the model was not loaded at
+ * EMBER_GRAPH_OPT_NONE or FOLD), control flow or a quantized model.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_create(const ember_model *model,
+                                                            const ember_trainer_options *opts,
+                                                            ember_trainer **out);
+EMBER_API void ember_trainer_destroy(ember_trainer *t);
+
+/*
+ * One training step: runs the model on `inputs` (its inputs in positional order, as for
+ * ember_session_run), the loss against `target`, the gradients, then the optimizer. `*loss`
+ * (may be NULL) receives the loss before the update. Errors: INVALID_ARG for a wrong input
+ * count, a NULL tensor, a target of the wrong dtype, rank or shape or a class index outside
+ * [0, C) (naming the first bad one); STATE when the loss is NaN or infinite: the message names
+ * the step, and the parameters are left as they were.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_step(ember_trainer *t,
+                                                          ember_tensor *const *inputs,
+                                                          size_t n_inputs,
+                                                          const ember_tensor *target,
+                                                          double *loss);
+/* As ember_trainer_step without the update: the loss and the gradients only (`ember grad`).
+ * The step count does not change. */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_compute(ember_trainer *t,
+                                                             ember_tensor *const *inputs,
+                                                             size_t n_inputs,
+                                                             const ember_tensor *target,
+                                                             double *loss);
+/* Optimizer steps taken (0 for NULL). */
+EMBER_API int64_t ember_trainer_step_count(const ember_trainer *t);
+/* The trainable parameters, in the order of the model's values (0 / NULL out of range). */
+EMBER_API size_t ember_trainer_param_count(const ember_trainer *t);
+EMBER_API const char *ember_trainer_param_name(const ember_trainer *t, size_t i);
+/* A copy of the current value, or of the gradient of the last step or compute, of the
+ * parameter named `name`, freed with ember_tensor_destroy(). INVALID_ARG for NULL arguments
+ * or a name that is not a trainable parameter; STATE for a gradient before any step. */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_param_value(const ember_trainer *t,
+                                                                 const char *name,
+                                                                 ember_tensor **out);
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_param_grad(const ember_trainer *t,
+                                                                const char *name,
+                                                                ember_tensor **out);
+/*
+ * Writes the model with the current parameters to `path` as ONNX (as ember_model_save_onnx:
+ * a temporary file renamed, so `path` is whole or untouched). A `.pt` path is refused with
+ * UNSUPPORTED for now (TorchScript archives cannot be rewritten yet: save `.onnx`).
+ * INVALID_ARG for NULL arguments; IO naming the file.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_save(const ember_trainer *t,
+                                                          const char *path);
+
 /* ---- 10. Run-time version and build info ----------------------------------------------- */
 
 /*

@@ -61,6 +61,8 @@ FIXTURES = {
     'ember_status': 'fx->status',
     'ember_quantize_options': 'fx->quantize_options',
     'ember_quantizer': 'fx->quantizer',
+    'ember_trainer_options': 'fx->trainer_options',
+    'ember_trainer': 'fx->trainer',
 }
 
 # Documented value of an accessor when its object is NULL or its index out of range, where it
@@ -571,6 +573,9 @@ typedef struct fixture {
     ember_status *status;
     ember_quantize_options *quantize_options;
     ember_quantizer *quantizer;
+    ember_trainer_options *trainer_options;
+    ember_model *train_model; /* the built-in model at graph optimization none */
+    ember_trainer *trainer;
 } fixture;
 
 /* The target of out pointers before a call: a failing call must overwrite it with NULL. */
@@ -626,6 +631,18 @@ static int fixture_setup(void **state)
         ember_model_destroy(fm);
         ember_model_options_destroy(fold);
     }
+    /* a trainer of the built-in model (loaded at graph optimization none), default options */
+    ok_or_fail(ember_trainer_options_create(&fx->trainer_options), "trainer_options_create");
+    {
+        ember_model_options *none = NULL;
+        ok_or_fail(ember_model_options_create(&none), "model_options_create");
+        ok_or_fail(ember_model_options_set_graph_optimization(none, EMBER_GRAPH_OPT_NONE),
+                   "none");
+        ok_or_fail(ember_model_load_builtin(NULL, none, &fx->train_model), "load_builtin none");
+        ok_or_fail(ember_trainer_create(fx->train_model, fx->trainer_options, &fx->trainer),
+                   "trainer_create");
+        ember_model_options_destroy(none);
+    }
     *state = fx;
     return 0;
 }
@@ -634,6 +651,9 @@ static int fixture_teardown(void **state)
 {
     fixture *fx = *state;
     ember_status_destroy(fx->status);
+    ember_trainer_destroy(fx->trainer);
+    ember_model_destroy(fx->train_model);
+    ember_trainer_options_destroy(fx->trainer_options);
     ember_quantizer_destroy(fx->quantizer);
     ember_quantize_options_destroy(fx->quantize_options);
     ember_tensor_destroy(fx->tensor);

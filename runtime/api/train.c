@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ember.h section 11, the trainer: options, the training graph run as a session of an
+ * internal model (autograd/trainer.h builds it), the optimizer after each step (optim.c),
+ * parameter and gradient copies, and saving through the ONNX writer.
+ */
+#include "api/api_internal.h"
+
+#include "autograd/trainer.h"
+#include "core/alloc.h"
+#include "core/status.h"
+#include "loaders/onnx/onnx_write.h"
+#include "passes/passes.h"
+#include "plan/fold.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Most train / freeze patterns one options object holds. */
+#define EM_MAX_TRAIN_PATTERNS 64
+
+struct ember_trainer_options {
+    ember_loss loss;
+    ember_reduction reduction;
+    double label_smoothing;
+    int n_train, n_freeze;
+    char *train[EM_MAX_TRAIN_PATTERNS];
+    char *freeze[EM_MAX_TRAIN_PATTERNS];
+    em_optim_cfg optim;
+    int threads;
+};
+
+struct ember_trainer {
+    const ember_model *src;
+    ember_model *tm;     /* the training graph, as a model of its own */
+    ember_session *s;
+    ember_loss loss;
+    em_optim_cfg optim;
+    int n_model_inputs, n_params;
+    char **names;        /* owned, allocated with src->al */
+    ember_tensor **value, **grad;
+    float **m, **v;      /* optimizer state per parameter (v: Adam only) */
+    ember_tensor *loss_t;
+    int64_t n_classes;   /* CE / NLL: C when known, else -1 */
+    int out_rank;
+    int64_t steps;
+    bool have_grad;
+};
+
+/* ---- options ---- */
+
+ember_status *ember_trainer_options_create(ember_trainer_options **out)
+{
+    if (out == NULL) {
+        return em_api_null_arg("trainer_options_create", "out");
+    }
+    *out = em_calloc(NULL, 1, sizeof **out);
+    if (*out == NULL) {
+        return em_status_oom();
+    }
+    (*out)->optim = em_optim_defaults(EM_OPTIM_SGD);
+    return NULL;
+}
+
+void ember_trainer_options_destroy(ember_trainer_options *o)
+{
+    if (o == NULL) {
+        return;
+    }
+    for (int i = 0; i < o->n_train; i++) {
+        em_free(NULL, o->train[i]);
+    }
+    for (int i = 0; i < o->n_freeze; i++) {
+        em_free(NULL, o->freeze[i]);
+    }
+    em_free(NULL, o);
+}
+
+ember_status *ember_trainer_options_set_loss(ember_trainer_options *o, ember_loss loss,
+                                             ember_reduction reduction)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_loss", "opts");
+    }
+    if ((unsigned)loss > EMBER_LOSS_BCE_WITH_LOGITS || (unsigned)reduction > EMBER_REDUCTION_SUM) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_loss: unknown loss %d or reduction %d",
+                             (int)loss, (int)reduction);
+    }
+    o->loss = loss;
+    o->reduction = reduction;
+    return NULL;
+}
+
+ember_status *ember_trainer_options_set_label_smoothing(ember_trainer_options *o, double eps)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_label_smoothing", "opts");
+    }
+    if (!(eps >= 0.0 && eps < 1.0)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_label_smoothing: %g is not in [0, 1)", eps);
+    }
+    o->label_smoothing = eps;
+    return NULL;
+}
+
+static ember_status *add_pattern(const char *fn, ember_trainer_options *o, const char *pat,
+                                 char **list, int *n)
+{
+    if (o == NULL || pat == NULL) {
+        return em_api_null_arg(fn, o == NULL ? "opts" : "pattern");
+    }
+    if (pat[0] == '\0' || *n >= EM_MAX_TRAIN_PATTERNS) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: %s", fn,
+                             pat[0] == '\0' ? "empty pattern" : "too many patterns (64)");
+    }
+    list[*n] = em_strdup(NULL, pat);
+    if (list[*n] == NULL) {
+        return em_status_oom();
+    }
+    (*n)++;
+    return NULL;
+}
+
+ember_status *ember_trainer_options_add_train(ember_trainer_options *o, const char *pattern)
+{
+    return add_pattern("trainer_options_add_train", o, pattern, o != NULL ? o->train : NULL,
+                       o != NULL ? &o->n_train : NULL);
+}
+
+ember_status *ember_trainer_options_add_freeze(ember_trainer_options *o, const char *pattern)
+{
+    return add_pattern("trainer_options_add_freeze", o, pattern, o != NULL ? o->freeze : NULL,
+                       o != NULL ? &o->n_freeze : NULL);
+}
+
+ember_status *ember_trainer_options_set_optimizer(ember_trainer_options *o, ember_optimizer opt,
+                                                  double lr)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_optimizer", "opts");
+    }
+    if ((unsigned)opt > EMBER_OPTIMIZER_ADAMW || !(lr > 0.0) || !isfinite(lr)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_optimizer: unknown optimizer %d or learning "
+                             "rate %g (must be > 0)", (int)opt, lr);
+    }
+    em_lr_kind sched = o->optim.sched;
+    int64_t period = o->optim.period;
+    double factor = o->optim.factor;
+    o->optim = em_optim_defaults((em_optim_kind)opt);
+    o->optim.lr = lr;
+    o->optim.sched = sched;
+    o->optim.period = period;
+    o->optim.factor = factor;
+    return NULL;
+}
+
+ember_status *ember_trainer_options_set_sgd(ember_trainer_options *o, double momentum,
+                                            double dampening, bool nesterov)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_sgd", "opts");
+    }
+    if (!(momentum >= 0.0 && momentum < 1e6) || !(dampening >= 0.0 && dampening <= 1.0) ||
+        (nesterov && (momentum <= 0.0 || dampening != 0.0))) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_sgd: momentum %g, dampening %g%s: momentum must "
+                             "be >= 0, dampening in [0, 1], and Nesterov needs momentum > 0 and "
+                             "dampening 0", momentum, dampening, nesterov ? ", nesterov" : "");
+    }
+    o->optim.momentum = momentum;
+    o->optim.dampening = dampening;
+    o->optim.nesterov = nesterov;
+    return NULL;
+}
+
+ember_status *ember_trainer_options_set_adam(ember_trainer_options *o, double beta1, double beta2,
+                                             double eps)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_adam", "opts");
+    }
+    if (!(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0) || !(eps > 0.0) ||
+        !isfinite(eps)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_adam: betas (%g, %g) must be in [0, 1) and eps "
+                             "%g > 0", beta1, beta2, eps);
+    }
+    o->optim.beta1 = beta1;
+    o->optim.beta2 = beta2;
+    o->optim.eps = eps;
+    return NULL;
+}
+
+ember_status *ember_trainer_options_set_weight_decay(ember_trainer_options *o, double wd)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_weight_decay", "opts");
+    }
+    if (!(wd >= 0.0) || !isfinite(wd)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_weight_decay: %g must be >= 0", wd);
+    }
+    o->optim.weight_decay = wd;
+    return NULL;
+}
+
+ember_status *ember_trainer_options_set_lr_schedule(ember_trainer_options *o,
+                                                    ember_lr_schedule schedule, int64_t period,
+                                                    double factor)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_lr_schedule", "opts");
+    }
+    if ((unsigned)schedule > EMBER_LR_LINEAR_WARMUP ||
+        (schedule != EMBER_LR_CONSTANT && period <= 0) || !isfinite(factor) || factor < 0.0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_lr_schedule: schedule %d, period %lld, factor "
+                             "%g: the schedule must be one of ember_lr_schedule, the period > 0 "
+                             "and the factor >= 0", (int)schedule, (long long)period, factor);
+    }
+    o->optim.sched = (em_lr_kind)schedule;
+    o->optim.period = period;
+    o->optim.factor = factor;
+    return NULL;
+}
+
+void ember_trainer_options_set_threads(ember_trainer_options *o, int n_threads)
+{
+    if (o != NULL) {
+        o->threads = n_threads;
+    }
+}
+
+/* ---- the trainer ---- */
+
+void ember_trainer_destroy(ember_trainer *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    const ember_allocator *al = t->src->al;
+    ember_session_destroy(t->s);
+    ember_model_destroy(t->tm);
+    for (int i = 0; i < t->n_params; i++) {
+        if (t->names != NULL) {
+            em_free(al, t->names[i]);
+        }
+        ember_tensor_destroy(t->value != NULL ? t->value[i] : NULL);
+        ember_tensor_destroy(t->grad != NULL ? t->grad[i] : NULL);
+        em_free(al, t->m != NULL ? t->m[i] : NULL);
+        em_free(al, t->v != NULL ? t->v[i] : NULL);
+    }
+    em_free(al, t->names);
+    em_free(al, t->value);
+    em_free(al, t->grad);
+    em_free(al, t->m);
+    em_free(al, t->v);
+    ember_tensor_destroy(t->loss_t);
+    em_free(al, t);
+}
+
+/* The training graph as a model of its own (takes tg->g), its passes at FOLD level. */
+static ember_status *train_model(const ember_model *src, em_train_graph *tg, ember_model **out)
+{
+    ember_model *m = em_calloc(src->al, 1, sizeof *m);
+    if (m == NULL) {
+        return em_status_oom();
+    }
+    m->alloc = src->alloc;
+    m->al = src->al != NULL ? &m->alloc : NULL;
+    m->log = src->log;
+    m->log_ctx = src->log_ctx;
+    m->log_level = src->log_level;
+    m->format = src->format;
+    m->graph_opt = EMBER_GRAPH_OPT_FOLD;
+    m->g = tg->g;
+    tg->g = NULL;
+    *out = m;
+    EM_RETURN_IF_ERROR(em_pack_cache_new(m->al, &m->packs));
+    em_passes_options po = em_passes_level(EMBER_GRAPH_OPT_FOLD);
+    po.eval = em_plan_eval_const;
+    return em_passes_run(m->g, &po);
+}
+
+/* The parameters' buffers: values copied from the model, gradients, optimizer state. */
+static ember_status *make_params(ember_trainer *t)
+{
+    const ember_allocator *al = t->src->al;
+    size_t n = (size_t)t->n_params;
+    t->value = em_calloc(al, n, sizeof *t->value);
+    t->grad = em_calloc(al, n, sizeof *t->grad);
+    t->m = em_calloc(al, n, sizeof *t->m);
+    t->v = em_calloc(al, n, sizeof *t->v);
+    if (t->value == NULL || t->grad == NULL || t->m == NULL || t->v == NULL) {
+        return em_status_oom();
+    }
+    for (int i = 0; i < t->n_params; i++) {
+        const em_value *x = &t->src->g->values[em_graph_find_value(t->src->g, t->names[i])];
+        EM_RETURN_IF_ERROR(em_tensor_new_owned(al, EMBER_DTYPE_F32, x->init.dims, x->init.rank,
+                                               &t->value[i]));
+        EM_RETURN_IF_ERROR(em_tensor_new_owned(al, EMBER_DTYPE_F32, x->init.dims, x->init.rank,
+                                               &t->grad[i]));
+        memcpy(t->value[i]->t.data, x->init.data, t->value[i]->nbytes);
+        size_t ne = (size_t)em_tensor_numel(&x->init) + 1;
+        t->m[i] = em_calloc(al, ne, sizeof(float));
+        t->v[i] = t->optim.kind != EM_OPTIM_SGD ? em_calloc(al, ne, sizeof(float)) : NULL;
+        if (t->m[i] == NULL || (t->optim.kind != EM_OPTIM_SGD && t->v[i] == NULL)) {
+            return em_status_oom();
+        }
+    }
+    return em_tensor_new_owned(al, EMBER_DTYPE_F32, NULL, 0, &t->loss_t);
+}
+
+ember_status *ember_trainer_create(const ember_model *model, const ember_trainer_options *opts,
+                                   ember_trainer **out)
+{
+    ember_status *st = NULL;
+    ember_trainer *t = NULL;
+    ember_session_options *so = NULL;
+    em_train_graph tg = {0};
+    if (out == NULL) {
+        return em_api_null_arg("trainer_create", "out");
+    }
+    *out = NULL;
+    if (model == NULL) {
+        return em_api_null_arg("trainer_create", "model");
+    }
+    ember_trainer_options dflt = {0};
+    if (opts == NULL) {
+        dflt.optim = em_optim_defaults(EM_OPTIM_SGD);
+        opts = &dflt;
+    }
+    t = em_calloc(model->al, 1, sizeof *t);
+    if (t == NULL) {
+        return em_status_oom();
+    }
+    t->src = model;
+    t->loss = opts->loss;
+    t->optim = opts->optim;
+    static const em_loss_kind kinds[] = {EM_LOSS_CE, EM_LOSS_NLL, EM_LOSS_MSE, EM_LOSS_L1,
+                                         EM_LOSS_SMOOTH_L1, EM_LOSS_BCE};
+    em_train_spec spec = {kinds[opts->loss], opts->reduction == EMBER_REDUCTION_SUM,
+                          opts->label_smoothing, opts->n_train,
+                          (const char *const *)opts->train, opts->n_freeze,
+                          (const char *const *)opts->freeze};
+    st = em_train_build(model->g, &spec, &tg);
+    if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED &&
+        (model->graph_opt == EMBER_GRAPH_OPT_BASIC || model->graph_opt == EMBER_GRAPH_OPT_ALL)) {
+        st = em_status_wrap(st, "trainer (load the model with EMBER_GRAPH_OPT_NONE: fused ops have "
+                                "no gradient rule)");
+    }
+    if (st != NULL) {
+        goto fail;
+    }
+    t->n_model_inputs = tg.n_model_inputs;
+    t->n_params = tg.n_params;
+    t->names = tg.names;
+    tg.names = NULL;
+    t->n_classes = tg.n_classes;
+    t->out_rank = tg.out_rank;
+    EMBER_TRY(train_model(model, &tg, &t->tm));
+    EMBER_TRY(make_params(t));
+    EMBER_TRY(ember_session_options_create(&so));
+    ember_session_options_set_threads(so, opts->threads);
+    EMBER_TRY(ember_session_create(t->tm, so, &t->s));
+    ember_session_options_destroy(so);
+    *out = t;
+    return NULL;
+fail:
+    ember_session_options_destroy(so);
+    em_train_graph_free(&tg);
+    ember_trainer_destroy(t);
+    return st;
+}
+
+/* Target checks that the planner cannot make: dtype, rank, class range. */
+static ember_status *check_target(const ember_trainer *t, const ember_tensor *target)
+{
+    bool classes = t->loss == EMBER_LOSS_CROSS_ENTROPY || t->loss == EMBER_LOSS_NLL;
+    ember_dtype want = classes ? EMBER_DTYPE_I64 : EMBER_DTYPE_F32;
+    int rank = classes ? t->out_rank - 1 : t->out_rank;
+    if (target->kind != EMBER_VALUE_TENSOR || target->t.dtype != want || target->t.rank != rank) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer: target is %s of rank %d; the loss needs %s of rank %d (%s)",
+                             em_dtype_name(target->t.dtype), target->t.rank, em_dtype_name(want),
+                             rank, classes ? "class indices: the output's shape less axis 1"
+                                           : "the output's shape");
+    }
+    if (!classes) {
+        return NULL;
+    }
+    const int64_t *c = target->t.data;
+    int64_t n = em_tensor_numel(&target->t);
+    for (int64_t i = 0; i < n; i++) {
+        if (c[i] < 0 || (t->n_classes > 0 && c[i] >= t->n_classes)) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "trainer: target[%lld] = %lld is not a class index in [0, %lld)",
+                                 (long long)i, (long long)c[i], (long long)t->n_classes);
+        }
+    }
+    return NULL;
+}
+
+static ember_status *forward_backward(const char *fn, ember_trainer *t,
+                                      ember_tensor *const *inputs, size_t n_inputs,
+                                      const ember_tensor *target, double *loss)
+{
+    if (t == NULL || target == NULL || (inputs == NULL && n_inputs > 0)) {
+        return em_api_null_arg(fn, t == NULL ? "trainer" : target == NULL ? "target" : "inputs");
+    }
+    if (n_inputs != (size_t)t->n_model_inputs) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: %zu inputs given, the model has %d", fn,
+                             n_inputs, t->n_model_inputs);
+    }
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (inputs[i] == NULL) {
+            return em_status_new(EMBER_ERR_INVALID_ARG, "%s: input %zu is NULL", fn, i);
+        }
+    }
+    EM_RETURN_IF_ERROR(check_target(t, target));
+    size_t n_in = n_inputs + 1 + (size_t)t->n_params, n_out = 1 + (size_t)t->n_params;
+    ember_tensor **in = em_malloc(t->src->al, sizeof *in * (n_in + n_out));
+    if (in == NULL) {
+        return em_status_oom();
+    }
+    ember_tensor **out = in + n_in;
+    memcpy(in, inputs, sizeof *in * n_inputs);
+    in[n_inputs] = (ember_tensor *)target; /* read only: the session does not write inputs */
+    out[0] = t->loss_t;
+    for (int i = 0; i < t->n_params; i++) {
+        in[n_inputs + 1 + (size_t)i] = t->value[i];
+        out[1 + i] = t->grad[i];
+    }
+    ember_status *st = ember_session_run(t->s, in, n_in, out, n_out);
+    em_free(t->src->al, in);
+    if (st != NULL) {
+        return em_status_wrap(st, "%s", fn);
+    }
+    t->have_grad = true;
+    double l = *(const float *)t->loss_t->t.data;
+    if (loss != NULL) {
+        *loss = l;
+    }
+    if (!isfinite(l)) {
+        return em_status_new(EMBER_ERR_STATE, "%s: step %lld: the loss is %s; the parameters were "
+                             "not updated", fn, (long long)t->steps + 1, isnan(l) ? "NaN" : "infinite");
+    }
+    return NULL;
+}
+
+ember_status *ember_trainer_compute(ember_trainer *t, ember_tensor *const *inputs,
+                                    size_t n_inputs, const ember_tensor *target, double *loss)
+{
+    return forward_backward("trainer_compute", t, inputs, n_inputs, target, loss);
+}
+
+ember_status *ember_trainer_step(ember_trainer *t, ember_tensor *const *inputs, size_t n_inputs,
+                                 const ember_tensor *target, double *loss)
+{
+    EM_RETURN_IF_ERROR(forward_backward("trainer_step", t, inputs, n_inputs, target, loss));
+    double lr = em_optim_lr(&t->optim, t->steps);
+    t->steps++;
+    for (int i = 0; i < t->n_params; i++) {
+        em_optim_update(&t->optim, lr, t->steps, t->value[i]->t.data, t->grad[i]->t.data, t->m[i],
+                        t->v[i], em_tensor_numel(&t->value[i]->t));
+    }
+    return NULL;
+}
+
+int64_t ember_trainer_step_count(const ember_trainer *t)
+{
+    return t != NULL ? t->steps : 0;
+}
+
+size_t ember_trainer_param_count(const ember_trainer *t)
+{
+    return t != NULL ? (size_t)t->n_params : 0;
+}
+
+const char *ember_trainer_param_name(const ember_trainer *t, size_t i)
+{
+    return t != NULL && i < (size_t)t->n_params ? t->names[i] : NULL;
+}
+
+static ember_status *param_copy(const char *fn, const ember_trainer *t, const char *name,
+                                bool grad, ember_tensor **out)
+{
+    if (out == NULL) {
+        return em_api_null_arg(fn, "out");
+    }
+    *out = NULL;
+    if (t == NULL || name == NULL) {
+        return em_api_null_arg(fn, t == NULL ? "trainer" : "name");
+    }
+    for (int i = 0; i < t->n_params; i++) {
+        if (strcmp(t->names[i], name) != 0) {
+            continue;
+        }
+        if (grad && !t->have_grad) {
+            return em_status_new(EMBER_ERR_STATE, "%s: no gradient of '%s' before a step", fn,
+                                 name);
+        }
+        const ember_tensor *s = grad ? t->grad[i] : t->value[i];
+        EM_RETURN_IF_ERROR(em_tensor_new_owned(NULL, EMBER_DTYPE_F32, s->t.dims, s->t.rank, out));
+        memcpy((*out)->t.data, s->t.data, s->nbytes);
+        return NULL;
+    }
+    return em_status_new(EMBER_ERR_INVALID_ARG, "%s: '%s' is not a trainable parameter", fn, name);
+}
+
+ember_status *ember_trainer_param_value(const ember_trainer *t, const char *name,
+                                        ember_tensor **out)
+{
+    return param_copy("trainer_param_value", t, name, false, out);
+}
+
+ember_status *ember_trainer_param_grad(const ember_trainer *t, const char *name,
+                                       ember_tensor **out)
+{
+    return param_copy("trainer_param_grad", t, name, true, out);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+ember_status *ember_trainer_save(const ember_trainer *t, const char *path)
+{
+    if (t == NULL || path == NULL) {
+        return em_api_null_arg("trainer_save", t == NULL ? "trainer" : "path");
+    }
+    if (ends_with(path, ".pt") || ends_with(path, ".pth")) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "trainer_save: %s: saving a TorchScript archive is not implemented "
+                             "yet; save the trained model as .onnx", path);
+    }
+    void **data = em_malloc(t->src->al, sizeof *data * ((size_t)t->n_params + 1));
+    if (data == NULL) {
+        return em_status_oom();
+    }
+    for (int i = 0; i < t->n_params; i++) {
+        data[i] = t->value[i]->t.data;
+    }
+    em_graph *g = NULL;
+    ember_status *st = em_train_export(t->src->g, t->n_params, t->names, data, &g);
+    if (st == NULL) {
+        em_onnx_write_opts o = {0};
+        for (size_t i = 0; i < t->src->n_opsets; i++) {
+            const char *d = t->src->opset_domains[i];
+            if (d[0] == '\0' || strcmp(d, "ai.onnx") == 0) {
+                o.source_opset = t->src->opset_versions[i];
+            }
+        }
+        st = em_onnx_write_file(g, path, &o);
+    }
+    em_graph_destroy(g);
+    em_free(t->src->al, data);
+    return st != NULL ? em_status_wrap(st, "trainer_save") : NULL;
+}
