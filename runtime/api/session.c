@@ -30,6 +30,8 @@
 /* Most outputs one run binds (the quantizer's calibration observes every activation it
  * quantizes as an output). */
 #define EM_SESSION_MAX_OUTPUTS 4096
+/* The same for inputs (a trainer binds every parameter as one); up to 64 without allocating. */
+#define EM_SESSION_MAX_INPUTS EM_SESSION_MAX_OUTPUTS
 
 typedef struct plan_entry {
     em_plan *plan;
@@ -791,12 +793,11 @@ static ember_status *run_interp(ember_session *s, ember_tensor *const *inputs, s
     return st;
 }
 
-ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, size_t n_inputs,
-                                ember_tensor **outputs, size_t n_outputs)
+/* ember_session_run with scratch arrays shapes / data / ranks of n_inputs entries. */
+static ember_status *session_run(ember_session *s, ember_tensor *const *inputs, size_t n_inputs,
+                                 ember_tensor **outputs, size_t n_outputs, const int64_t **shapes,
+                                 const void **data, int *ranks)
 {
-    const int64_t *shapes[64];
-    const void *data[64];
-    int ranks[64];
     bool created[EM_SESSION_MAX_OUTPUTS]; /* cleared once the count is checked */
     plan_entry *e = NULL;
     em_runctx *c = NULL;
@@ -818,9 +819,9 @@ ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, s
     if ((n_inputs > 0 && inputs == NULL) || outputs == NULL) {
         return em_api_null_arg("session_run", outputs == NULL ? "outputs" : "inputs");
     }
-    if (g->n_inputs > 64 || g->n_outputs > EM_SESSION_MAX_OUTPUTS) {
+    if (g->n_inputs > EM_SESSION_MAX_INPUTS || g->n_outputs > EM_SESSION_MAX_OUTPUTS) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "session_run: the model has %d inputs and %d "
-                             "outputs; this version runs at most 64 inputs and %d outputs",
+                             "outputs; this version runs at most %d of each",
                              g->n_inputs, g->n_outputs, EM_SESSION_MAX_OUTPUTS);
     }
     memset(created, 0, sizeof created[0] * (size_t)g->n_outputs);
@@ -903,6 +904,27 @@ fail:
     }
     pthread_mutex_unlock(&s->mu);
     free_contexts(s->al, drop);
+    return st;
+}
+
+ember_status *ember_session_run(ember_session *s, ember_tensor *const *inputs, size_t n_inputs,
+                                ember_tensor **outputs, size_t n_outputs)
+{
+    const int64_t *shapes[64];
+    const void *data[64];
+    int ranks[64];
+    if (s == NULL || n_inputs <= 64 || n_inputs > EM_SESSION_MAX_INPUTS) { /* checked there */
+        return session_run(s, inputs, n_inputs, outputs, n_outputs, shapes, data, ranks);
+    }
+    size_t ptrs = sizeof(void *) * 2 * n_inputs;
+    void **block = em_malloc(s->al, ptrs + sizeof(int) * n_inputs);
+    if (block == NULL) {
+        return em_status_oom();
+    }
+    ember_status *st = session_run(s, inputs, n_inputs, outputs, n_outputs,
+                                   (const int64_t **)block, (const void **)(block + n_inputs),
+                                   (int *)((char *)block + ptrs));
+    em_free(s->al, block);
     return st;
 }
 
