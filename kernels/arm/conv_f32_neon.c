@@ -160,15 +160,15 @@ static void cv_im2col(void *arg, int64_t begin, int64_t end)
                 memset(dst, 0, sizeof(float) * (size_t)d->ow);
                 continue;
             }
-            const float *xr = xc + iy * d->iw + off;
+            const float *xr = xc + iy * d->iw; /* column ox reads xr[ox * sw + off] */
             for (int64_t ox = 0; ox < lo; ox++) {
                 dst[ox] = 0.0f;
             }
             if (d->sw == 1) {
-                memcpy(dst + lo, xr + lo, sizeof(float) * (size_t)(hi - lo));
+                memcpy(dst + lo, xr + lo + off, sizeof(float) * (size_t)(hi - lo));
             } else {
                 for (int64_t ox = lo; ox < hi; ox++) {
-                    dst[ox] = xr[ox * d->sw];
+                    dst[ox] = xr[ox * d->sw + off];
                 }
             }
             for (int64_t ox = hi; ox < d->ow; ox++) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The NEON im2col convolution (kernels/arm/conv_f32_neon.c: Conv and FusedConv, 2-D NCHW,
- * on the 6x16 SGEMM) against the reference kernels: 1x1 (read directly, and strided), 3x3,
+ * The NEON convolutions against the reference kernels: the im2col one (kernels/arm/
+ * conv_f32_neon.c: Conv and FusedConv, 2-D NCHW, on the 6x16 SGEMM) and the depthwise one
+ * (dwconv_f32_neon.c: every depthwise case, stride 1, 2 and 3, 3x3 and 5x5, dilated, odd and
+ * vector-multiple widths; it must decline the others). Cases: 1x1 (read directly, and strided), 3x3,
  * 5x5 dilated with asymmetric pads, the 7x7 stride-2 stem, grouped and depthwise convs,
  * SAME_UPPER, a kernel larger than the input, K over several KC blocks, batch 2, odd sizes,
  * with and without bias, FusedConv with each activation family and with a residual Z, NaN
@@ -45,6 +47,14 @@ static const cv_case cases[] = {
     {"k_gt_input",   1, 2, 3, 4, 3,    5, 5, 1, 1, 1, 1, {2, 2, 2, 2}, 1, 1, 0, NULL, 0, {0, 0}, NULL, 0},
     {"k_blocks",     1, 64, 9, 9, 20,  3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, 1, 0, "Relu", 0, {0, 0}, NULL, 0},
     {"nan_inf",      1, 4, 8, 7, 6,    3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, 1, 0, NULL, 0, {0, 0}, NULL, 1},
+    /* depthwise: the dw kernel (and the im2col one) */
+    {"dw_s1_res",    2, 5, 9, 13, 5,   3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 5, 1, 1, "Relu", 0, {0, 0}, NULL, 0},
+    {"dw_conv_nob",  1, 3, 7, 6, 3,    3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 3, 0, 0, NULL, 0, {0, 0}, NULL, 0},
+    {"dw_5x5_s2",    1, 6, 17, 19, 6,  5, 5, 2, 2, 1, 1, {2, 2, 2, 2}, 6, 1, 0, "SiLU", 0, {0, 0}, NULL, 0},
+    {"dw_s2_even",   1, 4, 16, 32, 4,  3, 3, 2, 2, 1, 1, {0, 0, 1, 1}, 4, 1, 0, "Clip", 2, {0, 6}, NULL, 0},
+    {"dw_dil2",      1, 3, 11, 14, 3,  3, 3, 1, 1, 2, 2, {2, 2, 2, 2}, 3, 1, 0, NULL, 0, {0, 0}, NULL, 0},
+    {"dw_s3_asym",   1, 2, 10, 11, 2,  3, 2, 3, 3, 1, 1, {0, 1, 2, 0}, 2, 1, 0, "HardSwish", 0, {0, 0}, NULL, 0},
+    {"dw_nan_inf",   1, 3, 8, 9, 3,    3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 3, 1, 0, NULL, 0, {0, 0}, NULL, 1},
 };
 /* clang-format on */
 
@@ -78,10 +88,13 @@ static void node_of(const cv_case *c, t_node *tn)
     }
 }
 
-static const em_kernel *find(em_op op, const char *suffix)
+/* The im2col kernel of op for the ISA suffix. */
+static const em_kernel *find_im2col(em_op op, const char *suffix)
 {
     const em_kernel *ks[KT_MAX_KERNELS];
-    size_t nk = kt_find(op, suffix, ks, KT_MAX_KERNELS);
+    char name[32];
+    snprintf(name, sizeof name, "_im2col%s", suffix);
+    size_t nk = kt_find(op, name, ks, KT_MAX_KERNELS);
     return nk > 0 && kt_isa_ok(ks[0]) ? ks[0] : NULL;
 }
 
@@ -89,15 +102,13 @@ static void test_cases(void **state)
 {
     em_threadpool *pool = NULL;
     t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
-    int ran = 0;
+    int ran = 0, ran_dw = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const cv_case *c = &cases[ci];
         t_node tn;
         node_of(c, &tn);
-        const em_kernel *k = find(tn.n.op, *state);
-        if (k == NULL) {
-            continue;
-        }
+        const em_kernel *ks[KT_MAX_KERNELS];
+        const size_t nk = kt_find(tn.n.op, *state, ks, KT_MAX_KERNELS);
         const int64_t oh = out_dim(c->h, c->kh, c->sh, c->dh, c->pads[0], c->pads[2], c->auto_pad);
         const int64_t ow = out_dim(c->w, c->kw, c->sw, c->dw, c->pads[1], c->pads[3], c->auto_pad);
         int64_t dx[4] = {c->n, c->c, c->h, c->w}, dw[4] = {c->m, c->c / c->group, c->kh, c->kw};
@@ -126,15 +137,30 @@ static void test_cases(void **state)
         t_tensor(&out[0], EMBER_DTYPE_F32, 4, dy, ref);
         t_expect_ok(kt_run(t_kernel(tn.n.op, EMBER_DTYPE_F32), &tn.n, in, n_in, out, 1, 0x6u, NULL),
                     c->name);
-        kt_fill_nan(got, ny);
-        out[0].data = got;
-        t_expect_ok(kt_run(k, &tn.n, in, n_in, out, 1, 0x6u, NULL), c->name);
-        const int64_t kdim = c->c / c->group * c->kh * c->kw;
-        kt_check(c->name, k->name, ci, got, ref, ny, kt_mm_atol(kdim), KT_MM_RTOL);
-        kt_fill_nan(par, ny);
-        out[0].data = par;
-        t_expect_ok(kt_run(k, &tn.n, in, n_in, out, 1, 0x6u, pool), c->name);
-        kt_check_same(c->name, k->name, "2-thread result", got, par, ny);
+        const bool depthwise = c->group == c->c && c->m == c->c;
+        for (size_t ki = 0; ki < nk; ki++) {
+            const em_kernel *k = ks[ki];
+            if (!kt_isa_ok(k)) {
+                continue;
+            }
+            const bool dw_kernel = strstr(k->name, "_dw__") != NULL;
+            kt_fill_nan(got, ny);
+            out[0].data = got;
+            ember_status *st = kt_run(k, &tn.n, in, n_in, out, 1, 0x6u, NULL);
+            if (dw_kernel && !depthwise) { /* the depthwise kernel takes depthwise convs only */
+                t_expect_error(st, EMBER_ERR_UNSUPPORTED, c->name, "not depthwise");
+                continue;
+            }
+            t_expect_ok(st, c->name);
+            const int64_t kdim = c->c / c->group * c->kh * c->kw;
+            kt_check(c->name, k->name, ci, got, ref, ny, kt_mm_atol(kdim), KT_MM_RTOL);
+            kt_fill_nan(par, ny);
+            out[0].data = par;
+            t_expect_ok(kt_run(k, &tn.n, in, n_in, out, 1, 0x6u, pool), c->name);
+            kt_check_same(c->name, k->name, "2-thread result", got, par, ny);
+            ran++;
+            ran_dw += dw_kernel;
+        }
         test_free(x);
         test_free(w);
         test_free(b);
@@ -142,17 +168,18 @@ static void test_cases(void **state)
         test_free(ref);
         test_free(got);
         test_free(par);
-        ran++;
     }
     em_threadpool_destroy(pool);
     if (ran == 0) {
         skip();
     }
+    /* the depthwise kernel ran every depthwise case (8) */
+    assert_true(ran_dw == 8);
 }
 
 static void test_declines(void **state)
 {
-    const em_kernel *k = find(EM_OP_FUSEDCONV, *state);
+    const em_kernel *k = find_im2col(EM_OP_FUSEDCONV, *state);
     if (k == NULL) {
         skip();
     }
