@@ -3,8 +3,8 @@
  * The NEON convolutions against the reference kernels: the im2col one (kernels/arm/
  * conv_f32_neon.c: Conv and FusedConv, 2-D NCHW, on the 6x16 SGEMM) and the depthwise one
  * (dwconv_f32_neon.c: every depthwise case, stride 1, 2 and 3, 3x3 and 5x5, dilated, odd and
- * vector-multiple widths; it must decline the others). Cases: 1x1 (read directly, and strided), 3x3,
- * 5x5 dilated with asymmetric pads, the 7x7 stride-2 stem, grouped and depthwise convs,
+ * vector-multiple widths; it must decline the others). Cases: 1x1 (read directly, and
+ * strided), 3x3, 5x5 dilated with asymmetric pads, the 7x7 stride-2 stem, grouped and depthwise convs,
  * SAME_UPPER, a kernel larger than the input, K over several KC blocks, batch 2, odd sizes,
  * with and without bias, FusedConv with each activation family and with a residual Z, NaN
  * and +-inf in X (propagated as the reference does); tolerance grows with the dot-product
