@@ -72,7 +72,7 @@ static void run_usage(FILE *f)
             "                      in fp32; int8 quantizes the fp32 model at\n"
             "                      load (ember quantize): static with --calibrate FILE...\n"
             "                      or --calibration-cache FILE, dynamic without\n"
-            "  --isa NAME          cap CPU kernels: scalar, avx2, avx512, native\n"
+            "  --isa NAME          cap CPU kernels: scalar, avx2, avx512, neon, native\n"
             "  --optimize LEVEL    graph passes at load: none (the graph as loaded), fold\n"
             "                      (constant folding, dead code), basic (fold + fusions) or\n"
             "                      all (default: basic + blocked conv layout)\n"

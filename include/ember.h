@@ -679,7 +679,8 @@ EMBER_API void ember_session_options_set_precision(ember_session_options *opts,
 /* Record per-node timings of every run (see ember_session_profile_*). Default off. */
 EMBER_API void ember_session_options_set_profiling(ember_session_options *opts, bool on);
 /*
- * Cap on the CPU features kernels may use: "scalar", "avx2", "avx512" or "native" (default).
+ * Cap on the CPU features kernels may use: "scalar", "avx2", "avx512", "neon"
+ * (AArch64 Advanced SIMD without its extensions) or "native" (default).
  * The environment variable EMBER_ISA_MAX sets the same cap for every session.
  * INVALID_ARG for an unknown name.
  */

@@ -14,7 +14,8 @@
 #     sees torchscript/'s zip reader and aten lowering), exec, plan, passes, api, kernels;
 #     inside torchscript/: archive <- lang <- lower <- the loader's entry;
 #   kernels/<dir>: core, ir and the kernel interface plan/kernel.h, their own folder (x86 and
-#     cuda also kernels/ref's headers, never ref's sources); never another ISA folder, loaders;
+#     cuda also kernels/ref's headers, never ref's sources; x86 and arm the ISA-neutral vector
+#     templates of kernels/vec); never another ISA folder, loaders;
 #   quantization/: runtime up to plan, never kernels or loaders;
 #   cli/: ember.h only; include/ember.h: standard headers only;
 #   headers of CUDA, cuDNN, OpenBLAS, oneDNN only in adapter files named after them.
@@ -150,6 +151,8 @@ check_file() { # file
       case "$tgt" in
       include/ember.h | runtime/core/* | runtime/ir/* | runtime/plan/kernel.h) ;;
       quantization/qmath.h) ;;
+      kernels/vec/*) # ISA-neutral templates on the vf_* helpers, instantiated by each ISA unit
+        [ "$mod" != ref ] || bad "$f: kernels/ref must not include the vector templates: \"$inc\"" ;;
       kernels/ref/*.h)
         [ "$mod" = ref ] || bad "$f: kernels/$mod may use kernels/ref's headers only through the registry: \"$inc\"" ;;
       kernels/*) bad "$f: kernels/$mod must not include another kernel folder: \"$inc\"" ;;

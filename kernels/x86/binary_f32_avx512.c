@@ -8,4 +8,4 @@
 
 #include "vmath_avx512.inc"
 
-#include "binary_driver.inc"
+#include "kernels/vec/binary_driver.inc"

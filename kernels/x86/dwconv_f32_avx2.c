@@ -23,4 +23,4 @@
 #define DW_R 8
 #define DW_R7 4
 #define DW_CHEAP_EPILOGUES 0
-#include "dwconv_driver.inc"
+#include "kernels/vec/dwconv_driver.inc"

@@ -17,4 +17,4 @@
 
 #define DW_R 8
 #define DW_CHEAP_EPILOGUES 1
-#include "dwconv_driver.inc"
+#include "kernels/vec/dwconv_driver.inc"

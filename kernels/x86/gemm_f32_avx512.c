@@ -16,7 +16,7 @@
 #define GEMM_MC 140
 #define GEMM_NC 512
 
-#include "gemm_epi.inc"
+#include "kernels/vec/gemm_epi.inc"
 #define GEMM_UKR_TAIL
 #include "gemm_ukr_avx512.inc"
 
@@ -57,7 +57,7 @@ static inline void gemm_pack_a16(const float *src, int64_t lda, float alpha, flo
 }
 #define GEMM_PACK_A16 gemm_pack_a16
 
-#include "gemm_driver.inc"
+#include "kernels/vec/gemm_driver.inc"
 
 ember_status *em_gemm_f32_14x32_prepare__avx512(const em_kinfo *ki, void **state,
                                                 size_t *scratch_bytes)

@@ -27,7 +27,7 @@
 
 #include "core/alloc.h"
 #include "core/dl_util.h"
-#include "gemm_shape.h"
+#include "kernels/vec/gemm_shape.h"
 #include "core/status.h"
 #include "core/thread.h"
 

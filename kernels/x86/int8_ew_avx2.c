@@ -19,7 +19,7 @@
 
 #include "core/alloc.h"
 #include "core/status.h"
-#include "pool_shape.h"
+#include "kernels/vec/pool_shape.h"
 
 #include <immintrin.h>
 #include <math.h>

@@ -9,7 +9,7 @@
 #ifndef EMBER_KERNELS_X86_QGEMM_SHAPE_H
 #define EMBER_KERNELS_X86_QGEMM_SHAPE_H
 
-#include "pool_shape.h" /* px_ints, px_auto_pad */
+#include "kernels/vec/pool_shape.h" /* px_ints, px_auto_pad */
 #include "quantization/qmath.h"
 
 #include <immintrin.h>

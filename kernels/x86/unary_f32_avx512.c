@@ -8,4 +8,4 @@
 
 #include "vmath_avx512.inc"
 
-#include "unary_driver.inc"
+#include "kernels/vec/unary_driver.inc"

@@ -42,10 +42,10 @@
 
 #include "vmath_avx2.inc"
 
-#include "conv_act.inc"
+#include "kernels/vec/conv_act.inc"
 #define DW_R 8 /* dwconv_shape.h's strip width and epilogue choice, unused here */
 #define DW_CHEAP_EPILOGUES 0
-#include "dwconv_shape.h" /* dw_window: the conv's window attributes */
+#include "kernels/vec/dwconv_shape.h" /* dw_window: the conv's window attributes */
 
 #define WB 8               /* the channel block: one AVX2 vector */
 #define WINO_MIN_PLANE 196 /* 14 x 14 */

@@ -157,7 +157,7 @@ ember_status *ember_session_options_set_isa_max(ember_session_options *o, const 
     if (!em_isa_cap_parse(isa, &mask)) {
         return em_status_new(EMBER_ERR_INVALID_ARG,
                              "session_options_set_isa_max: unknown ISA cap '%s' (expected "
-                             "scalar, avx2, avx512 or native)",
+                             "scalar, avx2, avx512, neon or native)",
                              isa);
     }
     o->isa_set = true;
@@ -360,7 +360,8 @@ ember_status *ember_session_create(const ember_model *model, const ember_session
         uint64_t cap;
         if (!em_isa_cap_parse(env, &cap)) {
             return em_status_new(EMBER_ERR_INVALID_ARG,
-                                 "EMBER_ISA_MAX='%s' is not one of scalar, avx2, avx512, native",
+                                 "EMBER_ISA_MAX='%s' is not one of scalar, avx2, avx512, "
+                                 "neon, native",
                                  env);
         }
         isa &= cap;

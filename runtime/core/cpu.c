@@ -230,6 +230,9 @@ static const struct {
     /* Everything x86 below AMX: AVX-VNNI is the VEX form of an AVX-512 VNNI instruction. */
     {"avx512", EM_ISA_SSE42 | EM_ISA_AVX512_SET | EM_ISA_AVX512VNNI | EM_ISA_AVX512BF16 |
                EM_ISA_AVX512FP16 | EM_ISA_AVXVNNI | EM_ISA_PCLMUL | EM_ISA_VPCLMUL},
+    /* AArch64's Advanced SIMD alone: the NEON units, without the dot-product, fp16, i8mm or
+     * SVE extensions (kernels/arm). */
+    {"neon",   EM_ISA_NEON},
     {"native", UINT64_MAX},
 };
 

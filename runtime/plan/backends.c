@@ -9,6 +9,9 @@ extern const em_kernel_table em_ref_table;
 #ifdef EMBER_HAVE_X86
 extern const em_kernel_table em_x86_table;
 #endif
+#ifdef EMBER_HAVE_ARM
+extern const em_kernel_table em_arm_table;
+#endif
 #ifdef EMBER_HAVE_OPENBLAS
 extern const em_kernel_table em_openblas_table;
 #endif
@@ -24,6 +27,9 @@ static const em_kernel_table *const tables[] = {
     &em_ref_table,
 #ifdef EMBER_HAVE_X86
     &em_x86_table,
+#endif
+#ifdef EMBER_HAVE_ARM
+    &em_arm_table,
 #endif
 #ifdef EMBER_HAVE_OPENBLAS
     &em_openblas_table,

@@ -215,6 +215,8 @@ static void test_isa_cap_parse(void **state)
     assert_true((m & avx512) == avx512);
     assert_true((m & EM_ISA_AMX) == 0);
     assert_true((m & EM_ISA_NEON) == 0);
+    assert_true(em_isa_cap_parse("neon", &m)); /* Advanced SIMD only: no x86 bit, no extension */
+    assert_true(m == EM_ISA_NEON);
     assert_true(em_isa_cap_parse("native", &m));
     assert_true(m == UINT64_MAX);
 
@@ -225,6 +227,7 @@ static void test_isa_cap_parse(void **state)
                  {"Avx2", "avx2"},
                  {"AVX512", "avx512"},
                  {"aVx512", "avx512"},
+                 {"NEON", "neon"},
                  {"Native", "native"}};
     for (size_t i = 0; i < sizeof mixed / sizeof mixed[0]; i++) {
         uint64_t a = 1, b = 2;

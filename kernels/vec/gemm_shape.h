@@ -14,8 +14,8 @@
  * EMBER_ERR_UNSUPPORTED so that the planner falls back to the reference kernel, which reports
  * invalid nodes.
  */
-#ifndef EMBER_KERNELS_X86_GEMM_SHAPE_H
-#define EMBER_KERNELS_X86_GEMM_SHAPE_H
+#ifndef EMBER_KERNELS_VEC_GEMM_SHAPE_H
+#define EMBER_KERNELS_VEC_GEMM_SHAPE_H
 
 #include "plan/kernel.h"
 #include "core/status.h"
@@ -221,4 +221,4 @@ static inline void em_gemm_add_c(const em_gemm_shape *s, const float *c, float *
     }
 }
 
-#endif /* EMBER_KERNELS_X86_GEMM_SHAPE_H */
+#endif /* EMBER_KERNELS_VEC_GEMM_SHAPE_H */

@@ -12,8 +12,8 @@
  * rows into a row buffer `tmp` laid out as [pad_left | input row | pad to tmpw] (pad value
  * -inf for max, 0 for sums), then a horizontal pass reads tmp[ox * sw + kx * dw].
  */
-#ifndef EMBER_KERNELS_X86_POOL_SHAPE_H
-#define EMBER_KERNELS_X86_POOL_SHAPE_H
+#ifndef EMBER_KERNELS_VEC_POOL_SHAPE_H
+#define EMBER_KERNELS_VEC_POOL_SHAPE_H
 
 #include "core/alloc.h"
 #include "plan/kernel.h"
@@ -213,4 +213,4 @@ static inline ember_status *px_prepare(const em_kinfo *ki, void **state, size_t 
     return NULL;
 }
 
-#endif /* EMBER_KERNELS_X86_POOL_SHAPE_H */
+#endif /* EMBER_KERNELS_VEC_POOL_SHAPE_H */

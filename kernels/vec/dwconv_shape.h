@@ -14,8 +14,8 @@
  * Packed: W as [C/b][kH][kW][b] and B as [C/b][b], lanes past C zero. The lanes past C of Y are
  * written as zeros (as oneDNN and the reorder keep them), whatever the activation of zero is.
  */
-#ifndef EMBER_KERNELS_X86_DWCONV_SHAPE_H
-#define EMBER_KERNELS_X86_DWCONV_SHAPE_H
+#ifndef EMBER_KERNELS_VEC_DWCONV_SHAPE_H
+#define EMBER_KERNELS_VEC_DWCONV_SHAPE_H
 
 #include "core/alloc.h"
 #include "ir/fusedconv.h"
@@ -212,4 +212,4 @@ static inline ember_status *dw_prepare(const em_kinfo *ki, void **state, size_t 
     return NULL;
 }
 
-#endif /* EMBER_KERNELS_X86_DWCONV_SHAPE_H */
+#endif /* EMBER_KERNELS_VEC_DWCONV_SHAPE_H */
