@@ -3,7 +3,7 @@
 # Runs every test of ember, as CI does:
 #   1. Release build (warnings are errors) and ctest;
 #   2. the same tests with kernels capped to portable C (EMBER_ISA_MAX=scalar);
-#   3. each optional dependency switched off alone (ONNX, TorchScript, image codecs, oneDNN,
+#   3. each optional dependency switched off alone (ONNX, TorchScript, .pt2, image codecs, oneDNN,
 #      OpenBLAS, CUDA): library, ember program, API and CLI tests;
 #   4. AddressSanitizer + UndefinedBehaviorSanitizer build and ctest; then a ThreadSanitizer
 #      build of the library and the concurrency tests only (ctest -L concurrency);
@@ -64,7 +64,7 @@ EMBER_ISA_MAX=scalar ctest --test-dir "$out/release" --output-on-failure -j"$job
 step "each optional part switched off alone: library, API and CLI tests"
 # What a user who lacks one dependency builds. Each configuration compiles the library, the
 # ember program and the API tests (target ember_api_cli_tests) and runs `ctest -L 'api|cli'`.
-for feat in ONNX TORCHSCRIPT IMAGE ONEDNN OPENBLAS CUDA; do
+for feat in ONNX TORCHSCRIPT PT2 IMAGE ONEDNN OPENBLAS CUDA; do
   dir="$out/no-$(echo "$feat" | tr 'A-Z' 'a-z')"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DEMBER_WERROR=ON -DEMBER_WITH_$feat=OFF \
     "${launcher[@]}" -DEMBER_ONNX123_SUITE= >"$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }

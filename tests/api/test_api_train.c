@@ -264,28 +264,31 @@ static void steps_of(const char *dir, const char *file)
         snprintf(what, sizeof what, "%s/%s %s after 5 steps", dir, file, optims[k]);
         expect_close(loss, npy_scalar(dir, ref, 5), 1e-4, what);
         assert_int_equal(ember_trainer_step_count(tr), 5);
-        /* saved and loaded again: the same loss */
-        snprintf(path, sizeof path, "/tmp/ember_train_%ld_%s.onnx", (long)getpid(), optims[k]);
-        OK(ember_trainer_save(tr, path));
-        ember_model *saved = NULL;
-        ember_trainer *tr2 = NULL;
-        OK(ember_model_load_file(path, NULL, &saved));
-        remove(path);
-        ember_model *saved_none = NULL;
-        ember_model_options *mo = NULL;
-        OK(ember_model_options_create(&mo));
-        OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
-        OK(ember_trainer_save(tr, path));
-        OK(ember_model_load_file(path, mo, &saved_none));
-        remove(path);
-        OK(ember_trainer_create(saved_none, o, &tr2));
-        double loss2 = 0.0;
-        OK(ember_trainer_compute(tr2, &x, 1, t, &loss2));
-        expect_close(loss2, npy_scalar(dir, ref, 5), 1e-4, "saved model");
-        ember_trainer_destroy(tr2);
-        ember_model_destroy(saved_none);
-        ember_model_options_destroy(mo);
-        ember_model_destroy(saved);
+        /* saved and loaded again: the same loss (the file is ONNX: only with its loader) */
+        if (have_loader("onnx")) {
+            snprintf(path, sizeof path, "/tmp/ember_train_%ld_%s.onnx", (long)getpid(),
+                     optims[k]);
+            OK(ember_trainer_save(tr, path));
+            ember_model *saved = NULL;
+            ember_trainer *tr2 = NULL;
+            OK(ember_model_load_file(path, NULL, &saved));
+            remove(path);
+            ember_model *saved_none = NULL;
+            ember_model_options *mo = NULL;
+            OK(ember_model_options_create(&mo));
+            OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
+            OK(ember_trainer_save(tr, path));
+            OK(ember_model_load_file(path, mo, &saved_none));
+            remove(path);
+            OK(ember_trainer_create(saved_none, o, &tr2));
+            double loss2 = 0.0;
+            OK(ember_trainer_compute(tr2, &x, 1, t, &loss2));
+            expect_close(loss2, npy_scalar(dir, ref, 5), 1e-4, "saved model");
+            ember_trainer_destroy(tr2);
+            ember_model_destroy(saved_none);
+            ember_model_options_destroy(mo);
+            ember_model_destroy(saved);
+        }
         ember_trainer_destroy(tr);
         ember_trainer_options_destroy(o);
     }
