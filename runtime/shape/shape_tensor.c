@@ -170,6 +170,9 @@ ember_status *em_shape_concat(const em_node *n, const em_shape *in, em_shape *ou
         for (int d = 0; d < r; d++) {
             em_dim x = in[i].dims[d];
             if (d == axis) {
+                if (KNOWN(x) && sum >= 0 && x.v > INT64_MAX - sum) {
+                    return em_shape_bad(n, "the dims along 'axis' add up past 2^63 - 1");
+                }
                 sum = KNOWN(x) && sum >= 0 ? sum + x.v : -1;
                 continue;
             }

@@ -181,6 +181,14 @@ static void test_transpose_concat(void **state)
     infer_err(&f, in, "dims");
     in[1] = SHP(EMBER_DTYPE_I64, 2, 1);
     infer_err(&f, in, "dtype");
+    /* 3 + (2^63 - 7) + 4 wraps (found by fuzz_onnx_model); 3 + (2^63 - 8) + 4 does not */
+    in[0] = SHP(EMBER_DTYPE_F32, 1, 3);
+    in[1] = SHP(EMBER_DTYPE_F32, 1, INT64_MAX - 6);
+    in[2] = SHP(EMBER_DTYPE_F32, 1, 4);
+    infer_err(&f, in, "2^63");
+    in[1].dims[1].v = INT64_MAX - 7;
+    infer_ok(&f, in, out);
+    EXPECT(out[0], 1, INT64_MAX);
     em_graph_destroy(f.g);
     f = fx_new(EM_OP_CONCAT, 1, 1, "cat_noaxis");
     infer_err(&f, in, "axis");
