@@ -38,6 +38,17 @@ ember_status *em_shape_infer_node(const em_node *n, const em_shape *in, em_shape
 /* Helpers for shape functions (shape.c). */
 em_dim em_dim_known(int64_t v);
 em_dim em_dim_unknown(void);
+/* Checked int64 arithmetic for rules that combine dims with attributes (kernel, stride, pads):
+ * false when the result does not fit, which the rule reports as a bad node rather than
+ * wrapping (attributes and declared dims can be anything up to INT64_MAX). */
+static inline bool em_i64_add(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_add_overflow(a, b, r);
+}
+static inline bool em_i64_mul(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
 /* "node 'x' (Op): <what>" as INVALID_MODEL. */
 ember_status *em_shape_bad(const em_node *n, const char *what);
 /* numpy broadcasting of a and b into out (dims kept symbolic where they can be). */

@@ -137,8 +137,16 @@ ember_status *em_shape_convtranspose(const em_node *n, const em_shape *in, em_sh
         } else if (same) {
             out->dims[2 + i] = em_dim_known(xi.v * g.s[i]);
         } else {
-            int64_t pads = valid ? 0 : g.pads[i] + g.pads[nsp + i];
-            int64_t o = g.s[i] * (xi.v - 1) + g.op[i] + (g.k[i] - 1) * g.d[i] + 1 - pads;
+            /* s * (x - 1) + output_padding + (k - 1) * d + 1 - pads, checked */
+            int64_t pads = 0, a, b, o;
+            if ((!valid && !em_i64_add(g.pads[i], g.pads[nsp + i], &pads)) ||
+                !em_i64_mul(g.s[i], xi.v - 1, &a) ||
+                !em_i64_mul(g.k[i] - 1, g.d[i], &b) || !em_i64_add(a, b, &o) ||
+                !em_i64_add(o, g.op[i], &o) || !em_i64_add(o, 1, &o) ||
+                __builtin_sub_overflow(o, pads, &o)) {
+                return em_shape_bad(n, "strides, kernel, dilations or pads too large (overflows "
+                                       "int64)");
+            }
             if (o < 0) {
                 return em_shape_bad(n, "the pads exceed the output size");
             }
@@ -560,7 +568,11 @@ static ember_status *maxunpool_default(const em_node *n, const em_shape *x, em_s
         em_dim d = x->dims[2 + i];
         out->dims[2 + i] = em_dim_unknown();
         if (KNOWN(d)) {
-            int64_t o = (d.v - 1) * s[i] + k[i] - p[i] - p[nsp + i];
+            int64_t o;
+            if (!em_i64_mul(d.v - 1, s[i], &o) || !em_i64_add(o, k[i], &o) ||
+                __builtin_sub_overflow(o, p[i], &o) || __builtin_sub_overflow(o, p[nsp + i], &o)) {
+                return em_shape_bad(n, "strides, kernel or pads too large (overflows int64)");
+            }
             if (o < 0) {
                 return em_shape_bad(n, "the pads exceed the output size");
             }
@@ -761,7 +773,12 @@ ember_status *em_shape_deformconv(const em_node *n, const em_shape *in, em_shape
         int64_t ki = k[i] > 0 ? k[i] : (w->rank == 4 ? w->dims[2 + i].v : -1);
         em_dim o = off->rank == 4 ? off->dims[2 + i] : em_dim_unknown(), c = em_dim_unknown();
         if (ki > 0 && KNOWN(x->dims[2 + i])) {
-            int64_t span = x->dims[2 + i].v + p[i] + p[2 + i] - (ki - 1) * d[i] - 1;
+            int64_t span, ek;
+            if (!em_i64_add(x->dims[2 + i].v, p[i], &span) || !em_i64_add(span, p[2 + i], &span) ||
+                !em_i64_mul(ki - 1, d[i], &ek)) {
+                return em_shape_bad(n, "kernel, dilations or pads too large (overflows int64)");
+            }
+            span = span - ek - 1;
             if (span < 0) {
                 return em_shape_bad(n, "the kernel is larger than the padded input");
             }

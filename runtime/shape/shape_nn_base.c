@@ -84,28 +84,35 @@ static ember_status *spatial_out(const em_node *n, const spatial *sp, int i, em_
         *out = em_dim_unknown();
         return NULL;
     }
-    int64_t x = in.v, ek = sp->d[i] * (sp->k[i] - 1) + 1;
+    int64_t x = in.v, s = sp->s[i], ek, padded, span, last;
+    if (!em_i64_mul(sp->d[i], sp->k[i] - 1, &ek) || !em_i64_add(ek, 1, &ek) ||
+        !em_i64_add(x, sp->pb[i], &padded) || !em_i64_add(padded, sp->pe[i], &padded)) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL,
+                             "node '%s' (%s): spatial axis %d: kernel, dilation or pads too "
+                             "large (overflows int64)",
+                             n->name, em_op_name(n->op), i);
+    }
     if (strcmp(sp->auto_pad, "SAME_UPPER") == 0 || strcmp(sp->auto_pad, "SAME_LOWER") == 0) {
-        *out = em_dim_known((x + sp->s[i] - 1) / sp->s[i]);
+        *out = em_dim_known(x == 0 ? 0 : (x - 1) / s + 1);
         return NULL;
     }
     bool valid = strcmp(sp->auto_pad, "VALID") == 0;
-    int64_t span = valid ? x - ek : x + sp->pb[i] + sp->pe[i] - ek;
+    span = (valid ? x : padded) - ek;
     if (span < 0) {
         return em_status_new(EMBER_ERR_INVALID_MODEL,
                              "node '%s' (%s): spatial axis %d: window of %lld (kernel %lld, "
                              "dilation %lld) is larger than the padded input of %lld",
                              n->name, em_op_name(n->op), i, (long long)ek, (long long)sp->k[i],
-                             (long long)sp->d[i],
-                             (long long)(valid ? x : x + sp->pb[i] + sp->pe[i]));
+                             (long long)sp->d[i], (long long)(valid ? x : padded));
     }
-    if (valid) {
-        *out = em_dim_known(span / sp->s[i] + 1);
+    if (valid || !sp->ceil) {
+        *out = em_dim_known(span / s + 1);
         return NULL;
     }
-    int64_t o = sp->ceil ? (span + sp->s[i] - 1) / sp->s[i] + 1 : span / sp->s[i] + 1;
-    /* ONNX/PyTorch: with ceil_mode the last window must start inside the (left-padded) input. */
-    if (sp->ceil && (o - 1) * sp->s[i] >= x + sp->pb[i]) {
+    int64_t o = span / s + (span % s != 0) + 1;
+    /* ONNX/PyTorch: with ceil_mode the last window must start inside the (left-padded) input.
+     * (o - 1) * s <= span + s - 1 < padded + s, so an overflow here means it starts past it. */
+    if (!em_i64_mul(o - 1, s, &last) || last >= x + sp->pb[i]) {
         o--;
     }
     *out = em_dim_known(o);

@@ -497,6 +497,56 @@ static void test_newer_ops(void **state)
     infer_err(&s, dc);
 }
 
+/* Attributes and dims near INT64_MAX: each window rule reports the node instead of wrapping
+ * (UBSan found the Conv and MaxUnpool sums by fuzzing). */
+static void test_window_overflow(void **state)
+{
+    (void)state;
+    sn s;
+    em_shape out[2];
+    const int64_t big = INT64_MAX;
+    em_shape x = shp(F32, 4, DIMS(1, 3, 8, 8)), huge = shp(F32, 4, DIMS(1, 3, big, 8));
+    em_shape conv[2] = {x, shp(F32, 4, DIMS(4, 3, 3, 3))};
+    sn_init(&s, EM_OP_CONV, "conv_pads", 2, 1);
+    sn_ints(&s, "pads", DIMS(big, 0, big, 0), 4);
+    infer_err(&s, conv);
+    sn_init(&s, EM_OP_CONV, "conv_dilation", 2, 1);
+    sn_ints(&s, "dilations", DIMS(big, 1), 2);
+    infer_err(&s, conv);
+    conv[0] = huge;
+    sn_init(&s, EM_OP_CONV, "conv_huge_input", 2, 1);
+    sn_ints(&s, "pads", DIMS(2, 0, 2, 0), 4);
+    infer_err(&s, conv);
+    /* ceil_mode on a dim near the top: the last-window check must not wrap either. */
+    em_shape top = shp(F32, 3, DIMS(1, 1, big - 4));
+    sn_init(&s, EM_OP_MAXPOOL, "mp_ceil_top", 1, 1);
+    sn_ints(&s, "kernel_shape", DIMS(2), 1);
+    sn_ints(&s, "strides", DIMS(3), 1);
+    sn_int(&s, "ceil_mode", 1);
+    infer_ok(&s, &top, out);
+    EXPECT(out[0], F32, 1, 1, (big - 6) / 3 + 1); /* the ceil window would start past the end */
+    sn_init(&s, EM_OP_MAXPOOL, "mp_kernel", 1, 1);
+    sn_ints(&s, "kernel_shape", DIMS(big, 2), 2);
+    sn_ints(&s, "dilations", DIMS(2, 1), 2);
+    infer_err(&s, &x);
+    em_shape ct[2] = {x, shp(F32, 4, DIMS(3, 2, 3, 3))};
+    sn_init(&s, EM_OP_CONVTRANSPOSE, "ct_strides_big", 2, 1);
+    sn_ints(&s, "strides", DIMS(big, 1), 2);
+    infer_err(&s, ct);
+    sn_init(&s, EM_OP_CONVTRANSPOSE, "ct_pads_low", 2, 1);
+    sn_ints(&s, "pads", DIMS(INT64_MIN, INT64_MIN, 0, 0), 4);
+    infer_err(&s, ct);
+    em_shape up[2] = {x, shp(I64, 4, DIMS(1, 3, 8, 8))};
+    sn_init(&s, EM_OP_MAXUNPOOL, "unpool_big", 2, 1);
+    sn_ints(&s, "kernel_shape", DIMS(2, 2), 2);
+    sn_ints(&s, "strides", DIMS(big, 2), 2);
+    infer_err(&s, up);
+    sn_init(&s, EM_OP_MAXUNPOOL, "unpool_kernel_big", 2, 1);
+    sn_ints(&s, "kernel_shape", DIMS(big, 2), 2);
+    sn_ints(&s, "strides", DIMS(2, 2), 2);
+    infer_err(&s, up);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_maxunpool),
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_newer_ops),
+        cmocka_unit_test(test_window_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
