@@ -33,7 +33,7 @@ typedef struct train_args {
     double label_smoothing;
     ember_optimizer optim;
     double lr, momentum, dampening, weight_decay, beta1, beta2, eps;
-    bool has_lr, has_wd, nesterov, shuffle;
+    bool has_lr, has_wd, nesterov, shuffle, bn_train, dropout_train;
     ember_lr_schedule sched;
     int64_t period;
     double factor;
@@ -68,8 +68,11 @@ static void train_usage(FILE *f, bool finetune)
                "  --label-smoothing F  cross-entropy's label smoothing, in [0, 1)\n"
                "  --train PATTERN      train only parameters matching the glob (repeat)\n"
                "  --freeze PATTERN     keep parameters matching the glob constant (repeat)\n"
-               "  --bn frozen          BatchNormalization uses its stored statistics (the only\n"
-               "                       mode so far; train mode is not implemented yet)\n"
+               "  --bn frozen|train    BatchNormalization: stored statistics (default) or\n"
+               "                       PyTorch's train mode (batch statistics; the running\n"
+               "                       statistics are updated and saved)\n"
+               "  --dropout off|train  Dropout: the identity (default) or on, its masks drawn\n"
+               "                       from --seed\n"
                "  --threads N          compute threads (default: one per core)\n");
     if (!finetune) {
         fprintf(f, "  --output-dir DIR     where the gradients go (default .)\n");
@@ -188,11 +191,11 @@ static int parse_args(int argc, char **argv, train_args *a)
                 (tr ? a->train : a->freeze)[(*n)++] = v;
             }
         } else if (strcmp(o, "--bn") == 0) {
-            if (strcmp(v, "train") == 0) {
-                return cli_error("%s: --bn train (batch statistics) is not implemented yet; "
-                                 "--bn frozen uses the stored statistics", cmd), 2;
-            }
-            ok = strcmp(v, "frozen") == 0;
+            ok = strcmp(v, "frozen") == 0 || strcmp(v, "train") == 0;
+            a->bn_train = strcmp(v, "train") == 0;
+        } else if (strcmp(o, "--dropout") == 0) {
+            ok = strcmp(v, "off") == 0 || strcmp(v, "train") == 0;
+            a->dropout_train = strcmp(v, "train") == 0;
         } else if (strcmp(o, "--threads") == 0) {
             ok = cli_parse_int(v, 0, 1024, &a->threads);
         } else if (strcmp(o, "--output-dir") == 0 && !a->finetune) {
@@ -275,6 +278,12 @@ static ember_status *make_options(const train_args *a, ember_trainer_options **o
     }
     for (int i = 0; st == NULL && i < a->n_freeze; i++) {
         st = ember_trainer_options_add_freeze(o, a->freeze[i]);
+    }
+    if (st == NULL && a->bn_train) {
+        st = ember_trainer_options_set_batchnorm(o, EMBER_BATCHNORM_TRAIN);
+    }
+    if (st == NULL && a->dropout_train) {
+        st = ember_trainer_options_set_dropout(o, true, a->seed);
     }
     if (st == NULL && a->finetune) {
         st = ember_trainer_options_set_optimizer(o, a->optim, a->lr);
