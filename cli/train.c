@@ -4,7 +4,7 @@
  *   ember grad MODEL --input X... --target T --loss ce|nll|mse|l1|smoothl1|bce [--output-dir D]
  *       prints loss=<f>; writes D/grad_<parameter>.npy for every trainable parameter
  *   ember finetune MODEL --input X... --target T --loss ce --optim sgd|adam|adamw --lr F ...
- *       --save OUT.onnx
+ *       --save OUT (.onnx, or .pt for a TorchScript model)
  *       prints step=<k> loss=<f> per step, then writes OUT
  * Inputs and targets are .npy files whose first dimension is the sample count; --batch splits
  * them (the last batch of an epoch may be smaller). The model is loaded at graph optimization
@@ -52,10 +52,11 @@ static void train_usage(FILE *f, bool finetune)
                    "'_').\n");
     } else {
         fprintf(f, "usage: ember finetune MODEL --input X... --target T --loss LOSS --optim OPT\n"
-                   "                     --lr F --save OUT.onnx [options]\n"
+                   "                     --lr F --save OUT [options]\n"
                    "\n"
                    "Trains MODEL's parameters, printing step=<k> loss=<f> per step, and writes\n"
-                   "the trained model to OUT (ONNX; saving .pt is not implemented yet).\n");
+                   "the trained model to OUT: .onnx, or .pt for a model read from a TorchScript\n"
+                   "archive (the archive with its tensors rewritten).\n");
     }
     fprintf(f, "\n"
                "options:\n"
@@ -89,7 +90,8 @@ static void train_usage(FILE *f, bool finetune)
                "  --epochs E           passes over the samples (default 1)\n"
                "  --batch B            samples per step (default: all)\n"
                "  --shuffle            shuffle the samples each epoch  --seed S (default 0)\n"
-               "  --save OUT           the trained model (.onnx; written whole or not at all)\n");
+               "  --save OUT           the trained model (.onnx, or .pt from a .pt; written whole\n"
+               "                       or not at all)\n");
 }
 
 static bool parse_double(const char *s, double *out)
@@ -255,11 +257,6 @@ static int parse_args(int argc, char **argv, train_args *a)
         train_usage(stderr, a->finetune);
         return cli_error("%s needs %s", cmd, missing), 2;
     }
-    size_t sl = a->save != NULL ? strlen(a->save) : 0;
-    if (sl >= 3 && strcmp(a->save + sl - 3, ".pt") == 0) {
-        return cli_error("finetune: --save %s: saving a TorchScript archive is not implemented "
-                         "yet; save the trained model as .onnx", a->save), 2;
-    }
     return 0;
 }
 
@@ -382,6 +379,13 @@ static int run_grad(const train_args *a, ember_trainer *t, ember_tensor **data)
     return st != NULL ? cli_fail(st) : 0;
 }
 
+static bool is_pt(const char *path)
+{
+    size_t n = path != NULL ? strlen(path) : 0;
+    return (n >= 3 && strcmp(path + n - 3, ".pt") == 0) ||
+           (n >= 4 && strcmp(path + n - 4, ".pth") == 0);
+}
+
 static int run_finetune(const train_args *a, const ember_model *m, ember_trainer *t,
                         ember_tensor **data, int64_t n)
 {
@@ -434,10 +438,11 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
         st = ember_trainer_save(t, a->save);
     }
     if (st == NULL) {
+        bool pt = is_pt(a->save);
         bool ts = strcmp(ember_model_format(m), "torchscript") == 0;
         fprintf(stderr, "wrote %s after %lld steps%s\n", a->save,
                 (long long)ember_trainer_step_count(t),
-                ts ? " (as ONNX: writing TorchScript archives is not implemented yet)" : "");
+                ts && !pt ? " (as ONNX; name it .pt to rewrite the TorchScript archive)" : "");
     }
     return st != NULL ? cli_fail(st) : 0;
 }
@@ -478,6 +483,12 @@ static int cli_train(int argc, char **argv, bool finetune)
         /* load_data printed the error */
     } else if (st != NULL) {
         rc = cli_fail(st);
+    } else if (finetune && is_pt(a.save) && strcmp(ember_model_format(m), "torchscript") != 0) {
+        /* refused before training rather than after it */
+        cli_error("finetune: --save %s: a .pt archive is written only for a model read from a "
+                  "TorchScript archive (%s is %s); save it as .onnx", a.save, a.model,
+                  ember_model_format(m));
+        rc = 2;
     } else {
         rc = finetune ? run_finetune(&a, m, t, data, n) : run_grad(&a, t, data);
     }

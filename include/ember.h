@@ -1082,7 +1082,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_report(ember_quantizer *
 /*
  * Fine-tuning without Python: a trainer computes a loss on a model's output 0 against a
  * target, its gradients with respect to the trainable parameters, and applies an optimizer
- * after each step; the result is saved as an ONNX model with the updated weights.
+ * after each step; the result is saved with the updated weights as ONNX, or, for a TorchScript
+ * model, as its own archive rewritten.
  *
  * Load the model with EMBER_GRAPH_OPT_NONE: FOLD folds computations on weights (TorchScript's
  * transposed Linear weights) into new constants, which would then train in the parameters'
@@ -1259,10 +1260,16 @@ EMBER_API EMBER_NODISCARD ember_status *ember_trainer_param_grad(const ember_tra
                                                                 const char *name,
                                                                 ember_tensor **out);
 /*
- * Writes the model with the current parameters to `path` as ONNX (as ember_model_save_onnx:
- * a temporary file renamed, so `path` is whole or untouched). A `.pt` path is refused with
- * UNSUPPORTED for now (TorchScript archives cannot be rewritten yet: save `.onnx`).
- * INVALID_ARG for NULL arguments; IO naming the file.
+ * Writes the model with the current parameters (and the running statistics of train-mode
+ * BatchNormalization) to `path`, through a temporary file renamed, so `path` is whole or
+ * untouched. A `.pt` / `.pth` path, for a model loaded from a TorchScript archive: a copy of
+ * that archive whose `data/N` storages of the trained tensors are rewritten in place (and
+ * BatchNorm's num_batches_tracked advanced by the steps taken in train mode); the code, the
+ * module tree and every other record stay byte for byte, so torch.jit.load opens it as the
+ * original; it copies the model's bytes as loaded (a mapped file must not have been changed
+ * since). Any other path: ONNX (as ember_model_save_onnx). INVALID_ARG for NULL arguments
+ * or a trained tensor the archive does not hold as a float32 attribute of a module;
+ * UNSUPPORTED for a .pt path when the model is not TorchScript; IO naming the file.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_trainer_save(const ember_trainer *t,
                                                           const char *path);

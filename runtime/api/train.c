@@ -6,6 +6,8 @@
  */
 #include "api/api_internal.h"
 
+#include "api/loaders.h"
+
 #include "autograd/trainer.h"
 #include "core/alloc.h"
 #include "core/status.h"
@@ -14,6 +16,7 @@
 #include "plan/fold.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Most train / freeze patterns one options object holds. */
@@ -662,15 +665,68 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The TorchScript archive the model was loaded from, its trained tensors rewritten
+ * (loaders/torchscript/ts_save.c): parameters, running statistics, and num_batches_tracked
+ * advanced by the steps taken (PyTorch counts every train-mode forward of a BatchNorm). */
+static ember_status *save_pt(const ember_trainer *t, const char *path)
+{
+    const em_loader *ld = em_loader_named(t->src->format);
+    if (ld == NULL || ld->save_weights == NULL || t->src->bytes == NULL) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "trainer_save: %s: a .pt archive is written only for a model loaded "
+                             "from a TorchScript archive (this one is %s); save it as .onnx",
+                             path, t->src->format != NULL ? t->src->format : "unknown");
+    }
+    size_t n = (size_t)t->n_params + 3 * (size_t)t->n_bn;
+    em_weight_patch *w = em_calloc(t->src->al, n + 1, sizeof *w);
+    char **nbt = em_calloc(t->src->al, (size_t)t->n_bn + 1, sizeof *nbt);
+    ember_status *st = NULL;
+    if (w == NULL || nbt == NULL) {
+        st = em_status_oom();
+        goto done;
+    }
+    size_t k = 0;
+    for (int i = 0; i < t->n_params; i++, k++) {
+        w[k] = (em_weight_patch){t->names[i], t->value[i]->t.data,
+                                 em_tensor_numel(&t->value[i]->t), 0, false};
+    }
+    for (int i = 0; i < 2 * t->n_bn; i++, k++) {
+        w[k] = (em_weight_patch){t->bn_stat[i], t->stat[i]->t.data,
+                                 em_tensor_numel(&t->stat[i]->t), 0, false};
+    }
+    static const char suffix[] = ".running_mean";
+    for (int i = 0; i < t->n_bn && t->steps > 0; i++) {
+        const char *rm = t->bn_stat[2 * i];
+        size_t len = strlen(rm), sl = sizeof suffix - 1;
+        if (len < sl || strcmp(rm + len - sl, suffix) != 0) {
+            continue;
+        }
+        nbt[i] = em_malloc(t->src->al, len + 32);
+        if (nbt[i] == NULL) {
+            st = em_status_oom();
+            goto done;
+        }
+        snprintf(nbt[i], len + 32, "%.*s.num_batches_tracked", (int)(len - sl), rm);
+        w[k++] = (em_weight_patch){nbt[i], NULL, 1, t->steps, true};
+    }
+    st = ld->save_weights(t->src->bytes, "the model's TorchScript archive", w, k, path,
+                          t->src->al);
+done:
+    for (int i = 0; nbt != NULL && i < t->n_bn; i++) {
+        em_free(t->src->al, nbt[i]);
+    }
+    em_free(t->src->al, nbt);
+    em_free(t->src->al, w);
+    return st != NULL ? em_status_wrap(st, "trainer_save") : NULL;
+}
+
 ember_status *ember_trainer_save(const ember_trainer *t, const char *path)
 {
     if (t == NULL || path == NULL) {
         return em_api_null_arg("trainer_save", t == NULL ? "trainer" : "path");
     }
     if (ends_with(path, ".pt") || ends_with(path, ".pth")) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED,
-                             "trainer_save: %s: saving a TorchScript archive is not implemented "
-                             "yet; save the trained model as .onnx", path);
+        return save_pt(t, path);
     }
     size_t n = (size_t)t->n_params + 2 * (size_t)t->n_bn;
     void **data = em_malloc(t->src->al, sizeof *data * (n + 1));
