@@ -5,7 +5,8 @@
  *       prints loss=<f>; writes D/grad_<parameter>.npy for every trainable parameter
  *   ember finetune MODEL --input X... --target T --loss ce --optim sgd|adam|adamw --lr F ...
  *       --save OUT (.onnx, or .pt for a TorchScript model)
- *       prints step=<k> loss=<f> per step, then writes OUT
+ *       prints step=<k> loss=<f> per step (on a terminal, one line redrawn with a bar, the
+ *       loss and steps/s), then writes OUT
  * Inputs and targets are .npy files whose first dimension is the sample count; --batch splits
  * them (the last batch of an epoch may be smaller). The model is loaded at graph optimization
  * fold (every node a standard op with a gradient rule).
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CLI_MAX_PATTERNS 64
@@ -54,7 +56,8 @@ static void train_usage(FILE *f, bool finetune)
         fprintf(f, "usage: ember finetune MODEL --input X... --target T --loss LOSS --optim OPT\n"
                    "                     --lr F --save OUT [options]\n"
                    "\n"
-                   "Trains MODEL's parameters, printing step=<k> loss=<f> per step, and writes\n"
+                   "Trains MODEL's parameters, printing step=<k> loss=<f> per step (a progress\n"
+                   "bar with the loss and steps/s when stdout is a terminal), and writes\n"
                    "the trained model to OUT: .onnx, or .pt for a model read from a TorchScript\n"
                    "archive (the archive with its tensors rewritten).\n");
     }
@@ -386,6 +389,31 @@ static bool is_pt(const char *path)
            (n >= 4 && strcmp(path + n - 4, ".pth") == 0);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One step's report on stdout: DESIGN.md's `step=<k> loss=<f>` line, or on a terminal one
+ * line redrawn in place: a bar, the step, the loss and the rate (a newline after the last). */
+static void report_step(bool tty, int64_t k, int64_t total, double loss, double secs)
+{
+    if (!tty) {
+        printf("step=%lld loss=%.9g\n", (long long)k, loss);
+    } else {
+        int w = 30, done = total > 0 ? (int)(w * k / total) : w;
+        printf("\r[%.*s%*s] step=%lld/%lld loss=%.6g %.2f steps/s\033[K", done,
+               "##############################", w - done, "", (long long)k, (long long)total,
+               loss, secs > 0.0 ? (double)k / secs : 0.0);
+        if (k == total) {
+            putchar('\n');
+        }
+    }
+    fflush(stdout);
+}
+
 static int run_finetune(const train_args *a, const ember_model *m, ember_trainer *t,
                         ember_tensor **data, int64_t n)
 {
@@ -399,6 +427,8 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
         return cli_error("finetune: out of memory");
     }
     unsigned long rs = a->seed * 2654435761ul + 1;
+    bool tty = isatty(1) != 0;
+    double t0 = now_s();
     for (int64_t i = 0; i < n; i++) {
         perm[i] = i;
     }
@@ -426,7 +456,9 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
             st = ember_trainer_step(t, in, (size_t)a->n_inputs, in[a->n_inputs], &loss);
         }
         if (st == NULL) {
-            printf("step=%lld loss=%.9g\n", (long long)k + 1, loss);
+            report_step(tty, k + 1, total, loss, now_s() - t0);
+        } else if (tty && k > 0) {
+            putchar('\n'); /* end the bar before the error */
             fflush(stdout);
         }
     }
