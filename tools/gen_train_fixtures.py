@@ -30,6 +30,8 @@ dropout.onnx (onnx.helper, no torch): y = Dropout(x * w, ratio 0.25), x [64, 64]
 [64, 64] initializer of ones, Dropout-13 without training_mode (inference form), for the
 trainer's Dropout train mode (its masks are not PyTorch's: the test checks their rate and the
 gradients); dropout_x.npy / dropout_t.npy: an input and an L1 target (-10) for the CLI test.
+bn1d.onnx (onnx.helper): y = BatchNormalization(x [N, 4]) with ONNX momentum 0.7 (PyTorch's
+0.3), for the running-statistics formula and the one-value-per-channel refusal.
 """
 import os
 import sys
@@ -183,6 +185,25 @@ def make_bntrain(d, model, x, t):
     save(d, "bntrain_out.npy", out.numpy())
 
 
+def make_bn1d():
+    import onnx
+    from onnx import TensorProto, helper
+    inits = [helper.make_tensor("scale", TensorProto.FLOAT, [4], [1.0, 0.5, 2.0, 1.5]),
+             helper.make_tensor("bias", TensorProto.FLOAT, [4], [0.0, 0.1, -0.2, 0.3]),
+             helper.make_tensor("mean", TensorProto.FLOAT, [4], [0.5, -0.5, 0.25, 0.0]),
+             helper.make_tensor("var", TensorProto.FLOAT, [4], [1.0, 2.0, 0.5, 1.5])]
+    node = helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y"],
+                            name="bn", epsilon=1e-5, momentum=0.7)
+    g = helper.make_graph([node], "bn1d",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(OUT, "bn1d.onnx"))
+
+
 def make_dropout():
     import onnx
     from onnx import TensorProto, helper
@@ -221,6 +242,7 @@ def main():
                       opset_version=13, input_names=["x"], output_names=["ya", "yb"],
                       do_constant_folding=False)
     make_dropout()
+    make_bn1d()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
  *    tools/gen_train_fixtures.py) from the CNN's .onnx and traced .pt: the first step's
  *    gradients (through the batch statistics), the losses of 5 SGD-with-momentum steps, the
  *    running mean and variance after them (PyTorch's momentum, unbiased variance), and the
- *    eval-mode output of the saved model (the statistics are saved with the weights);
+ *    eval-mode output of the saved model (the statistics are saved with the weights); and on
+ *    bn1d.onnx (ONNX momentum 0.7) the update against the formula computed here, the loss
+ *    against the train-mode forward, and the refusal of one value per channel;
  *  - Dropout in train mode (tests/data/train/dropout.onnx, y = Dropout(x * w, 0.25), loss L1
  *    sum against -10 so that d loss / d y = 1): every gradient of w is 0 or x / (1 - p), the
  *    dropped rate is near p, the loss is the forward through the same mask, masks change from
@@ -246,6 +248,84 @@ static void test_bn_frozen_explicit(void **state)
     ember_model_destroy(m);
     ember_tensor_destroy(x);
     ember_tensor_destroy(tg);
+}
+
+/* bn1d.onnx (ONNX momentum 0.7: PyTorch's m = 0.3) on x [n, 4], MSE against zeros. */
+static ember_trainer *bn1d_trainer(ember_model **m, ember_tensor **x, ember_tensor **zero,
+                                   int64_t n)
+{
+    const int64_t dims[2] = {n, 4};
+    OK(ember_tensor_create(EMBER_DTYPE_F32, dims, 2, x));
+    OK(ember_tensor_create(EMBER_DTYPE_F32, dims, 2, zero));
+    float *xv = ember_tensor_data(*x);
+    for (int64_t i = 0; i < n * 4; i++) {
+        xv[i] = (float)((i * 37 % 11) - 5) * 0.3f + (float)(i % 4);
+    }
+    memset(ember_tensor_data(*zero), 0, (size_t)(n * 4) * sizeof(float));
+    *m = load_fixture("", "bn1d.onnx", *x);
+    ember_trainer_options *o = NULL;
+    ember_trainer *t = NULL;
+    OK(ember_trainer_options_create(&o));
+    OK(ember_trainer_options_set_loss(o, EMBER_LOSS_MSE, EMBER_REDUCTION_MEAN));
+    OK(ember_trainer_options_set_batchnorm(o, EMBER_BATCHNORM_TRAIN));
+    OK(ember_trainer_create(*m, o, &t));
+    ember_trainer_options_destroy(o);
+    return t;
+}
+
+/* The running statistics against the formula computed here in double (unbiased variance,
+ * m = 1 - 0.7), the loss against the train-mode forward; one value per channel refused. */
+static void test_bn_running_formula(void **state)
+{
+    (void)state;
+    if (skip_format("bn1d.onnx")) {
+        skip();
+    }
+    static const float mean0[4] = {0.5f, -0.5f, 0.25f, 0.0f}, var0[4] = {1.0f, 2.0f, 0.5f, 1.5f};
+    static const float scale[4] = {1.0f, 0.5f, 2.0f, 1.5f}, bias[4] = {0.0f, 0.1f, -0.2f, 0.3f};
+    ember_model *m = NULL;
+    ember_tensor *x = NULL, *zero = NULL, *rm = NULL, *rv = NULL;
+    ember_trainer *t = bn1d_trainer(&m, &x, &zero, 1);
+    EXPECT_ERR(ember_trainer_step(t, &x, 1, zero, NULL), EMBER_ERR_INVALID_ARG,
+               "more than one value per channel");
+    OK(ember_trainer_param_value(t, "mean", &rm));
+    assert_memory_equal(ember_tensor_data(rm), mean0, sizeof mean0); /* not updated */
+    ember_tensor_destroy(rm);
+    ember_trainer_destroy(t);
+    ember_model_destroy(m);
+    ember_tensor_destroy(x);
+    ember_tensor_destroy(zero);
+
+    const int n = 5;
+    t = bn1d_trainer(&m, &x, &zero, n);
+    double loss = 0.0, want_loss = 0.0;
+    OK(ember_trainer_step(t, &x, 1, zero, &loss));
+    OK(ember_trainer_param_value(t, "mean", &rm));
+    OK(ember_trainer_param_value(t, "var", &rv));
+    const float *xv = ember_tensor_data(x), *rmv = ember_tensor_data(rm);
+    const float *rvv = ember_tensor_data(rv);
+    for (int c = 0; c < 4; c++) {
+        double mu = 0.0, ss = 0.0;
+        for (int i = 0; i < n; i++) {
+            mu += xv[i * 4 + c] / (double)n;
+        }
+        for (int i = 0; i < n; i++) {
+            ss += (xv[i * 4 + c] - mu) * (xv[i * 4 + c] - mu);
+        }
+        for (int i = 0; i < n; i++) {
+            double y = (xv[i * 4 + c] - mu) / sqrt(ss / n + 1e-5) * scale[c] + bias[c];
+            want_loss += y * y / (4.0 * n);
+        }
+        expect_close(rmv[c], 0.7 * mean0[c] + 0.3 * mu, 1e-6, "running mean");
+        expect_close(rvv[c], 0.7 * var0[c] + 0.3 * ss / (n - 1), 1e-6, "running var");
+    }
+    expect_close(loss, want_loss, 1e-6, "train-mode loss");
+    ember_tensor_destroy(rm);
+    ember_tensor_destroy(rv);
+    ember_trainer_destroy(t);
+    ember_model_destroy(m);
+    ember_tensor_destroy(x);
+    ember_tensor_destroy(zero);
 }
 
 /* ---- Dropout in train mode ---- */
@@ -506,7 +586,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bn_train_onnx),     cmocka_unit_test(test_bn_train_pt),
-        cmocka_unit_test(test_bn_frozen_explicit), cmocka_unit_test(test_dropout_train),
+        cmocka_unit_test(test_bn_frozen_explicit), cmocka_unit_test(test_bn_running_formula),
+        cmocka_unit_test(test_dropout_train),
         cmocka_unit_test(test_dropout_off),      cmocka_unit_test(test_pt_save_bn_train),
         cmocka_unit_test(test_pt_save_frozen),   cmocka_unit_test(test_pt_save_exact),
     };
