@@ -473,6 +473,15 @@ ember_status *ember_trainer_create(const ember_model *model, const ember_trainer
     tg.names = NULL;
     t->n_classes = tg.n_classes;
     t->out_rank = tg.out_rank;
+    if (opts->bn_train && tg.n_bn == 0) {
+        em_model_log(model, EMBER_LOG_WARN, "trainer: BatchNormalization train mode asked for, "
+                     "but the model has no BatchNormalization node (folded into the "
+                     "convolutions by the export?)");
+    }
+    if (opts->dropout_train && tg.n_dropout == 0) {
+        em_model_log(model, EMBER_LOG_WARN, "trainer: Dropout train mode asked for, but the "
+                     "model has no Dropout node (eval-mode exports and TorchScript drop them)");
+    }
     t->n_bn = tg.n_bn;
     t->bn_stat = tg.bn_stat;
     t->bn_momentum = tg.bn_momentum;

@@ -139,6 +139,7 @@ ember_status *em_train_set_modes(em_graph *g, const em_train_spec *s, em_train_g
             /* per-node keys from one seed; the int attribute keeps 63 bits */
             int64_t seed = (int64_t)((s->seed + (uint64_t)k_drop++) & 0x7fffffffffffffffull);
             EM_RETURN_IF_ERROR(dropout_train(g, ni, on, seed));
+            tg->n_dropout++;
         }
     }
     return NULL;

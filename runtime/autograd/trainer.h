@@ -64,6 +64,7 @@ typedef struct em_train_graph {
     int *bn_node;          /* node indices in g */
     char **bn_stat;        /* 2 per node: the running mean's and running variance's names */
     double *bn_momentum;   /* PyTorch's momentum: the weight of the batch value */
+    int n_dropout;         /* Dropout nodes put in train mode */
 } em_train_graph;
 
 /* Builds the training graph of `src` (not changed). Errors: INVALID_ARG for a pattern that

@@ -582,6 +582,46 @@ static void test_pt_save_exact(void **state)
     ember_tensor_destroy(tg);
 }
 
+static void keep_log(void *ctx, ember_log_level level, const char *msg)
+{
+    if (level == EMBER_LOG_WARN) {
+        snprintf(ctx, 512, "%s", msg);
+    }
+}
+
+/* A mode asked for on a model without such nodes trains as before and says so (WARN). */
+static void test_mode_without_nodes(void **state)
+{
+    (void)state;
+    if (skip_format("model.onnx")) {
+        skip();
+    }
+    char logged[512] = "";
+    ember_model_options *mo = NULL;
+    ember_model *m = NULL;
+    OK(ember_model_options_create(&mo));
+    OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
+    ember_model_options_set_log(mo, keep_log, logged, EMBER_LOG_WARN);
+    OK(ember_model_load_file(test_data_path("train/", "mlp/model.onnx"), mo, &m));
+    for (int k = 0; k < 2; k++) {
+        ember_trainer_options *o = NULL;
+        ember_trainer *t = NULL;
+        OK(ember_trainer_options_create(&o));
+        if (k == 0) {
+            OK(ember_trainer_options_set_dropout(o, true, 1));
+        } else {
+            OK(ember_trainer_options_set_batchnorm(o, EMBER_BATCHNORM_TRAIN));
+        }
+        logged[0] = '\0';
+        OK(ember_trainer_create(m, o, &t));
+        assert_non_null(strstr(logged, k == 0 ? "no Dropout node" : "no BatchNormalization"));
+        ember_trainer_destroy(t);
+        ember_trainer_options_destroy(o);
+    }
+    ember_model_destroy(m);
+    ember_model_options_destroy(mo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -590,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_dropout_train),
         cmocka_unit_test(test_dropout_off),      cmocka_unit_test(test_pt_save_bn_train),
         cmocka_unit_test(test_pt_save_frozen),   cmocka_unit_test(test_pt_save_exact),
+        cmocka_unit_test(test_mode_without_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
