@@ -411,8 +411,8 @@ static ember_status *add_entry(em_ts_zip *z, const unsigned char *b, uint64_t li
     }
     ts_rec *r = &z->recs[z->n];
     *r = (ts_rec){.name = name, .sub = name + rootlen + 1, .index = i, .local = c->local,
-                  .central = c->at, .comp = c->comp, .size = c->size, .crc = c->crc, .method = c->method,
-                  .flags = c->flags};
+                  .central = c->at, .comp = c->comp, .size = c->size, .crc = c->crc,
+                  .method = c->method, .flags = c->flags};
     EMBER_TRY(read_local(z, b, limit, r, c->crc));
     *skip = false;
     return NULL;
