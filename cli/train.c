@@ -4,8 +4,9 @@
  *   ember grad MODEL --input X... --target T --loss ce|nll|mse|l1|smoothl1|bce [--output-dir D]
  *       prints loss=<f>; writes D/grad_<parameter>.npy for every trainable parameter
  *   ember finetune MODEL --input X... --target T --loss ce --optim sgd|adam|adamw --lr F ...
- *       --save OUT.onnx
- *       prints step=<k> loss=<f> per step, then writes OUT
+ *       --save OUT (.onnx, or .pt for a TorchScript model)
+ *       prints step=<k> loss=<f> per step (on a terminal, one line redrawn with a bar, the
+ *       loss and steps/s), then writes OUT
  * Inputs and targets are .npy files whose first dimension is the sample count; --batch splits
  * them (the last batch of an epoch may be smaller). The model is loaded at graph optimization
  * fold (every node a standard op with a gradient rule).
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CLI_MAX_PATTERNS 64
@@ -33,7 +35,7 @@ typedef struct train_args {
     double label_smoothing;
     ember_optimizer optim;
     double lr, momentum, dampening, weight_decay, beta1, beta2, eps;
-    bool has_lr, has_wd, nesterov, shuffle;
+    bool has_lr, has_wd, nesterov, shuffle, bn_train, dropout_train;
     ember_lr_schedule sched;
     int64_t period;
     double factor;
@@ -52,10 +54,12 @@ static void train_usage(FILE *f, bool finetune)
                    "'_').\n");
     } else {
         fprintf(f, "usage: ember finetune MODEL --input X... --target T --loss LOSS --optim OPT\n"
-                   "                     --lr F --save OUT.onnx [options]\n"
+                   "                     --lr F --save OUT [options]\n"
                    "\n"
-                   "Trains MODEL's parameters, printing step=<k> loss=<f> per step, and writes\n"
-                   "the trained model to OUT (ONNX; saving .pt is not implemented yet).\n");
+                   "Trains MODEL's parameters, printing step=<k> loss=<f> per step (a progress\n"
+                   "bar with the loss and steps/s when stdout is a terminal), and writes\n"
+                   "the trained model to OUT: .onnx, or .pt for a model read from a TorchScript\n"
+                   "archive (the archive with its tensors rewritten).\n");
     }
     fprintf(f, "\n"
                "options:\n"
@@ -68,8 +72,11 @@ static void train_usage(FILE *f, bool finetune)
                "  --label-smoothing F  cross-entropy's label smoothing, in [0, 1)\n"
                "  --train PATTERN      train only parameters matching the glob (repeat)\n"
                "  --freeze PATTERN     keep parameters matching the glob constant (repeat)\n"
-               "  --bn frozen          BatchNormalization uses its stored statistics (the only\n"
-               "                       mode so far; train mode is not implemented yet)\n"
+               "  --bn frozen|train    BatchNormalization: stored statistics (default) or\n"
+               "                       PyTorch's train mode (batch statistics; the running\n"
+               "                       statistics are updated and saved)\n"
+               "  --dropout off|train  Dropout: the identity (default) or on, its masks drawn\n"
+               "                       from --seed\n"
                "  --threads N          compute threads (default: one per core)\n");
     if (!finetune) {
         fprintf(f, "  --output-dir DIR     where the gradients go (default .)\n");
@@ -86,7 +93,8 @@ static void train_usage(FILE *f, bool finetune)
                "  --epochs E           passes over the samples (default 1)\n"
                "  --batch B            samples per step (default: all)\n"
                "  --shuffle            shuffle the samples each epoch  --seed S (default 0)\n"
-               "  --save OUT           the trained model (.onnx; written whole or not at all)\n");
+               "  --save OUT           the trained model (.onnx, or .pt from a .pt; written whole\n"
+               "                       or not at all)\n");
 }
 
 static bool parse_double(const char *s, double *out)
@@ -188,11 +196,11 @@ static int parse_args(int argc, char **argv, train_args *a)
                 (tr ? a->train : a->freeze)[(*n)++] = v;
             }
         } else if (strcmp(o, "--bn") == 0) {
-            if (strcmp(v, "train") == 0) {
-                return cli_error("%s: --bn train (batch statistics) is not implemented yet; "
-                                 "--bn frozen uses the stored statistics", cmd), 2;
-            }
-            ok = strcmp(v, "frozen") == 0;
+            ok = strcmp(v, "frozen") == 0 || strcmp(v, "train") == 0;
+            a->bn_train = strcmp(v, "train") == 0;
+        } else if (strcmp(o, "--dropout") == 0) {
+            ok = strcmp(v, "off") == 0 || strcmp(v, "train") == 0;
+            a->dropout_train = strcmp(v, "train") == 0;
         } else if (strcmp(o, "--threads") == 0) {
             ok = cli_parse_int(v, 0, 1024, &a->threads);
         } else if (strcmp(o, "--output-dir") == 0 && !a->finetune) {
@@ -252,11 +260,6 @@ static int parse_args(int argc, char **argv, train_args *a)
         train_usage(stderr, a->finetune);
         return cli_error("%s needs %s", cmd, missing), 2;
     }
-    size_t sl = a->save != NULL ? strlen(a->save) : 0;
-    if (sl >= 3 && strcmp(a->save + sl - 3, ".pt") == 0) {
-        return cli_error("finetune: --save %s: saving a TorchScript archive is not implemented "
-                         "yet; save the trained model as .onnx", a->save), 2;
-    }
     return 0;
 }
 
@@ -275,6 +278,12 @@ static ember_status *make_options(const train_args *a, ember_trainer_options **o
     }
     for (int i = 0; st == NULL && i < a->n_freeze; i++) {
         st = ember_trainer_options_add_freeze(o, a->freeze[i]);
+    }
+    if (st == NULL && a->bn_train) {
+        st = ember_trainer_options_set_batchnorm(o, EMBER_BATCHNORM_TRAIN);
+    }
+    if (st == NULL && a->dropout_train) {
+        st = ember_trainer_options_set_dropout(o, true, a->seed);
     }
     if (st == NULL && a->finetune) {
         st = ember_trainer_options_set_optimizer(o, a->optim, a->lr);
@@ -373,6 +382,38 @@ static int run_grad(const train_args *a, ember_trainer *t, ember_tensor **data)
     return st != NULL ? cli_fail(st) : 0;
 }
 
+static bool is_pt(const char *path)
+{
+    size_t n = path != NULL ? strlen(path) : 0;
+    return (n >= 3 && strcmp(path + n - 3, ".pt") == 0) ||
+           (n >= 4 && strcmp(path + n - 4, ".pth") == 0);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One step's report on stdout: DESIGN.md's `step=<k> loss=<f>` line, or on a terminal one
+ * line redrawn in place: a bar, the step, the loss and the rate (a newline after the last). */
+static void report_step(bool tty, int64_t k, int64_t total, double loss, double secs)
+{
+    if (!tty) {
+        printf("step=%lld loss=%.9g\n", (long long)k, loss);
+    } else {
+        int w = 30, done = total > 0 ? (int)(w * k / total) : w;
+        printf("\r[%.*s%*s] step=%lld/%lld loss=%.6g %.2f steps/s\033[K", done,
+               "##############################", w - done, "", (long long)k, (long long)total,
+               loss, secs > 0.0 ? (double)k / secs : 0.0);
+        if (k == total) {
+            putchar('\n');
+        }
+    }
+    fflush(stdout);
+}
+
 static int run_finetune(const train_args *a, const ember_model *m, ember_trainer *t,
                         ember_tensor **data, int64_t n)
 {
@@ -386,6 +427,8 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
         return cli_error("finetune: out of memory");
     }
     unsigned long rs = a->seed * 2654435761ul + 1;
+    bool tty = isatty(1) != 0;
+    double t0 = now_s();
     for (int64_t i = 0; i < n; i++) {
         perm[i] = i;
     }
@@ -413,7 +456,9 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
             st = ember_trainer_step(t, in, (size_t)a->n_inputs, in[a->n_inputs], &loss);
         }
         if (st == NULL) {
-            printf("step=%lld loss=%.9g\n", (long long)k + 1, loss);
+            report_step(tty, k + 1, total, loss, now_s() - t0);
+        } else if (tty && k > 0) {
+            putchar('\n'); /* end the bar before the error */
             fflush(stdout);
         }
     }
@@ -425,10 +470,11 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
         st = ember_trainer_save(t, a->save);
     }
     if (st == NULL) {
+        bool pt = is_pt(a->save);
         bool ts = strcmp(ember_model_format(m), "torchscript") == 0;
         fprintf(stderr, "wrote %s after %lld steps%s\n", a->save,
                 (long long)ember_trainer_step_count(t),
-                ts ? " (as ONNX: writing TorchScript archives is not implemented yet)" : "");
+                ts && !pt ? " (as ONNX; name it .pt to rewrite the TorchScript archive)" : "");
     }
     return st != NULL ? cli_fail(st) : 0;
 }
@@ -469,6 +515,12 @@ static int cli_train(int argc, char **argv, bool finetune)
         /* load_data printed the error */
     } else if (st != NULL) {
         rc = cli_fail(st);
+    } else if (finetune && is_pt(a.save) && strcmp(ember_model_format(m), "torchscript") != 0) {
+        /* refused before training rather than after it */
+        cli_error("finetune: --save %s: a .pt archive is written only for a model read from a "
+                  "TorchScript archive (%s is %s); save it as .onnx", a.save, a.model,
+                  ember_model_format(m));
+        rc = 2;
     } else {
         rc = finetune ? run_finetune(&a, m, t, data, n) : run_grad(&a, t, data);
     }

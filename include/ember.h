@@ -1082,7 +1082,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_report(ember_quantizer *
 /*
  * Fine-tuning without Python: a trainer computes a loss on a model's output 0 against a
  * target, its gradients with respect to the trainable parameters, and applies an optimizer
- * after each step; the result is saved as an ONNX model with the updated weights.
+ * after each step; the result is saved with the updated weights as ONNX, or, for a TorchScript
+ * model, as its own archive rewritten.
  *
  * Load the model with EMBER_GRAPH_OPT_NONE: FOLD folds computations on weights (TorchScript's
  * transposed Linear weights) into new constants, which would then train in the parameters'
@@ -1095,8 +1096,10 @@ EMBER_API EMBER_NODISCARD ember_status *ember_quantizer_report(ember_quantizer *
  * the model's f32 initializers of rank >= 1 that the loss depends on (ONNX initializer names;
  * TorchScript state_dict names such as fc1.weight), all of them by default or those matching
  * a train pattern, less those matching a freeze pattern; frozen ones stay constants.
- * BatchNormalization's running statistics are never trained (the model runs in eval mode:
- * BatchNormalization with its stored statistics, Dropout off).
+ * BatchNormalization's running statistics are never trained. By default the model runs in
+ * eval mode (BatchNormalization with its stored statistics, Dropout off); options turn on
+ * PyTorch's train mode for BatchNormalization (batch statistics, running statistics updated)
+ * and for Dropout (seeded masks).
  *
  * Ownership: a trainer borrows its model (which must outlive it) and owns its parameters,
  * gradients and optimizer state; tensors it returns are new and owned by the caller.
@@ -1182,6 +1185,29 @@ ember_trainer_options_set_lr_schedule(ember_trainer_options *opts, ember_lr_sche
 /* Compute threads, as ember_session_options_set_threads (0: one per core). */
 EMBER_API void ember_trainer_options_set_threads(ember_trainer_options *opts, int n_threads);
 
+/* BatchNormalization during training. FROZEN (the default): the stored running mean and
+ * variance normalize, as in eval mode. TRAIN: PyTorch's train mode: the batch mean and biased
+ * variance over N and the spatial axes normalize (gradients flow through them), and after each
+ * ember_trainer_step the running statistics are updated as PyTorch does:
+ *     running = (1 - m) running + m batch   (the variance's batch value unbiased: n / (n - 1))
+ * with m = 1 - the node's ONNX `momentum` attribute (ONNX weighs the old value by it; PyTorch's
+ * default momentum 0.1 is exported as 0.9). The running statistics are model state: read them
+ * with ember_trainer_param_value by name, and ember_trainer_save writes them. A batch with one
+ * value per channel (N x spatial = 1) is refused with INVALID_ARG, as PyTorch does. */
+typedef enum ember_batchnorm_mode {
+    EMBER_BATCHNORM_FROZEN = 0,
+    EMBER_BATCHNORM_TRAIN = 1
+} ember_batchnorm_mode;
+/* INVALID_ARG for a NULL `opts` or a mode outside the enum. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_trainer_options_set_batchnorm(ember_trainer_options *opts, ember_batchnorm_mode mode);
+/* Dropout during training: off by default (the identity, as in eval mode); with `train`, each
+ * Dropout node zeroes elements with its ratio and scales the others by 1 / (1 - ratio), with a
+ * new mask at every step, drawn from `seed` (the same seed gives the same masks; the masks are
+ * not PyTorch's). The backward reads the forward's mask. INVALID_ARG for a NULL `opts`. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_trainer_options_set_dropout(ember_trainer_options *opts, bool train, uint64_t seed);
+
 typedef struct ember_trainer ember_trainer;
 
 /*
@@ -1223,8 +1249,10 @@ EMBER_API int64_t ember_trainer_step_count(const ember_trainer *t);
 EMBER_API size_t ember_trainer_param_count(const ember_trainer *t);
 EMBER_API const char *ember_trainer_param_name(const ember_trainer *t, size_t i);
 /* A copy of the current value, or of the gradient of the last step or compute, of the
- * parameter named `name`, freed with ember_tensor_destroy(). INVALID_ARG for NULL arguments
- * or a name that is not a trainable parameter; STATE for a gradient before any step. */
+ * parameter named `name`, freed with ember_tensor_destroy(). The value of a running statistic
+ * of train-mode BatchNormalization (its initializer / state_dict name) can be read too.
+ * INVALID_ARG for NULL arguments or a name that is not a trainable parameter (or statistic);
+ * STATE for a gradient before any step. */
 EMBER_API EMBER_NODISCARD ember_status *ember_trainer_param_value(const ember_trainer *t,
                                                                  const char *name,
                                                                  ember_tensor **out);
@@ -1232,10 +1260,16 @@ EMBER_API EMBER_NODISCARD ember_status *ember_trainer_param_grad(const ember_tra
                                                                 const char *name,
                                                                 ember_tensor **out);
 /*
- * Writes the model with the current parameters to `path` as ONNX (as ember_model_save_onnx:
- * a temporary file renamed, so `path` is whole or untouched). A `.pt` path is refused with
- * UNSUPPORTED for now (TorchScript archives cannot be rewritten yet: save `.onnx`).
- * INVALID_ARG for NULL arguments; IO naming the file.
+ * Writes the model with the current parameters (and the running statistics of train-mode
+ * BatchNormalization) to `path`, through a temporary file renamed, so `path` is whole or
+ * untouched. A `.pt` / `.pth` path, for a model loaded from a TorchScript archive: a copy of
+ * that archive whose `data/N` storages of the trained tensors are rewritten in place (and
+ * BatchNorm's num_batches_tracked advanced by the steps taken in train mode); the code, the
+ * module tree and every other record stay byte for byte, so torch.jit.load opens it as the
+ * original; it copies the model's bytes as loaded (a mapped file must not have been changed
+ * since). Any other path: ONNX (as ember_model_save_onnx). INVALID_ARG for NULL arguments
+ * or a trained tensor the archive does not hold as a float32 attribute of a module;
+ * UNSUPPORTED for a .pt path when the model is not TorchScript; IO naming the file.
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_trainer_save(const ember_trainer *t,
                                                           const char *path);

@@ -19,6 +19,19 @@ Flatten-Linear):
                         mean) and the loss after the fifth
 and two_heads.onnx: two Linear heads on one input (x of mlp), for a parameter that does not
 reach the loss (which reads output 0).
+
+BatchNorm in train mode (cnn only; model in train(), CE mean, SGD lr 0.1 momentum 0.9):
+  bntrain_grad__<param>.npy   the first step's gradients (through the batch statistics)
+  bntrain_steps.npy     f64[6]: the losses of 5 steps, then the eval-mode loss after them
+  bntrain_running_mean.npy, bntrain_running_var.npy   bn's running statistics after 5 steps
+  bntrain_out.npy       the eval-mode output after the 5 steps
+  frozen_out.npy        the output after the 5 steps of steps_sgd.npy (eval mode)
+dropout.onnx (onnx.helper, no torch): y = Dropout(x * w, ratio 0.25), x [64, 64] input, w
+[64, 64] initializer of ones, Dropout-13 without training_mode (inference form), for the
+trainer's Dropout train mode (its masks are not PyTorch's: the test checks their rate and the
+gradients); dropout_x.npy / dropout_t.npy: an input and an L1 target (-10) for the CLI test.
+bn1d.onnx (onnx.helper): y = BatchNormalization(x [N, 4]) with ONNX momentum 0.7 (PyTorch's
+0.3), for the running-statistics formula and the one-value-per-channel refusal.
 """
 import os
 import sys
@@ -139,7 +152,76 @@ def make(name, model, x, n_classes):
         with torch.no_grad():
             losses.append(F.cross_entropy(model(x), t).item())
         save(d, "steps_%s.npy" % opt_name, np.array(losses, dtype=np.float64))
+        if opt_name == "sgd" and name == "cnn":
+            with torch.no_grad():
+                save(d, "frozen_out.npy", model(x).numpy())
     model.load_state_dict(state)
+    if name == "cnn":
+        make_bntrain(d, model, x, t)
+        model.load_state_dict(state)
+        model.eval()
+
+
+def make_bntrain(d, model, x, t):
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for k in range(5):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), t)
+        losses.append(loss.item())
+        loss.backward()
+        if k == 0:
+            for pn, p in model.named_parameters():
+                save(d, "bntrain_grad__%s.npy" % pn, p.grad.numpy())
+        opt.step()
+    save(d, "bntrain_running_mean.npy", model.bn.running_mean.numpy())
+    save(d, "bntrain_running_var.npy", model.bn.running_var.numpy())
+    model.eval()
+    with torch.no_grad():
+        out = model(x)
+        losses.append(F.cross_entropy(out, t).item())
+    save(d, "bntrain_steps.npy", np.array(losses, dtype=np.float64))
+    save(d, "bntrain_out.npy", out.numpy())
+
+
+def make_bn1d():
+    import onnx
+    from onnx import TensorProto, helper
+    inits = [helper.make_tensor("scale", TensorProto.FLOAT, [4], [1.0, 0.5, 2.0, 1.5]),
+             helper.make_tensor("bias", TensorProto.FLOAT, [4], [0.0, 0.1, -0.2, 0.3]),
+             helper.make_tensor("mean", TensorProto.FLOAT, [4], [0.5, -0.5, 0.25, 0.0]),
+             helper.make_tensor("var", TensorProto.FLOAT, [4], [1.0, 2.0, 0.5, 1.5])]
+    node = helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y"],
+                            name="bn", epsilon=1e-5, momentum=0.7)
+    g = helper.make_graph([node], "bn1d",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(OUT, "bn1d.onnx"))
+
+
+def make_dropout():
+    import onnx
+    from onnx import TensorProto, helper
+    w = helper.make_tensor("w", TensorProto.FLOAT, [64, 64], [1.0] * 4096)
+    ratio = helper.make_tensor("ratio", TensorProto.FLOAT, [], [0.25])
+    nodes = [helper.make_node("Mul", ["x", "w"], ["xw"], name="mul"),
+             helper.make_node("Dropout", ["xw", "ratio"], ["y"], name="drop")]
+    g = helper.make_graph(nodes, "dropout",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 64])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 64])],
+                          [w, ratio])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(OUT, "dropout.onnx"))
+    x = 0.5 + (np.arange(64 * 64) % 7).astype(np.float32).reshape(64, 64) / 7
+    np.save(os.path.join(OUT, "dropout_x.npy"), x.astype(np.float32))
+    np.save(os.path.join(OUT, "dropout_t.npy"), np.full((64, 64), -10.0, dtype=np.float32))
 
 
 def main():
@@ -159,6 +241,8 @@ def main():
     torch.onnx.export(two, (torch.randn(6, 8),), os.path.join(OUT, "two_heads.onnx"),
                       opset_version=13, input_names=["x"], output_names=["ya", "yb"],
                       do_constant_folding=False)
+    make_dropout()
+    make_bn1d()
 
 
 if __name__ == "__main__":

@@ -44,5 +44,5 @@ static ember_status *onnx_entry_load(const em_load_args *a, em_graph *g, em_load
 const em_loader em_loader_onnx = {
     "onnx", "an ONNX model",
     "configured with EMBER_WITH_ONNX=OFF or without protobuf-c", false, onnx_sniff,
-    ONNX_LOAD, ONNX_READ_TENSOR, ONNX_READ_VALUE,
+    ONNX_LOAD, ONNX_READ_TENSOR, ONNX_READ_VALUE, NULL,
 };

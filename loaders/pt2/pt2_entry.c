@@ -111,5 +111,5 @@ static ember_status *pt2_entry_load(const em_load_args *a, em_graph *g, em_load_
 const em_loader em_loader_pt2 = {
     "pt2", "a torch.export archive (.pt2)",
     "configured with EMBER_WITH_PT2=OFF or without libzip", false, pt2_sniff, PT2_LOAD, NULL,
-    NULL,
+    NULL, NULL,
 };

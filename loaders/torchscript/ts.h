@@ -33,4 +33,20 @@
  */
 ember_status *em_ts_load(const em_load_args *a, em_graph *g);
 
+/*
+ * ts_save.c, the loader table's save_weights (ir/loader.h): a copy of the archive `image` with
+ * the tensors of `w` rewritten. Tensors are found as the loader names them: the path of
+ * attributes from the root module in data.pkl ("layer1.0.conv1.weight", the state_dict
+ * names); each must be a float32 (or, for add_i64, int64) tensor of numel elements stored in a
+ * `data/<key>` record. The bytes of those records are replaced in place (strides and storage
+ * offset honoured, so views and tied weights stay views of one storage), their CRC-32 updated
+ * in the central directory, the local header and the data descriptor; every other byte of the
+ * file (code, pickles, constants, alignment, record order) is kept, so torch.jit.load sees the
+ * same module tree and code. Returns INVALID_ARG (a name not found, naming it; a dtype or size
+ * that does not match), UNSUPPORTED (a compressed storage record), INVALID_MODEL (what opening
+ * the archive finds), IO naming `path`, OUT_OF_MEMORY.
+ */
+ember_status *em_ts_save_weights(em_storage *image, const char *what, const em_weight_patch *w,
+                                 size_t n, const char *path, const ember_allocator *al);
+
 #endif /* EMBER_LOADERS_TORCHSCRIPT_TS_H */

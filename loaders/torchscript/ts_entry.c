@@ -27,14 +27,16 @@ static ember_status *ts_entry_load(const em_load_args *a, em_graph *g, em_load_i
     return em_ts_load(a, g);
 }
 #define TS_LOAD ts_entry_load
+#define TS_SAVE em_ts_save_weights
 #else
 #define TS_LOAD NULL
+#define TS_SAVE NULL
 #endif
 
 const em_loader em_loader_torchscript = {
     "torchscript", "a TorchScript archive",
     "configured with EMBER_WITH_TORCHSCRIPT=OFF or without libzip", false, zip_sniff, TS_LOAD,
-    NULL, NULL,
+    NULL, NULL, TS_SAVE,
 };
 
 static bool pickle_sniff(const unsigned char *d, size_t n)
@@ -53,4 +55,5 @@ static ember_status *pickle_refuse(const em_load_args *a, em_graph *g, em_load_i
 
 const em_loader em_loader_torch_save = {
     "torch.save", "a torch.save() pickle", NULL, true, pickle_sniff, pickle_refuse, NULL, NULL,
+    NULL,
 };

@@ -6,6 +6,8 @@
  */
 #include "api/api_internal.h"
 
+#include "api/loaders.h"
+
 #include "autograd/trainer.h"
 #include "core/alloc.h"
 #include "core/status.h"
@@ -14,6 +16,7 @@
 #include "plan/fold.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Most train / freeze patterns one options object holds. */
@@ -28,6 +31,8 @@ struct ember_trainer_options {
     char *freeze[EM_MAX_TRAIN_PATTERNS];
     em_optim_cfg optim;
     int threads;
+    bool bn_train, dropout_train;
+    uint64_t seed;
 };
 
 struct ember_trainer {
@@ -45,6 +50,13 @@ struct ember_trainer {
     int out_rank;
     int64_t steps;
     bool have_grad;
+    /* BatchNormalization in train mode (autograd/train_modes.c): per node, the running mean
+     * and variance (model state, saved with the weights) and the step's batch statistics */
+    int n_bn;
+    char **bn_stat;        /* 2 per node (mean, var); owned */
+    double *bn_momentum;   /* PyTorch's momentum (the batch value's weight) */
+    ember_tensor **stat;   /* 2 per node: the running statistics */
+    ember_tensor **bn_out; /* 3 per node: batch mean, biased batch variance, Size(X) */
 };
 
 /* ---- options ---- */
@@ -227,6 +239,31 @@ ember_status *ember_trainer_options_set_lr_schedule(ember_trainer_options *o,
     return NULL;
 }
 
+ember_status *ember_trainer_options_set_batchnorm(ember_trainer_options *o,
+                                                  ember_batchnorm_mode mode)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_batchnorm", "opts");
+    }
+    if ((unsigned)mode > EMBER_BATCHNORM_TRAIN) {
+        return em_status_new(EMBER_ERR_INVALID_ARG,
+                             "trainer_options_set_batchnorm: unknown mode %d", (int)mode);
+    }
+    o->bn_train = mode == EMBER_BATCHNORM_TRAIN;
+    return NULL;
+}
+
+ember_status *ember_trainer_options_set_dropout(ember_trainer_options *o, bool train,
+                                                uint64_t seed)
+{
+    if (o == NULL) {
+        return em_api_null_arg("trainer_options_set_dropout", "opts");
+    }
+    o->dropout_train = train;
+    o->seed = seed;
+    return NULL;
+}
+
 void ember_trainer_options_set_threads(ember_trainer_options *o, int n_threads)
 {
     if (o != NULL) {
@@ -253,6 +290,17 @@ void ember_trainer_destroy(ember_trainer *t)
         em_free(al, t->m != NULL ? t->m[i] : NULL);
         em_free(al, t->v != NULL ? t->v[i] : NULL);
     }
+    for (int i = 0; i < 2 * t->n_bn; i++) {
+        em_free(al, t->bn_stat != NULL ? t->bn_stat[i] : NULL);
+        ember_tensor_destroy(t->stat != NULL ? t->stat[i] : NULL);
+    }
+    for (int i = 0; t->bn_out != NULL && i < 3 * t->n_bn; i++) {
+        ember_tensor_destroy(t->bn_out[i]);
+    }
+    em_free(al, t->bn_stat);
+    em_free(al, t->bn_momentum);
+    em_free(al, t->stat);
+    em_free(al, t->bn_out);
     em_free(al, t->names);
     em_free(al, t->value);
     em_free(al, t->grad);
@@ -314,6 +362,69 @@ static ember_status *make_params(ember_trainer *t)
     return em_tensor_new_owned(al, EMBER_DTYPE_F32, NULL, 0, &t->loss_t);
 }
 
+/* The running statistics of train-mode BatchNormalization (copied from the model) and the
+ * buffers of the batch statistics each step returns. */
+static ember_status *make_stats(ember_trainer *t)
+{
+    const ember_allocator *al = t->src->al;
+    size_t n = (size_t)t->n_bn;
+    t->stat = em_calloc(al, 2 * n + 1, sizeof *t->stat);
+    t->bn_out = em_calloc(al, 3 * n + 1, sizeof *t->bn_out);
+    if (t->stat == NULL || t->bn_out == NULL) {
+        return em_status_oom();
+    }
+    for (int i = 0; i < 2 * t->n_bn; i++) {
+        const em_value *x = &t->src->g->values[em_graph_find_value(t->src->g, t->bn_stat[i])];
+        EM_RETURN_IF_ERROR(em_tensor_new_owned(al, EMBER_DTYPE_F32, x->init.dims, x->init.rank,
+                                               &t->stat[i]));
+        memcpy(t->stat[i]->t.data, x->init.data, t->stat[i]->nbytes);
+        if (i % 2 == 0) {
+            EM_RETURN_IF_ERROR(em_tensor_new_owned(al, EMBER_DTYPE_F32, x->init.dims,
+                                                   x->init.rank, &t->bn_out[3 * (i / 2)]));
+            EM_RETURN_IF_ERROR(em_tensor_new_owned(al, EMBER_DTYPE_F32, x->init.dims,
+                                                   x->init.rank, &t->bn_out[3 * (i / 2) + 1]));
+            EM_RETURN_IF_ERROR(em_tensor_new_owned(al, EMBER_DTYPE_I64, NULL, 0,
+                                                   &t->bn_out[3 * (i / 2) + 2]));
+        }
+    }
+    return NULL;
+}
+
+/* Checks the batch statistics of the last run: n = N x spatial > 1 per channel (PyTorch
+ * refuses the same: the unbiased variance divides by n - 1). */
+static ember_status *check_bn_batch(const ember_trainer *t)
+{
+    for (int k = 0; k < t->n_bn; k++) {
+        int64_t ch = em_tensor_numel(&t->bn_out[3 * k]->t);
+        int64_t size = *(const int64_t *)t->bn_out[3 * k + 2]->t.data;
+        if (ch <= 0 || size / ch <= 1) {
+            return em_status_new(EMBER_ERR_INVALID_ARG,
+                                 "trainer: BatchNormalization of '%s' in train mode needs more "
+                                 "than one value per channel (got %lld); use a larger batch or "
+                                 "frozen BatchNormalization", t->bn_stat[2 * k],
+                                 (long long)(ch > 0 ? size / ch : 0));
+        }
+    }
+    return NULL;
+}
+
+/* PyTorch's running-statistics update (train_modes.c gives the formula and the momentum
+ * convention), in double. */
+static void update_bn_stats(ember_trainer *t)
+{
+    for (int k = 0; k < t->n_bn; k++) {
+        double m = t->bn_momentum[k];
+        const float *mean = t->bn_out[3 * k]->t.data, *var = t->bn_out[3 * k + 1]->t.data;
+        int64_t ch = em_tensor_numel(&t->bn_out[3 * k]->t);
+        double n = (double)(*(const int64_t *)t->bn_out[3 * k + 2]->t.data / ch);
+        float *rm = t->stat[2 * k]->t.data, *rv = t->stat[2 * k + 1]->t.data;
+        for (int64_t c = 0; c < ch; c++) {
+            rm[c] = (float)((1.0 - m) * rm[c] + m * mean[c]);
+            rv[c] = (float)((1.0 - m) * rv[c] + m * var[c] * n / (n - 1.0));
+        }
+    }
+}
+
 ember_status *ember_trainer_create(const ember_model *model, const ember_trainer_options *opts,
                                    ember_trainer **out)
 {
@@ -345,7 +456,8 @@ ember_status *ember_trainer_create(const ember_model *model, const ember_trainer
     em_train_spec spec = {kinds[opts->loss], opts->reduction == EMBER_REDUCTION_SUM,
                           opts->label_smoothing, opts->n_train,
                           (const char *const *)opts->train, opts->n_freeze,
-                          (const char *const *)opts->freeze};
+                          (const char *const *)opts->freeze, opts->bn_train,
+                          opts->dropout_train, opts->seed};
     st = em_train_build(model->g, &spec, &tg);
     if (st != NULL && ember_status_code(st) == EMBER_ERR_UNSUPPORTED &&
         (model->graph_opt == EMBER_GRAPH_OPT_BASIC || model->graph_opt == EMBER_GRAPH_OPT_ALL)) {
@@ -361,8 +473,25 @@ ember_status *ember_trainer_create(const ember_model *model, const ember_trainer
     tg.names = NULL;
     t->n_classes = tg.n_classes;
     t->out_rank = tg.out_rank;
+    if (opts->bn_train && tg.n_bn == 0) {
+        em_model_log(model, EMBER_LOG_WARN, "trainer: BatchNormalization train mode asked for, "
+                     "but the model has no BatchNormalization node (folded into the "
+                     "convolutions by the export?)");
+    }
+    if (opts->dropout_train && tg.n_dropout == 0) {
+        em_model_log(model, EMBER_LOG_WARN, "trainer: Dropout train mode asked for, but the "
+                     "model has no Dropout node (eval-mode exports and TorchScript drop them)");
+    }
+    t->n_bn = tg.n_bn;
+    t->bn_stat = tg.bn_stat;
+    t->bn_momentum = tg.bn_momentum;
+    tg.bn_stat = NULL;
+    tg.bn_momentum = NULL;
+    em_free(model->al, tg.bn_node);
+    tg.bn_node = NULL;
     EMBER_TRY(train_model(model, &tg, &t->tm));
     EMBER_TRY(make_params(t));
+    EMBER_TRY(make_stats(t));
     EMBER_TRY(ember_session_options_create(&so));
     ember_session_options_set_threads(so, opts->threads);
     EMBER_TRY(ember_session_create(t->tm, so, &t->s));
@@ -421,7 +550,8 @@ static ember_status *forward_backward(const char *fn, ember_trainer *t,
         }
     }
     EM_RETURN_IF_ERROR(check_target(t, target));
-    size_t n_in = n_inputs + 1 + (size_t)t->n_params, n_out = 1 + (size_t)t->n_params;
+    size_t n_in = n_inputs + 1 + (size_t)t->n_params;
+    size_t n_out = 1 + (size_t)t->n_params + 3 * (size_t)t->n_bn;
     ember_tensor **in = em_malloc(t->src->al, sizeof *in * (n_in + n_out));
     if (in == NULL) {
         return em_status_oom();
@@ -434,12 +564,16 @@ static ember_status *forward_backward(const char *fn, ember_trainer *t,
         in[n_inputs + 1 + (size_t)i] = t->value[i];
         out[1 + i] = t->grad[i];
     }
+    for (int i = 0; i < 3 * t->n_bn; i++) {
+        out[1 + t->n_params + i] = t->bn_out[i];
+    }
     ember_status *st = ember_session_run(t->s, in, n_in, out, n_out);
     em_free(t->src->al, in);
     if (st != NULL) {
         return em_status_wrap(st, "%s", fn);
     }
     t->have_grad = true;
+    EM_RETURN_IF_ERROR(check_bn_batch(t));
     double l = *(const float *)t->loss_t->t.data;
     if (loss != NULL) {
         *loss = l;
@@ -467,6 +601,7 @@ ember_status *ember_trainer_step(ember_trainer *t, ember_tensor *const *inputs, 
         em_optim_update(&t->optim, lr, t->steps, t->value[i]->t.data, t->grad[i]->t.data, t->m[i],
                         t->v[i], em_tensor_numel(&t->value[i]->t));
     }
+    update_bn_stats(t);
     return NULL;
 }
 
@@ -508,7 +643,17 @@ static ember_status *param_copy(const char *fn, const ember_trainer *t, const ch
         memcpy((*out)->t.data, s->t.data, s->nbytes);
         return NULL;
     }
-    return em_status_new(EMBER_ERR_INVALID_ARG, "%s: '%s' is not a trainable parameter", fn, name);
+    for (int i = 0; !grad && i < 2 * t->n_bn; i++) {
+        if (strcmp(t->bn_stat[i], name) == 0) {
+            const ember_tensor *s = t->stat[i];
+            EM_RETURN_IF_ERROR(em_tensor_new_owned(NULL, EMBER_DTYPE_F32, s->t.dims, s->t.rank,
+                                                   out));
+            memcpy((*out)->t.data, s->t.data, s->nbytes);
+            return NULL;
+        }
+    }
+    return em_status_new(EMBER_ERR_INVALID_ARG, "%s: '%s' is not a trainable parameter%s", fn,
+                         name, grad ? "" : " or a running statistic");
 }
 
 ember_status *ember_trainer_param_value(const ember_trainer *t, const char *name,
@@ -529,25 +674,87 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The TorchScript archive the model was loaded from, its trained tensors rewritten
+ * (loaders/torchscript/ts_save.c): parameters, running statistics, and num_batches_tracked
+ * advanced by the steps taken (PyTorch counts every train-mode forward of a BatchNorm). */
+static ember_status *save_pt(const ember_trainer *t, const char *path)
+{
+    const em_loader *ld = em_loader_named(t->src->format);
+    if (ld == NULL || ld->save_weights == NULL || t->src->bytes == NULL) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED,
+                             "trainer_save: %s: a .pt archive is written only for a model loaded "
+                             "from a TorchScript archive (this one is %s); save it as .onnx",
+                             path, t->src->format != NULL ? t->src->format : "unknown");
+    }
+    size_t n = (size_t)t->n_params + 3 * (size_t)t->n_bn;
+    em_weight_patch *w = em_calloc(t->src->al, n + 1, sizeof *w);
+    char **nbt = em_calloc(t->src->al, (size_t)t->n_bn + 1, sizeof *nbt);
+    ember_status *st = NULL;
+    if (w == NULL || nbt == NULL) {
+        st = em_status_oom();
+        goto done;
+    }
+    size_t k = 0;
+    for (int i = 0; i < t->n_params; i++, k++) {
+        w[k] = (em_weight_patch){t->names[i], t->value[i]->t.data,
+                                 em_tensor_numel(&t->value[i]->t), 0, false};
+    }
+    for (int i = 0; i < 2 * t->n_bn; i++, k++) {
+        w[k] = (em_weight_patch){t->bn_stat[i], t->stat[i]->t.data,
+                                 em_tensor_numel(&t->stat[i]->t), 0, false};
+    }
+    static const char suffix[] = ".running_mean";
+    for (int i = 0; i < t->n_bn && t->steps > 0; i++) {
+        const char *rm = t->bn_stat[2 * i];
+        size_t len = strlen(rm), sl = sizeof suffix - 1;
+        if (len < sl || strcmp(rm + len - sl, suffix) != 0) {
+            continue;
+        }
+        nbt[i] = em_malloc(t->src->al, len + 32);
+        if (nbt[i] == NULL) {
+            st = em_status_oom();
+            goto done;
+        }
+        snprintf(nbt[i], len + 32, "%.*s.num_batches_tracked", (int)(len - sl), rm);
+        w[k++] = (em_weight_patch){nbt[i], NULL, 1, t->steps, true};
+    }
+    st = ld->save_weights(t->src->bytes, "the model's TorchScript archive", w, k, path,
+                          t->src->al);
+done:
+    for (int i = 0; nbt != NULL && i < t->n_bn; i++) {
+        em_free(t->src->al, nbt[i]);
+    }
+    em_free(t->src->al, nbt);
+    em_free(t->src->al, w);
+    return st != NULL ? em_status_wrap(st, "trainer_save") : NULL;
+}
+
 ember_status *ember_trainer_save(const ember_trainer *t, const char *path)
 {
     if (t == NULL || path == NULL) {
         return em_api_null_arg("trainer_save", t == NULL ? "trainer" : "path");
     }
     if (ends_with(path, ".pt") || ends_with(path, ".pth")) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED,
-                             "trainer_save: %s: saving a TorchScript archive is not implemented "
-                             "yet; save the trained model as .onnx", path);
+        return save_pt(t, path);
     }
-    void **data = em_malloc(t->src->al, sizeof *data * ((size_t)t->n_params + 1));
-    if (data == NULL) {
+    size_t n = (size_t)t->n_params + 2 * (size_t)t->n_bn;
+    void **data = em_malloc(t->src->al, sizeof *data * (n + 1));
+    char **names = em_malloc(t->src->al, sizeof *names * (n + 1));
+    if (data == NULL || names == NULL) {
+        em_free(t->src->al, data);
+        em_free(t->src->al, names);
         return em_status_oom();
     }
     for (int i = 0; i < t->n_params; i++) {
         data[i] = t->value[i]->t.data;
+        names[i] = t->names[i];
+    }
+    for (int i = 0; i < 2 * t->n_bn; i++) {
+        data[t->n_params + i] = t->stat[i]->t.data;
+        names[t->n_params + i] = t->bn_stat[i];
     }
     em_graph *g = NULL;
-    ember_status *st = em_train_export(t->src->g, t->n_params, t->names, data, &g);
+    ember_status *st = em_train_export(t->src->g, (int)n, names, data, &g);
     if (st == NULL) {
         em_onnx_write_opts o = {0};
         for (size_t i = 0; i < t->src->n_opsets; i++) {
@@ -560,5 +767,6 @@ ember_status *ember_trainer_save(const ember_trainer *t, const char *path)
     }
     em_graph_destroy(g);
     em_free(t->src->al, data);
+    em_free(t->src->al, names);
     return st != NULL ? em_status_wrap(st, "trainer_save") : NULL;
 }

@@ -413,7 +413,13 @@ void em_train_graph_free(em_train_graph *tg)
     for (int i = 0; tg->names != NULL && i < tg->n_params; i++) {
         em_free(tg->g->al, tg->names[i]);
     }
+    for (int i = 0; tg->bn_stat != NULL && i < 2 * tg->n_bn; i++) {
+        em_free(tg->g->al, tg->bn_stat[i]);
+    }
     em_free(tg->g->al, tg->names);
+    em_free(tg->g->al, tg->bn_stat);
+    em_free(tg->g->al, tg->bn_node);
+    em_free(tg->g->al, tg->bn_momentum);
     em_graph_destroy(tg->g);
     memset(tg, 0, sizeof *tg);
 }
@@ -439,6 +445,7 @@ ember_status *em_train_build(const em_graph *src, const em_train_spec *spec, em_
         goto fail;
     }
     EMBER_TRY(clone_graph(src, g, map));
+    EMBER_TRY(em_train_set_modes(g, spec, out));
     EMBER_TRY(em_graph_infer_shapes(g));
     int y = g->outputs[0];
     sel = em_calloc(g->al, (size_t)g->n_values + 1, 1);
@@ -507,6 +514,7 @@ ember_status *em_train_build(const em_graph *src, const em_train_spec *spec, em_
         st = c.st;
         goto fail;
     }
+    EMBER_TRY(em_train_mode_outputs(g, out));
     EMBER_TRY(em_graph_verify(g));
 fail:
     em_free(src->al, map);

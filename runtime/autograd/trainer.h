@@ -46,6 +46,9 @@ typedef struct em_train_spec {
     const char *const *train;
     int n_freeze;             /* patterns of parameters to keep constant */
     const char *const *freeze;
+    bool bn_train;            /* BatchNormalization with batch statistics (train_modes.c) */
+    bool dropout_train;       /* Dropout on, seeded from `seed` */
+    uint64_t seed;
 } em_train_spec;
 
 typedef struct em_train_graph {
@@ -55,6 +58,13 @@ typedef struct em_train_graph {
     char **names;      /* parameter names (owned, allocated with g->al) */
     int64_t n_classes; /* CE / NLL: the output's dim 1 when known, else -1 */
     int out_rank;      /* rank of model output 0 (-1 unknown) */
+    /* BatchNormalization nodes in train mode (train_modes.c): after the gradients, the training
+     * graph outputs per node its batch mean [C], biased batch variance [C] and Size(X) (i64) */
+    int n_bn;
+    int *bn_node;          /* node indices in g */
+    char **bn_stat;        /* 2 per node: the running mean's and running variance's names */
+    double *bn_momentum;   /* PyTorch's momentum: the weight of the batch value */
+    int n_dropout;         /* Dropout nodes put in train mode */
 } em_train_graph;
 
 /* Builds the training graph of `src` (not changed). Errors: INVALID_ARG for a pattern that
@@ -64,6 +74,11 @@ typedef struct em_train_graph {
  * errors (an op without a gradient rule, naming the node). */
 ember_status *em_train_build(const em_graph *src, const em_train_spec *spec, em_train_graph *out);
 void em_train_graph_free(em_train_graph *tg);
+
+/* train_modes.c: sets BatchNormalization / Dropout train mode on g per s (before autograd),
+ * then (after it) adds the BatchNormalization statistics outputs. */
+ember_status *em_train_set_modes(em_graph *g, const em_train_spec *s, em_train_graph *tg);
+ember_status *em_train_mode_outputs(em_graph *g, em_train_graph *tg);
 
 /* A clone of `src` whose initializers named names[0..n) read data[i] (borrowed: same dtype
  * and shape as the initializer), for saving the trained model. */

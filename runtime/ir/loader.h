@@ -79,6 +79,18 @@ typedef struct em_load_info {
     int64_t *opset_versions;
 } em_load_info;
 
+/* One tensor of a model file to rewrite (em_loader.save_weights): `name` as the loader names
+ * the initializer (TorchScript: the state_dict name), and either f32 values (`f32`, numel
+ * elements, in the tensor's logical C order) or, with f32 NULL, `add_i64` added to an int64
+ * tensor (BatchNorm's num_batches_tracked). An `optional` tensor the file lacks is skipped. */
+typedef struct em_weight_patch {
+    const char *name;
+    const float *f32;
+    int64_t numel;
+    int64_t add_i64;
+    bool optional;
+} em_weight_patch;
+
 typedef struct em_loader {
     const char *name;    /* "onnx": build info, messages */
     const char *kind;    /* what sniff recognised, for messages: "an ONNX model" */
@@ -99,6 +111,12 @@ typedef struct em_loader {
      * OptionalProto) into a run-time value. */
     ember_status *(*read_value)(const void *data, size_t size, const char *what, em_vtype vt,
                                 const ember_allocator *al, em_rv *out);
+    /* Optional: writes to `path` (whole or not at all) a copy of the model file `image` with
+     * the n tensors of `w` replaced and everything else kept (a trainer's save in the model's
+     * own format). `what` names the source in messages. NULL: not supported or not built. */
+    ember_status *(*save_weights)(em_storage *image, const char *what,
+                                  const em_weight_patch *w, size_t n, const char *path,
+                                  const ember_allocator *al);
 } em_loader;
 
 #endif /* EMBER_IR_LOADER_H */

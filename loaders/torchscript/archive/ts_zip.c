@@ -54,6 +54,7 @@ typedef struct ts_rec {
     const char *sub;    /* the name below the root */
     uint64_t index;     /* libzip's entry index */
     uint64_t local;     /* local header offset */
+    uint64_t central;   /* central directory entry offset */
     uint64_t payload;   /* payload offset */
     uint64_t comp, size;
     uint32_t crc;       /* the central directory's CRC-32 */
@@ -155,7 +156,7 @@ typedef struct cent {
     const unsigned char *name;
     uint16_t nlen, method, flags;
     uint32_t crc;
-    uint64_t comp, size, local;
+    uint64_t comp, size, local, at;
 } cent;
 
 /* Reads the ZIP64 extra field (id 1) of a header: the 64-bit twins of the fields saturated
@@ -195,6 +196,7 @@ static ember_status *read_central(const em_ts_zip *z, const unsigned char *b, ui
                                   uint64_t *at, cent *c)
 {
     const unsigned char *h = b + *at;
+    c->at = *at;
     if (end - *at < CENTRAL_SIZE || rd32(h) != SIG_CENTRAL) {
         return bad(z, "bad central directory entry", NULL);
     }
@@ -409,8 +411,8 @@ static ember_status *add_entry(em_ts_zip *z, const unsigned char *b, uint64_t li
     }
     ts_rec *r = &z->recs[z->n];
     *r = (ts_rec){.name = name, .sub = name + rootlen + 1, .index = i, .local = c->local,
-                  .comp = c->comp, .size = c->size, .crc = c->crc, .method = c->method,
-                  .flags = c->flags};
+                  .central = c->at, .comp = c->comp, .size = c->size, .crc = c->crc,
+                  .method = c->method, .flags = c->flags};
     EMBER_TRY(read_local(z, b, limit, r, c->crc));
     *skip = false;
     return NULL;
@@ -564,6 +566,17 @@ static const ts_rec *find(const em_ts_zip *z, const char *name)
 }
 
 bool em_ts_zip_has(const em_ts_zip *z, const char *name) { return find(z, name) != NULL; }
+
+bool em_ts_zip_locate(const em_ts_zip *z, const char *name, em_ts_zip_loc *out)
+{
+    const ts_rec *r = find(z, name);
+    if (r == NULL) {
+        return false;
+    }
+    *out = (em_ts_zip_loc){r->local, r->central, r->payload, r->comp, r->size, r->method,
+                           r->flags};
+    return true;
+}
 
 static ember_status *crc_mismatch(const em_ts_zip *z, const ts_rec *r, uint32_t computed)
 {

@@ -70,6 +70,16 @@ size_t em_ts_zip_count(const em_ts_zip *z);
 const char *em_ts_zip_name(const em_ts_zip *z, size_t i);
 bool em_ts_zip_has(const em_ts_zip *z, const char *name);
 
+/* Where record `name` (below the root) lies in the image, for rewriting it in place
+ * (ts_save.c): byte offsets of its local header, central directory entry and payload, its
+ * compressed and plain sizes, method (0 stored, 8 deflate) and general-purpose flags (bit 3: a
+ * data descriptor follows the payload). False when there is no such record. */
+typedef struct em_ts_zip_loc {
+    uint64_t local, central, payload, comp, size;
+    uint16_t method, flags;
+} em_ts_zip_loc;
+bool em_ts_zip_locate(const em_ts_zip *z, const char *name, em_ts_zip_loc *out);
+
 /* Flags of em_ts_zip_read. */
 enum {
     /* A stored record of a file the caller trusts: its CRC-32 is not computed (the weights of

@@ -168,10 +168,13 @@ static ember_status *fill_like_dim(ts_lower *L, const ts_call *c, int x, int d, 
 static ember_status *lower_batch_norm(ts_lower *L, const ts_call *c, ts_av **out)
 {
     bool training = false;
-    double eps = 1e-5;
+    double eps = 1e-5, momentum = 0.1;
     int in[5] = {-1, -1, -1, -1, -1}, node = -1;
     TS_TRY(em_ts_arg_bool(L, c, 5, &training));
     TS_TRY(em_ts_arg_float(L, c, 7, &eps));
+    if (!em_ts_arg_none(c, 6)) {
+        TS_TRY(em_ts_arg_float(L, c, 6, &momentum));
+    }
     if (training || em_ts_arg_none(c, 3) || em_ts_arg_none(c, 4)) {
         return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "batch_norm in training mode (batch "
                       "statistics): save the model after model.eval()");
@@ -191,6 +194,9 @@ static ember_status *lower_batch_norm(ts_lower *L, const ts_call *c, ts_av **out
     }
     TS_TRY(em_ts_emit1(L, c, EM_OP_BATCHNORM, in, 5, &node, out));
     TS_TRY(em_node_set_float(L->g, node, "epsilon", (float)eps));
+    /* ONNX's momentum weighs the old running value, PyTorch's the batch value (a trainer in
+     * train mode reads it, autograd/train_modes.c) */
+    TS_TRY(em_node_set_float(L->g, node, "momentum", (float)(1.0 - momentum)));
     return em_ts_infer(L, c, node);
 }
 
