@@ -11,11 +11,13 @@ import numpy as np
 
 from .._errors import InvalidArgument
 from .._model import Model
+from ..serve import _V2, _v2_datatype, _v2_shape
 
-# ember dtype name -> V2 datatype (the protocol has no float8 / 4-bit types)
-V2_DATATYPE = {"bool": "BOOL", "u8": "UINT8", "u16": "UINT16", "u32": "UINT32", "u64": "UINT64",
-               "i8": "INT8", "i16": "INT16", "i32": "INT32", "i64": "INT64", "f16": "FP16",
-               "f32": "FP32", "f64": "FP64", "string": "BYTES", "bf16": "BF16"}
+# The V2 datatype mapping of ember.serve (ember dtype name -> V2 datatype, shapes with -1 for
+# symbolic dims), shared by the runtimes.
+V2_DATATYPE = _V2
+v2_datatype = _v2_datatype
+v2_shape = _v2_shape
 
 # Keys a model's settings may give (MLServer: parameters.extra; KServe: keyword arguments),
 # as ember.Model's keyword arguments.
@@ -48,14 +50,6 @@ def open_model(uri, extra, where):
 
 def is_builtin(uri):
     return isinstance(uri, str) and (uri == "builtin" or uri.startswith("builtin:"))
-
-
-def v2_datatype(info):
-    return V2_DATATYPE.get(info.dtype_name, info.dtype_name.upper())
-
-
-def v2_shape(shape):
-    return [d if isinstance(d, int) else -1 for d in shape] if shape is not None else []
 
 
 def reshape(name, flat, shape):
