@@ -40,7 +40,8 @@
 
 /* ---- errors and logging ---- */
 
-static TRITONSERVER_Error *em_errf(TRITONSERVER_Error_Code code, const char *fmt, ...) {
+static TRITONSERVER_Error *em_errf(TRITONSERVER_Error_Code code, const char *fmt, ...)
+{
     char msg[EM_TRITON_MSG];
     va_list ap;
     va_start(ap, fmt);
@@ -49,19 +50,27 @@ static TRITONSERVER_Error *em_errf(TRITONSERVER_Error_Code code, const char *fmt
     return TRITONSERVER_ErrorNew(code, msg);
 }
 
-static TRITONSERVER_Error_Code em_code(ember_code c) {
+static TRITONSERVER_Error_Code em_code(ember_code c)
+{
     switch (c) {
-    case EMBER_ERR_INVALID_ARG: return TRITONSERVER_ERROR_INVALID_ARG;
-    case EMBER_ERR_UNSUPPORTED: return TRITONSERVER_ERROR_UNSUPPORTED;
-    case EMBER_ERR_IO: return TRITONSERVER_ERROR_NOT_FOUND;
-    case EMBER_ERR_OUT_OF_MEMORY: return TRITONSERVER_ERROR_UNAVAILABLE;
-    case EMBER_ERR_INVALID_MODEL: return TRITONSERVER_ERROR_INVALID_ARG;
-    default: return TRITONSERVER_ERROR_INTERNAL;
+    case EMBER_ERR_INVALID_ARG:
+        return TRITONSERVER_ERROR_INVALID_ARG;
+    case EMBER_ERR_UNSUPPORTED:
+        return TRITONSERVER_ERROR_UNSUPPORTED;
+    case EMBER_ERR_IO:
+        return TRITONSERVER_ERROR_NOT_FOUND;
+    case EMBER_ERR_OUT_OF_MEMORY:
+        return TRITONSERVER_ERROR_UNAVAILABLE;
+    case EMBER_ERR_INVALID_MODEL:
+        return TRITONSERVER_ERROR_INVALID_ARG;
+    default:
+        return TRITONSERVER_ERROR_INTERNAL;
     }
 }
 
 /* A Triton error carrying ember's message (prefixed by `what` when given); frees `st`. */
-static TRITONSERVER_Error *em_from_status(ember_status *st, const char *what) {
+static TRITONSERVER_Error *em_from_status(ember_status *st, const char *what)
+{
     TRITONSERVER_Error *e =
         what ? em_errf(em_code(ember_status_code(st)), "%s: %s", what, ember_status_message(st))
              : TRITONSERVER_ErrorNew(em_code(ember_status_code(st)), ember_status_message(st));
@@ -69,7 +78,8 @@ static TRITONSERVER_Error *em_from_status(ember_status *st, const char *what) {
     return e;
 }
 
-static void em_log(TRITONSERVER_LogLevel level, int line, const char *fmt, ...) {
+static void em_log(TRITONSERVER_LogLevel level, int line, const char *fmt, ...)
+{
     if (!TRITONSERVER_LogIsEnabled(level)) {
         return;
     }
@@ -92,7 +102,8 @@ static void em_log(TRITONSERVER_LogLevel level, int line, const char *fmt, ...) 
         }                                                                                          \
     } while (0)
 
-static uint64_t em_now_ns(void) {
+static uint64_t em_now_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -121,7 +132,8 @@ static const struct {
 };
 #define EM_N_TYPES (sizeof em_types / sizeof em_types[0])
 
-static ember_dtype em_dtype_from_triton(TRITONSERVER_DataType t) {
+static ember_dtype em_dtype_from_triton(TRITONSERVER_DataType t)
+{
     for (size_t i = 0; i < EM_N_TYPES; i++) {
         if (em_types[i].triton == t) {
             return em_types[i].ember;
@@ -130,7 +142,8 @@ static ember_dtype em_dtype_from_triton(TRITONSERVER_DataType t) {
     return EMBER_DTYPE_UNDEFINED;
 }
 
-static TRITONSERVER_DataType em_dtype_to_triton(ember_dtype d) {
+static TRITONSERVER_DataType em_dtype_to_triton(ember_dtype d)
+{
     for (size_t i = 0; i < EM_N_TYPES; i++) {
         if (em_types[i].ember == d) {
             return em_types[i].triton;
@@ -139,7 +152,8 @@ static TRITONSERVER_DataType em_dtype_to_triton(ember_dtype d) {
     return TRITONSERVER_TYPE_INVALID;
 }
 
-static const char *em_config_type(ember_dtype d) {
+static const char *em_config_type(ember_dtype d)
+{
     for (size_t i = 0; i < EM_N_TYPES; i++) {
         if (em_types[i].ember == d) {
             return em_types[i].config;
@@ -168,18 +182,21 @@ typedef struct em_triton_instance {
 } em_triton_instance;
 
 /* A config parameter's string_value (NULL when absent). */
-static const char *em_param(const em_tj *config, const char *key) {
+static const char *em_param(const em_tj *config, const char *key)
+{
     const em_tj *p = em_tj_get(em_tj_get(config, "parameters"), key);
     const em_tj *v = em_tj_get(p, "string_value");
     return (v && v->kind == EM_TJ_STRING) ? v->string : NULL;
 }
 
-static bool em_file_exists(const char *path) {
+static bool em_file_exists(const char *path)
+{
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static TRITONSERVER_Error *em_read_params(em_triton_model *m, const em_tj *config) {
+static TRITONSERVER_Error *em_read_params(em_triton_model *m, const em_tj *config)
+{
     const em_tj *mb = em_tj_get(config, "max_batch_size");
     m->max_batch = (mb && mb->kind == EM_TJ_NUMBER) ? (int64_t)mb->number : 0;
     m->threads = 0;
@@ -228,7 +245,8 @@ static TRITONSERVER_Error *em_read_params(em_triton_model *m, const em_tj *confi
 }
 
 static TRITONSERVER_Error *em_find_file(em_triton_model *m, const char *repo, uint64_t version,
-                                        const em_tj *config) {
+                                        const em_tj *config)
+{
     const em_tj *dflt = em_tj_get(config, "default_model_filename");
     if (dflt && dflt->kind == EM_TJ_STRING && dflt->string[0]) {
         snprintf(m->path, sizeof m->path, "%s/%llu/%s", repo, (unsigned long long)version,
@@ -255,7 +273,8 @@ static TRITONSERVER_Error *em_find_file(em_triton_model *m, const char *repo, ui
 }
 
 /* Checks config.pbtxt's input / output lists, where given, against the loaded model. */
-static TRITONSERVER_Error *em_check_io(const em_triton_model *m, const em_tj *config, bool input) {
+static TRITONSERVER_Error *em_check_io(const em_triton_model *m, const em_tj *config, bool input)
+{
     const em_tj *list = em_tj_get(config, input ? "input" : "output");
     if (!list || list->kind != EM_TJ_ARRAY) {
         return NULL;
@@ -279,8 +298,8 @@ static TRITONSERVER_Error *em_check_io(const em_triton_model *m, const em_tj *co
                            input ? "input" : "output", name->string, input ? "input" : "output",
                            m->path);
         }
-        ember_dtype d = input ? ember_model_input_dtype(m->model, i)
-                              : ember_model_output_dtype(m->model, i);
+        ember_dtype d =
+            input ? ember_model_input_dtype(m->model, i) : ember_model_output_dtype(m->model, i);
         if (type && type->kind == EM_TJ_STRING && strcmp(type->string, em_config_type(d)) != 0) {
             return em_errf(TRITONSERVER_ERROR_INVALID_ARG,
                            "model '%s': config.pbtxt %s '%s' has data_type %s, the model's is %s",
@@ -291,7 +310,8 @@ static TRITONSERVER_Error *em_check_io(const em_triton_model *m, const em_tj *co
     return NULL;
 }
 
-static TRITONSERVER_Error *em_load(em_triton_model *m, const em_tj *config) {
+static TRITONSERVER_Error *em_load(em_triton_model *m, const em_tj *config)
+{
     ember_model_options *mo = NULL;
     ember_status *st = ember_model_options_create(&mo);
     if (!st && m->precision != EMBER_PRECISION_FP32) {
@@ -311,26 +331,26 @@ static TRITONSERVER_Error *em_load(em_triton_model *m, const em_tj *config) {
     for (size_t i = 0; i < m->n_in + m->n_out; i++) {
         bool in = i < m->n_in;
         size_t j = in ? i : i - m->n_in;
-        ember_type_kind kind = in ? ember_model_input_type(m->model, j)
-                                  : ember_model_output_type(m->model, j);
-        ember_dtype d = in ? ember_model_input_dtype(m->model, j)
-                           : ember_model_output_dtype(m->model, j);
+        ember_type_kind kind =
+            in ? ember_model_input_type(m->model, j) : ember_model_output_type(m->model, j);
+        ember_dtype d =
+            in ? ember_model_input_dtype(m->model, j) : ember_model_output_dtype(m->model, j);
         if (kind != EMBER_TYPE_TENSOR || em_dtype_to_triton(d) == TRITONSERVER_TYPE_INVALID) {
-            return em_errf(TRITONSERVER_ERROR_UNSUPPORTED,
-                           "model '%s': %s '%s' is a %s of %s: this backend carries dense "
-                           "tensors of numeric and bool dtypes only",
-                           m->name, in ? "input" : "output",
-                           in ? ember_model_input_name(m->model, j)
-                              : ember_model_output_name(m->model, j),
-                           kind == EMBER_TYPE_TENSOR ? "tensor" : "sequence or optional",
-                           ember_dtype_name(d));
+            return em_errf(
+                TRITONSERVER_ERROR_UNSUPPORTED,
+                "model '%s': %s '%s' is a %s of %s: this backend carries dense "
+                "tensors of numeric and bool dtypes only",
+                m->name, in ? "input" : "output",
+                in ? ember_model_input_name(m->model, j) : ember_model_output_name(m->model, j),
+                kind == EMBER_TYPE_TENSOR ? "tensor" : "sequence or optional", ember_dtype_name(d));
         }
     }
     EM_RETURN_IF_ERROR(em_check_io(m, config, true));
     return em_check_io(m, config, false);
 }
 
-static void em_model_free(em_triton_model *m) {
+static void em_model_free(em_triton_model *m)
+{
     if (m) {
         ember_model_destroy(m->model);
         free(m);
@@ -339,7 +359,8 @@ static void em_model_free(em_triton_model *m) {
 
 /* ---- backend, model and instance lifecycle ---- */
 
-TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_Backend *backend) {
+TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_Backend *backend)
+{
     const char *name = NULL;
     EM_RETURN_IF_ERROR(TRITONBACKEND_BackendName(backend, &name));
     uint32_t major = 0, minor = 0;
@@ -356,12 +377,14 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_B
     return NULL;
 }
 
-TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_Finalize(TRITONBACKEND_Backend *backend) {
+TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_Finalize(TRITONBACKEND_Backend *backend)
+{
     (void)backend;
     return NULL;
 }
 
-TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_ModelInitialize(TRITONBACKEND_Model *model) {
+TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_ModelInitialize(TRITONBACKEND_Model *model)
+{
     const char *name = NULL, *repo = NULL;
     uint64_t version = 0;
     TRITONBACKEND_ArtifactType art;
@@ -417,7 +440,8 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_ModelInitialize(TRITONBACK
     return NULL;
 }
 
-TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_ModelFinalize(TRITONBACKEND_Model *model) {
+TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_ModelFinalize(TRITONBACKEND_Model *model)
+{
     void *state = NULL;
     EM_RETURN_IF_ERROR(TRITONBACKEND_ModelState(model, &state));
     em_model_free(state);
@@ -425,7 +449,8 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error *TRITONBACKEND_ModelFinalize(TRITONBACKEN
 }
 
 TRITONBACKEND_ISPEC TRITONSERVER_Error *
-TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance *instance) {
+TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance *instance)
+{
     const char *name = NULL;
     TRITONBACKEND_Model *model = NULL;
     TRITONSERVER_InstanceGroupKind kind;
@@ -437,7 +462,7 @@ TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance *instance) {
     EM_RETURN_IF_ERROR(TRITONBACKEND_ModelInstanceModel(instance, &model));
     EM_RETURN_IF_ERROR(TRITONBACKEND_ModelState(model, &state));
     em_triton_model *m = state;
-    ember_device dev = m->device >= 0                              ? (ember_device)m->device
+    ember_device dev = m->device >= 0                               ? (ember_device)m->device
                        : kind == TRITONSERVER_INSTANCEGROUPKIND_GPU ? EMBER_DEVICE_CUDA
                                                                     : EMBER_DEVICE_CPU;
     if (dev == EMBER_DEVICE_CUDA && device_id != 0) {
@@ -479,7 +504,8 @@ TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance *instance) {
 }
 
 TRITONBACKEND_ISPEC TRITONSERVER_Error *
-TRITONBACKEND_ModelInstanceFinalize(TRITONBACKEND_ModelInstance *instance) {
+TRITONBACKEND_ModelInstanceFinalize(TRITONBACKEND_ModelInstance *instance)
+{
     void *state = NULL;
     EM_RETURN_IF_ERROR(TRITONBACKEND_ModelInstanceState(instance, &state));
     em_triton_instance *inst = state;
@@ -502,11 +528,12 @@ typedef struct em_job {
     ember_tensor **out;        /* n_out: what a run produced for this request, or NULL */
     size_t *want;              /* the outputs the request asks for (all when it names none) */
     uint32_t n_want;
-    int64_t batch;             /* dim 0 of the inputs when the model batches */
-    int group;                 /* batching group; -1: runs alone */
+    int64_t batch; /* dim 0 of the inputs when the model batches */
+    int group;     /* batching group; -1: runs alone */
 } em_job;
 
-static void em_job_clear(em_job *j, size_t n_in, size_t n_out) {
+static void em_job_clear(em_job *j, size_t n_in, size_t n_out)
+{
     for (size_t i = 0; j->in && i < n_in; i++) {
         ember_tensor_destroy(j->in[i]);
         free(j->copies[i]);
@@ -523,7 +550,8 @@ static void em_job_clear(em_job *j, size_t n_in, size_t n_out) {
     j->want = NULL;
 }
 
-static size_t em_model_input_index(const em_triton_model *m, const char *name) {
+static size_t em_model_input_index(const em_triton_model *m, const char *name)
+{
     for (size_t i = 0; i < m->n_in; i++) {
         if (strcmp(ember_model_input_name(m->model, i), name) == 0) {
             return i;
@@ -536,7 +564,8 @@ static size_t em_model_input_index(const em_triton_model *m, const char *name) {
  * gathered into one copy. */
 static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
                                            TRITONBACKEND_Input *input, size_t slot,
-                                           const char *name) {
+                                           const char *name)
+{
     TRITONSERVER_DataType tt;
     const int64_t *shape = NULL;
     uint32_t rank = 0, nbuf = 0;
@@ -582,8 +611,8 @@ static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
         }
         if (!e && off + bsize > want) {
             e = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
-                        "model '%s': input '%s': its buffers hold more than its byte size",
-                        m->name, name);
+                        "model '%s': input '%s': its buffers hold more than its byte size", m->name,
+                        name);
         }
         if (e) {
             free(copy);
@@ -611,8 +640,7 @@ static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
     if (copy) {
         data = copy;
     }
-    ember_status *st =
-        ember_tensor_wrap(dt, shape, (int)rank, data, (size_t)want, &j->in[slot]);
+    ember_status *st = ember_tensor_wrap(dt, shape, (int)rank, data, (size_t)want, &j->in[slot]);
     if (st) {
         free(copy);
         char what[600];
@@ -625,7 +653,8 @@ static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
 
 /* The model outputs the request asks for, checked before anything runs (all when it names
  * none; a name asked twice is sent once). */
-static TRITONSERVER_Error *em_requested_outputs(const em_triton_model *m, em_job *j) {
+static TRITONSERVER_Error *em_requested_outputs(const em_triton_model *m, em_job *j)
+{
     uint32_t count = 0;
     EM_RETURN_IF_ERROR(TRITONBACKEND_RequestOutputCount(j->request, &count));
     j->n_want = 0;
@@ -658,7 +687,8 @@ static TRITONSERVER_Error *em_requested_outputs(const em_triton_model *m, em_job
 }
 
 /* Reads a request's inputs into `j` (j->error set on failure). */
-static void em_prepare(const em_triton_model *m, em_job *j) {
+static void em_prepare(const em_triton_model *m, em_job *j)
+{
     j->in = calloc(m->n_in ? m->n_in : 1, sizeof *j->in);
     j->copies = calloc(m->n_in ? m->n_in : 1, sizeof *j->copies);
     j->out = calloc(m->n_out ? m->n_out : 1, sizeof *j->out);
@@ -676,8 +706,8 @@ static void em_prepare(const em_triton_model *m, em_job *j) {
         TRITONBACKEND_Input *input = NULL;
         const char *name = NULL;
         if ((j->error = TRITONBACKEND_RequestInputByIndex(j->request, k, &input)) ||
-            (j->error = TRITONBACKEND_InputProperties(input, &name, NULL, NULL, NULL, NULL,
-                                                      NULL))) {
+            (j->error =
+                 TRITONBACKEND_InputProperties(input, &name, NULL, NULL, NULL, NULL, NULL))) {
             return;
         }
         size_t slot = em_model_input_index(m, name);
@@ -694,8 +724,8 @@ static void em_prepare(const em_triton_model *m, em_job *j) {
             return;
         }
         if (j->in[slot]) {
-            j->error = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
-                               "model '%s': input '%s' given twice", m->name, name);
+            j->error = em_errf(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': input '%s' given twice",
+                               m->name, name);
             return;
         }
         if ((j->error = em_gather_input(m, j, input, slot, name))) {
@@ -704,9 +734,9 @@ static void em_prepare(const em_triton_model *m, em_job *j) {
     }
     for (size_t i = 0; i < m->n_in; i++) {
         if (!j->in[i]) {
-            j->error = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
-                               "model '%s': the request lacks input '%s'", m->name,
-                               ember_model_input_name(m->model, i));
+            j->error =
+                em_errf(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': the request lacks input '%s'",
+                        m->name, ember_model_input_name(m->model, i));
             return;
         }
     }
@@ -727,7 +757,8 @@ static void em_prepare(const em_triton_model *m, em_job *j) {
 }
 
 /* Whether two prepared requests can be concatenated along dim 0. */
-static bool em_batchable(const em_triton_model *m, const em_job *a, const em_job *b) {
+static bool em_batchable(const em_triton_model *m, const em_job *a, const em_job *b)
+{
     if (a->batch < 0 || b->batch < 0) {
         return false;
     }
@@ -743,7 +774,8 @@ static bool em_batchable(const em_triton_model *m, const em_job *a, const em_job
     return true;
 }
 
-static TRITONSERVER_Error *em_run_one(em_triton_instance *inst, em_job *j) {
+static TRITONSERVER_Error *em_run_one(em_triton_instance *inst, em_job *j)
+{
     const em_triton_model *m = inst->m;
     ember_status *st = ember_session_run(inst->session, j->in, m->n_in, j->out, m->n_out);
     if (st) {
@@ -756,7 +788,8 @@ static TRITONSERVER_Error *em_run_one(em_triton_instance *inst, em_job *j) {
 
 /* Runs the jobs idx[0..n) as one batch; false when that cannot be done (the caller then runs
  * them one by one). On success each job's `out` holds its slice of every output. */
-static bool em_run_batch(em_triton_instance *inst, em_job *jobs, const size_t *idx, size_t n) {
+static bool em_run_batch(em_triton_instance *inst, em_job *jobs, const size_t *idx, size_t n)
+{
     const em_triton_model *m = inst->m;
     int64_t total = 0;
     for (size_t k = 0; k < n; k++) {
@@ -808,8 +841,8 @@ static bool em_run_batch(em_triton_instance *inst, em_job *jobs, const size_t *i
         for (size_t k = 0; ok && k < n; k++) {
             em_job *j = &jobs[idx[k]];
             dims[0] = j->batch;
-            ember_status *st = ember_tensor_create(ember_tensor_dtype(out[o]), dims, rank,
-                                                   &j->out[o]);
+            ember_status *st =
+                ember_tensor_create(ember_tensor_dtype(out[o]), dims, rank, &j->out[o]);
             if (st) {
                 ember_status_destroy(st);
                 ok = false;
@@ -842,15 +875,16 @@ static bool em_run_batch(em_triton_instance *inst, em_job *jobs, const size_t *i
 }
 
 /* Fills the job's response with the outputs the request asks for. */
-static TRITONSERVER_Error *em_respond(const em_triton_model *m, em_job *j) {
+static TRITONSERVER_Error *em_respond(const em_triton_model *m, em_job *j)
+{
     for (uint32_t k = 0; k < j->n_want; k++) {
         size_t o = j->want[k];
         ember_tensor *t = j->out[o];
         TRITONBACKEND_Output *output = NULL;
-        EM_RETURN_IF_ERROR(TRITONBACKEND_ResponseOutput(
-            j->response, &output, ember_model_output_name(m->model, o),
-            em_dtype_to_triton(ember_tensor_dtype(t)), ember_tensor_dims(t),
-            (uint32_t)ember_tensor_rank(t)));
+        EM_RETURN_IF_ERROR(
+            TRITONBACKEND_ResponseOutput(j->response, &output, ember_model_output_name(m->model, o),
+                                         em_dtype_to_triton(ember_tensor_dtype(t)),
+                                         ember_tensor_dims(t), (uint32_t)ember_tensor_rank(t)));
         size_t nb = ember_tensor_nbytes(t);
         void *buf = NULL;
         TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
@@ -870,10 +904,11 @@ static TRITONSERVER_Error *em_respond(const em_triton_model *m, em_job *j) {
 }
 
 static void em_finish(em_triton_instance *inst, TRITONBACKEND_ModelInstance *instance, em_job *j,
-                      uint64_t t[4]) {
+                      uint64_t t[4])
+{
     if (j->response) {
-        TRITONSERVER_Error *e = TRITONBACKEND_ResponseSend(
-            j->response, TRITONSERVER_RESPONSE_COMPLETE_FINAL, j->error);
+        TRITONSERVER_Error *e =
+            TRITONBACKEND_ResponseSend(j->response, TRITONSERVER_RESPONSE_COMPLETE_FINAL, j->error);
         if (e) {
             em_log(TRITONSERVER_LOG_ERROR, __LINE__, "model '%s': sending a response: %s",
                    inst->m->name, TRITONSERVER_ErrorMessage(e));
@@ -900,7 +935,8 @@ static void em_finish(em_triton_instance *inst, TRITONBACKEND_ModelInstance *ins
 
 TRITONBACKEND_ISPEC TRITONSERVER_Error *
 TRITONBACKEND_ModelInstanceExecute(TRITONBACKEND_ModelInstance *instance,
-                                   TRITONBACKEND_Request **requests, const uint32_t request_count) {
+                                   TRITONBACKEND_Request **requests, const uint32_t request_count)
+{
     void *state = NULL;
     EM_RETURN_IF_ERROR(TRITONBACKEND_ModelInstanceState(instance, &state));
     em_triton_instance *inst = state;
@@ -978,8 +1014,8 @@ TRITONBACKEND_ModelInstanceExecute(TRITONBACKEND_ModelInstance *instance,
     for (uint32_t r = 0; r < request_count; r++) {
         em_finish(inst, instance, &jobs[r], t);
     }
-    TRITONSERVER_Error *e =
-        TRITONBACKEND_ModelInstanceReportBatchStatistics(instance, executed, t[0], t[1], t[2], t[3]);
+    TRITONSERVER_Error *e = TRITONBACKEND_ModelInstanceReportBatchStatistics(
+        instance, executed, t[0], t[1], t[2], t[3]);
     if (e) {
         TRITONSERVER_ErrorDelete(e);
     }

@@ -18,21 +18,24 @@ typedef struct {
     bool failed;
 } tj_reader;
 
-static void fail(tj_reader *r, const char *what) {
+static void fail(tj_reader *r, const char *what)
+{
     if (!r->failed) {
         snprintf(r->err, r->err_size, "JSON: %s at byte %zu", what, r->i);
         r->failed = true;
     }
 }
 
-static void skip_ws(tj_reader *r) {
-    while (r->i < r->n && (r->s[r->i] == ' ' || r->s[r->i] == '\t' || r->s[r->i] == '\n' ||
-                           r->s[r->i] == '\r')) {
+static void skip_ws(tj_reader *r)
+{
+    while (r->i < r->n &&
+           (r->s[r->i] == ' ' || r->s[r->i] == '\t' || r->s[r->i] == '\n' || r->s[r->i] == '\r')) {
         r->i++;
     }
 }
 
-static bool literal(tj_reader *r, const char *word) {
+static bool literal(tj_reader *r, const char *word)
+{
     size_t k = strlen(word);
     if (r->n - r->i < k || memcmp(r->s + r->i, word, k) != 0) {
         fail(r, "unexpected token");
@@ -42,7 +45,8 @@ static bool literal(tj_reader *r, const char *word) {
     return true;
 }
 
-static int hex4(tj_reader *r) {
+static int hex4(tj_reader *r)
+{
     if (r->n - r->i < 4) {
         return -1;
     }
@@ -64,7 +68,8 @@ static int hex4(tj_reader *r) {
     return v;
 }
 
-static size_t put_utf8(char *out, uint32_t cp) {
+static size_t put_utf8(char *out, uint32_t cp)
+{
     if (cp < 0x80) {
         out[0] = (char)cp;
         return 1;
@@ -89,7 +94,8 @@ static size_t put_utf8(char *out, uint32_t cp) {
 
 /* At the opening quote; returns a malloc'ed, unescaped copy. An escape never yields more
  * bytes than it takes (\uXXXX: 6 bytes in, at most 3 out; a pair: 12 in, 4 out). */
-static char *read_string(tj_reader *r) {
+static char *read_string(tj_reader *r)
+{
     r->i++; /* the quote */
     size_t start = r->i;
     while (r->i < r->n && r->s[r->i] != '"') {
@@ -120,14 +126,30 @@ static char *read_string(tj_reader *r) {
         }
         char e = r->s[r->i++];
         switch (e) {
-        case '"': out[o++] = '"'; break;
-        case '\\': out[o++] = '\\'; break;
-        case '/': out[o++] = '/'; break;
-        case 'b': out[o++] = '\b'; break;
-        case 'f': out[o++] = '\f'; break;
-        case 'n': out[o++] = '\n'; break;
-        case 'r': out[o++] = '\r'; break;
-        case 't': out[o++] = '\t'; break;
+        case '"':
+            out[o++] = '"';
+            break;
+        case '\\':
+            out[o++] = '\\';
+            break;
+        case '/':
+            out[o++] = '/';
+            break;
+        case 'b':
+            out[o++] = '\b';
+            break;
+        case 'f':
+            out[o++] = '\f';
+            break;
+        case 'n':
+            out[o++] = '\n';
+            break;
+        case 'r':
+            out[o++] = '\r';
+            break;
+        case 't':
+            out[o++] = '\t';
+            break;
         case 'u': {
             int hi = hex4(r);
             uint32_t cp = (uint32_t)hi;
@@ -162,7 +184,8 @@ static char *read_string(tj_reader *r) {
 
 static bool read_value(tj_reader *r, em_tj *v, int depth);
 
-static bool grow(tj_reader *r, em_tj *v, size_t *cap, bool keys) {
+static bool grow(tj_reader *r, em_tj *v, size_t *cap, bool keys)
+{
     if (v->count < *cap) {
         return true;
     }
@@ -185,7 +208,8 @@ static bool grow(tj_reader *r, em_tj *v, size_t *cap, bool keys) {
     return true;
 }
 
-static bool read_container(tj_reader *r, em_tj *v, int depth, bool object) {
+static bool read_container(tj_reader *r, em_tj *v, int depth, bool object)
+{
     char close = object ? '}' : ']';
     v->kind = object ? EM_TJ_OBJECT : EM_TJ_ARRAY;
     r->i++;
@@ -238,7 +262,8 @@ static bool read_container(tj_reader *r, em_tj *v, int depth, bool object) {
     }
 }
 
-static bool read_value(tj_reader *r, em_tj *v, int depth) {
+static bool read_value(tj_reader *r, em_tj *v, int depth)
+{
     if (depth > EM_TJ_MAX_DEPTH) {
         fail(r, "nested too deep");
         return false;
@@ -250,16 +275,27 @@ static bool read_value(tj_reader *r, em_tj *v, int depth) {
     }
     char c = r->s[r->i];
     switch (c) {
-    case '{': return read_container(r, v, depth, true);
-    case '[': return read_container(r, v, depth, false);
+    case '{':
+        return read_container(r, v, depth, true);
+    case '[':
+        return read_container(r, v, depth, false);
     case '"':
         v->kind = EM_TJ_STRING;
         v->string = read_string(r);
         return v->string != NULL;
-    case 't': v->kind = EM_TJ_BOOL; v->boolean = true; return literal(r, "true");
-    case 'f': v->kind = EM_TJ_BOOL; v->boolean = false; return literal(r, "false");
-    case 'n': v->kind = EM_TJ_NULL; return literal(r, "null");
-    default: break;
+    case 't':
+        v->kind = EM_TJ_BOOL;
+        v->boolean = true;
+        return literal(r, "true");
+    case 'f':
+        v->kind = EM_TJ_BOOL;
+        v->boolean = false;
+        return literal(r, "false");
+    case 'n':
+        v->kind = EM_TJ_NULL;
+        return literal(r, "null");
+    default:
+        break;
     }
     /* A number: strtod on a bounded copy (the text need not be NUL-terminated). */
     size_t j = r->i;
@@ -280,7 +316,8 @@ static bool read_value(tj_reader *r, em_tj *v, int depth) {
     return true;
 }
 
-static void free_members(em_tj *v) {
+static void free_members(em_tj *v)
+{
     free(v->string);
     for (size_t k = 0; k < v->count; k++) {
         free_members(&v->items[k]);
@@ -292,14 +329,16 @@ static void free_members(em_tj *v) {
     free(v->keys);
 }
 
-void em_tj_free(em_tj *v) {
+void em_tj_free(em_tj *v)
+{
     if (v) {
         free_members(v);
         free(v);
     }
 }
 
-em_tj *em_tj_parse(const char *text, size_t len, char *err, size_t err_size) {
+em_tj *em_tj_parse(const char *text, size_t len, char *err, size_t err_size)
+{
     tj_reader r = {text, len, 0, err, err_size, false};
     em_tj *v = calloc(1, sizeof *v);
     if (!v) {
@@ -319,7 +358,8 @@ em_tj *em_tj_parse(const char *text, size_t len, char *err, size_t err_size) {
     return v;
 }
 
-const em_tj *em_tj_get(const em_tj *v, const char *key) {
+const em_tj *em_tj_get(const em_tj *v, const char *key)
+{
     if (!v || v->kind != EM_TJ_OBJECT) {
         return NULL;
     }

@@ -118,7 +118,7 @@ void TRITONSERVER_ErrorDelete(TRITONSERVER_Error *error);
 TRITONSERVER_Error_Code TRITONSERVER_ErrorCode(TRITONSERVER_Error *error);
 const char *TRITONSERVER_ErrorMessage(TRITONSERVER_Error *error);
 TRITONSERVER_Error *TRITONSERVER_MessageSerializeToJson(TRITONSERVER_Message *message,
-                                                       const char **base, size_t *byte_size);
+                                                        const char **base, size_t *byte_size);
 TRITONSERVER_Error *TRITONSERVER_MessageDelete(TRITONSERVER_Message *message);
 bool TRITONSERVER_LogIsEnabled(TRITONSERVER_LogLevel level);
 TRITONSERVER_Error *TRITONSERVER_LogMessage(TRITONSERVER_LogLevel level, const char *filename,
@@ -156,9 +156,8 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceReportStatistics(
     const uint64_t exec_start_ns, const uint64_t compute_start_ns, const uint64_t compute_end_ns,
     const uint64_t exec_end_ns);
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceReportBatchStatistics(
-    TRITONBACKEND_ModelInstance *instance, const uint64_t batch_size,
-    const uint64_t exec_start_ns, const uint64_t compute_start_ns, const uint64_t compute_end_ns,
-    const uint64_t exec_end_ns);
+    TRITONBACKEND_ModelInstance *instance, const uint64_t batch_size, const uint64_t exec_start_ns,
+    const uint64_t compute_start_ns, const uint64_t compute_end_ns, const uint64_t exec_end_ns);
 
 TRITONSERVER_Error *TRITONBACKEND_RequestId(TRITONBACKEND_Request *request, const char **id);
 TRITONSERVER_Error *TRITONBACKEND_RequestInputCount(TRITONBACKEND_Request *request,
@@ -169,8 +168,7 @@ TRITONSERVER_Error *TRITONBACKEND_RequestInputByIndex(TRITONBACKEND_Request *req
 TRITONSERVER_Error *TRITONBACKEND_RequestOutputCount(TRITONBACKEND_Request *request,
                                                      uint32_t *count);
 TRITONSERVER_Error *TRITONBACKEND_RequestOutputName(TRITONBACKEND_Request *request,
-                                                    const uint32_t index,
-                                                    const char **output_name);
+                                                    const uint32_t index, const char **output_name);
 TRITONSERVER_Error *TRITONBACKEND_RequestRelease(TRITONBACKEND_Request *request,
                                                  uint32_t release_flags);
 

@@ -102,7 +102,8 @@ static int g_errors_live; /* TRITONSERVER_Error objects not yet deleted */
 static char g_log[8192];
 static uint64_t g_batch_stats;
 
-TRITONSERVER_Error *TRITONSERVER_ErrorNew(TRITONSERVER_Error_Code code, const char *msg) {
+TRITONSERVER_Error *TRITONSERVER_ErrorNew(TRITONSERVER_Error_Code code, const char *msg)
+{
     TRITONSERVER_Error *e = calloc(1, sizeof *e);
     assert_non_null(e);
     e->code = code;
@@ -110,108 +111,133 @@ TRITONSERVER_Error *TRITONSERVER_ErrorNew(TRITONSERVER_Error_Code code, const ch
     g_errors_live++;
     return e;
 }
-void TRITONSERVER_ErrorDelete(TRITONSERVER_Error *e) {
+void TRITONSERVER_ErrorDelete(TRITONSERVER_Error *e)
+{
     if (e) {
         free(e->msg);
         free(e);
         g_errors_live--;
     }
 }
-TRITONSERVER_Error_Code TRITONSERVER_ErrorCode(TRITONSERVER_Error *e) { return e->code; }
-const char *TRITONSERVER_ErrorMessage(TRITONSERVER_Error *e) { return e->msg; }
+TRITONSERVER_Error_Code TRITONSERVER_ErrorCode(TRITONSERVER_Error *e)
+{
+    return e->code;
+}
+const char *TRITONSERVER_ErrorMessage(TRITONSERVER_Error *e)
+{
+    return e->msg;
+}
 TRITONSERVER_Error *TRITONSERVER_MessageSerializeToJson(TRITONSERVER_Message *m, const char **base,
-                                                       size_t *size) {
+                                                        size_t *size)
+{
     *base = m->json;
     *size = strlen(m->json);
     return NULL;
 }
-TRITONSERVER_Error *TRITONSERVER_MessageDelete(TRITONSERVER_Message *m) {
+TRITONSERVER_Error *TRITONSERVER_MessageDelete(TRITONSERVER_Message *m)
+{
     free(m);
     return NULL;
 }
-bool TRITONSERVER_LogIsEnabled(TRITONSERVER_LogLevel level) {
+bool TRITONSERVER_LogIsEnabled(TRITONSERVER_LogLevel level)
+{
     (void)level;
     return true;
 }
 TRITONSERVER_Error *TRITONSERVER_LogMessage(TRITONSERVER_LogLevel level, const char *file,
-                                            const int line, const char *msg) {
+                                            const int line, const char *msg)
+{
     (void)level, (void)file, (void)line;
     size_t n = strlen(g_log);
     snprintf(g_log + n, sizeof g_log - n, "%s\n", msg);
     return NULL;
 }
 
-TRITONSERVER_Error *TRITONBACKEND_ApiVersion(uint32_t *major, uint32_t *minor) {
+TRITONSERVER_Error *TRITONBACKEND_ApiVersion(uint32_t *major, uint32_t *minor)
+{
     *major = TRITONBACKEND_API_VERSION_MAJOR;
     *minor = g_api_minor;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_BackendName(TRITONBACKEND_Backend *b, const char **name) {
+TRITONSERVER_Error *TRITONBACKEND_BackendName(TRITONBACKEND_Backend *b, const char **name)
+{
     (void)b;
     *name = "ember";
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ModelName(TRITONBACKEND_Model *m, const char **name) {
+TRITONSERVER_Error *TRITONBACKEND_ModelName(TRITONBACKEND_Model *m, const char **name)
+{
     *name = m->name;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ModelVersion(TRITONBACKEND_Model *m, uint64_t *v) {
+TRITONSERVER_Error *TRITONBACKEND_ModelVersion(TRITONBACKEND_Model *m, uint64_t *v)
+{
     *v = m->version;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ModelRepository(TRITONBACKEND_Model *m,
                                                   TRITONBACKEND_ArtifactType *t,
-                                                  const char **location) {
+                                                  const char **location)
+{
     *t = TRITONBACKEND_ARTIFACT_FILESYSTEM;
     *location = m->repo;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ModelConfig(TRITONBACKEND_Model *m, const uint32_t version,
-                                              TRITONSERVER_Message **out) {
+                                              TRITONSERVER_Message **out)
+{
     assert_int_equal(version, 1);
     *out = calloc(1, sizeof **out);
     (*out)->json = m->config;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ModelState(TRITONBACKEND_Model *m, void **s) {
+TRITONSERVER_Error *TRITONBACKEND_ModelState(TRITONBACKEND_Model *m, void **s)
+{
     *s = m->state;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ModelSetState(TRITONBACKEND_Model *m, void *s) {
+TRITONSERVER_Error *TRITONBACKEND_ModelSetState(TRITONBACKEND_Model *m, void *s)
+{
     m->state = s;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceName(TRITONBACKEND_ModelInstance *i,
-                                                    const char **name) {
+                                                    const char **name)
+{
     *name = i->name;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceKind(TRITONBACKEND_ModelInstance *i,
-                                                    TRITONSERVER_InstanceGroupKind *k) {
+                                                    TRITONSERVER_InstanceGroupKind *k)
+{
     *k = i->kind;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ModelInstanceDeviceId(TRITONBACKEND_ModelInstance *i,
-                                                        int32_t *d) {
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceDeviceId(TRITONBACKEND_ModelInstance *i, int32_t *d)
+{
     *d = i->device;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceModel(TRITONBACKEND_ModelInstance *i,
-                                                     TRITONBACKEND_Model **m) {
+                                                     TRITONBACKEND_Model **m)
+{
     *m = i->model;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ModelInstanceState(TRITONBACKEND_ModelInstance *i, void **s) {
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceState(TRITONBACKEND_ModelInstance *i, void **s)
+{
     *s = i->state;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ModelInstanceSetState(TRITONBACKEND_ModelInstance *i, void *s) {
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceSetState(TRITONBACKEND_ModelInstance *i, void *s)
+{
     i->state = s;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceReportStatistics(
-    TRITONBACKEND_ModelInstance *i, TRITONBACKEND_Request *r, const bool success,
-    const uint64_t t0, const uint64_t t1, const uint64_t t2, const uint64_t t3) {
+    TRITONBACKEND_ModelInstance *i, TRITONBACKEND_Request *r, const bool success, const uint64_t t0,
+    const uint64_t t1, const uint64_t t2, const uint64_t t3)
+{
     (void)i;
     assert_int_equal(r->released, 0); /* before the request is released */
     if (success) {
@@ -223,52 +249,59 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceReportStatistics(
 }
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceReportBatchStatistics(
     TRITONBACKEND_ModelInstance *i, const uint64_t batch, const uint64_t t0, const uint64_t t1,
-    const uint64_t t2, const uint64_t t3) {
+    const uint64_t t2, const uint64_t t3)
+{
     (void)i;
     assert_true(t0 <= t1 && t1 <= t2 && t2 <= t3);
     g_batch_stats += batch;
     return NULL;
 }
 
-TRITONSERVER_Error *TRITONBACKEND_RequestId(TRITONBACKEND_Request *r, const char **id) {
+TRITONSERVER_Error *TRITONBACKEND_RequestId(TRITONBACKEND_Request *r, const char **id)
+{
     (void)r;
     *id = "";
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_RequestInputCount(TRITONBACKEND_Request *r, uint32_t *n) {
+TRITONSERVER_Error *TRITONBACKEND_RequestInputCount(TRITONBACKEND_Request *r, uint32_t *n)
+{
     assert_int_equal(r->released, 0);
     *n = r->n_in;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_RequestInputByIndex(TRITONBACKEND_Request *r, const uint32_t k,
-                                                      TRITONBACKEND_Input **in) {
+                                                      TRITONBACKEND_Input **in)
+{
     if (k >= r->n_in) {
         return TRITONSERVER_ErrorNew(TRITONSERVER_ERROR_INVALID_ARG, "input index out of range");
     }
     *in = &r->in[k];
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_RequestOutputCount(TRITONBACKEND_Request *r, uint32_t *n) {
+TRITONSERVER_Error *TRITONBACKEND_RequestOutputCount(TRITONBACKEND_Request *r, uint32_t *n)
+{
     *n = r->n_outputs;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_RequestOutputName(TRITONBACKEND_Request *r, const uint32_t k,
-                                                    const char **name) {
+                                                    const char **name)
+{
     if (k >= r->n_outputs) {
         return TRITONSERVER_ErrorNew(TRITONSERVER_ERROR_INVALID_ARG, "output index out of range");
     }
     *name = r->outputs[k];
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_RequestRelease(TRITONBACKEND_Request *r, uint32_t flags) {
+TRITONSERVER_Error *TRITONBACKEND_RequestRelease(TRITONBACKEND_Request *r, uint32_t flags)
+{
     assert_int_equal(flags, TRITONSERVER_REQUEST_RELEASE_ALL);
     r->released++;
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_InputProperties(TRITONBACKEND_Input *in, const char **name,
                                                   TRITONSERVER_DataType *dt, const int64_t **shape,
-                                                  uint32_t *rank, uint64_t *size,
-                                                  uint32_t *nbuf) {
+                                                  uint32_t *rank, uint64_t *size, uint32_t *nbuf)
+{
     if (name) {
         *name = in->name;
     }
@@ -294,7 +327,8 @@ TRITONSERVER_Error *TRITONBACKEND_InputProperties(TRITONBACKEND_Input *in, const
 }
 TRITONSERVER_Error *TRITONBACKEND_InputBuffer(TRITONBACKEND_Input *in, const uint32_t k,
                                               const void **buf, uint64_t *size,
-                                              TRITONSERVER_MemoryType *mt, int64_t *mt_id) {
+                                              TRITONSERVER_MemoryType *mt, int64_t *mt_id)
+{
     assert_true(k < in->nbuf);
     *buf = in->buf[k];
     *size = in->size[k];
@@ -303,13 +337,15 @@ TRITONSERVER_Error *TRITONBACKEND_InputBuffer(TRITONBACKEND_Input *in, const uin
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ResponseNew(TRITONBACKEND_Response **out,
-                                              TRITONBACKEND_Request *r) {
+                                              TRITONBACKEND_Request *r)
+{
     assert_int_equal(r->released, 0);
     *out = calloc(1, sizeof **out);
     (*out)->request = r;
     return NULL;
 }
-TRITONSERVER_Error *TRITONBACKEND_ResponseDelete(TRITONBACKEND_Response *resp) {
+TRITONSERVER_Error *TRITONBACKEND_ResponseDelete(TRITONBACKEND_Response *resp)
+{
     for (uint32_t o = 0; o < resp->n_out; o++) {
         free(resp->out[o].buf);
     }
@@ -319,7 +355,8 @@ TRITONSERVER_Error *TRITONBACKEND_ResponseDelete(TRITONBACKEND_Response *resp) {
 TRITONSERVER_Error *TRITONBACKEND_ResponseOutput(TRITONBACKEND_Response *resp,
                                                  TRITONBACKEND_Output **out, const char *name,
                                                  const TRITONSERVER_DataType dt,
-                                                 const int64_t *shape, const uint32_t rank) {
+                                                 const int64_t *shape, const uint32_t rank)
+{
     assert_true(resp->n_out < MAX_IO && rank <= 8);
     TRITONBACKEND_Output *o = &resp->out[resp->n_out++];
     snprintf(o->name, sizeof o->name, "%s", name);
@@ -331,7 +368,8 @@ TRITONSERVER_Error *TRITONBACKEND_ResponseOutput(TRITONBACKEND_Response *resp,
 }
 TRITONSERVER_Error *TRITONBACKEND_OutputBuffer(TRITONBACKEND_Output *o, void **buf,
                                                const uint64_t size, TRITONSERVER_MemoryType *mt,
-                                               int64_t *mt_id) {
+                                               int64_t *mt_id)
+{
     assert_null(o->buf);
     o->buf = malloc(size ? size : 1);
     o->size = size;
@@ -341,7 +379,8 @@ TRITONSERVER_Error *TRITONBACKEND_OutputBuffer(TRITONBACKEND_Output *o, void **b
     return NULL;
 }
 TRITONSERVER_Error *TRITONBACKEND_ResponseSend(TRITONBACKEND_Response *resp, const uint32_t flags,
-                                               TRITONSERVER_Error *err) {
+                                               TRITONSERVER_Error *err)
+{
     TRITONBACKEND_Request *r = resp->request;
     assert_int_equal(r->released, 0);
     r->sent++;
@@ -366,20 +405,23 @@ typedef struct {
     TRITONBACKEND_ModelInstance instance;
 } fixture;
 
-static char *data_path(const char *rel) {
+static char *data_path(const char *rel)
+{
     static char buf[1024];
     const char *root = getenv("EMBER_TEST_DATA");
     snprintf(buf, sizeof buf, "%s/%s", root ? root : "tests/data", rel);
     return buf;
 }
 
-static void ok(ember_status *st) {
+static void ok(ember_status *st)
+{
     if (st) {
         fail_msg("%s", ember_status_message(st));
     }
 }
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     fixture *f = calloc(1, sizeof *f);
     snprintf(f->dir, sizeof f->dir, "/tmp/ember_triton_XXXXXX");
     assert_non_null(mkdtemp(f->dir));
@@ -400,8 +442,8 @@ static int setup(void **state) {
     ok(ember_tensor_load_npy(data_path("default_model/input.npy"), &f->x));
     ok(ember_tensor_load_npy(data_path("default_model/expected.npy"), &f->expected));
     f->model = (TRITONBACKEND_Model){"default", 1, f->mdir, NULL, NULL};
-    f->instance = (TRITONBACKEND_ModelInstance){"default_0", TRITONSERVER_INSTANCEGROUPKIND_CPU,
-                                                0, &f->model, NULL};
+    f->instance = (TRITONBACKEND_ModelInstance){"default_0", TRITONSERVER_INSTANCEGROUPKIND_CPU, 0,
+                                                &f->model, NULL};
     g_api_minor = TRITONBACKEND_API_VERSION_MINOR;
     g_log[0] = '\0';
     g_batch_stats = 0;
@@ -409,7 +451,8 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     fixture *f = *state;
     unlink(f->path);
     char p[128];
@@ -424,7 +467,8 @@ static int teardown(void **state) {
     return 0;
 }
 
-static void expect_ok(TRITONSERVER_Error *e) {
+static void expect_ok(TRITONSERVER_Error *e)
+{
     if (e) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", e->msg);
@@ -434,7 +478,8 @@ static void expect_ok(TRITONSERVER_Error *e) {
 }
 
 /* The error's code and that its message holds `part`; deletes it. */
-static void expect_err(TRITONSERVER_Error *e, TRITONSERVER_Error_Code code, const char *part) {
+static void expect_err(TRITONSERVER_Error *e, TRITONSERVER_Error_Code code, const char *part)
+{
     assert_non_null(e);
     if (!strstr(e->msg, part)) {
         fail_msg("message '%s' lacks '%s'", e->msg, part);
@@ -443,14 +488,16 @@ static void expect_err(TRITONSERVER_Error *e, TRITONSERVER_Error_Code code, cons
     TRITONSERVER_ErrorDelete(e);
 }
 
-static void load(fixture *f, const char *config) {
+static void load(fixture *f, const char *config)
+{
     f->model.config = config;
     expect_ok(TRITONBACKEND_Initialize(&f->backend));
     expect_ok(TRITONBACKEND_ModelInitialize(&f->model));
     expect_ok(TRITONBACKEND_ModelInstanceInitialize(&f->instance));
 }
 
-static void unload(fixture *f) {
+static void unload(fixture *f)
+{
     expect_ok(TRITONBACKEND_ModelInstanceFinalize(&f->instance));
     expect_ok(TRITONBACKEND_ModelFinalize(&f->model));
     expect_ok(TRITONBACKEND_Finalize(&f->backend));
@@ -458,7 +505,8 @@ static void unload(fixture *f) {
 
 /* A request of rows [r0, r0 + n) of the input, its data split into `nbuf` buffers. */
 static void request_rows(TRITONBACKEND_Request *r, const fixture *f, int64_t r0, int64_t n,
-                         uint32_t nbuf) {
+                         uint32_t nbuf)
+{
     memset(r, 0, sizeof *r);
     TRITONBACKEND_Input *in = &r->in[r->n_in++];
     in->name = "input";
@@ -478,7 +526,8 @@ static void request_rows(TRITONBACKEND_Request *r, const fixture *f, int64_t r0,
 }
 
 /* ember's own result for rows [r0, r0 + n), one thread, through the public API. */
-static ember_tensor *reference(const fixture *f, int64_t r0, int64_t n) {
+static ember_tensor *reference(const fixture *f, int64_t r0, int64_t n)
+{
     ember_model *m = NULL;
     ember_session_options *so = NULL;
     ember_session *s = NULL;
@@ -488,9 +537,8 @@ static ember_tensor *reference(const fixture *f, int64_t r0, int64_t n) {
     ember_session_options_set_threads(so, 1);
     ok(ember_session_create(m, so, &s));
     int64_t dims[4] = {n, 1, 28, 28};
-    ok(ember_tensor_wrap(EMBER_DTYPE_F32, dims, 4,
-                         (char *)ember_tensor_data(f->x) + r0 * 784 * 4, (size_t)n * 784 * 4,
-                         &in));
+    ok(ember_tensor_wrap(EMBER_DTYPE_F32, dims, 4, (char *)ember_tensor_data(f->x) + r0 * 784 * 4,
+                         (size_t)n * 784 * 4, &in));
     ok(ember_session_run(s, &in, 1, &out, 1));
     ember_tensor_destroy(in);
     ember_session_destroy(s);
@@ -502,7 +550,8 @@ static ember_tensor *reference(const fixture *f, int64_t r0, int64_t n) {
 /* The request succeeded with one output "probs" [n, 10] equal to `want` (bit for bit when
  * `exact`, else within 1e-5 relative) and to expected.npy's rows within 1e-4. */
 static void expect_probs(const fixture *f, const TRITONBACKEND_Request *r, int64_t r0, int64_t n,
-                         const ember_tensor *want, bool exact) {
+                         const ember_tensor *want, bool exact)
+{
     if (r->err[0]) {
         fail_msg("request failed: %s", r->err);
     }
@@ -536,7 +585,8 @@ static void expect_probs(const fixture *f, const TRITONBACKEND_Request *r, int64
 }
 
 static void expect_failed(const TRITONBACKEND_Request *r, TRITONSERVER_Error_Code code,
-                          const char *part) {
+                          const char *part)
+{
     assert_int_equal(r->sent, 1);
     assert_int_equal(r->released, 1);
     assert_int_equal(r->stats, 1);
@@ -548,7 +598,8 @@ static void expect_failed(const TRITONBACKEND_Request *r, TRITONSERVER_Error_Cod
     assert_int_equal(r->err_code, code);
 }
 
-static void free_responses(TRITONBACKEND_Request *rs, size_t n) {
+static void free_responses(TRITONBACKEND_Request *rs, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
         if (rs[i].response) {
             expect_ok(TRITONBACKEND_ResponseDelete(rs[i].response));
@@ -566,7 +617,8 @@ static const char *const CONFIG_BATCH =
 
 /* ---- tests ---- */
 
-static void test_good_request(void **state) {
+static void test_good_request(void **state)
+{
     fixture *f = *state;
     load(f, CONFIG_BATCH);
     assert_non_null(strstr(g_log, "model 'default' version 1"));
@@ -590,7 +642,8 @@ static void test_good_request(void **state) {
     unload(f);
 }
 
-static void test_bad_requests_fail_alone(void **state) {
+static void test_bad_requests_fail_alone(void **state)
+{
     fixture *f = *state;
     load(f, CONFIG_BATCH);
     enum { N = 9 };
@@ -604,14 +657,14 @@ static void test_bad_requests_fail_alone(void **state) {
     rs[1].in[0].size[0] = 784 * 8;
     double *d64 = calloc(784, sizeof *d64);
     rs[1].in[0].buf[0] = d64;
-    rs[2].n_in = 0;                                  /* missing input */
-    rs[3].in[0].name = "image";                      /* unknown input */
-    rs[4].in[0].size[0] = 100;                       /* byte size does not fit the shape */
-    rs[5].outputs[0] = "logits";                     /* unknown output */
+    rs[2].n_in = 0;              /* missing input */
+    rs[3].in[0].name = "image";  /* unknown input */
+    rs[4].in[0].size[0] = 100;   /* byte size does not fit the shape */
+    rs[5].outputs[0] = "logits"; /* unknown output */
     rs[5].n_outputs = 1;
-    rs[6].in[1] = rs[6].in[0];                       /* input given twice */
+    rs[6].in[1] = rs[6].in[0]; /* input given twice */
     rs[6].n_in = 2;
-    rs[7].in[0].dt = TRITONSERVER_TYPE_BYTES;        /* a type the backend does not carry */
+    rs[7].in[0].dt = TRITONSERVER_TYPE_BYTES; /* a type the backend does not carry */
     /* rs[8]: a good request in the same Execute call */
     TRITONBACKEND_Request *rp[N];
     for (int i = 0; i < N; i++) {
@@ -642,7 +695,8 @@ static void test_bad_requests_fail_alone(void **state) {
     unload(f);
 }
 
-static void test_dynamic_batching(void **state) {
+static void test_dynamic_batching(void **state)
+{
     fixture *f = *state;
     load(f, CONFIG_BATCH);
     /* rows 0, 1-2, 0-2 and 2 (in two buffers): one run of 7 rows, split back */
@@ -666,7 +720,8 @@ static void test_dynamic_batching(void **state) {
     unload(f);
 }
 
-static void test_no_batching_runs_each_request(void **state) {
+static void test_no_batching_runs_each_request(void **state)
+{
     fixture *f = *state;
     /* max_batch_size 0: shapes are the full ones and requests run one by one */
     load(f, "{\"max_batch_size\": 0, \"parameters\": {\"threads\": {\"string_value\": \"1\"}}}");
@@ -685,7 +740,8 @@ static void test_no_batching_runs_each_request(void **state) {
     unload(f);
 }
 
-static void test_config_errors(void **state) {
+static void test_config_errors(void **state)
+{
     fixture *f = *state;
     expect_ok(TRITONBACKEND_Initialize(&f->backend));
     static const struct {
@@ -745,14 +801,16 @@ static void test_config_errors(void **state) {
     expect_ok(TRITONBACKEND_Finalize(&f->backend));
 }
 
-static void test_api_version_check(void **state) {
+static void test_api_version_check(void **state)
+{
     fixture *f = *state;
     g_api_minor = TRITONBACKEND_API_VERSION_MINOR - 1;
     expect_err(TRITONBACKEND_Initialize(&f->backend), TRITONSERVER_ERROR_UNSUPPORTED,
                "this backend was built for 1.");
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_good_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests_fail_alone, setup, teardown),
