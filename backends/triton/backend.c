@@ -822,8 +822,11 @@ static bool em_run_batch(em_triton_instance *inst, em_job *jobs, const size_t *i
     }
     if (ok) {
         ember_status *st = ember_session_run(inst->session, in, m->n_in, out, m->n_out);
-        if (st) {
-            ember_status_destroy(st); /* rerun one by one: each request gets its own message */
+        if (st) { /* rerun one by one: each request gets its own message */
+            em_log(TRITONSERVER_LOG_VERBOSE, __LINE__,
+                   "model '%s': a batch of %zu requests failed (%s); running them one by one",
+                   m->name, n, ember_status_message(st));
+            ember_status_destroy(st);
             ok = false;
         }
     }

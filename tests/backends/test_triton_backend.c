@@ -646,7 +646,7 @@ static void test_bad_requests_fail_alone(void **state)
 {
     fixture *f = *state;
     load(f, CONFIG_BATCH);
-    enum { N = 9 };
+    enum { N = 10 };
     TRITONBACKEND_Request rs[N];
     for (int i = 0; i < N; i++) {
         request_rows(&rs[i], f, 0, 1, 1);
@@ -666,6 +666,9 @@ static void test_bad_requests_fail_alone(void **state)
     rs[6].n_in = 2;
     rs[7].in[0].dt = TRITONSERVER_TYPE_BYTES; /* a type the backend does not carry */
     /* rs[8]: a good request in the same Execute call */
+    request_rows(&rs[9], f, 0, 2, 1); /* rs[0]'s shape with 2 rows: batched with it, that run */
+    rs[9].in[0].shape[3] = 27;        /* fails, and each is run again alone for its message */
+    rs[9].in[0].size[0] = 2 * 28 * 27 * 4;
     TRITONBACKEND_Request *rp[N];
     for (int i = 0; i < N; i++) {
         rp[i] = &rs[i];
@@ -687,6 +690,11 @@ static void test_bad_requests_fail_alone(void **state)
     expect_failed(&rs[6], TRITONSERVER_ERROR_INVALID_ARG,
                   "model 'default': input 'input' given twice");
     expect_failed(&rs[7], TRITONSERVER_ERROR_INVALID_ARG, "datatype 13 is not one ember carries");
+    expect_failed(&rs[9], TRITONSERVER_ERROR_INVALID_ARG,
+                  "model 'default': input 0 'input': dim 3 is 27, expected 28");
+    assert_null(strstr(g_log, "batched"));
+    assert_non_null(strstr(g_log, "model 'default': a batch of 2 requests failed (input 0 "
+                                  "'input': dim 3 is 27, expected 28); running them one by one"));
     ember_tensor *want = reference(f, 0, 1);
     expect_probs(f, &rs[8], 0, 1, want, true); /* alone: the others failed before running */
     ember_tensor_destroy(want);
