@@ -19,7 +19,9 @@
  * every dim but the first are concatenated along dim 0 and run once; each output is split back
  * along dim 0 by each request's batch size. If that run fails, or an output's first dim is not
  * the total batch, the group is run again request by request, so each request gets its own
- * result or error. Inputs in one CPU buffer are wrapped without copying.
+ * result or error (string inputs and outputs are not batched). Inputs in one CPU buffer are
+ * wrapped without copying. BYTES tensors are ember string tensors, in Triton's layout (a 4-byte
+ * little-endian length before each element).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -129,6 +131,7 @@ static const struct {
     {TRITONSERVER_TYPE_FP32, EMBER_DTYPE_F32, "TYPE_FP32"},
     {TRITONSERVER_TYPE_FP64, EMBER_DTYPE_F64, "TYPE_FP64"},
     {TRITONSERVER_TYPE_BF16, EMBER_DTYPE_BF16, "TYPE_BF16"},
+    {TRITONSERVER_TYPE_BYTES, EMBER_DTYPE_STRING, "TYPE_STRING"},
 };
 #define EM_N_TYPES (sizeof em_types / sizeof em_types[0])
 
@@ -560,6 +563,118 @@ static size_t em_model_input_index(const em_triton_model *m, const char *name)
     return m->n_in;
 }
 
+/* Reads `n` bytes of the input's buffers (CPU memory) into one malloc'ed block. */
+static TRITONSERVER_Error *em_read_all(const em_triton_model *m, TRITONBACKEND_Input *input,
+                                       const char *name, uint64_t n, uint32_t nbuf, char **out)
+{
+    char *all = malloc(n ? n : 1);
+    if (!all) {
+        return TRITONSERVER_ErrorNew(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    }
+    uint64_t off = 0;
+    for (uint32_t b = 0; b < nbuf; b++) {
+        const void *buf = NULL;
+        uint64_t size = 0;
+        TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
+        int64_t mt_id = 0;
+        TRITONSERVER_Error *e = TRITONBACKEND_InputBuffer(input, b, &buf, &size, &mt, &mt_id);
+        if (!e && mt == TRITONSERVER_MEMORY_GPU) {
+            e = em_errf(TRITONSERVER_ERROR_UNSUPPORTED,
+                        "model '%s': input '%s' is in GPU memory; the ember backend takes CPU "
+                        "inputs",
+                        m->name, name);
+        }
+        if (!e && size > n - off) {
+            e = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': input '%s': its buffers hold more than its byte size", m->name,
+                        name);
+        }
+        if (e) {
+            free(all);
+            return e;
+        }
+        if (size) {
+            memcpy(all + off, buf, size);
+        }
+        off += size;
+    }
+    if (off != n) {
+        free(all);
+        return em_errf(TRITONSERVER_ERROR_INVALID_ARG,
+                       "model '%s': input '%s': its buffers hold %llu bytes, not %llu", m->name,
+                       name, (unsigned long long)off, (unsigned long long)n);
+    }
+    *out = all;
+    return NULL;
+}
+
+/* A BYTES input: Triton's layout is, per element, a 4-byte little-endian length and the bytes.
+ * Becomes an ember string tensor (each element copied, NUL-terminated; an element holding a NUL
+ * byte is cut there, as ember's strings are C strings). */
+static TRITONSERVER_Error *em_gather_strings(const em_triton_model *m, em_job *j,
+                                             TRITONBACKEND_Input *input, size_t slot,
+                                             const char *name, const int64_t *shape, uint32_t rank,
+                                             int64_t elems, uint64_t nbytes, uint32_t nbuf)
+{
+    if ((uint64_t)elems > nbytes / 4) {
+        return em_errf(TRITONSERVER_ERROR_INVALID_ARG,
+                       "model '%s': input '%s': %llu bytes cannot hold %lld BYTES elements (4 "
+                       "length bytes each at least)",
+                       m->name, name, (unsigned long long)nbytes, (long long)elems);
+    }
+    char *all = NULL;
+    EM_RETURN_IF_ERROR(em_read_all(m, input, name, nbytes, nbuf, &all));
+    const char **strs = malloc((size_t)(elems ? elems : 1) * sizeof *strs);
+    char *text = malloc(nbytes + 1);
+    TRITONSERVER_Error *err = NULL;
+    if (!strs || !text) {
+        err = TRITONSERVER_ErrorNew(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    }
+    uint64_t off = 0, t = 0;
+    for (int64_t i = 0; !err && i < elems; i++) {
+        if (nbytes - off < 4) {
+            err = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
+                          "model '%s': input '%s': BYTES element %lld lacks its length (the "
+                          "data end at byte %llu)",
+                          m->name, name, (long long)i, (unsigned long long)off);
+            break;
+        }
+        const unsigned char *p = (const unsigned char *)all + off;
+        uint64_t len =
+            (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+        off += 4;
+        if (len > nbytes - off) {
+            err = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
+                          "model '%s': input '%s': BYTES element %lld of %llu bytes runs past the "
+                          "end of the data",
+                          m->name, name, (long long)i, (unsigned long long)len);
+            break;
+        }
+        memcpy(text + t, all + off, len);
+        strs[i] = text + t;
+        t += len;
+        text[t++] = '\0';
+        off += len;
+    }
+    if (!err && off != nbytes) {
+        err = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
+                      "model '%s': input '%s': %llu bytes after its %lld BYTES elements", m->name,
+                      name, (unsigned long long)(nbytes - off), (long long)elems);
+    }
+    if (!err) {
+        ember_status *st = ember_tensor_create_strings(shape, (int)rank, strs, &j->in[slot]);
+        if (st) {
+            char what[600];
+            snprintf(what, sizeof what, "model '%s': input '%s'", m->name, name);
+            err = em_from_status(st, what);
+        }
+    }
+    free(all);
+    free(strs);
+    free(text);
+    return err;
+}
+
 /* The request's input as an ember tensor: its single CPU buffer wrapped, or its buffers
  * gathered into one copy. */
 static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
@@ -575,9 +690,8 @@ static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
     ember_dtype dt = em_dtype_from_triton(tt);
     if (dt == EMBER_DTYPE_UNDEFINED) {
         return em_errf(TRITONSERVER_ERROR_INVALID_ARG,
-                       "model '%s': input '%s': datatype %d is not one ember carries (BYTES "
-                       "and other variable-size types are not supported)",
-                       m->name, name, (int)tt);
+                       "model '%s': input '%s': datatype %d is not one ember carries", m->name,
+                       name, (int)tt);
     }
     int64_t elems = 1;
     for (uint32_t d = 0; d < rank; d++) {
@@ -586,6 +700,9 @@ static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
                            m->name, name);
         }
         elems *= shape[d];
+    }
+    if (dt == EMBER_DTYPE_STRING) {
+        return em_gather_strings(m, j, input, slot, name, shape, rank, elems, nbytes, nbuf);
     }
     uint64_t want = (uint64_t)elems * ember_dtype_size(dt);
     if (nbytes != want) {
@@ -596,48 +713,19 @@ static TRITONSERVER_Error *em_gather_input(const em_triton_model *m, em_job *j,
     }
     void *data = NULL;
     char *copy = NULL;
-    size_t off = 0;
-    for (uint32_t b = 0; b < nbuf; b++) {
+    if (nbuf == 1) { /* one CPU buffer of the right alignment: wrapped, not copied */
         const void *buf = NULL;
         uint64_t bsize = 0;
         TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
         int64_t mt_id = 0;
-        TRITONSERVER_Error *e = TRITONBACKEND_InputBuffer(input, b, &buf, &bsize, &mt, &mt_id);
-        if (!e && mt == TRITONSERVER_MEMORY_GPU) {
-            e = em_errf(TRITONSERVER_ERROR_UNSUPPORTED,
-                        "model '%s': input '%s' is in GPU memory; the ember backend takes CPU "
-                        "inputs",
-                        m->name, name);
+        EM_RETURN_IF_ERROR(TRITONBACKEND_InputBuffer(input, 0, &buf, &bsize, &mt, &mt_id));
+        if (mt != TRITONSERVER_MEMORY_GPU && bsize == want &&
+            ((uintptr_t)buf % ember_dtype_size(dt)) == 0) {
+            data = (void *)(uintptr_t)buf; /* ember only reads inputs */
         }
-        if (!e && off + bsize > want) {
-            e = em_errf(TRITONSERVER_ERROR_INVALID_ARG,
-                        "model '%s': input '%s': its buffers hold more than its byte size", m->name,
-                        name);
-        }
-        if (e) {
-            free(copy);
-            return e;
-        }
-        if (nbuf == 1 && ((uintptr_t)buf % ember_dtype_size(dt)) == 0) {
-            data = (void *)(uintptr_t)buf; /* wrapped, not copied: ember only reads inputs */
-            off = bsize;
-            break;
-        }
-        if (!copy && !(copy = malloc(want ? want : 1))) {
-            return TRITONSERVER_ErrorNew(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
-        }
-        if (bsize) {
-            memcpy(copy + off, buf, bsize);
-        }
-        off += bsize;
     }
-    if (off != want) {
-        free(copy);
-        return em_errf(TRITONSERVER_ERROR_INVALID_ARG,
-                       "model '%s': input '%s': its buffers hold %zu bytes, not %llu", m->name,
-                       name, off, (unsigned long long)want);
-    }
-    if (copy) {
+    if (!data) {
+        EM_RETURN_IF_ERROR(em_read_all(m, input, name, want, nbuf, &copy));
         data = copy;
     }
     ember_status *st = ember_tensor_wrap(dt, shape, (int)rank, data, (size_t)want, &j->in[slot]);
@@ -747,8 +835,9 @@ static void em_prepare(const em_triton_model *m, em_job *j)
     if (m->max_batch > 0 && m->n_in > 0) {
         for (size_t i = 0; i < m->n_in; i++) {
             const int64_t *dims = ember_tensor_dims(j->in[i]);
-            if (ember_tensor_rank(j->in[i]) < 1 || (i > 0 && dims[0] != j->batch)) {
-                j->batch = -1; /* inputs disagree on a batch dim: this request runs alone */
+            if (ember_tensor_rank(j->in[i]) < 1 || (i > 0 && dims[0] != j->batch) ||
+                ember_tensor_dtype(j->in[i]) == EMBER_DTYPE_STRING) {
+                j->batch = -1; /* no common batch dim, or strings: this request runs alone */
                 break;
             }
             j->batch = dims[0];
@@ -831,8 +920,9 @@ static bool em_run_batch(em_triton_instance *inst, em_job *jobs, const size_t *i
         }
     }
     for (size_t o = 0; ok && o < m->n_out; o++) {
-        if (ember_tensor_rank(out[o]) < 1 || ember_tensor_dims(out[o])[0] != total) {
-            ok = false; /* an output without the batch dim first cannot be split */
+        if (ember_tensor_rank(out[o]) < 1 || ember_tensor_dims(out[o])[0] != total ||
+            ember_tensor_dtype(out[o]) == EMBER_DTYPE_STRING) {
+            ok = false; /* split by rows of bytes: the batch dim first, no string elements */
         }
     }
     for (size_t o = 0; ok && o < m->n_out; o++) {
@@ -888,7 +978,15 @@ static TRITONSERVER_Error *em_respond(const em_triton_model *m, em_job *j)
             TRITONBACKEND_ResponseOutput(j->response, &output, ember_model_output_name(m->model, o),
                                          em_dtype_to_triton(ember_tensor_dtype(t)),
                                          ember_tensor_dims(t), (uint32_t)ember_tensor_rank(t)));
+        bool strings = ember_tensor_dtype(t) == EMBER_DTYPE_STRING;
+        int64_t n = ember_tensor_elem_count(t);
         size_t nb = ember_tensor_nbytes(t);
+        if (strings) { /* BYTES: a 4-byte little-endian length, then the bytes, per element */
+            nb = 0;
+            for (int64_t i = 0; i < n; i++) {
+                nb += 4 + strlen(ember_tensor_string(t, i));
+            }
+        }
         void *buf = NULL;
         TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
         int64_t mt_id = 0;
@@ -899,7 +997,19 @@ static TRITONSERVER_Error *em_respond(const em_triton_model *m, em_job *j)
                            "backend writes CPU memory",
                            m->name, ember_model_output_name(m->model, o));
         }
-        if (nb) {
+        if (strings) {
+            unsigned char *p = buf;
+            for (int64_t i = 0; i < n; i++) {
+                const char *str = ember_tensor_string(t, i);
+                size_t len = strlen(str);
+                p[0] = (unsigned char)(len & 0xFF);
+                p[1] = (unsigned char)((len >> 8) & 0xFF);
+                p[2] = (unsigned char)((len >> 16) & 0xFF);
+                p[3] = (unsigned char)((len >> 24) & 0xFF);
+                memcpy(p + 4, str, len);
+                p += 4 + len;
+            }
+        } else if (nb) {
             memcpy(buf, ember_tensor_data(t), nb);
         }
     }

@@ -35,7 +35,7 @@
 
 /* ---- the server's side ---- */
 
-#define MAX_IO 4
+#define MAX_IO 8
 #define MAX_BUF 4
 
 struct TRITONSERVER_Error {
@@ -646,7 +646,7 @@ static void test_bad_requests_fail_alone(void **state)
 {
     fixture *f = *state;
     load(f, CONFIG_BATCH);
-    enum { N = 10 };
+    enum { N = 12 };
     TRITONBACKEND_Request rs[N];
     for (int i = 0; i < N; i++) {
         request_rows(&rs[i], f, 0, 1, 1);
@@ -664,11 +664,23 @@ static void test_bad_requests_fail_alone(void **state)
     rs[5].n_outputs = 1;
     rs[6].in[1] = rs[6].in[0]; /* input given twice */
     rs[6].n_in = 2;
-    rs[7].in[0].dt = TRITONSERVER_TYPE_BYTES; /* a type the backend does not carry */
+    rs[7].in[0].dt = (TRITONSERVER_DataType)99; /* a type the backend does not carry */
     /* rs[8]: a good request in the same Execute call */
     request_rows(&rs[9], f, 0, 2, 1); /* rs[0]'s shape with 2 rows: batched with it, that run */
     rs[9].in[0].shape[3] = 27;        /* fails, and each is run again alone for its message */
     rs[9].in[0].size[0] = 2 * 28 * 27 * 4;
+    static const char abc[] = "\3\0\0\0abc";
+    request_rows(&rs[10], f, 0, 1, 1); /* BYTES, well formed, for an FP32 input */
+    rs[10].in[0].dt = TRITONSERVER_TYPE_BYTES;
+    rs[10].in[0].rank = 1;
+    rs[10].in[0].shape[0] = 1;
+    rs[10].in[0].buf[0] = abc;
+    rs[10].in[0].size[0] = 7;
+    request_rows(&rs[11], f, 0, 1, 1); /* BYTES whose first length runs past the data */
+    rs[11].in[0].dt = TRITONSERVER_TYPE_BYTES;
+    rs[11].in[0].rank = 1;
+    rs[11].in[0].shape[0] = 1;
+    rs[11].in[0].size[0] = 6;
     TRITONBACKEND_Request *rp[N];
     for (int i = 0; i < N; i++) {
         rp[i] = &rs[i];
@@ -689,7 +701,10 @@ static void test_bad_requests_fail_alone(void **state)
                   "model 'default': no output named 'logits'");
     expect_failed(&rs[6], TRITONSERVER_ERROR_INVALID_ARG,
                   "model 'default': input 'input' given twice");
-    expect_failed(&rs[7], TRITONSERVER_ERROR_INVALID_ARG, "datatype 13 is not one ember carries");
+    expect_failed(&rs[7], TRITONSERVER_ERROR_INVALID_ARG, "datatype 99 is not one ember carries");
+    expect_failed(&rs[10], TRITONSERVER_ERROR_INVALID_ARG, "input 0 'input': dtype string");
+    expect_failed(&rs[11], TRITONSERVER_ERROR_INVALID_ARG,
+                  "model 'default': input 'input': BYTES element 0 of ");
     expect_failed(&rs[9], TRITONSERVER_ERROR_INVALID_ARG,
                   "model 'default': input 0 'input': dim 3 is 27, expected 28");
     assert_null(strstr(g_log, "batched"));
@@ -809,6 +824,147 @@ static void test_config_errors(void **state)
     expect_ok(TRITONBACKEND_Finalize(&f->backend));
 }
 
+/* Triton's BYTES layout of a string tensor: per element a 4-byte little-endian length, then
+ * the bytes. Returns a malloc'ed buffer and its size. */
+static char *to_bytes(const ember_tensor *t, uint64_t *size)
+{
+    int64_t n = ember_tensor_elem_count(t);
+    uint64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        total += 4 + strlen(ember_tensor_string(t, i));
+    }
+    unsigned char *buf = malloc(total ? total : 1), *p = buf;
+    for (int64_t i = 0; i < n; i++) {
+        const char *s = ember_tensor_string(t, i);
+        uint32_t len = (uint32_t)strlen(s);
+        p[0] = (unsigned char)len, p[1] = (unsigned char)(len >> 8);
+        p[2] = (unsigned char)(len >> 16), p[3] = (unsigned char)(len >> 24);
+        memcpy(p + 4, s, len);
+        p += 4 + len;
+    }
+    *size = total;
+    return (char *)buf;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    }
+    fclose(in);
+    fclose(out);
+}
+
+static void test_strings_in_and_out(void **state)
+{
+    fixture *f = *state;
+    /* <repo>/text/1/model.onnx: tests/data/onnx/text.onnx, two string inputs and five outputs
+     * (four string, one f32) */
+    char tdir[96], vdir[128], path[160];
+    snprintf(tdir, sizeof tdir, "%s/text", f->dir);
+    snprintf(vdir, sizeof vdir, "%s/1", tdir);
+    snprintf(path, sizeof path, "%s/model.onnx", vdir);
+    assert_int_equal(mkdir(tdir, 0755), 0);
+    assert_int_equal(mkdir(vdir, 0755), 0);
+    copy_file(data_path("onnx/text.onnx"), path);
+    TRITONBACKEND_Model model = {
+        "text", 1, tdir,
+        "{\"max_batch_size\": 4, \"input\": [{\"name\": \"x\", \"data_type\": \"TYPE_STRING\"}]}",
+        NULL};
+    TRITONBACKEND_ModelInstance inst = {"text_0", TRITONSERVER_INSTANCEGROUPKIND_CPU, 0, &model,
+                                        NULL};
+    expect_ok(TRITONBACKEND_Initialize(&f->backend));
+    expect_ok(TRITONBACKEND_ModelInitialize(&model));
+    expect_ok(TRITONBACKEND_ModelInstanceInitialize(&inst));
+
+    ember_tensor *x[2];
+    char *bytes[2];
+    TRITONBACKEND_Request rs[2];
+    memset(rs, 0, sizeof rs);
+    for (int i = 0; i < 2; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "onnx/text.in%d.npy", i);
+        ok(ember_tensor_load_npy(data_path(rel), &x[i]));
+        assert_int_equal(ember_tensor_dtype(x[i]), EMBER_DTYPE_STRING);
+        uint64_t size = 0;
+        bytes[i] = to_bytes(x[i], &size);
+        for (int r = 0; r < 2; r++) { /* the same request twice: strings never batch */
+            TRITONBACKEND_Input *in = &rs[r].in[rs[r].n_in++];
+            in->name = i ? "n" : "x";
+            in->dt = TRITONSERVER_TYPE_BYTES;
+            in->rank = (uint32_t)ember_tensor_rank(x[i]);
+            memcpy(in->shape, ember_tensor_dims(x[i]), in->rank * sizeof(int64_t));
+            in->buf[0] = bytes[i];
+            in->size[0] = size;
+            in->nbuf = 1;
+        }
+    }
+    TRITONBACKEND_Request *rp[2] = {&rs[0], &rs[1]};
+    expect_ok(TRITONBACKEND_ModelInstanceExecute(&inst, rp, 2));
+    assert_null(strstr(g_log, "batched"));
+    for (int r = 0; r < 2; r++) {
+        if (rs[r].err[0]) {
+            fail_msg("request failed: %s", rs[r].err);
+        }
+        assert_int_equal(rs[r].sent, 1);
+        assert_int_equal(rs[r].released, 1);
+        const TRITONBACKEND_Response *resp = rs[r].response;
+        assert_int_equal(resp->n_out, 5);
+        for (uint32_t o = 0; o < 5; o++) {
+            char rel[64];
+            snprintf(rel, sizeof rel, "onnx/text.out%u.npy", o);
+            ember_tensor *want = NULL;
+            ok(ember_tensor_load_npy(data_path(rel), &want));
+            const TRITONBACKEND_Output *out = &resp->out[o];
+            int64_t n = ember_tensor_elem_count(want);
+            assert_int_equal(out->rank, (uint32_t)ember_tensor_rank(want));
+            for (uint32_t d = 0; d < out->rank; d++) {
+                assert_int_equal(out->shape[d], ember_tensor_dims(want)[d]);
+            }
+            if (ember_tensor_dtype(want) == EMBER_DTYPE_STRING) {
+                assert_int_equal(out->dt, TRITONSERVER_TYPE_BYTES);
+                const unsigned char *p = out->buf, *end = p + out->size;
+                for (int64_t k = 0; k < n; k++) {
+                    assert_true(end - p >= 4);
+                    uint32_t len = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+                    const char *w = ember_tensor_string(want, k);
+                    assert_int_equal(len, strlen(w));
+                    assert_memory_equal(p + 4, w, len);
+                    p += 4 + len;
+                }
+                assert_ptr_equal(p, end);
+            } else {
+                assert_int_equal(out->dt, TRITONSERVER_TYPE_FP32);
+                assert_int_equal(out->size, (uint64_t)n * 4);
+                const float *got = out->buf, *w = ember_tensor_data(want);
+                for (int64_t k = 0; k < n; k++) {
+                    if (!(got[k] == w[k] || fabsf(got[k] - w[k]) <= 1e-6f * fabsf(w[k]))) {
+                        fail_msg("%s[%lld] = %.9g, expected %.9g", out->name, (long long)k, got[k],
+                                 w[k]);
+                    }
+                }
+            }
+            ember_tensor_destroy(want);
+        }
+    }
+    free_responses(rs, 2);
+    for (int i = 0; i < 2; i++) {
+        ember_tensor_destroy(x[i]);
+        free(bytes[i]);
+    }
+    expect_ok(TRITONBACKEND_ModelInstanceFinalize(&inst));
+    expect_ok(TRITONBACKEND_ModelFinalize(&model));
+    expect_ok(TRITONBACKEND_Finalize(&f->backend));
+    unlink(path);
+    rmdir(vdir);
+    rmdir(tdir);
+}
+
 static void test_api_version_check(void **state)
 {
     fixture *f = *state;
@@ -825,6 +981,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dynamic_batching, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_batching_runs_each_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strings_in_and_out, setup, teardown),
         cmocka_unit_test_setup_teardown(test_api_version_check, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
