@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,6 +102,8 @@ static uint32_t g_api_minor = TRITONBACKEND_API_VERSION_MINOR;
 static int g_errors_live; /* TRITONSERVER_Error objects not yet deleted */
 static char g_log[8192];
 static uint64_t g_batch_stats;
+/* The server's state that instances share (Triton executes instances on their own threads). */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 TRITONSERVER_Error *TRITONSERVER_ErrorNew(TRITONSERVER_Error_Code code, const char *msg)
 {
@@ -108,7 +111,9 @@ TRITONSERVER_Error *TRITONSERVER_ErrorNew(TRITONSERVER_Error_Code code, const ch
     assert_non_null(e);
     e->code = code;
     e->msg = strdup(msg);
+    pthread_mutex_lock(&g_lock);
     g_errors_live++;
+    pthread_mutex_unlock(&g_lock);
     return e;
 }
 void TRITONSERVER_ErrorDelete(TRITONSERVER_Error *e)
@@ -116,7 +121,9 @@ void TRITONSERVER_ErrorDelete(TRITONSERVER_Error *e)
     if (e) {
         free(e->msg);
         free(e);
+        pthread_mutex_lock(&g_lock);
         g_errors_live--;
+        pthread_mutex_unlock(&g_lock);
     }
 }
 TRITONSERVER_Error_Code TRITONSERVER_ErrorCode(TRITONSERVER_Error *e)
@@ -148,8 +155,10 @@ TRITONSERVER_Error *TRITONSERVER_LogMessage(TRITONSERVER_LogLevel level, const c
                                             const int line, const char *msg)
 {
     (void)level, (void)file, (void)line;
+    pthread_mutex_lock(&g_lock);
     size_t n = strlen(g_log);
     snprintf(g_log + n, sizeof g_log - n, "%s\n", msg);
+    pthread_mutex_unlock(&g_lock);
     return NULL;
 }
 
@@ -253,7 +262,9 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceReportBatchStatistics(
 {
     (void)i;
     assert_true(t0 <= t1 && t1 <= t2 && t2 <= t3);
+    pthread_mutex_lock(&g_lock);
     g_batch_stats += batch;
+    pthread_mutex_unlock(&g_lock);
     return NULL;
 }
 
@@ -965,6 +976,59 @@ static void test_strings_in_and_out(void **state)
     rmdir(tdir);
 }
 
+typedef struct {
+    const fixture *f;
+    TRITONBACKEND_ModelInstance *instance;
+    const ember_tensor *want;
+    int failures;
+} worker_arg;
+
+/* Runs 20 single requests of rows 0-2 on its instance; counts results that differ. */
+static void *worker(void *p)
+{
+    worker_arg *a = p;
+    for (int it = 0; it < 20; it++) {
+        TRITONBACKEND_Request r;
+        request_rows(&r, a->f, 0, 3, 1);
+        TRITONBACKEND_Request *rp = &r;
+        TRITONSERVER_Error *e = TRITONBACKEND_ModelInstanceExecute(a->instance, &rp, 1);
+        if (e || r.err[0] || r.sent != 1 || r.released != 1 || r.response->n_out != 1 ||
+            r.response->out[0].size != 120 ||
+            memcmp(r.response->out[0].buf, ember_tensor_data((ember_tensor *)a->want), 120) != 0) {
+            a->failures++;
+        }
+        TRITONSERVER_ErrorDelete(e);
+        if (r.response) {
+            TRITONSERVER_ErrorDelete(TRITONBACKEND_ResponseDelete(r.response));
+        }
+    }
+    return NULL;
+}
+
+static void test_instances_run_concurrently(void **state)
+{
+    fixture *f = *state;
+    /* two instances of one model (instance_group count 2), executing at once on two threads,
+     * as Triton does; each has its own session over the one ember model */
+    load(f, "{\"max_batch_size\": 8, \"parameters\": {\"threads\": {\"string_value\": \"1\"}}}");
+    TRITONBACKEND_ModelInstance second = {"default_1", TRITONSERVER_INSTANCEGROUPKIND_CPU, 0,
+                                          &f->model, NULL};
+    expect_ok(TRITONBACKEND_ModelInstanceInitialize(&second));
+    ember_tensor *want = reference(f, 0, 3);
+    worker_arg args[2] = {{f, &f->instance, want, 0}, {f, &second, want, 0}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_create(&th[i], NULL, worker, &args[i]), 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(args[i].failures, 0);
+    }
+    ember_tensor_destroy(want);
+    expect_ok(TRITONBACKEND_ModelInstanceFinalize(&second));
+    unload(f);
+}
+
 static void test_api_version_check(void **state)
 {
     fixture *f = *state;
@@ -982,6 +1046,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_batching_runs_each_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strings_in_and_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_instances_run_concurrently, setup, teardown),
         cmocka_unit_test_setup_teardown(test_api_version_check, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
