@@ -91,6 +91,65 @@ def write(name, model, x, core=False, dynamic=None, run_x=None):
     np.save(os.path.join(OUT, name + "_expected.npy"), expected.numpy())
     targets = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
     print(name, ", ".join(targets))
+    if name in LAYOUTS:
+        write_layouts(name, ep)
+    return ep
+
+
+LAYOUTS = ["cnn", "mlp_dyn"]  # also written in the older layouts
+
+
+def write_two_models(mlp, cnn):
+    """two.pt2: an MLP ("model") and the CNN ("cnn") in one package (package_pt2 of 2.15,
+    raw weights); two_pt28.pt2 the same in torch 2.8's layout. Run on mlp's / cnn's files."""
+    if ONLY and "two" not in ONLY[0]:
+        return
+    from torch.export.pt2_archive._package import package_pt2
+    eps = {"model": torch.export.export(mlp.eval(), (torch.randn(2, 4),)),
+           "cnn": torch.export.export(cnn.eval(), (torch.randn(1, 3, 8, 8),))}
+    package_pt2(os.path.join(OUT, "two.pt2"), exported_programs=eps)
+    write_pt28(eps, os.path.join(OUT, "two_pt28.pt2"))
+
+
+def write_flat(ep, path):
+    """The flat layout torch.export.save wrote in torch 2.1-2.7 (torch/_export/__init__.py
+    save: Python's zipfile, records stored, no root folder, in this order): the program JSON,
+    the state dict and the constants as torch.save zips, the example inputs, and "version"
+    (the schema version, "8.20"). The pieces come from this torch's serialize(), so the JSON is
+    schema 8.x as 2.15 writes it (an older torch wrote an older minor version)."""
+    from torch._export.serde.schema import SCHEMA_VERSION
+    from torch._export.serde.serialize import serialize
+    art = serialize(ep)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("serialized_exported_program.json", art.exported_program)
+        z.writestr("serialized_state_dict.pt", art.state_dict)
+        z.writestr("serialized_constants.pt", art.constants)
+        z.writestr("serialized_example_inputs.pt", art.example_inputs)
+        z.writestr("version", ".".join(map(str, SCHEMA_VERSION)))
+
+
+def write_pt28(eps, path):
+    """torch 2.8's package_pt2 (torch/export/pt2_archive/_package.py,
+    _package_exported_programs): through the PT2ArchiveWriter (PyTorchFileWriter: one root
+    folder, records stored and 64-byte aligned, archive_format, byteorder, .data/version),
+    per model models/<name>.json and the torch.save'd data/weights/<name>.pt,
+    data/constants/<name>.pt and data/sample_inputs/<name>.pt."""
+    from torch._export.serde.serialize import serialize
+    from torch.export.pt2_archive._package import PT2ArchiveWriter
+    with PT2ArchiveWriter(path) as w:
+        for name, ep in eps.items():
+            art = serialize(ep)
+            w.write_bytes("models/%s.json" % name, art.exported_program)
+            w.write_bytes("data/weights/%s.pt" % name, art.state_dict)
+            w.write_bytes("data/constants/%s.pt" % name, art.constants)
+            w.write_bytes("data/sample_inputs/%s.pt" % name, art.example_inputs)
+
+
+def write_layouts(name, ep):
+    """<name>_flat.pt2 (torch 2.1-2.7) and <name>_pt28.pt2 (torch 2.8), run on <name>'s
+    input and expected output."""
+    write_flat(ep, os.path.join(OUT, name + "_flat.pt2"))
+    write_pt28({"model": ep}, os.path.join(OUT, name + "_pt28.pt2"))
 
 
 def rewrite(src, name, edit_json=None, edit_records=None):
@@ -143,9 +202,9 @@ def write_bad():
         r, root, lambda c: c["l1.weight"]["tensor_meta"]["sizes"][1].update(as_int=40)))
     rewrite(src, "missing_weight", edit_records=lambda r, root: weights_config(
         r, root, lambda c: c["l1.weight"].update(path_name="weight_9")))
-    # Layouts not read yet, refused by name: torch 2.8's pickled weights (data/weights/model.pt
-    # instead of the config and raw records) and the flat layout of torch 2.1-2.7 (only the
-    # names matter to the loader; the records hold placeholders).
+    # The older layouts with placeholders where the torch.save zips belong: torch 2.8's
+    # pickled weights (data/weights/model.pt instead of the config and raw records) and the
+    # flat layout of torch 2.1-2.7.
     def pickled(records, root):
         for k in [k for k in records if "/data/weights/" in k]:
             del records[k]
@@ -196,6 +255,7 @@ def main():
     seq = torch.export.Dim("S", min=2, max=64)
     write("encoder_dyn", enc, torch.randn(2, 5, 16), dynamic={"src": {0: b, 1: seq}},
           run_x=torch.randn(3, 7, 16))
+    write_two_models(mlp, cnn)
     if not ONLY:
         write_bad()
     write_seeds()
