@@ -55,6 +55,23 @@ class Cnn(torch.nn.Module):
         return self.fc(torch.flatten(self.avg(y), 1))
 
 
+class Cond(torch.nn.Module):
+    """torch.cond on data: the program holds a higher_order.cond node with two subgraphs."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        def pos(x):
+            return torch.relu(self.l(x)) + 1.0
+
+        def neg(x):
+            return torch.sigmoid(self.l(x)) * x - 1.0
+
+        return torch.cond(x.sum() > 0, pos, neg, (x,))
+
+
 def encoder():
     return torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
                                             dropout=0.0, activation="gelu", batch_first=True)
@@ -213,6 +230,14 @@ def write_bad():
     write_zip(os.path.join(OUT, "bad_flat.pt2"), {
         "serialized_exported_program.json": b"{}", "serialized_state_dict.pt": b"",
         "serialized_constants.pt": b"", "version": b"1"})
+    rewrite(src, "while_loop",
+            lambda p: set_target(p, "relu", "torch.ops.higher_order.while_loop"))
+    def two_outputs(p):  # the false branch of cond.pt2 returns its result twice
+        for n in p["graph_module"]["graph"]["nodes"]:
+            if n["target"] == "torch.ops.higher_order.cond":
+                g = n["inputs"][2]["arg"]["as_graph"]["graph"]
+                g["outputs"] = g["outputs"] * 2
+    rewrite(os.path.join(OUT, "cond.pt2"), "cond_outputs", two_outputs)
     rewrite(src, "undefined_arg", lambda p: p["graph_module"]["graph"]["nodes"][1]["inputs"][0]
             ["arg"]["as_tensor"].update(name="nowhere"))
 
@@ -222,7 +247,7 @@ def write_seeds():
                           "corpus", "fuzz_pt2")
     os.makedirs(corpus, exist_ok=True)
     for name in ["mlp", "mlp_core", "mlp_dyn", "cnn", "cnn_core", "encoder", "encoder_core",
-                 "encoder_dyn"]:
+                 "encoder_dyn", "cond"]:
         with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
             prog = json.loads(z.read(name + "/models/model.json"))
             cfg = z.read(name + "/data/weights/model_weights_config.json")
@@ -255,6 +280,13 @@ def main():
     seq = torch.export.Dim("S", min=2, max=64)
     write("encoder_dyn", enc, torch.randn(2, 5, 16), dynamic={"src": {0: b, 1: seq}},
           run_x=torch.randn(3, 7, 16))
+    cond = Cond()
+    x = torch.randn(3, 4).abs()
+    write("cond", cond, x)  # exported and run on a positive sum: the true branch
+    if not ONLY or "cond" in ONLY[0]:  # the false branch, on the same program
+        with torch.no_grad():
+            np.save(os.path.join(OUT, "cond_neg_input.npy"), (-x).numpy())
+            np.save(os.path.join(OUT, "cond_neg_expected.npy"), cond(-x).numpy())
     write_two_models(mlp, cnn)
     if not ONLY:
         write_bad()

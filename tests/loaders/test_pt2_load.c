@@ -310,6 +310,18 @@ static void test_older_layouts(void **state)
     ember_model_destroy(m);
 }
 
+/* torch.cond on data: an If node whose branches are the program's two subgraphs (each
+ * closed over its operands: the input and the Linear's weights, captured); both branches
+ * are taken, each against PyTorch eager. */
+static void test_cond(void **state)
+{
+    (void)state;
+    check_file("cond.pt2", "cond");
+    ember_model *m = load("cond.pt2");
+    check_loaded(m, "cond_neg");
+    ember_model_destroy(m);
+}
+
 /* Loads `file` with model name `name` (NULL: the default). */
 static ember_status *load_named(const char *file, const char *name, ember_model **m)
 {
@@ -420,6 +432,13 @@ static void test_bad_archives(void **state)
     expect_error("bad_pickled_weights.pt2", EMBER_ERR_INVALID_MODEL,
                  "bad_pickled_weights.pt2: data/weights/model.pt: not a valid zip archive: Not a "
                  "zip archive");
+    expect_error("bad_while_loop.pt2", EMBER_ERR_UNSUPPORTED,
+                 "node 'relu' (torch.ops.higher_order.while_loop): not an aten op: ember lowers "
+                 "torch.ops.aten.* targets, torch.ops.higher_order.cond and Python's arithmetic "
+                 "on symbolic ints only");
+    expect_error("bad_cond_outputs.pt2", EMBER_ERR_INVALID_MODEL,
+                 "node 'cond' (torch.ops.higher_order.cond): the branches return different "
+                 "numbers of values, or none");
     expect_error("bad_undefined_arg.pt2", EMBER_ERR_INVALID_MODEL,
                  "node 'relu' (torch.ops.aten.relu.default): argument 'self': 'nowhere' is not "
                  "defined before it");
@@ -487,7 +506,7 @@ int main(void)
         cmocka_unit_test(test_names),        cmocka_unit_test(test_bad_archives),
         cmocka_unit_test(test_truncated),    cmocka_unit_test(test_told_apart),
         cmocka_unit_test(test_dim_range),    cmocka_unit_test(test_older_layouts),
-        cmocka_unit_test(test_two_models),
+        cmocka_unit_test(test_two_models),   cmocka_unit_test(test_cond),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
