@@ -72,6 +72,19 @@ class Cond(torch.nn.Module):
         return torch.cond(x.sum() > 0, pos, neg, (x,))
 
 
+class Lstm(torch.nn.Module):
+    """A two-layer nn.LSTM (exported as aten.lstm.input) and a Linear on its last step."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(4, 8, num_layers=2, batch_first=True)
+        self.fc = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y[:, -1])
+
+
 def encoder():
     return torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
                                             dropout=0.0, activation="gelu", batch_first=True)
@@ -247,7 +260,7 @@ def write_seeds():
                           "corpus", "fuzz_pt2")
     os.makedirs(corpus, exist_ok=True)
     for name in ["mlp", "mlp_core", "mlp_dyn", "cnn", "cnn_core", "encoder", "encoder_core",
-                 "encoder_dyn", "cond"]:
+                 "encoder_dyn", "cond", "lstm"]:
         with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
             prog = json.loads(z.read(name + "/models/model.json"))
             cfg = z.read(name + "/data/weights/model_weights_config.json")
@@ -287,6 +300,11 @@ def main():
         with torch.no_grad():
             np.save(os.path.join(OUT, "cond_neg_input.npy"), (-x).numpy())
             np.save(os.path.join(OUT, "cond_neg_expected.npy"), cond(-x).numpy())
+    # batch symbolic: exported with 2, run with 3 (torch.export specializes nn.LSTM's
+    # sequence length: a Dim on it is a constraint violation)
+    write("lstm", Lstm(), torch.randn(2, 5, 4),
+          dynamic={"x": {0: torch.export.Dim("LB", min=1, max=32)}},
+          run_x=torch.randn(3, 5, 4))
     write_two_models(mlp, cnn)
     if not ONLY:
         write_bad()

@@ -3,11 +3,15 @@
  * loaders/pt2 through the public API: the torch.export fixtures of tests/data/pt2
  * (tools/gen_pt2_fixtures.py, torch 2.15: an MLP, a small CNN, a transformer encoder layer,
  * each as exported and after run_decompositions(), an MLP with a dynamic batch dim and the
- * encoder with dynamic batch and sequence dims, run on other sizes) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs and outputs
- * keep their names, parameters their FQNs. Bad archives give one clear line naming the node,
- * field, tensor or record; weight records that are not aligned in the file still run;
- * truncations of an archive at many points never crash or leak
- * (test allocator); a TorchScript archive is still told apart from a .pt2 by content.
+ * encoder with dynamic batch and sequence dims, run on other sizes, a torch.cond model run on
+ * both branches, a two-layer LSTM) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs
+ * and outputs keep their names, parameters their FQNs. Symbolic dims' ranges are checked at
+ * run time and at load-time fixes. The older layouts (torch 2.1-2.7's flat archive, torch
+ * 2.8's torch.save'd weights) give the same results; an archive of two programs loads either
+ * by name. Bad archives give one clear line naming the node, field, tensor or record; weight
+ * records that are not aligned in the file still run; truncations of an archive at many
+ * points never crash or leak (test allocator); a TorchScript archive is still told apart from
+ * a .pt2 by content.
  */
 #include "ember.h"
 #include <math.h>
@@ -322,6 +326,14 @@ static void test_cond(void **state)
     ember_model_destroy(m);
 }
 
+/* A two-layer nn.LSTM as torch.export keeps it (aten.lstm.input, its flat weight list) and a
+ * Linear on the last step: exported with batch 2 (Dim LB, 1..32), run with batch 3. */
+static void test_lstm(void **state)
+{
+    (void)state;
+    check_model("lstm");
+}
+
 /* Loads `file` with model name `name` (NULL: the default). */
 static ember_status *load_named(const char *file, const char *name, ember_model **m)
 {
@@ -507,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_truncated),    cmocka_unit_test(test_told_apart),
         cmocka_unit_test(test_dim_range),    cmocka_unit_test(test_older_layouts),
         cmocka_unit_test(test_two_models),   cmocka_unit_test(test_cond),
+        cmocka_unit_test(test_lstm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
