@@ -443,9 +443,9 @@ static ember_status *lower_branch(const nctx *c, const em_pt2_json *gj, ts_av *o
         return nerr(c, EMBER_ERR_INVALID_MODEL, "a branch whose inputs do not match the "
                     "operands, or without outputs%s%s", NULL, NULL);
     }
+    EM_RETURN_IF_ERROR(em_ts_sub_enter(&p->L, g));
     em_ts_map outer = p->names;
     p->names = (em_ts_map){.a = p->L.ast, .strings = true};
-    EM_RETURN_IF_ERROR(em_ts_sub_enter(&p->L, g));
     ember_status *st = NULL;
     for (size_t i = 0; i < ins->n && st == NULL; i++) {
         const em_pt2_json *n = em_pt2_json_get(em_pt2_json_get(ins->items[i], "as_tensor"),
