@@ -757,7 +757,8 @@ EMBER_API void ember_session_destroy(ember_session *s);
  * no heap allocation. INVALID_ARG when `n_inputs` or `n_outputs` is not the model's count, or
  * an input's shape contradicts the model's: a dim the model fixes, a symbolic dim given two
  * values, or one outside the range the model declares for it (torch.export's
- * Dim("batch", min=1, max=64): "input 0 'x': dim 0 ('s77') is 100, outside its range [1, 64]").
+ * Dim("batch", min=3, max=64): "input 0 'x': dim 0 ('s77') is 100, outside its range [3, 64]";
+ * as torch's own guards, a low bound of 2 or less is not enforced).
  * Errors name the input, the node and what is wrong.
  * Threads: may be called concurrently on one session.
  */

@@ -182,9 +182,9 @@ def write_layouts(name, ep):
     write_pt28({"model": ep}, os.path.join(OUT, name + "_pt28.pt2"))
 
 
-def rewrite(src, name, edit_json=None, edit_records=None):
-    """Copies archive src to bad_<name>.pt2, model.json passed through edit_json(dict) and the
-    records through edit_records(dict name -> bytes)."""
+def rewrite(src, name, edit_json=None, edit_records=None, prefix="bad_"):
+    """Copies archive src to <prefix><name>.pt2, model.json passed through edit_json(dict) and
+    the records through edit_records(dict name -> bytes)."""
     with zipfile.ZipFile(src) as z:
         records = {i.filename: z.read(i.filename) for i in z.infolist()}
     root = next(iter(records)).split("/")[0]
@@ -198,7 +198,7 @@ def rewrite(src, name, edit_json=None, edit_records=None):
     records[model] = json.dumps(prog).encode()
     if edit_records is not None:
         edit_records(records, root)
-    write_zip(os.path.join(OUT, "bad_" + name + ".pt2"), records)
+    write_zip(os.path.join(OUT, prefix + name + ".pt2"), records)
 
 
 def write_zip(path, records):
@@ -251,6 +251,9 @@ def write_bad():
                 g = n["inputs"][2]["arg"]["as_graph"]["graph"]
                 g["outputs"] = g["outputs"] * 2
     rewrite(os.path.join(OUT, "cond.pt2"), "cond_outputs", two_outputs)
+    # mlp_dyn with a low bound torch enforces (3 or more; Dim(min=3) would write it)
+    rewrite(os.path.join(OUT, "mlp_dyn.pt2"), "min3", lambda p: p["range_constraints"]["s77"]
+            .update(min_val=3), prefix="mlp_dyn_")
     rewrite(src, "undefined_arg", lambda p: p["graph_module"]["graph"]["nodes"][1]["inputs"][0]
             ["arg"]["as_tensor"].update(name="nowhere"))
 

@@ -376,9 +376,12 @@ static const char *symbol_name(ts_lower *L, const char *e)
 }
 
 /* range_constraints ({"s77": {"min_val": 1, "max_val": 64}}): each symbol's range on the graph
- * (the planner refuses inputs outside it), and metadata "pt2.dims" ("s77=[1, 64]") for ember
- * inspect. A bound that is null or not an int is open (torch writes null for infinity);
- * compound keys ("2*s77", derived dims) are kept as metadata only. */
+ * (the planner refuses inputs outside it), and metadata "pt2.dims" ("s77=[1, 64]", as the
+ * file says) for ember inspect. A bound that is null or not an int is open (torch writes null
+ * for infinity); compound keys ("2*s77", derived dims) are kept as metadata only. A low bound
+ * of 2 or less is not enforced, as torch's own guards do not (its 0/1 specialization writes 2
+ * for Dim.AUTO and Dim(min=2), and ep.module() still runs sizes 0 and 1; it refuses sizes
+ * below a low bound of 3 or more, and above any high bound). */
 static ember_status *set_ranges(em_pt2 *p, const em_pt2_json *rc)
 {
     char buf[1024];
@@ -391,7 +394,8 @@ static ember_status *set_ranges(em_pt2 *p, const em_pt2_json *rc)
                           hi != NULL && hi->is_int && hi->i >= 0 ? hi->i : INT64_MAX};
         const char *sym = symbol_name(&p->L, rc->keys[i]);
         if (sym != NULL && strcmp(sym, rc->keys[i]) == 0) {
-            ember_status *st = em_graph_set_symbol_range(p->L.root, sym, r.lo, r.hi);
+            ember_status *st = em_graph_set_symbol_range(p->L.root, sym, r.lo > 2 ? r.lo : 0,
+                                                         r.hi);
             if (st != NULL) {
                 return em_status_wrap(st, "%s: range_constraints", p->L.what);
             }

@@ -191,24 +191,33 @@ static void expect_status(ember_status *st, ember_code code, const char *want)
     ember_status_destroy(st);
 }
 
-/* Dim("batch", min=1, max=64) is checked at run time: both ends run, 0, 65 and 100 are refused
- * in one line naming the input, the dim, its symbol and the range; a plan refused is not cached
- * (a later run within the range still works). Fixing the dim at load outside the range fails
- * the load; inside it, the model runs with that batch only. */
+/* Dim("batch", min=1, max=64) is checked at run time as torch's own guards check it: sizes
+ * up to 64 run (a low bound of 2 or less is not enforced: ep.module() runs 0 and 1 whatever it
+ * says), 65 and 100 are refused in one line naming the input, the dim, its symbol and the
+ * range; a plan refused is not cached (a later run within the range still works). A low bound
+ * of 3 (mlp_dyn_min3.pt2) is enforced. Fixing the dim at load outside the range fails the
+ * load; inside it, the model runs with that batch only. */
 static void test_dim_range(void **state)
 {
     (void)state;
     ember_model *m = load("mlp_dyn.pt2");
+    assert_string_equal(ember_model_input_dim_name(m, 0, 0), "s77");
     assert_null(run_batch(m, 1));
     assert_null(run_batch(m, 64));
     expect_status(run_batch(m, 100), EMBER_ERR_INVALID_ARG,
-                  "input 0 'x': dim 0 ('s77') is 100, outside its range [1, 64]");
-    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [1, 64]");
-    expect_status(run_batch(m, 0), EMBER_ERR_INVALID_ARG, "is 0, outside its range [1, 64]");
+                  "input 0 'x': dim 0 ('s77') is 100, outside its range [0, 64]");
+    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [0, 64]");
     assert_null(run_batch(m, 33));
     ember_model_destroy(m);
+    m = load("mlp_dyn_min3.pt2");
+    expect_status(run_batch(m, 2), EMBER_ERR_INVALID_ARG,
+                  "input 0 'x': dim 0 ('s77') is 2, outside its range [3, 64]");
+    assert_null(run_batch(m, 3));
+    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [3, 64]");
+    ember_model_destroy(m);
 
-    /* encoder_dyn: two symbols, each with its own range (batch 1..16, seq 2..64) */
+    /* encoder_dyn: two symbols, each with its own high bound (batch 1..16, seq 2..64; seq 1
+     * runs: torch does not enforce the low bound 2 either) */
     m = load("encoder_dyn.pt2");
     const char *key = NULL, *val = NULL;
     for (size_t i = 0; i < ember_model_metadata_count(m); i++) {
@@ -224,7 +233,7 @@ static void test_dim_range(void **state)
     const char *ssym = ember_model_input_dim_name(m, 0, 1);
     assert_non_null(bsym);
     assert_non_null(ssym);
-    const int64_t shapes[][3] = {{16, 64, 16}, {1, 2, 16}, {17, 5, 16}, {2, 1, 16}, {2, 65, 16}};
+    const int64_t shapes[][3] = {{16, 64, 16}, {1, 2, 16}, {2, 1, 16}, {17, 5, 16}, {2, 65, 16}};
     for (int k = 0; k < 5; k++) {
         ember_tensor *x = NULL, *y = NULL;
         OK(ember_tensor_create(EMBER_DTYPE_F32, shapes[k], 3, &x));
@@ -232,9 +241,8 @@ static void test_dim_range(void **state)
         char want[128];
         int d = shapes[k][0] > 16 ? 0 : 1;
         snprintf(want, sizeof want, "input 0 'src': dim %d ('%s') is %lld, outside its range "
-                 "[%d, %d]", d, d == 0 ? bsym : ssym, (long long)shapes[k][d], d == 0 ? 1 : 2,
-                 d == 0 ? 16 : 64);
-        if (k < 2) {
+                 "[0, %d]", d, d == 0 ? bsym : ssym, (long long)shapes[k][d], d == 0 ? 16 : 64);
+        if (k < 3) {
             if (st != NULL) {
                 fail_msg("%lldx%lld: %s", (long long)shapes[k][0], (long long)shapes[k][1],
                          ember_status_message(st));
@@ -253,13 +261,13 @@ static void test_dim_range(void **state)
     OK(ember_model_options_set_dim_value(mo, "s77", 65));
     ember_status *st = ember_model_load_file(data_path("mlp_dyn.pt2"), mo, &m);
     expect_status(st, EMBER_ERR_INVALID_ARG, "mlp_dyn.pt2: input 'x': dim 0 ('s77') is fixed "
-                  "to 65, outside its range [1, 64]");
+                  "to 65, outside its range [0, 64]");
     ember_model_options_destroy(mo);
     mo = opts();
     const int64_t big[2] = {100, 4};
     OK(ember_model_options_set_input_shape(mo, "x", big, 2));
     expect_status(ember_model_load_file(data_path("mlp_dyn.pt2"), mo, &m), EMBER_ERR_INVALID_ARG,
-                  "is fixed to 100, outside its range [1, 64]");
+                  "is fixed to 100, outside its range [0, 64]");
     ember_model_options_destroy(mo);
     mo = opts();
     const int64_t ok[2] = {7, 4};
@@ -307,7 +315,7 @@ static void test_older_layouts(void **state)
     ember_model_destroy(m);
     m = load("mlp_dyn_flat.pt2");
     assert_string_equal(meta(m, "pt2.dims"), "s77=[1, 64]");
-    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [1, 64]");
+    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [0, 64]");
     ember_model_destroy(m);
     m = load("cnn.pt2");
     assert_string_equal(meta(m, "pt2.layout"), "package, raw weights (torch 2.9+)");
