@@ -45,6 +45,7 @@ typedef struct cli_load {
     bool dynamic;                /* --dynamic-shapes: keep the model's symbolic dims */
     ember_int8_mode int8;        /* --int8 (AUTO when not given) */
     ember_precision precision;   /* --precision fp16 / bf16: weights held in half (FP32: as is) */
+    const char *model_name;      /* --model-name: which model of an archive (NULL: "model") */
 } cli_load;
 /* Loads l->path with graph optimization l->level. The --input files tell a TorchScript model its
  * input dtypes and ranks, and (unless l->dynamic) fix every input's shape to the file's, as

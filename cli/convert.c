@@ -91,7 +91,7 @@ int cli_convert(int argc, char **argv)
     }
     ember_model *m = NULL;
     cli_load ld = {model, inputs, n_inputs, shapes, n_shapes, optimize, verify, dynamic,
-                   EMBER_INT8_OFF, EMBER_PRECISION_FP32};
+                   EMBER_INT8_OFF, EMBER_PRECISION_FP32, NULL};
     ember_status *st = cli_load_model(&ld, &m);
     if (st == NULL) {
         st = ember_model_save_onnx(m, output);

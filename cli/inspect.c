@@ -37,6 +37,8 @@ static void inspect_usage(FILE *f)
                "                     in int8 and why each other chain stays fp32\n"
                "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
                "                     weights (a file you trust; other records are checked)\n"
+               "  --model-name NAME  which model of a .pt2 archive holding several (default:\n"
+               "                     model; the metadata's pt2.models lists them)\n"
                "  --help             this help\n");
 }
 
@@ -210,7 +212,7 @@ static int print_plan(const ember_model *m, const char *const *inputs, int n_inp
 
 int cli_inspect(int argc, char **argv)
 {
-    const char *model = NULL;
+    const char *model = NULL, *model_name = NULL;
     bool graph = false, plan = true, verify = true, dynamic = false;
     cli_shape_opt shapes[CLI_MAX_SHAPES];
     int n_shapes = 0;
@@ -256,6 +258,11 @@ int cli_inspect(int argc, char **argv)
             plan = false;
         } else if (strcmp(a, "--no-verify-checksums") == 0) {
             verify = false;
+        } else if (strcmp(a, "--model-name") == 0) {
+            if (i + 1 >= argc) {
+                return cli_error("--model-name needs a name"), 2;
+            }
+            model_name = argv[++i];
         } else if (strcmp(a, "--shape") == 0) {
             if (i + 1 >= argc || n_shapes >= CLI_MAX_SHAPES ||
                 !cli_parse_shape(argv[i + 1], &shapes[n_shapes])) {
@@ -273,7 +280,7 @@ int cli_inspect(int argc, char **argv)
     }
     ember_model *m = NULL;
     cli_load ld = {model,    inputs, n_inputs, shapes, n_shapes,
-                   optimize, verify, dynamic,  int8,   precision};
+                   optimize, verify, dynamic,  int8,   precision, model_name};
     ember_status *st = cli_load_model(&ld, &m);
     if (st != NULL) {
         return cli_fail(st);

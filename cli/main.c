@@ -229,6 +229,9 @@ ember_status *cli_model_options(const cli_load *l, ember_model_options **out)
     if (st == NULL) {
         st = ember_model_options_set_verify_checksums(opts, l->verify);
     }
+    if (st == NULL && l->model_name != NULL) {
+        st = ember_model_options_set_model_name(opts, l->model_name);
+    }
     if (st == NULL && !l->dynamic) {
         st = fix_named_shapes(opts, l->shapes, l->n_shapes);
     }

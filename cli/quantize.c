@@ -323,7 +323,7 @@ int cli_quantize(int argc, char **argv)
                 first[i] = a.files[i];
             }
             cli_load ld = {a.model, first, nf, a.shapes, a.n_shapes, EMBER_GRAPH_OPT_FOLD, true,
-                           false, EMBER_INT8_OFF, EMBER_PRECISION_FP32};
+                           false, EMBER_INT8_OFF, EMBER_PRECISION_FP32, NULL};
             ember_model_options_destroy(mo);
             mo = NULL;
             st = cli_model_options(&ld, &mo);

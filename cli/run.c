@@ -36,6 +36,7 @@ typedef struct run_opts {
     const char *calib[CLI_MAX_CALIB]; /* --calibrate (with --precision int8) */
     int n_calib;
     const char *calib_cache;          /* --calibration-cache */
+    const char *model_name;           /* --model-name */
 } run_opts;
 
 static void run_usage(FILE *f)
@@ -81,6 +82,8 @@ static void run_usage(FILE *f)
             "                      (default: ember's choice for the CPU, today off)\n"
             "  --no-verify-checksums  do not check the CRC-32 of a TorchScript archive's\n"
             "                      weights (a file you trust; other records are checked)\n"
+            "  --model-name NAME   which model of a .pt2 archive holding several (default:\n"
+            "                      model; ember inspect lists them)\n"
             "  --profile           print a per-op time table of the timed runs\n"
             "  --trace FILE        write a Chrome trace (chrome://tracing) of the timed runs\n"
             "  --json              print the figures as one JSON object\n"
@@ -110,7 +113,8 @@ static bool takes_value(const char *a)
     static const char *const opts[] = {"--input",  "--output-dir", "--threads", "--warmup",
                                        "--iters",  "--device",     "--precision", "--trace",
                                        "--isa",    "--shape",      "--optimize", "--memory-limit",
-                                       "--int8", "--calibrate", "--calibration-cache"};
+                                       "--int8", "--calibrate", "--calibration-cache",
+                                       "--model-name"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         if (strcmp(a, opts[i]) == 0) {
             return true;
@@ -191,6 +195,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
             i -= 2; /* the loop's i++ and the value skip below */
         } else if (strcmp(a, "--calibration-cache") == 0) {
             o->calib_cache = v;
+        } else if (strcmp(a, "--model-name") == 0) {
+            o->model_name = v;
         } else if (strcmp(a, "--output-dir") == 0) {
             o->output_dir = v;
         } else if (strcmp(a, "--threads") == 0) {
@@ -599,7 +605,7 @@ int cli_run(int argc, char **argv)
 
     double t0 = now_ms();
     cli_load ld = {o.model, (const char *const *)o.inputs, o.n_inputs, o.shapes, o.n_shapes,
-                   o.optimize, !o.no_verify, o.dynamic, o.int8, o.precision};
+                   o.optimize, !o.no_verify, o.dynamic, o.int8, o.precision, o.model_name};
     if (o.precision == EMBER_PRECISION_INT8) { /* quantized at load; the session runs it */
         st = cli_quantize_load(&ld, o.calib, o.n_calib, o.calib_cache, &m);
         o.precision = EMBER_PRECISION_FP32;

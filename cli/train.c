@@ -502,7 +502,7 @@ static int cli_train(int argc, char **argv, bool finetune)
     if (rc == 0) {
         bool batched = a.finetune && a.batch > 0 && a.batch < n;
         cli_load ld = {a.model, a.inputs, a.n_inputs, NULL, 0, EMBER_GRAPH_OPT_NONE, true,
-                       batched, EMBER_INT8_OFF, EMBER_PRECISION_FP32};
+                       batched, EMBER_INT8_OFF, EMBER_PRECISION_FP32, NULL};
         st = cli_load_model(&ld, &m);
     }
     if (rc == 0 && st == NULL) {

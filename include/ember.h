@@ -400,7 +400,8 @@ EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_input_rank(ember
  * rank outside 0..EMBER_MAX_RANK, a dim below -1, a negative value, or more than 64 shapes or
  * dim names. Loading fails with INVALID_ARG, in one line naming the file and the input, when a
  * shape names no input of the model or an index past its inputs, has another rank than the
- * input's, or gives a dim a size other than the one the model fixes (or set_input_rank's rank).
+ * input's, or gives a dim a size other than the one the model fixes (or set_input_rank's rank)
+ * or a symbolic dim a value outside the range the model declares for it (torch.export's Dim).
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_input_shape(ember_model_options *opts,
                                                                             const char *name,
@@ -412,6 +413,20 @@ ember_model_options_set_input_shape_at(ember_model_options *opts, size_t index,
 EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_dim_value(ember_model_options *opts,
                                                                           const char *dim_name,
                                                                           int64_t value);
+
+/*
+ * Which model of an archive that holds several to load, by name (`name` is copied; a second
+ * call replaces the first). A torch.export archive (.pt2, written by torch.export.save or
+ * torch.export.pt2_archive's package_pt2) may hold several programs, models/<name>.json; by
+ * default the one named "model" is loaded. The names an archive holds are in its metadata
+ * "pt2.models" (ember_model_metadata; `ember inspect` prints them). Loading fails with
+ * INVALID_MODEL naming the file and the model when it holds none of that name (INVALID_ARG
+ * for the one-program flat archives of torch 2.1-2.7 and a name other than "model"). Formats
+ * with one model per file (ONNX, TorchScript) ignore it.
+ * Returns INVALID_ARG for a NULL `opts`, a NULL or empty name; OUT_OF_MEMORY.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_model_options_set_model_name(ember_model_options *opts,
+                                                                           const char *name);
 
 /*
  * How much a model's graph is rewritten once at load, before any planning (as ONNX Runtime's
@@ -739,7 +754,11 @@ EMBER_API void ember_session_destroy(ember_session *s);
  * slot per model output: a slot holding a tensor receives the result in place (its dtype and
  * shape must match, INVALID_ARG otherwise); a NULL slot receives a new tensor the caller frees
  * with ember_tensor_destroy(). With every output bound, a run of an already planned shape makes
- * no heap allocation. INVALID_ARG when `n_inputs` or `n_outputs` is not the model's count.
+ * no heap allocation. INVALID_ARG when `n_inputs` or `n_outputs` is not the model's count, or
+ * an input's shape contradicts the model's: a dim the model fixes, a symbolic dim given two
+ * values, or one outside the range the model declares for it (torch.export's
+ * Dim("batch", min=3, max=64): "input 0 'x': dim 0 ('s77') is 100, outside its range [3, 64]";
+ * as torch's own guards, a low bound of 2 or less is not enforced).
  * Errors name the input, the node and what is wrong.
  * Threads: may be called concurrently on one session.
  */

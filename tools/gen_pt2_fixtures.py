@@ -55,6 +55,36 @@ class Cnn(torch.nn.Module):
         return self.fc(torch.flatten(self.avg(y), 1))
 
 
+class Cond(torch.nn.Module):
+    """torch.cond on data: the program holds a higher_order.cond node with two subgraphs."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        def pos(x):
+            return torch.relu(self.l(x)) + 1.0
+
+        def neg(x):
+            return torch.sigmoid(self.l(x)) * x - 1.0
+
+        return torch.cond(x.sum() > 0, pos, neg, (x,))
+
+
+class Lstm(torch.nn.Module):
+    """A two-layer nn.LSTM (exported as aten.lstm.input) and a Linear on its last step."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(4, 8, num_layers=2, batch_first=True)
+        self.fc = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y[:, -1])
+
+
 def encoder():
     return torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
                                             dropout=0.0, activation="gelu", batch_first=True)
@@ -91,11 +121,70 @@ def write(name, model, x, core=False, dynamic=None, run_x=None):
     np.save(os.path.join(OUT, name + "_expected.npy"), expected.numpy())
     targets = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
     print(name, ", ".join(targets))
+    if name in LAYOUTS:
+        write_layouts(name, ep)
+    return ep
 
 
-def rewrite(src, name, edit_json=None, edit_records=None):
-    """Copies archive src to bad_<name>.pt2, model.json passed through edit_json(dict) and the
-    records through edit_records(dict name -> bytes)."""
+LAYOUTS = ["cnn", "mlp_dyn"]  # also written in the older layouts
+
+
+def write_two_models(mlp, cnn):
+    """two.pt2: an MLP ("model") and the CNN ("cnn") in one package (package_pt2 of 2.15,
+    raw weights); two_pt28.pt2 the same in torch 2.8's layout. Run on mlp's / cnn's files."""
+    if ONLY and "two" not in ONLY[0]:
+        return
+    from torch.export.pt2_archive._package import package_pt2
+    eps = {"model": torch.export.export(mlp.eval(), (torch.randn(2, 4),)),
+           "cnn": torch.export.export(cnn.eval(), (torch.randn(1, 3, 8, 8),))}
+    package_pt2(os.path.join(OUT, "two.pt2"), exported_programs=eps)
+    write_pt28(eps, os.path.join(OUT, "two_pt28.pt2"))
+
+
+def write_flat(ep, path):
+    """The flat layout torch.export.save wrote in torch 2.1-2.7 (torch/_export/__init__.py
+    save: Python's zipfile, records stored, no root folder, in this order): the program JSON,
+    the state dict and the constants as torch.save zips, the example inputs, and "version"
+    (the schema version, "8.20"). The pieces come from this torch's serialize(), so the JSON is
+    schema 8.x as 2.15 writes it (an older torch wrote an older minor version)."""
+    from torch._export.serde.schema import SCHEMA_VERSION
+    from torch._export.serde.serialize import serialize
+    art = serialize(ep)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("serialized_exported_program.json", art.exported_program)
+        z.writestr("serialized_state_dict.pt", art.state_dict)
+        z.writestr("serialized_constants.pt", art.constants)
+        z.writestr("serialized_example_inputs.pt", art.example_inputs)
+        z.writestr("version", ".".join(map(str, SCHEMA_VERSION)))
+
+
+def write_pt28(eps, path):
+    """torch 2.8's package_pt2 (torch/export/pt2_archive/_package.py,
+    _package_exported_programs): through the PT2ArchiveWriter (PyTorchFileWriter: one root
+    folder, records stored and 64-byte aligned, archive_format, byteorder, .data/version),
+    per model models/<name>.json and the torch.save'd data/weights/<name>.pt,
+    data/constants/<name>.pt and data/sample_inputs/<name>.pt."""
+    from torch._export.serde.serialize import serialize
+    from torch.export.pt2_archive._package import PT2ArchiveWriter
+    with PT2ArchiveWriter(path) as w:
+        for name, ep in eps.items():
+            art = serialize(ep)
+            w.write_bytes("models/%s.json" % name, art.exported_program)
+            w.write_bytes("data/weights/%s.pt" % name, art.state_dict)
+            w.write_bytes("data/constants/%s.pt" % name, art.constants)
+            w.write_bytes("data/sample_inputs/%s.pt" % name, art.example_inputs)
+
+
+def write_layouts(name, ep):
+    """<name>_flat.pt2 (torch 2.1-2.7) and <name>_pt28.pt2 (torch 2.8), run on <name>'s
+    input and expected output."""
+    write_flat(ep, os.path.join(OUT, name + "_flat.pt2"))
+    write_pt28({"model": ep}, os.path.join(OUT, name + "_pt28.pt2"))
+
+
+def rewrite(src, name, edit_json=None, edit_records=None, prefix="bad_"):
+    """Copies archive src to <prefix><name>.pt2, model.json passed through edit_json(dict) and
+    the records through edit_records(dict name -> bytes)."""
     with zipfile.ZipFile(src) as z:
         records = {i.filename: z.read(i.filename) for i in z.infolist()}
     root = next(iter(records)).split("/")[0]
@@ -109,7 +198,7 @@ def rewrite(src, name, edit_json=None, edit_records=None):
     records[model] = json.dumps(prog).encode()
     if edit_records is not None:
         edit_records(records, root)
-    write_zip(os.path.join(OUT, "bad_" + name + ".pt2"), records)
+    write_zip(os.path.join(OUT, prefix + name + ".pt2"), records)
 
 
 def write_zip(path, records):
@@ -143,9 +232,9 @@ def write_bad():
         r, root, lambda c: c["l1.weight"]["tensor_meta"]["sizes"][1].update(as_int=40)))
     rewrite(src, "missing_weight", edit_records=lambda r, root: weights_config(
         r, root, lambda c: c["l1.weight"].update(path_name="weight_9")))
-    # Layouts not read yet, refused by name: torch 2.8's pickled weights (data/weights/model.pt
-    # instead of the config and raw records) and the flat layout of torch 2.1-2.7 (only the
-    # names matter to the loader; the records hold placeholders).
+    # The older layouts with placeholders where the torch.save zips belong: torch 2.8's
+    # pickled weights (data/weights/model.pt instead of the config and raw records) and the
+    # flat layout of torch 2.1-2.7.
     def pickled(records, root):
         for k in [k for k in records if "/data/weights/" in k]:
             del records[k]
@@ -154,6 +243,17 @@ def write_bad():
     write_zip(os.path.join(OUT, "bad_flat.pt2"), {
         "serialized_exported_program.json": b"{}", "serialized_state_dict.pt": b"",
         "serialized_constants.pt": b"", "version": b"1"})
+    rewrite(src, "while_loop",
+            lambda p: set_target(p, "relu", "torch.ops.higher_order.while_loop"))
+    def two_outputs(p):  # the false branch of cond.pt2 returns its result twice
+        for n in p["graph_module"]["graph"]["nodes"]:
+            if n["target"] == "torch.ops.higher_order.cond":
+                g = n["inputs"][2]["arg"]["as_graph"]["graph"]
+                g["outputs"] = g["outputs"] * 2
+    rewrite(os.path.join(OUT, "cond.pt2"), "cond_outputs", two_outputs)
+    # mlp_dyn with a low bound torch enforces (3 or more; Dim(min=3) would write it)
+    rewrite(os.path.join(OUT, "mlp_dyn.pt2"), "min3", lambda p: p["range_constraints"]["s77"]
+            .update(min_val=3), prefix="mlp_dyn_")
     rewrite(src, "undefined_arg", lambda p: p["graph_module"]["graph"]["nodes"][1]["inputs"][0]
             ["arg"]["as_tensor"].update(name="nowhere"))
 
@@ -163,7 +263,7 @@ def write_seeds():
                           "corpus", "fuzz_pt2")
     os.makedirs(corpus, exist_ok=True)
     for name in ["mlp", "mlp_core", "mlp_dyn", "cnn", "cnn_core", "encoder", "encoder_core",
-                 "encoder_dyn"]:
+                 "encoder_dyn", "cond", "lstm"]:
         with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
             prog = json.loads(z.read(name + "/models/model.json"))
             cfg = z.read(name + "/data/weights/model_weights_config.json")
@@ -196,6 +296,19 @@ def main():
     seq = torch.export.Dim("S", min=2, max=64)
     write("encoder_dyn", enc, torch.randn(2, 5, 16), dynamic={"src": {0: b, 1: seq}},
           run_x=torch.randn(3, 7, 16))
+    cond = Cond()
+    x = torch.randn(3, 4).abs()
+    write("cond", cond, x)  # exported and run on a positive sum: the true branch
+    if not ONLY or "cond" in ONLY[0]:  # the false branch, on the same program
+        with torch.no_grad():
+            np.save(os.path.join(OUT, "cond_neg_input.npy"), (-x).numpy())
+            np.save(os.path.join(OUT, "cond_neg_expected.npy"), cond(-x).numpy())
+    # batch symbolic: exported with 2, run with 3 (torch.export specializes nn.LSTM's
+    # sequence length: a Dim on it is a constraint violation)
+    write("lstm", Lstm(), torch.randn(2, 5, 4),
+          dynamic={"x": {0: torch.export.Dim("LB", min=1, max=32)}},
+          run_x=torch.randn(3, 5, 4))
+    write_two_models(mlp, cnn)
     if not ONLY:
         write_bad()
     write_seeds()

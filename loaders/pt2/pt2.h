@@ -28,12 +28,13 @@ typedef enum em_pt2_layout {
 em_pt2_layout em_pt2_layout_of(const unsigned char *d, size_t n);
 
 /*
- * Builds `g` (empty) from the archive in a->image: the program "models/model.json", its
- * weights and constants (raw bytes described by data/weights/model_weights_config.json and
- * data/constants/model_constants_config.json, torch 2.9+). User inputs and outputs keep their
- * names; parameters, buffers and lifted constants become initializers. Returns INVALID_MODEL
- * (naming the record, field or node), UNSUPPORTED (a layout or op not read yet, named), IO or
- * OUT_OF_MEMORY; on failure `g` may be partial (the caller destroys it).
+ * Builds `g` (empty) from the archive in a->image: the program a->model_name ("model" when
+ * NULL) with its weights and constants, in any of the layouts above (pt2_load.c). User inputs
+ * and outputs keep their names; parameters, buffers and lifted constants become initializers;
+ * symbolic dims keep torch's symbols with their ranges. Returns INVALID_MODEL (naming the
+ * record, field or node; a model the archive does not hold, listing those it does),
+ * INVALID_ARG (another name than "model" for a flat archive), UNSUPPORTED (an op or dtype not
+ * read, named), IO or OUT_OF_MEMORY; on failure `g` may be partial (the caller destroys it).
  */
 ember_status *em_pt2_load(const em_load_args *a, em_graph *g);
 

@@ -1,23 +1,34 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * torch.export archives (torch.export.save) into the graph: the package_pt2 layout of torch
- * 2.8+ read with the TorchScript loader's zip reader (one root folder, CRC-checked records):
- *   archive_format ("pt2"), byteorder ("little"), models/<name>.json (the ExportedProgram of
- *   torch/_export/serde/schema.py), data/weights/<name>_weights_config.json and
- *   data/constants/<name>_constants_config.json (FQN -> {path_name, use_pickle, tensor_meta}),
- *   data/weights/<path_name> and data/constants/<path_name> (raw little-endian bytes; one
- *   record may back several tensors at different offsets and strides).
+ * torch.export archives (torch.export.save) into the graph, read with the TorchScript
+ * loader's zip reader (CRC-checked records), in each layout torch has written, told apart by
+ * the records present:
+ *  - torch 2.9+ (package_pt2): one root folder with archive_format ("pt2"), byteorder
+ *    ("little"), models/<name>.json (the ExportedProgram of torch/_export/serde/schema.py),
+ *    data/weights/<name>_weights_config.json and data/constants/<name>_constants_config.json
+ *    (FQN -> {path_name, use_pickle, tensor_meta}), data/weights/<path_name> and
+ *    data/constants/<path_name> (raw little-endian bytes; one record may back several
+ *    tensors at different offsets and strides);
+ *  - torch 2.8 (package_pt2): the same folder, the weights and constants as torch.save zips
+ *    of FQN -> tensor dicts, data/weights/<name>.pt and data/constants/<name>.pt;
+ *  - torch 2.1-2.7 (Python's zipfile, no root folder): serialized_exported_program.json,
+ *    serialized_state_dict.pt and serialized_constants.pt (torch.save zips, nested).
+ * A nested torch.save zip is opened in place (a view of the record) and its data.pkl run by
+ * the TorchScript loader's unpickler. A package may hold several programs: the one named by
+ * em_load_args.model_name ("model" by default); metadata "pt2.models" lists them.
  * The graph signature says what each placeholder is: parameters, buffers and lifted constants
  * become initializers named by their FQN ("layer1.0.conv1.weight"), user inputs graph inputs
  * with their names and declared shapes (a dim torch.export made symbolic keeps its symbol,
- * "s77"), and user outputs graph outputs with theirs. Not read yet (refused by name): the flat
- * layout of torch 2.1-2.7, pickled weights (torch 2.8), non-tensor inputs, mutated buffers.
+ * "s77", its range from range_constraints checked by the planner), and user outputs graph
+ * outputs with theirs. Not read yet (refused by name): tensor subclasses pickled one by one
+ * (use_pickle), non-tensor inputs, mutated buffers.
  */
 #include "pt2.h"
 #include "pt2_internal.h"
 
 #include "core/alloc.h"
 #include "core/status.h"
+#include "loaders/torchscript/archive/ts_pickle.h"
 #include "loaders/torchscript/archive/ts_zip.h"
 
 #include <stdint.h>
@@ -210,6 +221,39 @@ static void gather(const tlayout *t, const unsigned char *src, unsigned char *ds
     }
 }
 
+/* The initializer `fqn` of layout t over the bytes of storage s (`rec` names it): mapped in
+ * place when contiguous and aligned in memory, else gathered into a copy. */
+static ember_status *place(em_pt2 *p, const tlayout *t, em_storage *s, const char *fqn,
+                           const char *rec, int *v)
+{
+    int64_t sp = span(t);
+    size_t need = 0, have = s != NULL ? em_storage_size(s) : 0;
+    if (sp < 0 || !em_size_mul((size_t)sp, t->esz, &need) || need > have) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor '%s': its sizes, strides and "
+                             "offset reach past the %zu bytes of record %s", p->L.what, fqn,
+                             have, rec);
+    }
+    if (t->numel == 0) {
+        return em_graph_add_initializer_copy(p->L.root, fqn, t->dt, t->rank, t->sizes, NULL, v);
+    }
+    if (contiguous(t) &&
+        ((uintptr_t)em_storage_data(s) + (size_t)t->offset * t->esz) % 16 == 0) {
+        /* Mapped in place only when aligned in memory: torch aligns stored records to 64
+         * bytes, other zip writers (Python's zipfile: the flat layout) need not. */
+        return em_graph_add_initializer(p->L.root, fqn, t->dt, t->rank, t->sizes, s,
+                                        (size_t)t->offset * t->esz, v);
+    }
+    unsigned char *buf = em_malloc(p->L.al, (size_t)t->numel * t->esz + 1);
+    if (buf == NULL) {
+        return em_status_oom();
+    }
+    gather(t, em_storage_data(s), buf);
+    ember_status *st = em_graph_add_initializer_copy(p->L.root, fqn, t->dt, t->rank, t->sizes,
+                                                     buf, v);
+    em_free(p->L.al, buf);
+    return st;
+}
+
 /* The initializer of tensor `fqn` from a config entry of folder `dir` ("data/weights"). */
 static ember_status *add_tensor(em_pt2 *p, const em_pt2_json *e, const char *dir,
                                 const char *fqn, unsigned flags, int *v)
@@ -220,8 +264,8 @@ static ember_status *add_tensor(em_pt2 *p, const em_pt2_json *e, const char *dir
         return missing(p, "path_name", fqn);
     }
     if (pickle != NULL && pickle->k == EM_PT2_JBOOL && pickle->b) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: tensor '%s' is pickled (use_pickle); "
-                             "ember reads raw weight records only", p->L.what, fqn);
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: tensor '%s' is pickled (use_pickle: a "
+                             "tensor subclass); ember reads plain tensors only", p->L.what, fqn);
     }
     tlayout t = {0};
     EM_RETURN_IF_ERROR(read_meta(p, em_pt2_json_get(e, "tensor_meta"), fqn, &t));
@@ -233,57 +277,84 @@ static ember_status *add_tensor(em_pt2 *p, const em_pt2_json *e, const char *dir
     }
     em_storage *s = NULL;
     EM_RETURN_IF_ERROR(em_ts_zip_read(p->L.zip, rec, flags, &s));
-    int64_t sp = span(&t);
-    size_t need = 0;
-    ember_status *st = NULL;
-    if (sp < 0 || !em_size_mul((size_t)sp, t.esz, &need) || need > em_storage_size(s)) {
-        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor '%s': its sizes, strides and "
-                           "offset reach past the %zu bytes of record %s", p->L.what, fqn,
-                           em_storage_size(s), rec);
-    } else if (t.numel == 0) {
-        st = em_graph_add_initializer_copy(p->L.root, fqn, t.dt, t.rank, t.sizes, NULL, v);
-    } else if (contiguous(&t) &&
-               ((uintptr_t)em_storage_data(s) + (size_t)t.offset * t.esz) % 16 == 0) {
-        /* Mapped in place only when aligned in memory: torch aligns stored records to 64
-         * bytes, other zip writers need not. */
-        st = em_graph_add_initializer(p->L.root, fqn, t.dt, t.rank, t.sizes, s,
-                                      (size_t)t.offset * t.esz, v);
-    } else {
-        unsigned char *buf = em_malloc(p->L.al, (size_t)t.numel * t.esz + 1);
-        if (buf == NULL) {
-            st = em_status_oom();
-        } else {
-            gather(&t, em_storage_data(s), buf);
-            st = em_graph_add_initializer_copy(p->L.root, fqn, t.dt, t.rank, t.sizes, buf, v);
-            em_free(p->L.al, buf);
-        }
-    }
+    ember_status *st = place(p, &t, s, fqn, rec, v);
     em_storage_release(s);
     return st;
 }
 
+/* The initializer of `fqn` from a tensor of a torch.save'd dict (record `rec`). */
+static ember_status *add_saved_tensor(em_pt2 *p, const em_tsv *x, const char *fqn,
+                                      const char *rec, int *v)
+{
+    if (x->kind != EM_TSV_TENSOR) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: %s: '%s' is a %s, not a tensor",
+                             p->L.what, rec, fqn, em_tsv_kind_name(x->kind));
+    }
+    const em_tsv_tensor *q = &x->u.t;
+    if (q->qscheme != EM_TS_QSCHEME_NONE || q->neg) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: %s: tensor '%s' is %s", p->L.what, rec,
+                             fqn, q->neg ? "a negative view" : "quantized");
+    }
+    tlayout t = {.dt = q->dtype, .rank = q->rank, .offset = q->offset, .numel = 1,
+                 .esz = em_dtype_size(q->dtype)};
+    for (int d = 0; d < q->rank; d++) { /* the pickle checked the view against its storage */
+        size_t nn = 0;
+        t.sizes[d] = q->sizes[d];
+        t.strides[d] = q->strides[d];
+        if (!em_size_mul((size_t)t.numel, (size_t)q->sizes[d], &nn) || nn > ((size_t)1 << 48)) {
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: %s: tensor '%s': its size "
+                                 "overflows", p->L.what, rec, fqn);
+        }
+        t.numel = (int64_t)nn;
+    }
+    char what[1024];
+    snprintf(what, sizeof what, "%s: data/%s", rec, q->key != NULL ? q->key : "?");
+    return place(p, &t, q->storage, fqn, what, v);
+}
+
 /* ---- the graph signature ---- */
 
+/* Where the weights and constants are: the configs of torch 2.9+ (raw records), or two
+ * dicts torch.save'd into records of their own (the flat layout, torch 2.8's package). */
 typedef struct configs {
     const em_pt2_json *weights, *constants; /* the "config" objects */
     unsigned flags;
+    const char *saved_rec[2];               /* state dict, constants; NULL: configs */
+    em_ts_zip *saved_zip[2];
+    em_ts_pickle *saved[2];
 } configs;
 
 /* A parameter, buffer or lifted constant: placeholder `arg` is the initializer `fqn`. */
 static ember_status *add_state(em_pt2 *p, const configs *cf, const char *arg, const char *fqn)
 {
-    const em_pt2_json *e = em_pt2_json_get(cf->weights, fqn);
-    const char *dir = "data/weights";
-    if (e == NULL) {
-        e = em_pt2_json_get(cf->constants, fqn);
-        dir = "data/constants";
-    }
-    if (e == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s' (placeholder %s) is in neither "
-                             "the weights nor the constants config", p->L.what, fqn, arg);
-    }
     int v = -1;
-    EM_RETURN_IF_ERROR(add_tensor(p, e, dir, fqn, cf->flags, &v));
+    if (cf->saved_rec[0] != NULL) {
+        const em_tsv *x = NULL;
+        int k = 0;
+        for (; k < 2 && x == NULL; k++) {
+            x = cf->saved[k] != NULL ? em_tsv_dict_get(em_ts_pickle_root(cf->saved[k]), fqn)
+                                     : NULL;
+        }
+        if (x == NULL) {
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s' (placeholder %s) is in "
+                                 "neither %s nor %s", p->L.what, fqn, arg, cf->saved_rec[0],
+                                 cf->saved_rec[1]);
+        }
+        EM_RETURN_IF_ERROR(add_saved_tensor(p, x, fqn, cf->saved_rec[k - 1], &v));
+    } else {
+        const em_pt2_json *e = em_pt2_json_get(cf->weights, fqn);
+        const char *dir = "data/weights";
+        if (e == NULL) {
+            e = em_pt2_json_get(cf->constants, fqn);
+            dir = "data/constants";
+        }
+        if (e == NULL) {
+            return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: '%s' (placeholder %s) is in "
+                                 "neither the weights nor the constants config", p->L.what, fqn,
+                                 arg);
+        }
+        EM_RETURN_IF_ERROR(add_tensor(p, e, dir, fqn, cf->flags, &v));
+    }
     ts_av *t = em_ts_tensor(&p->L, v);
     return t == NULL ? em_status_oom() : em_pt2_bind(p, arg, t, "signature");
 }
@@ -304,26 +375,42 @@ static const char *symbol_name(ts_lower *L, const char *e)
     return n > 0 && whole ? em_ts_arena_strndup(&L->arena, s, n) : NULL;
 }
 
-/* range_constraints ({"s77": {"min_val": 1, "max_val": 64}}) as metadata "pt2.dims"
- * ("s77=[1, 64]"), for ember inspect. */
+/* range_constraints ({"s77": {"min_val": 1, "max_val": 64}}): each symbol's range on the graph
+ * (the planner refuses inputs outside it), and metadata "pt2.dims" ("s77=[1, 64]", as the
+ * file says) for ember inspect. A bound that is null or not an int is open (torch writes null
+ * for infinity); compound keys ("2*s77", derived dims) are kept as metadata only. A low bound
+ * of 2 or less is not enforced, as torch's own guards do not (its 0/1 specialization writes 2
+ * for Dim.AUTO and Dim(min=2), and ep.module() still runs sizes 0 and 1; it refuses sizes
+ * below a low bound of 3 or more, and above any high bound). */
 static ember_status *set_ranges(em_pt2 *p, const em_pt2_json *rc)
 {
     char buf[1024];
     size_t len = 0;
     buf[0] = '\0';
-    for (size_t i = 0; rc != NULL && rc->k == EM_PT2_JOBJ && i < rc->n && len < sizeof buf; i++) {
+    for (size_t i = 0; rc != NULL && rc->k == EM_PT2_JOBJ && i < rc->n; i++) {
         const em_pt2_json *lo = get_k(rc->items[i], "min_val", EM_PT2_JNUM);
         const em_pt2_json *hi = get_k(rc->items[i], "max_val", EM_PT2_JNUM);
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s=[%lld, %s%lld]",
-                                i > 0 ? " " : "", rc->keys[i], lo != NULL ? (long long)lo->i : 0,
-                                hi != NULL ? "" : "inf", hi != NULL ? (long long)hi->i : 0);
+        em_sym_range r = {lo != NULL && lo->is_int && lo->i > 0 ? lo->i : 0,
+                          hi != NULL && hi->is_int && hi->i >= 0 ? hi->i : INT64_MAX};
+        const char *sym = symbol_name(&p->L, rc->keys[i]);
+        if (sym != NULL && strcmp(sym, rc->keys[i]) == 0) {
+            ember_status *st = em_graph_set_symbol_range(p->L.root, sym, r.lo > 2 ? r.lo : 0,
+                                                         r.hi);
+            if (st != NULL) {
+                return em_status_wrap(st, "%s: range_constraints", p->L.what);
+            }
+        }
+        char rt[48];
+        if (len < sizeof buf) {
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s=%s", i > 0 ? " " : "",
+                                    rc->keys[i], em_sym_range_text(r, rt, sizeof rt));
+        }
     }
     return rc != NULL && rc->n > 0 ? em_graph_set_meta(p->L.root, "pt2.dims", buf) : NULL;
 }
 
 /* A user input: a graph input with the dtype and shape of tensor_values[name]. */
-static ember_status *add_user_input(em_pt2 *p, const em_load_args *a, const em_pt2_json *tvals,
-                                    const char *name)
+static ember_status *add_user_input(em_pt2 *p, const em_pt2_json *tvals, const char *name)
 {
     const em_pt2_json *m = em_pt2_json_get(tvals, name);
     const em_pt2_json *dt = get_k(m, "dtype", EM_PT2_JNUM);
@@ -352,8 +439,8 @@ static ember_status *add_user_input(em_pt2 *p, const em_load_args *a, const em_p
                                  "as_int nor as_expr", p->L.what, name, d);
         }
     }
-    size_t at = (size_t)p->L.root->n_inputs;
-    EM_RETURN_IF_ERROR(em_load_fix_input(a, p->L.what, at, name, &rank, dims, names));
+    /* The caller's fixed shapes are applied by em_load_fix_graph once every input is there,
+     * checked against the symbols' ranges. */
     int v = -1;
     EM_RETURN_IF_ERROR(em_graph_add_input(p->L.root, name, et, rank, dims, names, &v));
     ts_av *t = em_ts_tensor(&p->L, v);
@@ -370,7 +457,7 @@ static const char *spec_arg(const em_pt2_json *spec)
 }
 
 /* The placeholders of input_specs; metadata "pt2.signature" counts them by kind. */
-static ember_status *add_inputs(em_pt2 *p, const em_load_args *a, const configs *cf,
+static ember_status *add_inputs(em_pt2 *p, const configs *cf,
                                 const em_pt2_json *specs, const em_pt2_json *tvals,
                                 size_t n_outputs)
 {
@@ -388,7 +475,7 @@ static ember_status *add_inputs(em_pt2 *p, const em_load_args *a, const configs 
                                  "tensor placeholder name", p->L.what, i, kind);
         }
         if (strcmp(kind, "user_input") == 0) {
-            EM_RETURN_IF_ERROR(add_user_input(p, a, tvals, arg));
+            EM_RETURN_IF_ERROR(add_user_input(p, tvals, arg));
             count[3]++;
             continue;
         }
@@ -462,36 +549,113 @@ static ember_status *read_config(em_pt2 *p, const char *name, const em_pt2_json 
     return *out == NULL ? missing(p, "config", name) : NULL;
 }
 
-static ember_status *check_archive(em_pt2 *p, const char *model)
+/* Dict `k` of cf (0: state dict, 1: constants) from record rec, a torch.save zip nested in the
+ * archive: its data.pkl, whose storages are its records data/<key>. A missing constants
+ * record is an empty dict (the flat layout of torch 2.1 had none). */
+static ember_status *read_saved(em_pt2 *p, configs *cf, int k, const char *rec)
+{
+    cf->saved_rec[k] = rec;
+    if (k == 1 && !em_ts_zip_has(p->L.zip, rec)) {
+        return NULL;
+    }
+    char what[1024];
+    snprintf(what, sizeof what, "%s: %s", p->L.what, rec);
+    em_storage *s = NULL;
+    EM_RETURN_IF_ERROR(em_ts_zip_read(p->L.zip, rec, cf->flags, &s));
+    ember_status *st = em_ts_zip_open(s, what, p->L.al, &cf->saved_zip[k]);
+    em_storage_release(s); /* the nested zip holds it */
+    EM_RETURN_IF_ERROR(st);
+    em_storage *pkl = NULL;
+    EM_RETURN_IF_ERROR(em_ts_zip_get(cf->saved_zip[k], "data.pkl", &pkl));
+    /* The nested records' CRCs are not checked again: the outer record's covered their bytes
+     * (unless the caller trusts the file); deflated ones are checked as they inflate. */
+    em_ts_zip_records rc = {cf->saved_zip[k], what, "data", EM_TS_ZIP_TRUST_CRC};
+    st = em_ts_pickle_load(em_storage_data(pkl), em_storage_size(pkl), what, em_ts_zip_record,
+                           &rc, p->L.al, &cf->saved[k]);
+    em_storage_release(pkl);
+    EM_RETURN_IF_ERROR(st);
+    const em_tsv *root = em_ts_pickle_root(cf->saved[k]);
+    if (root->kind != EM_TSV_DICT) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: data.pkl holds a %s, not a dict of "
+                             "tensors", what, em_tsv_kind_name(root->kind));
+    }
+    return NULL;
+}
+
+/* The package layout (torch 2.8+): archive_format, byteorder, models/<model>.json, and the
+ * weights as configs (2.9+) or torch.save'd dicts (2.8). Sets *prog_rec. */
+static ember_status *open_package(em_pt2 *p, const char *model, configs *cf, char *prog_rec,
+                                  size_t cap)
 {
     EM_RETURN_IF_ERROR(expect_record(p, "archive_format", "pt2"));
     if (em_ts_zip_has(p->L.zip, "byteorder")) {
         EM_RETURN_IF_ERROR(expect_record(p, "byteorder", "little"));
     }
-    char rec[128];
-    snprintf(rec, sizeof rec, "models/%s.json", model);
-    if (!em_ts_zip_has(p->L.zip, rec)) {
+    /* the models it holds, "model, other": metadata pt2.models, for ember inspect */
+    char names[1024] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < em_ts_zip_count(p->L.zip) && len < sizeof names; i++) {
+        const char *r = em_ts_zip_name(p->L.zip, i);
+        size_t n = strlen(r);
+        if (strncmp(r, "models/", 7) == 0 && n > 12 && strcmp(r + n - 5, ".json") == 0 &&
+            memchr(r + 7, '/', n - 12) == NULL) {
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%.*s", len ? ", " : "",
+                                    (int)(n - 12), r + 7);
+        }
+    }
+    EM_RETURN_IF_ERROR(em_graph_set_meta(p->L.root, "pt2.models", names));
+    snprintf(prog_rec, cap, "models/%s.json", model);
+    if (strlen(model) > 100 || !em_ts_zip_has(p->L.zip, prog_rec)) {
         return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: the archive has no model named "
-                             "'%s' (no record %s)", p->L.what, model, rec);
+                             "'%.100s' (no record models/%.100s.json; it holds: %s)", p->L.what,
+                             model, model, len > 0 ? names : "none");
     }
-    snprintf(rec, sizeof rec, "data/weights/%s_weights_config.json", model);
-    char pickled[128];
-    snprintf(pickled, sizeof pickled, "data/weights/%s.pt", model);
-    if (!em_ts_zip_has(p->L.zip, rec) && em_ts_zip_has(p->L.zip, pickled)) {
-        return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: the weights are pickled (%s, the "
-                             "layout of torch 2.8); ember reads the raw weights of torch 2.9+",
-                             p->L.what, pickled);
+    char rec[3][160];
+    snprintf(rec[0], sizeof rec[0], "data/weights/%s_weights_config.json", model);
+    snprintf(rec[1], sizeof rec[1], "data/weights/%s.pt", model);
+    snprintf(rec[2], sizeof rec[2], "data/constants/%s.pt", model);
+    if (!em_ts_zip_has(p->L.zip, rec[0]) && em_ts_zip_has(p->L.zip, rec[1])) {
+        EM_RETURN_IF_ERROR(em_graph_set_meta(p->L.root, "pt2.layout", "package, weights "
+                                             "torch.save'd (torch 2.8)"));
+        char *w = em_ts_arena_strndup(&p->L.arena, rec[1], strlen(rec[1]));
+        char *c = em_ts_arena_strndup(&p->L.arena, rec[2], strlen(rec[2]));
+        if (w == NULL || c == NULL) {
+            return em_status_oom();
+        }
+        EM_RETURN_IF_ERROR(read_saved(p, cf, 0, w));
+        return read_saved(p, cf, 1, c);
     }
-    return NULL;
+    EM_RETURN_IF_ERROR(em_graph_set_meta(p->L.root, "pt2.layout", "package, raw weights "
+                                         "(torch 2.9+)"));
+    EM_RETURN_IF_ERROR(read_config(p, rec[0], &cf->weights));
+    snprintf(rec[0], sizeof rec[0], "data/constants/%s_constants_config.json", model);
+    return read_config(p, rec[0], &cf->constants);
 }
 
-static ember_status *check_version(em_pt2 *p, const em_pt2_json *prog)
+/* The flat layout (torch 2.1-2.7, Python's zipfile, no root folder): one program in
+ * serialized_exported_program.json, its state dict and constants torch.save'd beside it. */
+static ember_status *open_flat(em_pt2 *p, const char *model, configs *cf, char *prog_rec,
+                               size_t cap)
+{
+    if (strcmp(model, "model") != 0) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: the archive has no model named '%s' "
+                             "(an archive of the flat layout of torch 2.1-2.7 holds one "
+                             "program, 'model')", p->L.what, model);
+    }
+    snprintf(prog_rec, cap, "serialized_exported_program.json");
+    EM_RETURN_IF_ERROR(em_graph_set_meta(p->L.root, "pt2.layout", "flat (torch 2.1-2.7)"));
+    EM_RETURN_IF_ERROR(em_graph_set_meta(p->L.root, "pt2.models", "model"));
+    EM_RETURN_IF_ERROR(read_saved(p, cf, 0, "serialized_state_dict.pt"));
+    return read_saved(p, cf, 1, "serialized_constants.pt");
+}
+
+static ember_status *check_version(em_pt2 *p, const em_pt2_json *prog, const char *prog_rec)
 {
     const em_pt2_json *v = em_pt2_json_get(prog, "schema_version");
     const em_pt2_json *major = get_k(v, "major", EM_PT2_JNUM);
     const em_pt2_json *minor = get_k(v, "minor", EM_PT2_JNUM);
     if (major == NULL || minor == NULL || !major->is_int || !minor->is_int) {
-        return missing(p, "schema_version", "models/model.json");
+        return missing(p, "schema_version", prog_rec);
     }
     if (major->i > PT2_MAX_SCHEMA_MAJOR || major->i < 1) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: ExportedProgram schema version "
@@ -505,13 +669,10 @@ static ember_status *check_version(em_pt2 *p, const em_pt2_json *prog)
     return tv != NULL ? em_graph_set_meta(p->L.root, "pt2.torch_version", tv->s) : NULL;
 }
 
-static ember_status *load_program(em_pt2 *p, const em_load_args *a, const em_pt2_json *prog)
+static ember_status *load_program(em_pt2 *p, const em_load_args *a, const configs *cf,
+                                  const em_pt2_json *prog, const char *prog_rec)
 {
-    configs cf = {NULL, NULL, a->trust_checksums ? EM_TS_ZIP_TRUST_CRC : 0};
-    EM_RETURN_IF_ERROR(check_version(p, prog));
-    EM_RETURN_IF_ERROR(read_config(p, "data/weights/model_weights_config.json", &cf.weights));
-    EM_RETURN_IF_ERROR(read_config(p, "data/constants/model_constants_config.json",
-                                   &cf.constants));
+    EM_RETURN_IF_ERROR(check_version(p, prog, prog_rec));
     const em_pt2_json *gm = get_k(prog, "graph_module", EM_PT2_JOBJ);
     const em_pt2_json *graph = get_k(gm, "graph", EM_PT2_JOBJ);
     const em_pt2_json *sig = get_k(gm, "signature", EM_PT2_JOBJ);
@@ -520,10 +681,10 @@ static ember_status *load_program(em_pt2 *p, const em_load_args *a, const em_pt2
     const em_pt2_json *tvals = get_k(graph, "tensor_values", EM_PT2_JOBJ);
     if (graph == NULL || ins == NULL || outs == NULL || tvals == NULL) {
         return missing(p, graph == NULL ? "graph_module.graph" : tvals == NULL
-                       ? "graph.tensor_values" : "graph_module.signature", "models/model.json");
+                       ? "graph.tensor_values" : "graph_module.signature", prog_rec);
     }
     EM_RETURN_IF_ERROR(set_ranges(p, em_pt2_json_get(prog, "range_constraints")));
-    EM_RETURN_IF_ERROR(add_inputs(p, a, &cf, ins, tvals, outs->n));
+    EM_RETURN_IF_ERROR(add_inputs(p, cf, ins, tvals, outs->n));
     EM_RETURN_IF_ERROR(em_load_fix_graph(a, p->L.what, p->L.root));
     EM_RETURN_IF_ERROR(em_pt2_lower_nodes(p, em_pt2_json_get(graph, "nodes")));
     if (outs->n == 0) {
@@ -538,6 +699,8 @@ ember_status *em_pt2_load(const em_load_args *a, em_graph *g)
     ember_status *st = NULL;
     em_pt2 p = {0};
     em_ts_zip *zip = NULL;
+    configs cf = {.flags = a->trust_checksums ? EM_TS_ZIP_TRUST_CRC : 0};
+    const char *model = a->model_name != NULL ? a->model_name : "model";
     p.L.al = g->al;
     p.L.what = a->path != NULL ? a->path : "<memory>";
     p.L.root = p.L.g = g;
@@ -552,24 +715,28 @@ ember_status *em_pt2_load(const em_load_args *a, em_graph *g)
     p.names.strings = true;
     em_pt2_layout layout = em_pt2_layout_of(em_storage_data(a->image),
                                             em_storage_size(a->image));
-    if (layout == EM_PT2_FLAT) {
-        st = em_status_new(EMBER_ERR_UNSUPPORTED, "%s: a torch.export archive of the flat layout "
-                           "of torch 2.1-2.7 (serialized_exported_program.json); ember reads "
-                           "the package layout of torch 2.9+", p.L.what);
-        goto fail;
-    }
-    EMBER_TRY(em_ts_zip_open(a->image, p.L.what, g->al, &zip));
+    EMBER_TRY(em_ts_zip_open_flags(a->image, p.L.what, g->al,
+                                   layout == EM_PT2_FLAT ? EM_TS_ZIP_FLAT : 0, &zip));
     p.L.zip = zip;
-    EMBER_TRY(check_archive(&p, "model"));
+    char prog_rec[160];
+    if (layout == EM_PT2_FLAT) {
+        EMBER_TRY(open_flat(&p, model, &cf, prog_rec, sizeof prog_rec));
+    } else {
+        EMBER_TRY(open_package(&p, model, &cf, prog_rec, sizeof prog_rec));
+    }
     const em_pt2_json *prog = NULL;
-    EMBER_TRY(read_json(&p, "models/model.json", &prog));
+    EMBER_TRY(read_json(&p, prog_rec, &prog));
     if (prog->k != EM_PT2_JOBJ) {
-        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: models/model.json holds a %s, not an "
-                           "object", p.L.what, em_pt2_json_kind_name(prog->k));
+        st = em_status_new(EMBER_ERR_INVALID_MODEL, "%s: %s holds a %s, not an object",
+                           p.L.what, prog_rec, em_pt2_json_kind_name(prog->k));
         goto fail;
     }
-    EMBER_TRY(load_program(&p, a, prog));
+    EMBER_TRY(load_program(&p, a, &cf, prog, prog_rec));
 fail:
+    for (int k = 0; k < 2; k++) {
+        em_ts_pickle_free(cf.saved[k]);
+        em_ts_zip_close(cf.saved_zip[k]);
+    }
     em_ts_zip_close(zip);
     em_ts_ast_arena_free(p.L.ast);
     em_ts_arena_free(&p.L.arena);

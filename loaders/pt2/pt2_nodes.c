@@ -15,7 +15,9 @@
 #include "pt2_internal.h"
 
 #include "core/status.h"
+#include "loaders/torchscript/lower/ts_flow.h"
 #include "loaders/torchscript/lower/ts_ops.h"
+#include "loaders/torchscript/lower/ts_ops_elem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -426,6 +428,136 @@ static ember_status *name_node(const nctx *c, ember_status *st)
     return e;
 }
 
+/* Lowers branch graph `gj` (an as_graph's "graph": inputs, nodes, outputs) into subgraph g:
+ * its inputs are the cond's operands (captured from the enclosing graph when used), its
+ * names in a scope of their own (a branch reuses the program's names, "x"), its outputs
+ * the subgraph's. *n_out gets their count. */
+static ember_status *lower_branch(const nctx *c, const em_pt2_json *gj, ts_av *operands,
+                                  em_graph *g, size_t *n_out)
+{
+    em_pt2 *p = c->p;
+    const em_pt2_json *ins = em_pt2_json_get(gj, "inputs");
+    const em_pt2_json *outs = em_pt2_json_get(gj, "outputs");
+    if (ins == NULL || ins->k != EM_PT2_JARR || outs == NULL || outs->k != EM_PT2_JARR ||
+        ins->n != operands->u.seq.n) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "a branch whose inputs do not match the "
+                    "operands, or without outputs%s%s", NULL, NULL);
+    }
+    EM_RETURN_IF_ERROR(em_ts_sub_enter(&p->L, g));
+    em_ts_map outer = p->names;
+    p->names = (em_ts_map){.a = p->L.ast, .strings = true};
+    ember_status *st = NULL;
+    for (size_t i = 0; i < ins->n && st == NULL; i++) {
+        const em_pt2_json *n = em_pt2_json_get(em_pt2_json_get(ins->items[i], "as_tensor"),
+                                               "name");
+        st = n != NULL && n->k == EM_PT2_JSTR
+                 ? em_pt2_bind(p, n->s, operands->u.seq.items[i], c->node)
+                 : nerr(c, EMBER_ERR_UNSUPPORTED, "a branch input that is not a tensor%s%s",
+                        NULL, NULL);
+    }
+    if (st == NULL) {
+        st = em_pt2_lower_nodes(p, em_pt2_json_get(gj, "nodes"));
+    }
+    ts_call call = {.op = "cond", .node = c->node};
+    for (size_t i = 0; i < outs->n && st == NULL; i++) {
+        ts_av *r = NULL;
+        int v = -1;
+        st = convert(c, outs->items[i], "output", &r);
+        if (st == NULL) {
+            st = em_ts_as_tensor(&p->L, &call, r, EMBER_DTYPE_UNDEFINED, &v);
+        }
+        if (st == NULL) {
+            st = em_ts_add_output(&p->L, &call, v);
+        }
+    }
+    em_ts_sub_leave(&p->L);
+    p->names = outer;
+    *n_out = outs->n;
+    return st;
+}
+
+/* torch.ops.higher_order.cond(pred, true_graph, false_graph, operands) -> an If node whose
+ * branches are the two graphs (each closed over its operands: torch.export lifts what a
+ * branch reads). */
+static ember_status *lower_cond(const nctx *c, const em_pt2_json *n)
+{
+    ts_lower *L = &c->p->L;
+    const em_pt2_json *in = em_pt2_json_get(n, "inputs");
+    if (in == NULL || in->k != EM_PT2_JARR || in->n != 4) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "cond takes 4 inputs (pred, true_fn, false_fn, "
+                    "operands)%s%s", NULL, NULL);
+    }
+    ts_av *pred = NULL, *operands = NULL;
+    const em_pt2_json *gj[2];
+    EM_RETURN_IF_ERROR(convert(c, em_pt2_json_get(in->items[0], "arg"), "pred", &pred));
+    EM_RETURN_IF_ERROR(convert(c, em_pt2_json_get(in->items[3], "arg"), "operands", &operands));
+    for (int b = 0; b < 2; b++) {
+        gj[b] = em_pt2_json_get(em_pt2_json_get(em_pt2_json_get(in->items[1 + b], "arg"),
+                                                "as_graph"), "graph");
+        if (gj[b] == NULL || gj[b]->k != EM_PT2_JOBJ) {
+            return nerr(c, EMBER_ERR_INVALID_MODEL, "the %s branch is not an as_graph%s",
+                        b == 0 ? "true" : "false", NULL);
+        }
+    }
+    if (operands->k != TA_LIST) {
+        return nerr(c, EMBER_ERR_INVALID_MODEL, "operands are not a list of tensors%s%s", NULL,
+                    NULL);
+    }
+    em_graph *g[2] = {NULL, NULL};
+    size_t n_out[2] = {0, 0};
+    ts_call call = {.op = "cond", .node = c->node};
+    int cv = -1, node = -1;
+    int *outs = NULL;
+    ember_status *st = NULL;
+    for (int b = 0; b < 2 && st == NULL; b++) {
+        st = em_graph_new(L->al, &g[b]);
+        if (st == NULL) {
+            st = lower_branch(c, gj[b], operands, g[b], &n_out[b]);
+        }
+    }
+    if (st == NULL && (n_out[0] != n_out[1] || n_out[0] == 0 || n_out[0] > 4096)) {
+        st = nerr(c, EMBER_ERR_INVALID_MODEL, "the branches return different numbers of "
+                  "values, or none%s%s", NULL, NULL);
+    }
+    if (st == NULL) {
+        outs = em_ts_arena_alloc(&L->arena, n_out[0] * sizeof(int));
+        st = outs == NULL ? em_status_oom() : em_ts_as_tensor(L, &call, pred, EMBER_DTYPE_BOOL,
+                                                               &cv);
+    }
+    if (st == NULL) {
+        st = em_ts_cast(L, &call, cv, EMBER_DTYPE_BOOL, &cv);
+    }
+    if (st == NULL) {
+        st = em_ts_emit(L, &call, EM_OP_IF, &cv, 1, outs, (int)n_out[0], &node);
+    }
+    if (st == NULL) {
+        st = em_ts_sub_attach(L, node, "then_branch", &g[0]);
+    }
+    if (st == NULL) {
+        st = em_ts_sub_attach(L, node, "else_branch", &g[1]);
+    }
+    if (st == NULL) {
+        st = em_ts_infer(L, &call, node);
+    }
+    em_graph_destroy(g[0]);
+    em_graph_destroy(g[1]);
+    EM_RETURN_IF_ERROR(name_node(c, st));
+    ts_av *r = em_ts_seq(L, TA_TUPLE, n_out[0]);
+    for (size_t i = 0; r != NULL && i < n_out[0]; i++) {
+        r->u.seq.items[i] = em_ts_tensor(L, outs[i]);
+        if (r->u.seq.items[i] == NULL) {
+            return em_status_oom();
+        }
+    }
+    if (r == NULL) {
+        return em_status_oom();
+    }
+    const em_pt2_json *o = em_pt2_json_get(n, "outputs");
+    return bind_outputs(c, o, o != NULL && o->k == EM_PT2_JARR && o->n == 1 && n_out[0] == 1 &&
+                                      em_pt2_json_get(o->items[0], "as_tensors") == NULL
+                                  ? r->u.seq.items[0] : r);
+}
+
 static ember_status *lower_node(em_pt2 *p, const em_pt2_json *n, size_t index)
 {
     ts_lower *L = &p->L;
@@ -439,11 +571,16 @@ static ember_status *lower_node(em_pt2 *p, const em_pt2_json *n, size_t index)
         return nerr(&c, EMBER_ERR_INVALID_MODEL, "field 'target' is missing or not a string%s%s",
                     NULL, NULL);
     }
+    if (strcmp(target->s, "torch.ops.higher_order.cond") == 0) {
+        L->path = c.node;
+        return lower_cond(&c, n);
+    }
     const char *pyop = py_operator(target->s);
     const char *op = pyop != NULL ? pyop : aten_name(L, target->s);
     if (op == NULL) {
         return nerr(&c, EMBER_ERR_UNSUPPORTED, "not an aten op: ember lowers torch.ops.aten.* "
-                    "targets and Python's arithmetic on symbolic ints only%s%s", NULL, NULL);
+                    "targets, torch.ops.higher_order.cond and Python's arithmetic on symbolic "
+                    "ints only%s%s", NULL, NULL);
     }
     call_args ca = {0};
     EM_RETURN_IF_ERROR(collect_args(&c, em_pt2_json_get(n, "inputs"), &ca));

@@ -142,28 +142,6 @@ ember_status *em_ts_resolve(ts_lower *L, const char *qual, em_ts_pos pos, ts_av 
     return NULL;
 }
 
-typedef struct record_ctx {
-    const em_ts_zip *zip;
-    const char *what;   /* "model.pt: data.pkl" */
-    const char *dir;
-    unsigned flags; /* em_ts_zip_read's: EM_TS_ZIP_TRUST_CRC for trusted weights */
-} record_ctx;
-
-static ember_status *load_record(void *ctx, const char *key, em_storage **out)
-{
-    const record_ctx *rc = ctx;
-    char name[256];
-    if (snprintf(name, sizeof name, "%s/%s", rc->dir, key) >= (int)sizeof name) {
-        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: storage key '%.40s...' is too long",
-                             rc->what, key);
-    }
-    if (!em_ts_zip_has(rc->zip, name)) {
-        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor storage '%s' has no record "
-                             "%s/%s", rc->what, key, em_ts_zip_root(rc->zip), name);
-    }
-    return em_ts_zip_read(rc->zip, name, rc->flags, out);
-}
-
 /* Runs pickle `record`, whose storages are the records of folder `dir`, read with
  * em_ts_zip_read's `flags`. */
 static ember_status *read_pickle(ts_lower *L, const char *record, const char *dir,
@@ -172,10 +150,10 @@ static ember_status *read_pickle(ts_lower *L, const char *record, const char *di
     em_storage *s = NULL;
     char what[512];
     snprintf(what, sizeof what, "%s: %s", L->what, record);
-    record_ctx rc = {L->zip, what, dir, flags};
+    em_ts_zip_records rc = {L->zip, what, dir, flags};
     TS_TRY(em_ts_zip_get(L->zip, record, &s));
     ember_status *st = em_ts_pickle_load(em_storage_data(s), em_storage_size(s), what,
-                                         load_record, &rc, L->al, out);
+                                         em_ts_zip_record, &rc, L->al, out);
     em_storage_release(s);
     int proto = st == NULL ? em_ts_pickle_protocol(*out) : 2;
     if (proto != 2) { /* torch.jit.save's pickler writes protocol 2, always */

@@ -94,6 +94,7 @@ void ember_model_options_destroy(ember_model_options *opts)
     for (size_t i = 0; i < opts->n_dim_fixes; i++) {
         free(opts->dim_fixes[i].name);
     }
+    free(opts->model_name);
     free(opts);
 }
 
@@ -200,6 +201,24 @@ ember_status *ember_model_options_set_dim_value(ember_model_options *opts, const
     }
     f->value = value;
     opts->n_dim_fixes++;
+    return NULL;
+}
+
+ember_status *ember_model_options_set_model_name(ember_model_options *opts, const char *name)
+{
+    static const char fn[] = "model_options_set_model_name";
+    if (opts == NULL || name == NULL) {
+        return em_api_null_arg(fn, opts == NULL ? "options" : "name");
+    }
+    if (name[0] == '\0') {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "%s: empty name", fn);
+    }
+    char *copy = strdup(name);
+    if (copy == NULL) {
+        return em_status_oom();
+    }
+    free(opts->model_name);
+    opts->model_name = copy;
     return NULL;
 }
 
@@ -475,6 +494,7 @@ static em_load_args load_args(const ember_model_options *opts)
         a.n_shapes = opts->n_shapes;
         a.dim_fixes = opts->dim_fixes;
         a.n_dim_fixes = opts->n_dim_fixes;
+        a.model_name = opts->model_name;
     }
     return a;
 }

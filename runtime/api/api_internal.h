@@ -37,6 +37,7 @@ struct ember_model_options {
     em_shape_fix shapes[EM_MAX_SHAPE_FIXES];
     size_t n_dim_fixes;        /* set_dim_value: names owned (malloc) */
     em_dim_fix dim_fixes[EM_MAX_SHAPE_FIXES];
+    char *model_name;          /* set_model_name (malloc), NULL: the format's default */
 };
 
 struct ember_model {

@@ -79,6 +79,7 @@ void em_graph_destroy(em_graph *g)
         em_free(al, g->sym_names[i]);
     }
     em_free(al, g->sym_names);
+    em_free(al, g->sym_ranges);
     for (int i = 0; i < g->n_meta; i++) {
         em_free(al, g->meta_keys[i]);
         em_free(al, g->meta_vals[i]);
@@ -189,11 +190,60 @@ int32_t em_graph_symbol(em_graph *g, const char *name)
         return 0;
     }
     g->sym_names = names;
+    em_sym_range *ranges = em_realloc(g->al, g->sym_ranges,
+                                      sizeof(em_sym_range) * (size_t)(g->n_syms + 1));
+    if (ranges == NULL) {
+        return 0;
+    }
+    g->sym_ranges = ranges;
+    ranges[g->n_syms] = (em_sym_range){0, INT64_MAX};
     names[g->n_syms] = em_strdup(g->al, name);
     if (names[g->n_syms] == NULL) {
         return 0;
     }
     return ++g->n_syms;
+}
+
+ember_status *em_graph_set_symbol_range(em_graph *g, const char *name, int64_t lo, int64_t hi)
+{
+    if (lo < 0 || lo > hi) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "symbolic dim '%s': range [%lld, %lld] is "
+                             "empty or negative", name, (long long)lo, (long long)hi);
+    }
+    int32_t s = em_graph_symbol(g, name);
+    if (s == 0) {
+        return em_status_oom();
+    }
+    em_sym_range *r = &g->sym_ranges[s - 1];
+    em_sym_range m = {lo > r->lo ? lo : r->lo, hi < r->hi ? hi : r->hi};
+    if (m.lo > m.hi) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "symbolic dim '%s': range [%lld, %lld] "
+                             "does not meet the one it had", name, (long long)lo, (long long)hi);
+    }
+    *r = m;
+    return NULL;
+}
+
+const char *em_sym_range_text(em_sym_range r, char *buf, size_t cap)
+{
+    if (r.hi == INT64_MAX) {
+        snprintf(buf, cap, "[%lld, inf]", (long long)r.lo);
+    } else {
+        snprintf(buf, cap, "[%lld, %lld]", (long long)r.lo, (long long)r.hi);
+    }
+    return buf;
+}
+
+bool em_graph_symbol_allows(const em_graph *g, int32_t sym, int64_t x, em_sym_range *range)
+{
+    em_sym_range r = {0, INT64_MAX};
+    if (sym > 0 && sym <= g->n_syms) {
+        r = g->sym_ranges[sym - 1];
+    }
+    if (range != NULL) {
+        *range = r;
+    }
+    return x >= r.lo && x <= r.hi;
 }
 
 static ember_status *append_index(em_graph *g, int **arr, int *n, int v)

@@ -25,6 +25,12 @@ typedef struct em_dim {
     int32_t sym; /* > 0: symbol id (graph->sym_names[sym - 1]); 0: none */
 } em_dim;
 
+/* The values a symbolic dim may take, lo..hi inclusive (torch.export's Dim("batch", min=1,
+ * max=64), its range constraints). A new symbol allows 0..INT64_MAX. */
+typedef struct em_sym_range {
+    int64_t lo, hi;
+} em_sym_range;
+
 typedef enum em_value_kind {
     EM_VAL_INTERMEDIATE = 0,
     EM_VAL_INPUT,       /* a graph input, bound by the caller at run time */
@@ -103,6 +109,7 @@ typedef struct em_graph {
     int *outputs;
     int n_syms;
     char **sym_names;
+    em_sym_range *sym_ranges; /* n_syms entries, beside sym_names */
     int n_meta;
     char **meta_keys; /* model metadata (em_graph_set_meta) */
     char **meta_vals;
@@ -145,6 +152,15 @@ ember_status *em_graph_mark_output(em_graph *g, int value);
 int em_graph_find_value(const em_graph *g, const char *name);
 /* Symbol id (>= 1) for a symbolic dim name, created when new; 0 on OOM. */
 int32_t em_graph_symbol(em_graph *g, const char *name);
+/* Narrows the range of symbol `name` (created when new) to lo..hi: the planner refuses input
+ * shapes that give the symbol a value outside it, and a load-time fix (ember_model_options_
+ * set_input_shape / _set_dim_value) may not fix it outside it either. INVALID_ARG when
+ * lo > hi or lo < 0. */
+ember_status *em_graph_set_symbol_range(em_graph *g, const char *name, int64_t lo, int64_t hi);
+/* Whether symbol `sym` (0: none, always true) may be `x`; *range (may be NULL) gets its range. */
+bool em_graph_symbol_allows(const em_graph *g, int32_t sym, int64_t x, em_sym_range *range);
+/* "[1, 64]" ("[2, inf]" without an upper bound) into buf (40 bytes are enough); returns buf. */
+const char *em_sym_range_text(em_sym_range r, char *buf, size_t cap);
 
 /* Attribute setters on node `node` (copied). */
 ember_status *em_node_set_int(em_graph *g, int node, const char *name, int64_t v);

@@ -168,7 +168,15 @@ ember_status *em_load_fix_graph(const em_load_args *a, const char *what, em_grap
             }
         }
         for (int d = 0; st == NULL && d < rank; d++) {
-            if (dims[d] >= 0 || d >= v->rank) { /* fixed, or new with a rank just given */
+            em_sym_range r;
+            int32_t s = d < v->rank ? v->dims[d].sym : 0;
+            if (dims[d] >= 0 && !em_graph_symbol_allows(g, s, dims[d], &r)) {
+                char rt[48];
+                st = em_status_new(EMBER_ERR_INVALID_ARG, "%s: input '%s': dim %d ('%s') is "
+                                   "fixed to %lld, outside its range %s", what, v->name, d,
+                                   g->sym_names[s - 1], (long long)dims[d],
+                                   em_sym_range_text(r, rt, sizeof rt));
+            } else if (dims[d] >= 0 || d >= v->rank) { /* fixed, or new with a rank given */
                 v->dims[d].v = dims[d];
                 v->dims[d].sym = 0;
             }

@@ -56,6 +56,8 @@ typedef struct em_load_args {
     size_t n_shapes;
     const em_dim_fix *dim_fixes;  /* fixed symbolic input dims, by name */
     size_t n_dim_fixes;
+    const char *model_name;       /* which of an archive's models (ember_model_options_set_
+                                   * model_name); NULL: the format's default ("model") */
 } em_load_args;
 
 /*

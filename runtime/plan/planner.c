@@ -38,6 +38,14 @@ static ember_status *bind_inputs(em_plan *p, const int64_t *const *shapes, const
                                      d, (long long)x, (long long)v->dims[d].v);
             }
             int s = v->rank >= 0 ? v->dims[d].sym : 0;
+            em_sym_range r;
+            if (!em_graph_symbol_allows(g, s, x, &r)) {
+                char rt[48];
+                return em_status_new(EMBER_ERR_INVALID_ARG,
+                                     "input %d '%s': dim %d ('%s') is %lld, outside its range "
+                                     "%s", i, v->name, d, g->sym_names[s - 1], (long long)x,
+                                     em_sym_range_text(r, rt, sizeof rt));
+            }
             if (s > 0 && s < 256) {
                 if (sym_val[s] >= 0 && sym_val[s] != x) {
                     return em_status_new(EMBER_ERR_INVALID_ARG,

@@ -3,11 +3,15 @@
  * loaders/pt2 through the public API: the torch.export fixtures of tests/data/pt2
  * (tools/gen_pt2_fixtures.py, torch 2.15: an MLP, a small CNN, a transformer encoder layer,
  * each as exported and after run_decompositions(), an MLP with a dynamic batch dim and the
- * encoder with dynamic batch and sequence dims, run on other sizes) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs and outputs
- * keep their names, parameters their FQNs. Bad archives give one clear line naming the node,
- * field, tensor or record; weight records that are not aligned in the file still run;
- * truncations of an archive at many points never crash or leak
- * (test allocator); a TorchScript archive is still told apart from a .pt2 by content.
+ * encoder with dynamic batch and sequence dims, run on other sizes, a torch.cond model run on
+ * both branches, a two-layer LSTM) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs
+ * and outputs keep their names, parameters their FQNs. Symbolic dims' ranges are checked at
+ * run time and at load-time fixes. The older layouts (torch 2.1-2.7's flat archive, torch
+ * 2.8's torch.save'd weights) give the same results; an archive of two programs loads either
+ * by name. Bad archives give one clear line naming the node, field, tensor or record; weight
+ * records that are not aligned in the file still run; truncations of an archive at many
+ * points never crash or leak (test allocator); a TorchScript archive is still told apart from
+ * a .pt2 by content.
  */
 #include "ember.h"
 #include <math.h>
@@ -48,8 +52,8 @@ static ember_model *load(const char *file)
     return m;
 }
 
-/* Runs `file` on <name>_input.npy and compares with <name>_expected.npy. */
-static void check_file(const char *file, const char *name)
+/* Runs `m` on <name>_input.npy and compares with <name>_expected.npy. */
+static void check_loaded(ember_model *m, const char *name)
 {
     char in[128], out[128];
     snprintf(in, sizeof in, "%s_input.npy", name);
@@ -57,11 +61,6 @@ static void check_file(const char *file, const char *name)
     ember_tensor *x = NULL, *want = NULL, *y = NULL;
     OK(ember_tensor_load(data_path(in), &x));
     OK(ember_tensor_load(data_path(out), &want));
-    ember_model *m = load(file);
-    assert_int_equal(ember_model_input_count(m), 1);
-    assert_int_equal(ember_model_output_count(m), 1);
-    assert_string_equal(ember_model_input_name(m, 0), strncmp(name, "encoder", 7) == 0 ? "src"
-                                                                                       : "x");
     ember_session *s = NULL;
     OK(ember_session_create(m, NULL, &s));
     OK(ember_session_run(s, &x, 1, &y, 1));
@@ -78,9 +77,20 @@ static void check_file(const char *file, const char *name)
     }
     ember_tensor_destroy(y);
     ember_session_destroy(s);
-    ember_model_destroy(m);
     ember_tensor_destroy(x);
     ember_tensor_destroy(want);
+}
+
+/* Loads `file` and runs it on <name>_input.npy against <name>_expected.npy. */
+static void check_file(const char *file, const char *name)
+{
+    ember_model *m = load(file);
+    assert_int_equal(ember_model_input_count(m), 1);
+    assert_int_equal(ember_model_output_count(m), 1);
+    assert_string_equal(ember_model_input_name(m, 0), strncmp(name, "encoder", 7) == 0 ? "src"
+                                                                                       : "x");
+    check_loaded(m, name);
+    ember_model_destroy(m);
 }
 
 /* Runs <name>.pt2 on <name>_input.npy and compares with <name>_expected.npy. */
@@ -150,6 +160,247 @@ static void test_dynamic_batch(void **state)
     ember_model_destroy(m);
 }
 
+/* Runs m on a zero input of batch `b` (x: [b, 4]); the status, NULL when it ran. */
+static ember_status *run_batch(ember_model *m, int64_t b)
+{
+    ember_session *s = NULL;
+    OK(ember_session_create(m, NULL, &s));
+    ember_tensor *x = NULL, *y = NULL;
+    const int64_t dims[2] = {b, 4};
+    OK(ember_tensor_create(EMBER_DTYPE_F32, dims, 2, &x));
+    ember_status *st = ember_session_run(s, &x, 1, &y, 1);
+    if (st == NULL) {
+        assert_int_equal(ember_tensor_dims(y)[0], b);
+    }
+    ember_tensor_destroy(y);
+    ember_tensor_destroy(x);
+    ember_session_destroy(s);
+    return st;
+}
+
+static void expect_status(ember_status *st, ember_code code, const char *want)
+{
+    if (st == NULL) {
+        fail_msg("succeeded; expected %s with: %s", ember_code_name(code), want);
+    }
+    const char *msg = ember_status_message(st);
+    if (ember_status_code(st) != code || strstr(msg, want) == NULL || strchr(msg, '\n') != NULL) {
+        fail_msg("%s: %s\nexpected %s with: %s", ember_code_name(ember_status_code(st)), msg,
+                 ember_code_name(code), want);
+    }
+    ember_status_destroy(st);
+}
+
+/* Dim("batch", min=1, max=64) is checked at run time as torch's own guards check it: sizes
+ * up to 64 run (a low bound of 2 or less is not enforced: ep.module() runs 0 and 1 whatever it
+ * says), 65 and 100 are refused in one line naming the input, the dim, its symbol and the
+ * range; a plan refused is not cached (a later run within the range still works). A low bound
+ * of 3 (mlp_dyn_min3.pt2) is enforced. Fixing the dim at load outside the range fails the
+ * load; inside it, the model runs with that batch only. */
+static void test_dim_range(void **state)
+{
+    (void)state;
+    ember_model *m = load("mlp_dyn.pt2");
+    assert_string_equal(ember_model_input_dim_name(m, 0, 0), "s77");
+    assert_null(run_batch(m, 1));
+    assert_null(run_batch(m, 64));
+    expect_status(run_batch(m, 100), EMBER_ERR_INVALID_ARG,
+                  "input 0 'x': dim 0 ('s77') is 100, outside its range [0, 64]");
+    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [0, 64]");
+    assert_null(run_batch(m, 33));
+    ember_model_destroy(m);
+    m = load("mlp_dyn_min3.pt2");
+    expect_status(run_batch(m, 2), EMBER_ERR_INVALID_ARG,
+                  "input 0 'x': dim 0 ('s77') is 2, outside its range [3, 64]");
+    assert_null(run_batch(m, 3));
+    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [3, 64]");
+    ember_model_destroy(m);
+
+    /* encoder_dyn: two symbols, each with its own high bound (batch 1..16, seq 2..64; seq 1
+     * runs: torch does not enforce the low bound 2 either) */
+    m = load("encoder_dyn.pt2");
+    const char *key = NULL, *val = NULL;
+    for (size_t i = 0; i < ember_model_metadata_count(m); i++) {
+        assert_true(ember_model_metadata(m, i, &key, &val));
+        if (strcmp(key, "pt2.dims") == 0) {
+            break;
+        }
+    }
+    assert_string_equal(key, "pt2.dims");
+    ember_session *s = NULL;
+    OK(ember_session_create(m, NULL, &s));
+    const char *bsym = ember_model_input_dim_name(m, 0, 0);
+    const char *ssym = ember_model_input_dim_name(m, 0, 1);
+    assert_non_null(bsym);
+    assert_non_null(ssym);
+    const int64_t shapes[][3] = {{16, 64, 16}, {1, 2, 16}, {2, 1, 16}, {17, 5, 16}, {2, 65, 16}};
+    for (int k = 0; k < 5; k++) {
+        ember_tensor *x = NULL, *y = NULL;
+        OK(ember_tensor_create(EMBER_DTYPE_F32, shapes[k], 3, &x));
+        ember_status *st = ember_session_run(s, &x, 1, &y, 1);
+        char want[128];
+        int d = shapes[k][0] > 16 ? 0 : 1;
+        snprintf(want, sizeof want, "input 0 'src': dim %d ('%s') is %lld, outside its range "
+                 "[0, %d]", d, d == 0 ? bsym : ssym, (long long)shapes[k][d], d == 0 ? 16 : 64);
+        if (k < 3) {
+            if (st != NULL) {
+                fail_msg("%lldx%lld: %s", (long long)shapes[k][0], (long long)shapes[k][1],
+                         ember_status_message(st));
+            }
+        } else {
+            expect_status(st, EMBER_ERR_INVALID_ARG, want);
+        }
+        ember_tensor_destroy(y);
+        ember_tensor_destroy(x);
+    }
+    ember_session_destroy(s);
+    ember_model_destroy(m);
+
+    /* fixed at load */
+    ember_model_options *mo = opts();
+    OK(ember_model_options_set_dim_value(mo, "s77", 65));
+    ember_status *st = ember_model_load_file(data_path("mlp_dyn.pt2"), mo, &m);
+    expect_status(st, EMBER_ERR_INVALID_ARG, "mlp_dyn.pt2: input 'x': dim 0 ('s77') is fixed "
+                  "to 65, outside its range [0, 64]");
+    ember_model_options_destroy(mo);
+    mo = opts();
+    const int64_t big[2] = {100, 4};
+    OK(ember_model_options_set_input_shape(mo, "x", big, 2));
+    expect_status(ember_model_load_file(data_path("mlp_dyn.pt2"), mo, &m), EMBER_ERR_INVALID_ARG,
+                  "is fixed to 100, outside its range [0, 64]");
+    ember_model_options_destroy(mo);
+    mo = opts();
+    const int64_t ok[2] = {7, 4};
+    OK(ember_model_options_set_input_shape(mo, "x", ok, 2));
+    OK(ember_model_load_file(data_path("mlp_dyn.pt2"), mo, &m));
+    ember_model_options_destroy(mo);
+    assert_null(run_batch(m, 7));
+    expect_status(run_batch(m, 8), EMBER_ERR_INVALID_ARG, "dim 0 is 8, expected 7");
+    ember_model_destroy(m);
+}
+
+static const char *meta(const ember_model *m, const char *want)
+{
+    const char *key = NULL, *val = NULL;
+    for (size_t i = 0; i < ember_model_metadata_count(m); i++) {
+        assert_true(ember_model_metadata(m, i, &key, &val));
+        if (strcmp(key, want) == 0) {
+            return val;
+        }
+    }
+    fail_msg("no metadata %s", want);
+    return NULL;
+}
+
+/* The flat layout of torch 2.1-2.7 (no root folder; state dict and constants torch.save'd
+ * into records of their own, Parameters as _rebuild_parameter, buffers plain) and torch 2.8's
+ * package with data/weights/model.pt: the same programs as cnn.pt2 and mlp_dyn.pt2, the same
+ * results; the dims' ranges are kept and checked there too. Weights inside a nested zip that
+ * Python's zipfile did not align are copied, not mapped misaligned (UBSan checks). */
+static void test_older_layouts(void **state)
+{
+    (void)state;
+    check_file("cnn_flat.pt2", "cnn");
+    check_file("cnn_pt28.pt2", "cnn");
+    check_file("mlp_dyn_flat.pt2", "mlp_dyn");
+    check_file("mlp_dyn_pt28.pt2", "mlp_dyn");
+    ember_model *m = load("cnn_flat.pt2");
+    assert_string_equal(meta(m, "pt2.layout"), "flat (torch 2.1-2.7)");
+    assert_string_equal(meta(m, "pt2.signature"), "parameters=9 buffers=6 constants=0 "
+                                                  "user_inputs=1 user_outputs=1");
+    ember_model_destroy(m);
+    m = load("cnn_pt28.pt2");
+    assert_string_equal(meta(m, "pt2.layout"), "package, weights torch.save'd (torch 2.8)");
+    assert_string_equal(meta(m, "pt2.models"), "model");
+    ember_model_destroy(m);
+    m = load("mlp_dyn_flat.pt2");
+    assert_string_equal(meta(m, "pt2.dims"), "s77=[1, 64]");
+    expect_status(run_batch(m, 65), EMBER_ERR_INVALID_ARG, "is 65, outside its range [0, 64]");
+    ember_model_destroy(m);
+    m = load("cnn.pt2");
+    assert_string_equal(meta(m, "pt2.layout"), "package, raw weights (torch 2.9+)");
+    ember_model_destroy(m);
+}
+
+/* torch.cond on data: an If node whose branches are the program's two subgraphs (each
+ * closed over its operands: the input and the Linear's weights, captured); both branches
+ * are taken, each against PyTorch eager. */
+static void test_cond(void **state)
+{
+    (void)state;
+    check_file("cond.pt2", "cond");
+    ember_model *m = load("cond.pt2");
+    check_loaded(m, "cond_neg");
+    ember_model_destroy(m);
+}
+
+/* A two-layer nn.LSTM as torch.export keeps it (aten.lstm.input, its flat weight list) and a
+ * Linear on the last step: exported with batch 2 (Dim LB, 1..32), run with batch 3. */
+static void test_lstm(void **state)
+{
+    (void)state;
+    check_model("lstm");
+}
+
+/* Loads `file` with model name `name` (NULL: the default). */
+static ember_status *load_named(const char *file, const char *name, ember_model **m)
+{
+    ember_model_options *mo = opts();
+    if (name != NULL) {
+        OK(ember_model_options_set_model_name(mo, name));
+    }
+    ember_status *st = ember_model_load_file(data_path(file), mo, m);
+    ember_model_options_destroy(mo);
+    return st;
+}
+
+/* two.pt2 holds an MLP ("model") and the CNN ("cnn"), two_pt28.pt2 the same in torch 2.8's
+ * layout: the default is "model", the option picks the other, an unknown name is one line
+ * listing what the archive holds, and the option's own arguments are checked. */
+static void test_two_models(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"two.pt2", "two_pt28.pt2"};
+    for (int f = 0; f < 2; f++) {
+        ember_model *m = NULL;
+        OK(load_named(files[f], NULL, &m));
+        assert_string_equal(meta(m, "pt2.models"), "model, cnn");
+        assert_int_equal(ember_model_input_shape(m, 0, NULL, 0), 2);
+        check_loaded(m, "mlp");
+        ember_model_destroy(m);
+        OK(load_named(files[f], "model", &m));
+        check_loaded(m, "mlp");
+        ember_model_destroy(m);
+        OK(load_named(files[f], "cnn", &m));
+        assert_int_equal(ember_model_input_shape(m, 0, NULL, 0), 4);
+        assert_string_equal(ember_model_output_name(m, 0), "linear");
+        check_loaded(m, "cnn");
+        ember_model_destroy(m);
+        expect_status(load_named(files[f], "nope", &m), EMBER_ERR_INVALID_MODEL,
+                      "the archive has no model named 'nope' (no record models/nope.json; it "
+                      "holds: model, cnn)");
+        assert_null(m);
+    }
+    ember_model *m = NULL;
+    expect_status(load_named("cnn_flat.pt2", "cnn", &m), EMBER_ERR_INVALID_ARG,
+                  "cnn_flat.pt2: the archive has no model named 'cnn' (an archive of the flat "
+                  "layout of torch 2.1-2.7 holds one program, 'model')");
+    OK(load_named("cnn_flat.pt2", "model", &m));
+    ember_model_destroy(m);
+    ember_model_options *mo = opts();
+    expect_status(ember_model_options_set_model_name(NULL, "x"), EMBER_ERR_INVALID_ARG,
+                  "options");
+    expect_status(ember_model_options_set_model_name(mo, NULL), EMBER_ERR_INVALID_ARG, "name");
+    expect_status(ember_model_options_set_model_name(mo, ""), EMBER_ERR_INVALID_ARG,
+                  "empty name");
+    OK(ember_model_options_set_model_name(mo, "first"));
+    OK(ember_model_options_set_model_name(mo, "cnn")); /* replaces the first */
+    OK(ember_model_load_file(data_path("two.pt2"), mo, &m));
+    assert_int_equal(ember_model_input_shape(m, 0, NULL, 0), 4);
+    ember_model_destroy(m);
+    ember_model_options_destroy(mo);
+}
+
 /* Parameters are initializers named by their FQN; the output keeps the program's name. */
 static void test_names(void **state)
 {
@@ -195,11 +446,19 @@ static void test_bad_archives(void **state)
                  "record data/weights/weight_0");
     expect_error("bad_missing_weight.pt2", EMBER_ERR_INVALID_MODEL,
                  "tensor 'l1.weight': its record data/weights/weight_9 is missing");
-    expect_error("bad_flat.pt2", EMBER_ERR_UNSUPPORTED,
-                 "a torch.export archive of the flat layout of torch 2.1-2.7 "
-                 "(serialized_exported_program.json)");
-    expect_error("bad_pickled_weights.pt2", EMBER_ERR_UNSUPPORTED,
-                 "the weights are pickled (data/weights/model.pt, the layout of torch 2.8)");
+    /* the older layouts with records that are not torch.save zips */
+    expect_error("bad_flat.pt2", EMBER_ERR_INVALID_MODEL,
+                 "bad_flat.pt2: serialized_state_dict.pt: no end of central directory record");
+    expect_error("bad_pickled_weights.pt2", EMBER_ERR_INVALID_MODEL,
+                 "bad_pickled_weights.pt2: data/weights/model.pt: not a valid zip archive: Not a "
+                 "zip archive");
+    expect_error("bad_while_loop.pt2", EMBER_ERR_UNSUPPORTED,
+                 "node 'relu' (torch.ops.higher_order.while_loop): not an aten op: ember lowers "
+                 "torch.ops.aten.* targets, torch.ops.higher_order.cond and Python's arithmetic "
+                 "on symbolic ints only");
+    expect_error("bad_cond_outputs.pt2", EMBER_ERR_INVALID_MODEL,
+                 "node 'cond' (torch.ops.higher_order.cond): the branches return different "
+                 "numbers of values, or none");
     expect_error("bad_undefined_arg.pt2", EMBER_ERR_INVALID_MODEL,
                  "node 'relu' (torch.ops.aten.relu.default): argument 'self': 'nowhere' is not "
                  "defined before it");
@@ -223,20 +482,23 @@ static unsigned char *read_all(const char *path, size_t *n)
 static void test_truncated(void **state)
 {
     (void)state;
-    size_t n = 0;
-    unsigned char *b = read_all(data_path("mlp.pt2"), &n);
-    ember_model_options *mo = opts();
-    for (size_t cut = 0; cut < n; cut += cut + 64 >= n ? 1 : 97) {
-        ember_model *m = NULL;
-        ember_status *st = ember_model_load_memory(b, cut, EMBER_LOAD_BORROW, mo, &m);
-        if (st == NULL) {
-            fail_msg("mlp.pt2 cut at %zu of %zu bytes loaded", cut, n);
+    static const char *const files[] = {"mlp.pt2", "mlp_dyn_flat.pt2", "mlp_dyn_pt28.pt2"};
+    for (int f = 0; f < 3; f++) {
+        size_t n = 0;
+        unsigned char *b = read_all(data_path(files[f]), &n);
+        ember_model_options *mo = opts();
+        for (size_t cut = 0; cut < n; cut += cut + 64 >= n ? 1 : 97) {
+            ember_model *m = NULL;
+            ember_status *st = ember_model_load_memory(b, cut, EMBER_LOAD_BORROW, mo, &m);
+            if (st == NULL) {
+                fail_msg("%s cut at %zu of %zu bytes loaded", files[f], cut, n);
+            }
+            assert_null(m);
+            ember_status_destroy(st);
         }
-        assert_null(m);
-        ember_status_destroy(st);
+        ember_model_options_destroy(mo);
+        test_free(b);
     }
-    ember_model_options_destroy(mo);
-    test_free(b);
 }
 
 /* Both are zips: the sniff reads the central directory, so each goes to its own loader. */
@@ -263,6 +525,9 @@ int main(void)
         cmocka_unit_test(test_encoder),      cmocka_unit_test(test_dynamic_batch),
         cmocka_unit_test(test_names),        cmocka_unit_test(test_bad_archives),
         cmocka_unit_test(test_truncated),    cmocka_unit_test(test_told_apart),
+        cmocka_unit_test(test_dim_range),    cmocka_unit_test(test_older_layouts),
+        cmocka_unit_test(test_two_models),   cmocka_unit_test(test_cond),
+        cmocka_unit_test(test_lstm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

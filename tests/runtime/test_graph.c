@@ -301,6 +301,34 @@ static void test_inputs_symbols_initializers(void **state)
     assert_int_equal(em_graph_symbol(g, "other"), s_new);
     assert_int_equal(g->n_syms, 2);
 
+    /* Symbol ranges: open by default, narrowed by intersection, an empty one refused and the
+     * range kept; a new name makes a new symbol. */
+    em_sym_range r;
+    char rt[48];
+    assert_true(em_graph_symbol_allows(g, s_batch, 0, &r));
+    assert_true(em_graph_symbol_allows(g, s_batch, INT64_MAX, NULL));
+    assert_string_equal(em_sym_range_text(r, rt, sizeof rt), "[0, inf]");
+    assert_null(em_graph_set_symbol_range(g, "batch", 1, 64));
+    assert_true(em_graph_symbol_allows(g, s_batch, 1, NULL));
+    assert_true(em_graph_symbol_allows(g, s_batch, 64, NULL));
+    assert_false(em_graph_symbol_allows(g, s_batch, 0, NULL));
+    assert_false(em_graph_symbol_allows(g, s_batch, 65, &r));
+    assert_string_equal(em_sym_range_text(r, rt, sizeof rt), "[1, 64]");
+    assert_null(em_graph_set_symbol_range(g, "batch", 8, INT64_MAX));
+    assert_false(em_graph_symbol_allows(g, s_batch, 7, &r));
+    assert_string_equal(em_sym_range_text(r, rt, sizeof rt), "[8, 64]");
+    EXPECT_ERROR(em_graph_set_symbol_range(g, "batch", 65, 100), EMBER_ERR_INVALID_ARG,
+                 "symbolic dim 'batch': range [65, 100] does not meet the one it had");
+    EXPECT_ERROR(em_graph_set_symbol_range(g, "batch", 5, 4), EMBER_ERR_INVALID_ARG,
+                 "range [5, 4] is empty or negative");
+    assert_true(em_graph_symbol_allows(g, s_batch, 8, NULL) &&
+                em_graph_symbol_allows(g, s_batch, 64, NULL));
+    assert_true(em_graph_symbol_allows(g, 0, 12345, NULL)); /* no symbol: anything */
+    assert_null(em_graph_set_symbol_range(g, "fresh", 2, 3));
+    assert_int_equal(g->n_syms, 3);
+    assert_false(em_graph_symbol_allows(g, em_graph_symbol(g, "fresh"), 1, NULL));
+    assert_int_equal(g->n_syms, 3);
+
     /* Rank above the maximum is refused and adds nothing. */
     int64_t big[EM_MAX_RANK + 1] = {0};
     int nv = g->n_values;

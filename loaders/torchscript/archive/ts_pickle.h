@@ -22,7 +22,8 @@
  * fields), torch._utils._rebuild_qtensor (per-tensor and per-channel affine),
  * torch.<T>Storage (every dtype, quantized ones included), torch.<qscheme>, torch.device,
  * torch.jit._pickle.build_{int,double,bool,tensor}list and restore_type_tag,
- * collections.OrderedDict, builtins.complex (refused: UNSUPPORTED), and any other class
+ * collections.OrderedDict, torch._utils._rebuild_parameter (its tensor: torch.save'd state
+ * dicts), builtins.complex (refused: UNSUPPORTED), and any other class
  * (a "__torch__...." name) becomes an object whose state is what BUILD gives it (NONE
  * without BUILD; a second BUILD is refused); other classes and calls are UNSUPPORTED, named.
  * Persistent ids ("storage", <type>, key, location, numel) load record "<dir>/<key>" through

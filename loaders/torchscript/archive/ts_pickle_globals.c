@@ -6,7 +6,8 @@
  *     1-D tensor (as torch's unpickler makes it), its record loaded once per key;
  *   REDUCE of _rebuild_tensor_v2 / _rebuild_qtensor -> a strided view of such a storage;
  *   REDUCE of torch.jit._pickle.* (typed lists, restore_type_tag), torch.device,
- *   collections.OrderedDict; NEWOBJ + BUILD of a __torch__ class -> an object.
+ *   collections.OrderedDict, torch._utils._rebuild_parameter (the tensor itself);
+ *   NEWOBJ + BUILD of a __torch__ class -> an object.
  * A view's extent is checked against its storage: offset + sum((size_i - 1) * stride_i) <
  * numel, in int64 with every step overflow-checked; a view with no elements needs only
  * offset <= numel.
@@ -551,6 +552,18 @@ ember_status *em_tsp_reduce(tsp *p, const em_tsv *callable, const em_tsv *args, 
     }
     if (is_global(callable, "collections.OrderedDict")) {
         return ordered_dict(p, args, out);
+    }
+    if (is_global(callable, "torch._utils._rebuild_parameter")) {
+        /* (data, requires_grad, backward_hooks): an nn.Parameter in a torch.save'd state
+         * dict (torch.export's flat archives) is its tensor */
+        ember_status *st = want_args(p, args, "_rebuild_parameter", 3, 3);
+        if (st == NULL) {
+            st = want_kind(p, args->u.seq.items[0], EM_TSV_TENSOR, "the parameter's data");
+        }
+        if (st == NULL) {
+            *out = args->u.seq.items[0];
+        }
+        return st;
     }
     if (is_global(callable, "builtins.complex")) {
         return em_tsp_error(p, EMBER_ERR_UNSUPPORTED, "complex numbers are not read by ember");

@@ -68,7 +68,8 @@ struct em_ts_zip {
     zip_t *za;
     atomic_flag lock;
     em_crc32_fn crc32;
-    char *root;
+    char *root;       /* "" for a flat archive (EM_TS_ZIP_FLAT) */
+    bool flat;
     int64_t version;
     ts_rec *recs;     /* archive order, directories left out */
     const ts_rec **by_name; /* recs sorted by sub name */
@@ -230,7 +231,7 @@ static ember_status *check_name(const em_ts_zip *z, const char *name, size_t roo
     if (n == 0 || name[0] == '/' || strchr(name, '\\') != NULL) {
         return bad(z, "hostile record name: ", name);
     }
-    if (strncmp(name, z->root, rootlen) != 0 || name[rootlen] != '/') {
+    if (!z->flat && (strncmp(name, z->root, rootlen) != 0 || name[rootlen] != '/')) {
         return bad(z, "record outside the root folder: ", name);
     }
     *is_dir = name[n - 1] == '/';
@@ -243,7 +244,7 @@ static ember_status *check_name(const em_ts_zip *z, const char *name, size_t roo
         }
         s += len + (e != NULL);
     }
-    if (!*is_dir && n == rootlen + 1) {
+    if (!z->flat && !*is_dir && n == rootlen + 1) {
         return bad(z, "hostile record name: ", name);
     }
     return NULL;
@@ -379,7 +380,12 @@ static ember_status *add_entry(em_ts_zip *z, const unsigned char *b, uint64_t li
         zs.comp_method != (int32_t)c->method) {
         return bad(z, "central directory entry read two ways differently: ", name);
     }
-    if (z->root == NULL) {
+    if (z->root == NULL && z->flat) {
+        z->root = em_strdup(z->al, "");
+        if (z->root == NULL) {
+            return em_status_oom();
+        }
+    } else if (z->root == NULL) {
         const char *slash = strchr(name, '/');
         if (slash == NULL || slash == name) {
             return bad(z, "record outside a root folder: ", name);
@@ -410,9 +416,9 @@ static ember_status *add_entry(em_ts_zip *z, const unsigned char *b, uint64_t li
         return c->size == 0 ? NULL : bad(z, "folder entry with data: ", name);
     }
     ts_rec *r = &z->recs[z->n];
-    *r = (ts_rec){.name = name, .sub = name + rootlen + 1, .index = i, .local = c->local,
-                  .central = c->at, .comp = c->comp, .size = c->size, .crc = c->crc,
-                  .method = c->method, .flags = c->flags};
+    *r = (ts_rec){.name = name, .sub = name + (z->flat ? 0 : rootlen + 1), .index = i,
+                  .local = c->local, .central = c->at, .comp = c->comp, .size = c->size,
+                  .crc = c->crc, .method = c->method, .flags = c->flags};
     EMBER_TRY(read_local(z, b, limit, r, c->crc));
     *skip = false;
     return NULL;
@@ -489,6 +495,12 @@ fail:
 ember_status *em_ts_zip_open(em_storage *image, const char *what, const ember_allocator *al,
                              em_ts_zip **out)
 {
+    return em_ts_zip_open_flags(image, what, al, 0, out);
+}
+
+ember_status *em_ts_zip_open_flags(em_storage *image, const char *what,
+                                   const ember_allocator *al, unsigned flags, em_ts_zip **out)
+{
     ember_status *st = NULL;
     em_ts_zip *z = NULL;
     if (out == NULL || image == NULL) {
@@ -500,6 +512,7 @@ ember_status *em_ts_zip_open(em_storage *image, const char *what, const ember_al
         return em_status_oom();
     }
     z->al = al;
+    z->flat = (flags & EM_TS_ZIP_FLAT) != 0;
     atomic_flag_clear(&z->lock);
     z->crc32 = em_crc32_impl(em_cpu_features_env());
     z->image = em_storage_retain(image);
@@ -513,7 +526,9 @@ ember_status *em_ts_zip_open(em_storage *image, const char *what, const ember_al
     EMBER_TRY(check_legacy(z, b, size));
     EMBER_TRY(open_libzip(z, b, size));
     EMBER_TRY(read_entries(z, b, size));
-    EMBER_TRY(read_version(z));
+    if (!z->flat) {
+        EMBER_TRY(read_version(z));
+    }
     *out = z;
     return NULL;
 fail:
@@ -644,8 +659,8 @@ ember_status *em_ts_zip_read(const em_ts_zip *z, const char *name, unsigned flag
     *out = NULL;
     const ts_rec *r = find(z, name);
     if (r == NULL) {
-        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: no record %s/%s", z->what, z->root,
-                             name);
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: no record %s%s%s", z->what, z->root,
+                             z->flat ? "" : "/", name);
     }
     unsigned char *image = em_storage_data(z->image);
     if (r->method == METHOD_STORED || r->size == 0) {
@@ -674,4 +689,19 @@ ember_status *em_ts_zip_read(const em_ts_zip *z, const char *name, unsigned flag
 fail:
     em_storage_release(s);
     return st;
+}
+
+ember_status *em_ts_zip_record(void *ctx, const char *key, em_storage **out)
+{
+    const em_ts_zip_records *rc = ctx;
+    char name[256];
+    if (snprintf(name, sizeof name, "%s/%s", rc->dir, key) >= (int)sizeof name) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: storage key '%.40s...' is too long",
+                             rc->what, key);
+    }
+    if (!em_ts_zip_has(rc->zip, name)) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: tensor storage '%s' has no record "
+                             "%s/%s", rc->what, key, em_ts_zip_root(rc->zip), name);
+    }
+    return em_ts_zip_read(rc->zip, name, rc->flags, out);
 }

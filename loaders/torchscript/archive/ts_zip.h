@@ -59,6 +59,16 @@ typedef struct em_ts_zip em_ts_zip;
  */
 ember_status *em_ts_zip_open(em_storage *image, const char *what, const ember_allocator *al,
                              em_ts_zip **out);
+/* Flags of em_ts_zip_open_flags. */
+enum {
+    /* Records at the top level, no root folder and no version record: the flat archives
+     * torch.export.save wrote with Python's zipfile in torch 2.1-2.7 (version, serialized_*).
+     * Names are checked as above, below an empty root; em_ts_zip_root is "" and
+     * em_ts_zip_version 0. */
+    EM_TS_ZIP_FLAT = 1u << 0
+};
+ember_status *em_ts_zip_open_flags(em_storage *image, const char *what,
+                                   const ember_allocator *al, unsigned flags, em_ts_zip **out);
 void em_ts_zip_close(em_ts_zip *z);
 
 /* The root folder name (without '/'), the file format version, and the record count. */
@@ -100,5 +110,16 @@ ember_status *em_ts_zip_read(const em_ts_zip *z, const char *name, unsigned flag
                              em_storage **out);
 /* em_ts_zip_read with no flags: the CRC-32 checked. */
 ember_status *em_ts_zip_get(const em_ts_zip *z, const char *name, em_storage **out);
+
+/* The storages of a pickle in an archive (em_ts_record_fn of ts_pickle.h, ctx an
+ * em_ts_zip_records): key K is record "<dir>/K" read with `flags`; a missing one is
+ * INVALID_MODEL naming `what` ("model.pt: data.pkl"), the key and the record. */
+typedef struct em_ts_zip_records {
+    const em_ts_zip *zip;
+    const char *what;
+    const char *dir;
+    unsigned flags; /* em_ts_zip_read's: EM_TS_ZIP_TRUST_CRC for trusted weights */
+} em_ts_zip_records;
+ember_status *em_ts_zip_record(void *ctx, const char *key, em_storage **out);
 
 #endif /* EMBER_LOADERS_TORCHSCRIPT_ARCHIVE_TS_ZIP_H */
