@@ -83,7 +83,15 @@ static ember_status *convh_fill(void *ctx, void *dst)
                         int64_t m = p * PW + o;
                         row[o] = m < s->m ? j->w[(m * s->c + cb * CB + ci) * taps + t] : 0.0f;
                     }
-                    em_f32_to_half_n(half, row, d, PW);
+                    if (s->hk == 1) { /* F16C: the same bits as em_f32_to_f16 (test_x86_cast) */
+                        for (int h = 0; h < PW; h += CB) {
+                            _mm_storeu_si128((__m128i *)(void *)(d + h),
+                                             _mm256_cvtps_ph(_mm256_loadu_ps(row + h),
+                                                             _MM_FROUND_TO_NEAREST_INT));
+                        }
+                    } else {
+                        em_f32_to_half_n(half, row, d, PW);
+                    }
                     d += PW;
                 }
             }
@@ -240,6 +248,9 @@ static inline __attribute__((always_inline)) void convh_tile(const convh_run *r,
             const float *xrow = xc + iy * s->iw * CB;
             for (int64_t kx = 0; kx < s->kw; kx++, wp += CB * PW) {
                 CH_R6(CH_PTR)
+                /* not unrolled: unrolled 8 times, GCC 12 hoisted the weight loads and spilled
+                 * accumulators (vfmadd with a stack operand) */
+#pragma GCC unroll 1
                 for (int ci = 0; ci < CB; ci++) {
                     const __m256 b0 = convh_load_w(wp + ci * PW, hk);
                     const __m256 b1 = convh_load_w(wp + ci * PW + CB, hk);
