@@ -8,13 +8,18 @@ fp32, fp16 and bf16 (weights held in half, fp32 arithmetic) and reports, per pre
 largest absolute error against ember's fp32 output, that error relative to the fp32 output's
 largest magnitude, whether every element is within the issue's rtol (1e-2 fp16, 3e-2 bf16)
 with atol 1% of the output's largest magnitude, top-1 agreement over the N inputs, and the
-peak RSS of the first run (ember's peak_rss_mb).
+peak RSS of the first run (ember's peak_rss_mb). With --rounds R, also the latency: R rounds
+of `ember run --iters I --threads T` per precision, the order of fp32 / fp16 / bf16 rotated
+each round (the machine may be shared: compare the medians, and the ratio to fp32).
 
     /work/main/bench/.env/ort/bin/python bench/half_weights.py --models resnet50,mobilenet_v2 -n 8
+    /work/main/bench/.env/ort/bin/python bench/half_weights.py --models resnet50 -n 1 \
+        --export op17 --rounds 3 --iters 20
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import tempfile
 
@@ -35,6 +40,17 @@ def run(ember, model, inp, outdir, precision):
     return np.load(os.path.join(outdir, "output_0.npy")), float(tok["peak_rss_mb"])
 
 
+def latency(ember, model, precision, threads, iters):
+    """ember's median_ms of one `ember run` process."""
+    cmd = [ember, "run", model, "--iters", str(iters), "--warmup", "3", "--threads",
+           str(threads)]
+    if precision != "fp32":
+        cmd += ["--precision", precision]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    tok = dict(t.split("=", 1) for t in r.stdout.split() if "=" in t)
+    return float(tok["median_ms"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="resnet50,mobilenet_v2,efficientnet_b0,vit_b_16")
@@ -42,11 +58,15 @@ def main():
     ap.add_argument("--ember", default=os.path.join(ROOT, "build", "ember"))
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "ember-halfw-bench"))
     ap.add_argument("--out", help="write the results as JSON here")
+    ap.add_argument("--export", default="op13", help="the suite's export: op13 or op17")
+    ap.add_argument("--rounds", type=int, default=0, help="latency rounds (0: none)")
+    ap.add_argument("--iters", type=int, default=20, help="runs per latency measurement")
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     rtol = {"fp16": 1e-2, "bf16": 3e-2}
     results = []
     for name in args.models.split(","):
-        model = os.path.join(SUITE, name, "op13.onnx")
+        model = os.path.join(SUITE, name, args.export + ".onnx")
         x0 = np.load(os.path.join(SUITE, name, "input.npy"))
         rng = np.random.default_rng(21)
         row = {"model": name, "n": args.n}
@@ -74,6 +94,20 @@ def main():
                 s["top1"] += int(y.reshape(y.shape[0], -1).argmax(1)[0] ==
                                  y32.reshape(y32.shape[0], -1).argmax(1)[0])
         row.update(stats)
+        precs = ["fp32", "fp16", "bf16"]
+        ms = {p: [] for p in precs}
+        for r in range(args.rounds):
+            for p in precs[r % 3:] + precs[:r % 3]:
+                ms[p].append(latency(args.ember, model, p, args.threads, args.iters))
+        if args.rounds > 0:
+            for p in precs:
+                row["ms_" + p] = statistics.median(ms[p])
+                row["ms_%s_rounds" % p] = ms[p]
+            print("%-16s latency (median of %d rounds, %d threads): fp32 %.1f ms, fp16 %.1f ms "
+                  "(%.2fx), bf16 %.1f ms (%.2fx)" % (
+                      name, args.rounds, args.threads, row["ms_fp32"], row["ms_fp16"],
+                      row["ms_fp16"] / row["ms_fp32"], row["ms_bf16"],
+                      row["ms_bf16"] / row["ms_fp32"]), flush=True)
         results.append(row)
         print("%-16s fp32 %.1f MB | fp16: max abs %.3g, rel-to-max %.3g, within %s, top-1 "
               "%d/%d, %.1f MB | bf16: max abs %.3g, rel-to-max %.3g, within %s, top-1 %d/%d, "

@@ -47,6 +47,10 @@ typedef struct em_kpacks {
      * may then free a constant it computed itself for that input (half-stored weights widened
      * for packing, passes_halfw.c) once every reader has packed it. */
     uint64_t *packed_in;
+    /* Bit i: constant input i is the f32 copy of an f16 (f16_in) or bf16 (bf16_in) initializer
+     * (weights held in half, passes_halfw.c), so every value of it is exact in that format and
+     * a kernel may pack it in half (em_kinfo_half_of) without changing its results. */
+    uint64_t f16_in, bf16_in;
 } em_kpacks;
 
 /* What prepare sees. `in` always has n_in entries (node->n_in) and `out` n_out. Constant
@@ -79,6 +83,19 @@ static inline void em_kinfo_mark_packed(const em_kinfo *ki, int i)
     if (ki->packs != NULL && ki->packs->packed_in != NULL && i >= 0 && i < 64) {
         *ki->packs->packed_in |= (uint64_t)1 << i;
     }
+}
+
+/* EMBER_DTYPE_F16 / EMBER_DTYPE_BF16 when constant input i holds only values of that format
+ * (em_kpacks' f16_in / bf16_in), else EMBER_DTYPE_UNDEFINED. */
+static inline ember_dtype em_kinfo_half_of(const em_kinfo *ki, int i)
+{
+    const em_kpacks *p = ki->packs;
+    if (p == NULL || i < 0 || i >= 64) {
+        return EMBER_DTYPE_UNDEFINED;
+    }
+    return (p->f16_in >> i & 1)    ? EMBER_DTYPE_F16
+           : (p->bf16_in >> i & 1) ? EMBER_DTYPE_BF16
+                                   : EMBER_DTYPE_UNDEFINED;
 }
 
 /* What run sees besides its tensors. */

@@ -162,6 +162,19 @@ ember_status *em_kernel_pick(const em_node *n, const em_tensor *tin, const em_te
                          n->name, em_op_name(n->op), em_dtype_name(dt));
 }
 
+/* Whether node ni widens a half-precision initializer to f32 (weights stored in half). */
+static bool widens_half_weight(const em_graph *g, int ni)
+{
+    const em_node *n = &g->nodes[ni];
+    if (n->op != EM_OP_CAST || n->n_in != 1 || n->in[0] < 0 || n->n_out != 1 || n->out[0] < 0 ||
+        g->values[n->out[0]].dtype != EMBER_DTYPE_F32) {
+        return false;
+    }
+    const em_value *x = &g->values[n->in[0]];
+    return x->kind == EM_VAL_INITIALIZER &&
+           (x->dtype == EMBER_DTYPE_F16 || x->dtype == EMBER_DTYPE_BF16);
+}
+
 /* Picks the best kernel for node ni whose prepare accepts it. Packings of its inputs that
  * are initializers of the graph go to `shared` (when given), the others to the plan's own
  * cache. */
@@ -172,7 +185,7 @@ static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threa
     const em_node *n = &p->g->nodes[ni];
     em_plan_node *pn = &p->nodes[ni];
     em_tensor *tin = tmp->tin, *tout = tmp->tout;
-    em_kpacks packs = {shared, p->packs, 0, packed_in};
+    em_kpacks packs = {shared, p->packs, 0, packed_in, 0, 0};
     *packed_in = 0;
     for (int i = 0; i < n->n_in; i++) {
         memset(&tin[i], 0, sizeof tin[i]);
@@ -183,6 +196,11 @@ static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threa
             } else if (shared != NULL && i < 64 &&
                        p->g->values[n->in[i]].kind == EM_VAL_INITIALIZER) {
                 packs.shared_in |= (uint64_t)1 << i;
+            } else if (i < 64 && p->g->values[n->in[i]].producer >= 0 &&
+                       widens_half_weight(p->g, p->g->values[n->in[i]].producer)) {
+                const em_node *c = &p->g->nodes[p->g->values[n->in[i]].producer];
+                bool f16 = p->g->values[c->in[0]].dtype == EMBER_DTYPE_F16;
+                *(f16 ? &packs.f16_in : &packs.bf16_in) |= (uint64_t)1 << i;
             }
         }
     }
@@ -536,19 +554,6 @@ static ember_status *bind_keyed(em_plan *p, const unsigned char *need, const voi
         pv->loc = EM_LOC_CONST;
     }
     return NULL;
-}
-
-/* Whether node ni widens a half-precision initializer to f32 (weights stored in half). */
-static bool widens_half_weight(const em_graph *g, int ni)
-{
-    const em_node *n = &g->nodes[ni];
-    if (n->op != EM_OP_CAST || n->n_in != 1 || n->in[0] < 0 || n->n_out != 1 || n->out[0] < 0 ||
-        g->values[n->out[0]].dtype != EMBER_DTYPE_F32) {
-        return false;
-    }
-    const em_value *x = &g->values[n->in[0]];
-    return x->kind == EM_VAL_INITIALIZER &&
-           (x->dtype == EMBER_DTYPE_F16 || x->dtype == EMBER_DTYPE_BF16);
 }
 
 /* Widened half weights (planner.h): wide_owned[v] is the p->owned index of value v's widened

@@ -56,11 +56,11 @@ static inline bool kt_isa_ok(const em_kernel *k)
     return (k->isa & ~kt_features()) == 0;
 }
 
-/* Like t_run, but inputs whose bit is set in `const_mask` keep their data in prepare (as
- * constant initializers do), and kinfo.isa is this CPU's. */
-static inline ember_status *kt_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
-                                   em_tensor *out, int n_out, unsigned const_mask,
-                                   em_threadpool *pool)
+/* kt_run with the planner's pack notes `kp` (may be NULL); *pack_bytes (when given) gets the
+ * bytes kp->own holds right after prepare. */
+static inline ember_status *kt_run_kp(const em_kernel *k, const em_node *node, em_tensor *in,
+                                      int n_in, em_tensor *out, int n_out, unsigned const_mask,
+                                      em_threadpool *pool, const em_kpacks *kp, size_t *pack_bytes)
 {
     em_tensor pin[T_MAX_IO], pout[T_MAX_IO];
     assert_true(n_in <= T_MAX_IO && n_out <= T_MAX_IO);
@@ -75,13 +75,16 @@ static inline ember_status *kt_run(const em_kernel *k, const em_node *node, em_t
         pout[i].data = NULL;
     }
     em_kinfo ki = {node, n_in, n_out, pin, pout, test_allocator(), kt_features(),
-                   em_threadpool_size(pool), NULL};
+                   em_threadpool_size(pool), kp};
     void *state = NULL;
     size_t scratch_bytes = 0;
     ember_status *st = k->prepare != NULL ? k->prepare(&ki, &state, &scratch_bytes) : NULL;
     if (st != NULL) {
         assert_null(state);
         return st;
+    }
+    if (pack_bytes != NULL) {
+        *pack_bytes = em_pack_cache_bytes(kp != NULL ? kp->own : NULL, NULL);
     }
     void *scratch = scratch_bytes > 0 ? em_aligned_alloc(test_allocator(), scratch_bytes) : NULL;
     if (scratch_bytes > 0) {
@@ -97,6 +100,15 @@ static inline ember_status *kt_run(const em_kernel *k, const em_node *node, em_t
         em_free(test_allocator(), state);
     }
     return NULL;
+}
+
+/* Like t_run, but inputs whose bit is set in `const_mask` keep their data in prepare (as
+ * constant initializers do), and kinfo.isa is this CPU's. */
+static inline ember_status *kt_run(const em_kernel *k, const em_node *node, em_tensor *in, int n_in,
+                                   em_tensor *out, int n_out, unsigned const_mask,
+                                   em_threadpool *pool)
+{
+    return kt_run_kp(k, node, in, n_in, out, n_out, const_mask, pool, NULL, NULL);
 }
 
 static inline void kt_fill_nan(float *p, int64_t n)
@@ -186,23 +198,46 @@ static inline int kt_mm_out(const kt_mm_case *c, int64_t *y, int64_t *k)
  * bit for bit). Returns the number of kernels that ran (0: all skipped for the ISA). act:
  * FusedGemm's activation (NULL for Gemm and MatMul).
  */
+/* The node of case c (act: FusedGemm's activation, or NULL). */
+static inline void kt_mm_node_init(t_node *node, const kt_mm_case *c, const kt_act *act)
+{
+    t_node_init(node, c->op, c->name);
+    if (c->op != EM_OP_MATMUL) { /* Gemm, FusedGemm */
+        t_set_float(node, "alpha", c->alpha);
+        t_set_float(node, "beta", c->beta);
+        t_set_int(node, "transA", c->ta);
+        t_set_int(node, "transB", c->tb);
+    }
+    if (act != NULL) {
+        t_set_string(node, "activation", act->name);
+        if (act->n_p > 0) {
+            t_set_floats(node, "activation_params", act->p, act->n_p);
+        }
+    }
+}
+
+/* Case c's inputs A, B (and C for Gemm: absent when rc < 0) over the given data; returns
+ * the input count. */
+static inline int kt_mm_inputs(const kt_mm_case *c, float *a, float *b, float *cc, em_tensor *in)
+{
+    t_tensor(&in[0], EMBER_DTYPE_F32, c->ra, c->a, a);
+    t_tensor(&in[1], EMBER_DTYPE_F32, c->rb, c->b, b);
+    if (c->op == EM_OP_MATMUL) {
+        return 2;
+    }
+    if (c->rc >= 0) {
+        t_tensor(&in[2], EMBER_DTYPE_F32, c->rc, c->c, cc);
+    } else {
+        t_absent(&in[2]);
+    }
+    return 3;
+}
+
 static inline int kt_mm_run_case_act(const kt_mm_case *c, const kt_act *act, uint64_t seed,
                                      const em_kernel *const *ks, size_t nk, em_threadpool *pool)
 {
     t_node node;
-    t_node_init(&node, c->op, c->name);
-    if (c->op != EM_OP_MATMUL) { /* Gemm, FusedGemm */
-        t_set_float(&node, "alpha", c->alpha);
-        t_set_float(&node, "beta", c->beta);
-        t_set_int(&node, "transA", c->ta);
-        t_set_int(&node, "transB", c->tb);
-    }
-    if (act != NULL) {
-        t_set_string(&node, "activation", act->name);
-        if (act->n_p > 0) {
-            t_set_floats(&node, "activation_params", act->p, act->n_p);
-        }
-    }
+    kt_mm_node_init(&node, c, act);
     int64_t ydims[EM_MAX_RANK], k;
     int ry = kt_mm_out(c, ydims, &k);
     int64_t na = t_numel(c->a, c->ra), nb = t_numel(c->b, c->rb), ny = t_numel(ydims, ry);
@@ -212,17 +247,7 @@ static inline int kt_mm_run_case_act(const kt_mm_case *c, const kt_act *act, uin
     float *cc = t_random_f32(nc, seed + 2, -1.0f, 1.0f);
     float *ref = t_f32(ny), *got = t_f32(ny), *par = t_f32(ny);
     em_tensor in[3], out[1];
-    t_tensor(&in[0], EMBER_DTYPE_F32, c->ra, c->a, a);
-    t_tensor(&in[1], EMBER_DTYPE_F32, c->rb, c->b, b);
-    int n_in = 2;
-    if (c->op != EM_OP_MATMUL) {
-        n_in = 3;
-        if (c->rc >= 0) {
-            t_tensor(&in[2], EMBER_DTYPE_F32, c->rc, c->c, cc);
-        } else {
-            t_absent(&in[2]);
-        }
-    }
+    int n_in = kt_mm_inputs(c, a, b, cc, in);
     t_tensor(&out[0], EMBER_DTYPE_F32, ry, ydims, ref);
     t_expect_ok(kt_run(t_kernel(c->op, EMBER_DTYPE_F32), &node.n, in, n_in, out, 1, 0, NULL),
                 c->name);
