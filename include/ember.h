@@ -497,10 +497,10 @@ typedef enum ember_precision {
  *    (the W of Conv, but not depthwise ones; the B of Gemm / MatMul) is rounded to that format
  *    (nearest even) and held so: half the bytes. While a plan is built each is widened back to
  *    f32 (exactly), packed, and the widened copy freed, so arithmetic stays fp32 (accumulation
- *    included) on the rounded weights; activations stay fp32. The AVX2 GEMM and the AVX2
- *    conv on the blocked layout keep their packed copies in half too (widened as they load
- *    them; other kernels, Winograd's transformed weights among them, pack f32). A session may then ask for the
- *    same precision. Error against fp32: the weights' rounding, relative 2^-11 (fp16) or 2^-8
+ *    included) on the rounded weights; activations stay fp32. The AVX2 Gemm / MatMul kernels
+ *    keep their packed copies in half too (widened as they load them), and so does an AVX2
+ *    conv on the blocked layout in builds without oneDNN; other kernels (oneDNN's convs,
+ *    Winograd's transformed weights) pack f32. A session may then ask for the same precision. Error against fp32: the weights' rounding, relative 2^-11 (fp16) or 2^-8
  *    (bf16) per weight; docs/NOTES.md has the figures on torchvision models. On CPUs with
  *    AVX512-FP16 / AVX512-BF16 / AMX-BF16 no half arithmetic kernel exists yet: the same path.
  *  - EMBER_PRECISION_INT8: INVALID_ARG (int8 is the quantizer's: ember_quantize_*).
