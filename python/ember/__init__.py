@@ -13,10 +13,11 @@ from ._errors import (DeviceError, Error, InternalError, InvalidArgument, Invali
                       IoError, LibraryNotFound, OutOfMemory, StateError, Unsupported)
 from ._lib import find_library, library_path
 from ._model import Model, ProfileEvent, ValueInfo
+from ._quantize import quantize
 
 __version__ = "0.1.0"
 
-__all__ = ["Model", "ValueInfo", "ProfileEvent", "Error", "InvalidArgument", "InvalidModel", "Unsupported",
+__all__ = ["Model", "quantize", "ValueInfo", "ProfileEvent", "Error", "InvalidArgument", "InvalidModel", "Unsupported",
            "OutOfMemory", "IoError", "DeviceError", "StateError", "InternalError",
            "LibraryNotFound", "library_version", "build_info", "find_library",
            "library_path", "__version__"]

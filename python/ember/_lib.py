@@ -112,6 +112,25 @@ _PROTOTYPES = {
     "ember_profile_event_dur_ns": (ctypes.c_int64, [c_obj_p, ctypes.c_size_t]),
     "ember_profile_event_run": (ctypes.c_int64, [c_obj_p, ctypes.c_size_t]),
     "ember_profile_event_thread": (ctypes.c_int, [c_obj_p, ctypes.c_size_t]),
+    # precision at load, the quantizer
+    "ember_model_options_set_precision": (c_status_p, [c_obj_p, ctypes.c_int]),
+    "ember_quantize_options_create": (c_status_p, [ctypes.POINTER(c_obj_p)]),
+    "ember_quantize_options_destroy": (None, [c_obj_p]),
+    "ember_quantize_options_set_mode": (c_status_p, [c_obj_p, ctypes.c_int]),
+    "ember_quantize_options_set_per_channel": (c_status_p, [c_obj_p, ctypes.c_bool]),
+    "ember_quantize_options_set_method": (c_status_p, [c_obj_p, ctypes.c_int, ctypes.c_double]),
+    "ember_quantize_options_add_exclude": (c_status_p, [c_obj_p, ctypes.c_char_p]),
+    "ember_quantizer_create": (c_status_p, [ctypes.c_char_p, c_obj_p, c_obj_p,
+                                            ctypes.POINTER(c_obj_p)]),
+    "ember_quantizer_destroy": (None, [c_obj_p]),
+    "ember_quantizer_add_batch": (c_status_p, [c_obj_p, ctypes.POINTER(c_obj_p),
+                                               ctypes.c_size_t]),
+    "ember_quantizer_batch_count": (ctypes.c_size_t, [c_obj_p]),
+    "ember_quantizer_model": (c_obj_p, [c_obj_p]),
+    "ember_quantizer_save_calibration": (c_status_p, [c_obj_p, ctypes.c_char_p]),
+    "ember_quantizer_load_calibration": (c_status_p, [c_obj_p, ctypes.c_char_p]),
+    "ember_quantizer_save_onnx": (c_status_p, [c_obj_p, ctypes.c_char_p]),
+    "ember_quantizer_load_model": (c_status_p, [c_obj_p, c_obj_p, ctypes.POINTER(c_obj_p)]),
     # version
     "ember_version_string": (ctypes.c_char_p, []),
     "ember_version_number": (ctypes.c_int, []),
@@ -169,7 +188,7 @@ def lib():
             fn = getattr(handle, name)
             fn.restype = restype
             fn.argtypes = argtypes
-        _lib_path = path
+        _lib_path = os.path.abspath(path)
         _lib = handle
         return _lib
 

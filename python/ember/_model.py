@@ -8,12 +8,13 @@ from collections import namedtuple
 import numpy as np
 
 from . import _dtypes
-from ._errors import InvalidArgument, StateError, from_code
+from ._errors import InvalidArgument, StateError, Unsupported, from_code
 from ._lib import c_obj_p, finalizing, lib, text
 
 _KINDS = ("tensor", "sequence", "optional", "optional_sequence")
 _DEVICES = {"cpu": 0, "cuda": 1}
-_PRECISIONS = {"fp32": 0, "fp16": 1, "int8": 2}
+_PRECISIONS = {"fp32": 0, "fp16": 1, "int8": 2, "bf16": 3}
+_PREC_FP16, _PREC_INT8, _PREC_BF16 = 1, 2, 3
 _OPTIMIZE = {"none": 0, "basic": 1, "all": 2, "fold": 3}
 _INT8 = {"auto": 0, "on": 1, "off": 2}
 _VALUE_TENSOR, _VALUE_SEQUENCE, _VALUE_NONE = 0, 1, 2
@@ -100,7 +101,7 @@ def _tensor_to_numpy(t, owned):
     code = L.ember_tensor_dtype(t)
     rank = L.ember_tensor_rank(t)
     dp = L.ember_tensor_dims(t)
-    shape = tuple(dp[i] for i in range(rank))
+    shape = tuple(dp[:rank])
     if code == _dtypes.STRING:
         n = L.ember_tensor_elem_count(t)
         flat = np.empty(n, dtype=object)
@@ -225,12 +226,58 @@ class _Feeds:
         return self.tensor(value, declared, where)
 
 
+def value_info(L, m, is_input, i):
+    """The ValueInfo of input or output `i` of the ember_model `m`."""
+    pre = "ember_model_input_" if is_input else "ember_model_output_"
+    name = text(getattr(L, pre + "name")(m, i))
+    code = getattr(L, pre + "dtype")(m, i)
+    kind = _KINDS[getattr(L, pre + "type")(m, i)]
+    dims = (ctypes.c_int64 * 8)()
+    rank = getattr(L, pre + "shape")(m, i, dims, 8)
+    shape = None
+    if rank >= 0:
+        dim_name = getattr(L, pre + "dim_name")
+        shape = tuple(int(dims[d]) if dims[d] >= 0 else text(dim_name(m, i, d))
+                      for d in range(rank))
+    return ValueInfo(name, _dtypes.to_numpy(code), _dtypes.name(code), shape, kind)
+
+
+def order_feeds(inputs, index, feeds):
+    """`feeds` (a dict by name, a list in positional order, or a bare array for a one-input
+    model) as a list in the order of `inputs` (ValueInfos; `index`: name -> position)."""
+    names = [v.name for v in inputs]
+    if isinstance(feeds, dict):
+        extra = [k for k in feeds if k not in index]
+        if extra:
+            raise InvalidArgument("run: no input named %s; the model's inputs: %s"
+                                  % (", ".join(repr(k) for k in extra), ", ".join(names)))
+        missing = [n for n in names if n not in feeds]
+        missing = [n for n in missing
+                   if inputs[index[n]].kind not in ("optional", "optional_sequence")]
+        if missing:
+            raise InvalidArgument("run: missing input %s; the model's inputs: %s"
+                                  % (", ".join(repr(n) for n in missing), ", ".join(names)))
+        return [feeds.get(n) for n in names]
+    if isinstance(feeds, (list, tuple)):
+        if len(feeds) != len(names):
+            raise InvalidArgument("run: %d inputs given, the model takes %d (%s)"
+                                  % (len(feeds), len(names), ", ".join(names)))
+        return list(feeds)
+    if len(names) == 1:
+        return [feeds]
+    raise InvalidArgument("run: feeds must be a dict {input name: array}; the model's "
+                          "inputs: %s" % ", ".join(names))
+
+
 class Model:
     """A model loaded by ember, with one session to run it.
 
     `source`: a file path (ONNX or TorchScript, told apart by content) or the model's bytes.
-    Session options: `threads` (0: one per core), `precision` ("fp32", "fp16", "int8"),
-    `device` ("cpu", "cuda"), `isa` (cap: "scalar", "avx2", "avx512", "native"),
+    `precision`: "fp32"; "fp16" / "bf16" hold the large packed weights in half precision
+    (arithmetic stays fp32; `ember run --precision fp16`); "int8" quantizes the model file at
+    load (`ember run --precision int8`): static with `calibration` (an iterable of feeds as
+    run() takes them) or `calibration_cache` (a file of ranges), else dynamic.
+    Session options: `threads` (0: one per core), `device` ("cpu", "cuda"), `isa` (cap: "scalar", "avx2", "avx512", "native"),
     `memory_limit` (bytes per run's arena, 0: none), `profiling` (record per-node timings:
     profile()). Load options: `optimize` ("all", "basic",
     "fold", "none"), `int8` ("auto", "on", "off": a QDQ model's integer path), `shapes`
@@ -244,39 +291,57 @@ class Model:
 
     def __init__(self, source, *, threads=0, precision="fp32", device="cpu", isa=None,
                  memory_limit=0, profiling=False, optimize="all", int8="auto", shapes=None, dims=None,
-                 input_ranks=None, verify_checksums=True, _builtin=None):
+                 input_ranks=None, verify_checksums=True, calibration=None,
+                 calibration_cache=None, _builtin=None):
         L = lib()
         self._model = None
         self._session = None
         self._cond = threading.Condition()
         self._running = 0
         self._closed = False
-        opts = c_obj_p()
-        check(L.ember_model_options_create(ctypes.byref(opts)))
+        prec = _choice("precision", precision, _PRECISIONS)
+        if prec != _PREC_INT8 and (calibration is not None or calibration_cache is not None):
+            raise InvalidArgument("Model: calibration / calibration_cache go with "
+                                  "precision='int8'")
+        opts = self._load_options(L, optimize, int8, shapes, dims, input_ranks,
+                                  verify_checksums)
         try:
-            self._set_load_options(L, opts, optimize, int8, shapes, dims, input_ranks,
-                                   verify_checksums)
+            if prec in (_PREC_FP16, _PREC_BF16):  # weights held in half (ember run --precision)
+                check(L.ember_model_options_set_precision(opts, prec))
             model = c_obj_p()
             if _builtin is not None:
                 self.path = None
-                check(L.ember_model_load_builtin(_builtin.encode(), opts, ctypes.byref(model)))
             elif isinstance(source, (bytes, bytearray, memoryview)):
                 self.path = None
-                buf = bytes(source)
-                check(L.ember_model_load_memory(buf, len(buf), 0, opts, ctypes.byref(model)))
             else:
                 try:
                     self.path = os.fspath(source)
                 except TypeError:
                     raise InvalidArgument("Model: source must be a path or the model's bytes, "
                                           "not %s" % type(source).__name__) from None
+            if prec == _PREC_INT8:
+                if self.path is None:
+                    raise Unsupported("Model: precision='int8' quantizes a model file: give its "
+                                      "path (ember.quantize() writes a quantized one)", 3,
+                                      "UNSUPPORTED")
+                self._model = self._quantized(L, opts, optimize, calibration, calibration_cache)
+            elif _builtin is not None:
+                check(L.ember_model_load_builtin(_builtin.encode(), opts, ctypes.byref(model)))
+                self._model = model.value
+            elif self.path is None:
+                buf = bytes(source)
+                check(L.ember_model_load_memory(buf, len(buf), 0, opts, ctypes.byref(model)))
+                self._model = model.value
+            else:
                 check(L.ember_model_load_file(os.fsencode(self.path), opts,
                                               ctypes.byref(model)))
-            self._model = model.value
+                self._model = model.value
         finally:
             L.ember_model_options_destroy(opts)
+        if prec == _PREC_INT8:
+            prec = 0  # the quantized model's session runs as fp32 sessions do
         try:
-            self._create_session(L, threads, precision, device, isa, memory_limit, profiling)
+            self._create_session(L, threads, prec, device, isa, memory_limit, profiling)
             self._inputs = [self._info(L, True, i)
                             for i in range(L.ember_model_input_count(self._model))]
             self._outputs = [self._info(L, False, i)
@@ -290,6 +355,14 @@ class Model:
         self._out_array = c_obj_p * max(len(self._outputs), 1)
         self._in_index = {v.name: i for i, v in enumerate(self._inputs)}
         self._out_index = {v.name: i for i, v in enumerate(self._outputs)}
+        # run()'s fast path: every input and output a plain (non-string) tensor, and every
+        # input of a standard NumPy dtype (not the raw bit patterns of bf16 and the like)
+        self._fast_in = None
+        if (all(v.kind == "tensor" for v in self._inputs + self._outputs)
+                and all(_dtypes.raw(c) is None and c != _dtypes.STRING and
+                        _dtypes.to_numpy(c) is not None for c in self._in_codes)):
+            self._fast_in = tuple((v.name, np.dtype(_dtypes.to_numpy(c)), c)
+                                  for v, c in zip(self._inputs, self._in_codes))
 
     @classmethod
     def builtin(cls, name="default", **options):
@@ -298,6 +371,34 @@ class Model:
         return cls(None, _builtin=name, **options)
 
     # -- loading -------------------------------------------------------------------------
+
+    def _quantized(self, L, opts, optimize, calibration, calibration_cache):
+        """The model at self.path quantized at load (ember run --precision int8): static with
+        calibration batches or a calibration cache, else dynamic."""
+        from ._quantize import Quantizer
+        static = calibration is not None or calibration_cache is not None
+        with Quantizer(self.path, opts, static) as q:
+            if calibration_cache is not None:
+                q.load_cache(calibration_cache)
+            if calibration is not None:
+                q.calibrate(calibration)
+            check(L.ember_model_options_set_int8(opts, _INT8["on"]))
+            check(L.ember_model_options_set_graph_optimization(
+                opts, _choice("optimize", optimize, _OPTIMIZE)))
+            return q.load_model(opts)
+
+    @classmethod
+    def _load_options(cls, L, optimize, int8, shapes, dims, input_ranks, verify):
+        """A new ember_model_options with these choices (the caller destroys it)."""
+        opts = c_obj_p()
+        check(L.ember_model_options_create(ctypes.byref(opts)))
+        try:
+            cls._set_load_options(L, opts.value, optimize, int8, shapes, dims, input_ranks,
+                                  verify)
+        except BaseException:
+            L.ember_model_options_destroy(opts)
+            raise
+        return opts.value
 
     @staticmethod
     def _set_load_options(L, opts, optimize, int8, shapes, dims, input_ranks, verify):
@@ -337,19 +438,7 @@ class Model:
             L.ember_session_options_destroy(so)
 
     def _info(self, L, is_input, i):
-        m = self._model
-        pre = "ember_model_input_" if is_input else "ember_model_output_"
-        name = text(getattr(L, pre + "name")(m, i))
-        code = getattr(L, pre + "dtype")(m, i)
-        kind = _KINDS[getattr(L, pre + "type")(m, i)]
-        dims = (ctypes.c_int64 * 8)()
-        rank = getattr(L, pre + "shape")(m, i, dims, 8)
-        shape = None
-        if rank >= 0:
-            dim_name = getattr(L, pre + "dim_name")
-            shape = tuple(int(dims[d]) if dims[d] >= 0 else text(dim_name(m, i, d))
-                          for d in range(rank))
-        return ValueInfo(name, _dtypes.to_numpy(code), _dtypes.name(code), shape, kind)
+        return value_info(L, self._model, is_input, i)
 
     # -- what the model declares ---------------------------------------------------------
 
@@ -418,14 +507,15 @@ class Model:
         that are C-contiguous are used in place; others are copied. Returns {output name:
         array} (a list for a sequence output, None for an empty optional); `outputs` picks
         which, by name, in that order. The arrays own their memory (no copy was made)."""
+        if outputs is None and self._fast_in is not None:
+            arrays = self._fast_feeds(feeds)
+            if arrays is not None:
+                return self._run_fast(arrays)
         L = lib()
         n_in, n_out = len(self._inputs), len(self._outputs)
         values = self._order_feeds(feeds)
         want = self._pick_outputs(outputs)
-        with self._cond:
-            if self._closed:
-                raise StateError("the model is closed", 7, "STATE")
-            self._running += 1
+        self._enter()
         try:
             with _Feeds() as fd:
                 ins = self._in_array()
@@ -434,10 +524,7 @@ class Model:
                 outs = self._out_array()
                 check(L.ember_session_run(self._session, ins, n_in, outs, n_out))
         finally:
-            with self._cond:
-                self._running -= 1
-                if self._running == 0:
-                    self._cond.notify_all()
+            self._leave()
         result = {}
         try:
             for i in want:
@@ -452,30 +539,65 @@ class Model:
     def __call__(self, feeds, outputs=None):
         return self.run(feeds, outputs)
 
+    def _fast_feeds(self, feeds):
+        """The arrays of `feeds` in positional order when each is already what ember takes in
+        place (the declared NumPy dtype, C-contiguous, aligned, rank <= 8) and nothing is
+        missing or extra; else None, and run() takes the general path (which also reports
+        the errors)."""
+        specs = self._fast_in
+        kind = type(feeds)
+        if kind is np.ndarray:
+            feeds = (feeds,)
+        elif kind is not dict and kind is not list and kind is not tuple:
+            return None
+        if len(feeds) != len(specs):
+            return None
+        arrays = []
+        for i, (name, dt, _) in enumerate(specs):
+            a = feeds.get(name) if kind is dict else feeds[i]
+            if type(a) is not np.ndarray or a.dtype != dt or a.ndim > 8:
+                return None
+            f = a.flags
+            if not (f.c_contiguous and f.aligned):
+                return None
+            arrays.append(a)
+        return arrays
+
+    def _run_fast(self, arrays):
+        """run() for plain tensors in and out: the arrays wrapped in place, one C call, the
+        outputs viewed where ember made them. Fewer Python steps than the general path; the
+        same results and errors (ember checks shapes and dtypes itself)."""
+        L = lib()
+        specs = self._fast_in
+        n_in, n_out = len(specs), len(self._outputs)
+        ins = self._in_array()
+        outs = self._out_array()
+        h = c_obj_p()
+        self._enter()
+        try:
+            for i, a in enumerate(arrays):
+                check(L.ember_tensor_wrap(specs[i][2], _I64[a.ndim](*a.shape), a.ndim,
+                                          _address(a), a.nbytes, ctypes.byref(h)))
+                ins[i] = h.value
+            check(L.ember_session_run(self._session, ins, n_in, outs, n_out))
+        finally:
+            for i in range(n_in):
+                if ins[i]:
+                    L.ember_tensor_destroy(ins[i])
+            self._leave()
+        result = {}
+        try:
+            for i, info in enumerate(self._outputs):
+                t, outs[i] = outs[i], None
+                result[info.name] = _tensor_to_numpy(t, owned=True)
+        finally:
+            for i in range(n_out):
+                if outs[i]:
+                    L.ember_tensor_destroy(outs[i])
+        return result
+
     def _order_feeds(self, feeds):
-        names = [v.name for v in self._inputs]
-        if isinstance(feeds, dict):
-            extra = [k for k in feeds if k not in self._in_index]
-            if extra:
-                raise InvalidArgument("run: no input named %s; the model's inputs: %s"
-                                      % (", ".join(repr(k) for k in extra), ", ".join(names)))
-            missing = [n for n in names if n not in feeds]
-            missing = [n for n in missing
-                       if self._inputs[self._in_index[n]].kind not in ("optional",
-                                                                        "optional_sequence")]
-            if missing:
-                raise InvalidArgument("run: missing input %s; the model's inputs: %s"
-                                      % (", ".join(repr(n) for n in missing), ", ".join(names)))
-            return [feeds.get(n) for n in names]
-        if isinstance(feeds, (list, tuple)):
-            if len(feeds) != len(names):
-                raise InvalidArgument("run: %d inputs given, the model takes %d (%s)"
-                                      % (len(feeds), len(names), ", ".join(names)))
-            return list(feeds)
-        if len(names) == 1:
-            return [feeds]
-        raise InvalidArgument("run: feeds must be a dict {input name: array}; the model's "
-                              "inputs: %s" % ", ".join(names))
+        return order_feeds(self._inputs, self._in_index, feeds)
 
     def _pick_outputs(self, outputs):
         if outputs is None:
@@ -493,6 +615,19 @@ class Model:
 
     def _use(self):
         return _InUse(self)
+
+    def _enter(self):
+        """Counts a call in flight (close() waits for it); StateError once closed."""
+        with self._cond:
+            if self._closed:
+                raise StateError("the model is closed", 7, "STATE")
+            self._running += 1
+
+    def _leave(self):
+        with self._cond:
+            self._running -= 1
+            if self._running == 0:
+                self._cond.notify_all()
 
     def close(self):
         """Frees the session and the model, once: waits for runs in flight on other threads,
@@ -543,13 +678,7 @@ class _InUse:
         self.m = m
 
     def __enter__(self):
-        with self.m._cond:
-            if self.m._closed:
-                raise StateError("the model is closed", 7, "STATE")
-            self.m._running += 1
+        self.m._enter()
 
     def __exit__(self, *exc):
-        with self.m._cond:
-            self.m._running -= 1
-            if self.m._running == 0:
-                self.m._cond.notify_all()
+        self.m._leave()

@@ -308,3 +308,44 @@ def test_inputs_are_wrapped_not_copied():
             h2 = fd.value(strided, info, code)
             assert L.ember_tensor_data(h2) != strided.ctypes.data
             assert fd.keep[-1].flags.c_contiguous and fd.keep[-1].shape == strided.shape
+
+
+def test_fast_path_agrees_with_the_general_path(data, monkeypatch):
+    """run() on plain tensors goes through _run_fast; its results, errors and lifetime rules
+    are the general path's (which `outputs=` or a strided array takes)."""
+    from ember import _model
+    x = np.load(data("default_model", "input.npy"))
+    calls = []
+    real = _model.Model._run_fast
+    monkeypatch.setattr(_model.Model, "_run_fast",
+                        lambda self, arrays: calls.append(len(arrays)) or real(self, arrays))
+    with ember.Model.builtin(threads=1) as m:
+        assert m._fast_in is not None
+        slow = m.run({"input": x}, outputs=["probs"])["probs"]  # outputs= given: general path
+        assert calls == []
+        for feeds in ({"input": x}, [x], (x,), x):
+            y = m.run(feeds)
+            assert list(y) == ["probs"] and type(y["probs"].base).__name__ == "_TensorBuffer"
+            np.testing.assert_array_equal(y["probs"], slow)
+        assert calls == [1, 1, 1, 1]
+        strided = np.zeros((x.shape[0] * 2,) + x.shape[1:], np.float32)
+        strided[::2] = x
+        np.testing.assert_array_equal(m.run([strided[::2]])["probs"], slow)
+        assert len(calls) == 4  # the copy goes through the general path
+        # ember's own messages, whichever path: a wrong shape reaches the fast path
+        with pytest.raises(ember.InvalidArgument, match="input 0 'input'"):
+            m.run({"input": np.zeros((2, 1, 27, 28), np.float32)})
+        assert len(calls) == 5
+        with pytest.raises(ember.InvalidArgument, match="dtype f64, expected f32"):
+            m.run({"input": x.astype(np.float64)})
+        with pytest.raises(ember.InvalidArgument, match="no input named 'nope'"):
+            m.run({"nope": x})
+        with pytest.raises(ember.InvalidArgument, match="missing input 'input'"):
+            m.run({})
+        assert len(calls) == 5
+        assert m._running == 0
+    with pytest.raises(ember.StateError):
+        m.run({"input": x})
+    # models with a string, sequence or optional value never take it
+    with ember.Model(data("onnx", "text.onnx")) as t:
+        assert t._fast_in is None

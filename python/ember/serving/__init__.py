@@ -22,7 +22,7 @@ v2_shape = _v2_shape
 # Keys a model's settings may give (MLServer: parameters.extra; KServe: keyword arguments),
 # as ember.Model's keyword arguments.
 OPTIONS = ("threads", "precision", "device", "isa", "memory_limit", "optimize", "int8",
-           "shapes", "dims", "verify_checksums")
+           "shapes", "dims", "verify_checksums", "calibration_cache")
 
 
 def model_options(extra, where):
@@ -50,6 +50,28 @@ def open_model(uri, extra, where):
 
 def is_builtin(uri):
     return isinstance(uri, str) and (uri == "builtin" or uri.startswith("builtin:"))
+
+
+def decode_inputs(inputs, declared, read):
+    """{input name: array} from a V2 request's inputs: each must be one of the model's
+    (`declared`: name -> ValueInfo) and come once; `read(inp, datatype)` returns its data as a
+    flat array (a TypeError / ValueError / OverflowError there is a 400 naming the input), which
+    `inp.shape` then shapes."""
+    feeds = {}
+    for inp in inputs:
+        if inp.name not in declared:
+            raise InvalidArgument("no input named '%s'; the model's inputs: %s"
+                                  % (inp.name, ", ".join(declared)))
+        if inp.name in feeds:
+            raise InvalidArgument("input '%s' given twice" % inp.name)
+        datatype = getattr(inp.datatype, "value", inp.datatype)
+        try:
+            flat = read(inp, datatype)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise InvalidArgument("input '%s': data do not read as %s: %s"
+                                  % (inp.name, datatype, e)) from None
+        feeds[inp.name] = reshape(inp.name, flat, list(inp.shape))
+    return feeds
 
 
 def reshape(name, flat, shape):

@@ -29,6 +29,14 @@ from .. import serving
 from .._errors import Error, InvalidArgument
 
 
+def _read(inp, datatype):
+    flat = np.asarray(inp.as_numpy()).reshape(-1)  # InvalidInput is a ValueError
+    if datatype == "BYTES":
+        flat = np.array([s.decode() if isinstance(s, bytes) else str(s) for s in flat],
+                        dtype=object)
+    return flat
+
+
 class EmberModel(kserve.Model):
     """kserve.Model over ember.Model. The model is loaded by the constructor (load())."""
 
@@ -52,24 +60,7 @@ class EmberModel(kserve.Model):
         self.ready = False
 
     def _decode(self, request):
-        feeds = {}
-        for inp in request.inputs:
-            info = self._in.get(inp.name)
-            if info is None:
-                raise InvalidArgument("no input named '%s'; the model's inputs: %s"
-                                      % (inp.name, ", ".join(self._in)))
-            if inp.name in feeds:
-                raise InvalidArgument("input '%s' given twice" % inp.name)
-            try:
-                flat = np.asarray(inp.as_numpy()).reshape(-1)
-            except (TypeError, ValueError) as e:  # InvalidInput is a ValueError
-                raise InvalidArgument("input '%s': data do not read as %s: %s"
-                                      % (inp.name, inp.datatype, e)) from None
-            if inp.datatype == "BYTES":
-                flat = np.array([s.decode() if isinstance(s, bytes) else str(s) for s in flat],
-                                dtype=object)
-            feeds[inp.name] = serving.reshape(inp.name, flat, list(inp.shape))
-        return feeds
+        return serving.decode_inputs(request.inputs, self._in, _read)
 
     def _encode(self, name, value):
         info = self._out[name]

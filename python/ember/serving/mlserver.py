@@ -41,6 +41,13 @@ def _error(e):
     return MLServerError("%s: %s" % (getattr(e, "code_name", "ERROR"), e), 500)
 
 
+def _read(inp, datatype):
+    if datatype == "BYTES":
+        return np.array(StringCodec.decode_input(inp), dtype=object)
+    # as sent: a datatype other than the model's is ember's to refuse
+    return NumpyCodec.decode_input(inp.model_copy(update={"shape": [-1]}))
+
+
 class EmberRuntime(MLModel):
     """mlserver.MLModel over ember.Model (one per MLServer worker process)."""
 
@@ -79,25 +86,7 @@ class EmberRuntime(MLModel):
 
     def decode(self, payload):
         """{input name: array} from an InferenceRequest (InvalidArgument on a bad input)."""
-        feeds = {}
-        for inp in payload.inputs:
-            info = self._in.get(inp.name)
-            if info is None:
-                raise InvalidArgument("no input named '%s'; the model's inputs: %s"
-                                      % (inp.name, ", ".join(self._in)))
-            if inp.name in feeds:
-                raise InvalidArgument("input '%s' given twice" % inp.name)
-            datatype = getattr(inp.datatype, "value", inp.datatype)
-            try:
-                if datatype == "BYTES":
-                    flat = np.array(StringCodec.decode_input(inp), dtype=object)
-                else:  # as sent: a datatype other than the model's is ember's to refuse
-                    flat = NumpyCodec.decode_input(inp.model_copy(update={"shape": [-1]}))
-            except (TypeError, ValueError, OverflowError) as e:
-                raise InvalidArgument("input '%s': data do not read as %s: %s"
-                                      % (inp.name, datatype, e)) from None
-            feeds[inp.name] = serving.reshape(inp.name, flat, inp.shape)
-        return feeds
+        return serving.decode_inputs(payload.inputs, self._in, _read)
 
     def encode(self, name, value):
         info = self._out[name]
