@@ -10,15 +10,19 @@
 #     wheel, ~300 MB with its own dependencies) on top of bench/.env/torch2's torch, which a
 #     .pth file puts on its path: executorch's wheel pins no torch, and PyPI's torch is the
 #     multi-GB CUDA build, so a second copy is not installed.
+#   - bench/.env/serve (with --serve, for serve_load.py): PyPI mlserver (uvloop < 0.22: see
+#     python/pyproject.toml's mlserver extra), tritonclient, onnxruntime, numpy (~350 MB).
 # run.py finds them there by default (BENCH_PY_ORT / BENCH_PY_TORCH2 / BENCH_PY_EXECUTORCH /
 # --py-* override). PyPI's torch is gigabytes: this is for bench/ only, never for CI.
-#   usage: bench/setup.sh [--executorch]
+#   usage: bench/setup.sh [--executorch] [--serve]
 set -euo pipefail
 with_executorch=0
+with_serve=0
 for a in "$@"; do
   case "$a" in
     --executorch) with_executorch=1 ;;
-    *) echo "usage: bench/setup.sh [--executorch]" >&2; exit 2 ;;
+    --serve) with_serve=1 ;;
+    *) echo "usage: bench/setup.sh [--executorch] [--serve]" >&2; exit 2 ;;
   esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,6 +48,13 @@ if [ "$with_executorch" = 1 ]; then
   "$env/executorch/bin/python" -c 'import executorch.version as v, torch
 print("executorch", v.__version__, "on torch", torch.__version__)'
   pys+=("$env/executorch/bin/python")
+fi
+if [ "$with_serve" = 1 ]; then
+  [ -x "$env/serve/bin/python" ] || python3 -m venv "$env/serve"
+  "$env/serve/bin/pip" install -q --disable-pip-version-check "mlserver>=1.3" "uvloop<0.22" \
+    "tritonclient[http]" onnxruntime numpy
+  "$env/serve/bin/python" -c 'import mlserver; print("mlserver", mlserver.__version__)'
+  pys+=("$env/serve/bin/python")
 fi
 for py in "${pys[@]}"; do
   "$py" -c 'import sys, importlib, importlib.util

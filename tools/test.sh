@@ -12,6 +12,7 @@
 #   6. exported symbols (only ember_* from the .so; only em_* and ember_* globals in the .a),
 #      module include rules (and that a planted wrong include is caught), headers compiling alone;
 #   7. the Python package (python/) pip-installed in a venv with the release library, its pytest;
+#      then, in a second venv with the package's mlserver extra, a real MLServer (issue #26);
 #   8. libFuzzer targets built with clang and run briefly on their seed corpora (the whole-model
 #      targets too: tests/fuzz/README.md).
 # Before 1, the onnx 1.23 conformance suite is generated from PyPI's onnx in a venv (see below);
@@ -151,6 +152,25 @@ if [ -f "$out/release/libember.so" ]; then
   rm -rf python/build python/*.egg-info
   (cd "$out" && EMBER_CLI="$out/release/ember" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
     "$root/python/tests")
+else
+  echo "$out/release/libember.so not built (EMBER_BUILD_SHARED=OFF): skipped"
+fi
+
+step "MLServer runtime (venv with the package's mlserver extra; mlserver start on 127.0.0.1)"
+# Issue #26: ember.serving.mlserver behind a real MLServer, driven with tritonclient and plain
+# JSON (python/tests/test_mlserver.py). Its own venv: the install is ~340 MB and a few minutes
+# of downloads, removed again after the stage.
+if [ -f "$out/release/libember.so" ]; then
+  venv=$out/venv-mlserver
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check pytest "setuptools>=70.1"
+  rm -rf python/build
+  EMBER_LIBRARY="$out/release/libember.so" "$venv/bin/pip" install -q --disable-pip-version-check \
+    --no-build-isolation "./python[mlserver]"
+  rm -rf python/build python/*.egg-info
+  (cd "$out" && EMBER_REQUIRE_MLSERVER=1 EMBER_CLI="$out/release/ember" "$venv/bin/python" -m pytest \
+    -q -p no:cacheprovider "$root/python/tests/test_mlserver.py")
+  rm -rf "$venv"
 else
   echo "$out/release/libember.so not built (EMBER_BUILD_SHARED=OFF): skipped"
 fi

@@ -10,7 +10,8 @@
    bound tensors (the C run itself in both).
 2. Scaling: N Python threads calling run() on one Model (session threads=1, batch 64) for a
    fixed time; runs per second against one thread. On a shared machine take the medians of a
-   few repetitions (--reps).
+   few repetitions (--reps). For the machine's own ceiling, the same work in separate
+   processes: N `ember run --threads 1` at once against one (--cli).
 """
 import argparse
 import os
@@ -95,6 +96,18 @@ def throughput(m, x, n_threads, seconds):
     return sum(counts) / (time.perf_counter() - t0)
 
 
+def process_throughput(cli, n, iters):
+    """Runs per second of n `ember run` processes at once (batch 64, one thread each): what
+    the machine gives independent work, without Python (load and warm-up included, alike)."""
+    cmd = [cli, "run", "--threads", "1", "--shape", "N=64", "--warmup", "20", "--iters",
+           str(iters)]
+    t = time.perf_counter()
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL) for _ in range(n)]
+    for p in procs:
+        p.wait()
+    return n * iters / (time.perf_counter() - t)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=None)
@@ -125,7 +138,9 @@ def main():
         pcm, rcm = statistics.median(pc), statistics.median(rc)
         print("CPU time per run (medians of %d alternated blocks): Model.run %.1f us, bare "
               "ctypes ember_session_run %.1f us, the package's overhead %.1f us (median of the "
-              "blocks' differences)" % (len(pc), pcm, rcm, statistics.median(diff)))
+              "blocks' differences; fastest blocks: %.1f - %.1f = %.1f us)"
+              % (len(pc), pcm, rcm, statistics.median(diff), min(pc), min(rc),
+                 min(pc) - min(rc)))
         xb = np.random.default_rng(1).random((64, 1, 28, 28), dtype=np.float32)
         m.run([xb])
         base = None
@@ -133,6 +148,13 @@ def main():
             r = statistics.median(throughput(m, xb, n, a.seconds) for _ in range(a.reps))
             base = base or r
             print("batch 64, %d python thread(s): %.1f runs/s, %.2fx one thread" % (n, r, r / base))
+        one = None
+        for n in (1, 2, 4):
+            r = statistics.median(process_throughput(cli, n, 2000 // n * 2)
+                                  for _ in range(a.reps))
+            one = one or r
+            print("batch 64, %d ember process(es) at once: %.1f runs/s, %.2fx one (the "
+                  "machine's ceiling)" % (n, r, r / one))
 
 
 if __name__ == "__main__":
