@@ -33,23 +33,8 @@
 #include "autograd/trainer.h"
 #include "common/test_data.h"
 #include "common/test_ok.h"
+#include "common/test_train.h"
 
-static bool have_loader(const char *name)
-{
-    char key[64];
-    snprintf(key, sizeof key, "%s", name);
-    const char *info = strstr(ember_build_info(), "loaders=");
-    return info != NULL && strstr(info, key) != NULL;
-}
-
-static ember_tensor *load_npy(const char *dir, const char *file)
-{
-    char rel[256];
-    snprintf(rel, sizeof rel, "%s/%s", dir, file);
-    ember_tensor *t = NULL;
-    OK(ember_tensor_load_npy(test_data_path("train/", rel), &t));
-    return t;
-}
 
 /* The model `file` of fixture `dir`, at graph optimization `level`, input 0 fixed to x's shape
  * (TorchScript needs it). */
@@ -57,7 +42,7 @@ static ember_model *load_model_at(const char *dir, const char *file, ember_graph
 {
     char rel[256];
     snprintf(rel, sizeof rel, "%s/%s", dir, file);
-    ember_tensor *x = load_npy(dir, "x.npy");
+    ember_tensor *x = test_train_npy(dir, "x.npy");
     ember_model_options *o = NULL;
     ember_model *m = NULL;
     OK(ember_model_options_create(&o));
@@ -76,12 +61,12 @@ static ember_model *load_model(const char *dir, const char *file)
 
 static bool skip_format(const char *file)
 {
-    return strstr(file, ".pt") != NULL ? !have_loader("torchscript") : !have_loader("onnx");
+    return strstr(file, ".pt") != NULL ? !test_have_loader("torchscript") : !test_have_loader("onnx");
 }
 
 static double npy_scalar(const char *dir, const char *file, int i)
 {
-    ember_tensor *t = load_npy(dir, file);
+    ember_tensor *t = test_train_npy(dir, file);
     double v = ((const double *)ember_tensor_data(t))[i];
     ember_tensor_destroy(t);
     return v;
@@ -131,7 +116,7 @@ static void check_grad(const ember_trainer *t, const char *dir, const char *cnam
 {
     char file[256];
     snprintf(file, sizeof file, "grad_%s__%s.npy", cname, name);
-    ember_tensor *want = load_npy(dir, file), *got = NULL;
+    ember_tensor *want = test_train_npy(dir, file), *got = NULL;
     OK(ember_trainer_param_grad(t, name, &got));
     int64_t n = ember_tensor_elem_count(want);
     assert_int_equal(ember_tensor_elem_count(got), n);
@@ -162,8 +147,8 @@ static void grads_of(const char *dir, const char *file, const char *const *param
         return;
     }
     ember_model *m = load_model(dir, file);
-    ember_tensor *x = load_npy(dir, "x.npy"), *t = load_npy(dir, "t.npy");
-    ember_tensor *tf = load_npy(dir, "tf.npy");
+    ember_tensor *x = test_train_npy(dir, "x.npy"), *t = test_train_npy(dir, "t.npy");
+    ember_tensor *tf = test_train_npy(dir, "tf.npy");
     for (int k = 0; k < n_cases; k++) {
         const loss_case *c = NULL;
         for (size_t j = 0; j < sizeof CASES / sizeof CASES[0]; j++) {
@@ -250,7 +235,7 @@ static void steps_of(const char *dir, const char *file)
         return;
     }
     ember_model *m = load_model(dir, file);
-    ember_tensor *x = load_npy(dir, "x.npy"), *t = load_npy(dir, "t.npy");
+    ember_tensor *x = test_train_npy(dir, "x.npy"), *t = test_train_npy(dir, "t.npy");
     for (int k = 0; k < 4; k++) {
         char ref[64], what[128], path[256];
         snprintf(ref, sizeof ref, "steps_%s.npy", optims[k]);
@@ -269,7 +254,7 @@ static void steps_of(const char *dir, const char *file)
         expect_close(loss, npy_scalar(dir, ref, 5), 1e-4, what);
         assert_int_equal(ember_trainer_step_count(tr), 5);
         /* saved and loaded again: the same loss (the file is ONNX: only with its loader) */
-        if (have_loader("onnx")) {
+        if (test_have_loader("onnx")) {
             snprintf(path, sizeof path, "/tmp/ember_train_%ld_%s.onnx", (long)getpid(),
                      optims[k]);
             OK(ember_trainer_save(tr, path));
@@ -317,7 +302,7 @@ static void test_patterns(void **state)
         skip();
     }
     ember_model *m = load_model("mlp", "model.onnx");
-    ember_tensor *x = load_npy("mlp", "x.npy"), *t = load_npy("mlp", "t.npy");
+    ember_tensor *x = test_train_npy("mlp", "x.npy"), *t = test_train_npy("mlp", "t.npy");
     for (int k = 0; k < 2; k++) { /* train fc2.* / freeze fc1.* */
         ember_trainer_options *o = NULL;
         ember_trainer *tr = NULL;
@@ -419,7 +404,7 @@ static void test_schedule_applied(void **state)
         skip();
     }
     ember_model *m = load_model("mlp", "model.onnx");
-    ember_tensor *x = load_npy("mlp", "x.npy"), *t = load_npy("mlp", "t.npy");
+    ember_tensor *x = test_train_npy("mlp", "x.npy"), *t = test_train_npy("mlp", "t.npy");
     ember_trainer_options *o = NULL;
     ember_trainer *tr = NULL;
     OK(ember_trainer_options_create(&o));
@@ -466,7 +451,7 @@ static void test_bad_targets(void **state)
         skip();
     }
     ember_model *m = load_model("mlp", "model.onnx");
-    ember_tensor *x = load_npy("mlp", "x.npy"), *tf = load_npy("mlp", "tf.npy");
+    ember_tensor *x = test_train_npy("mlp", "x.npy"), *tf = test_train_npy("mlp", "tf.npy");
     ember_trainer *tr = NULL, *mse = NULL;
     ember_trainer_options *o = NULL;
     OK(ember_trainer_create(m, NULL, &tr)); /* cross-entropy */
@@ -526,8 +511,8 @@ static void test_nan_loss(void **state)
         skip();
     }
     ember_model *m = load_model("mlp", "model.onnx");
-    ember_tensor *x = load_npy("mlp", "x.npy"), *t = load_npy("mlp", "t.npy");
-    ember_tensor *xn = load_npy("mlp", "x.npy");
+    ember_tensor *x = test_train_npy("mlp", "x.npy"), *t = test_train_npy("mlp", "t.npy");
+    ember_tensor *xn = test_train_npy("mlp", "x.npy");
     ((float *)ember_tensor_data(xn))[3] = NAN;
     ember_trainer *tr = NULL;
     OK(ember_trainer_create(m, NULL, &tr));

@@ -33,26 +33,14 @@
 
 #include "common/test_data.h"
 #include "common/test_ok.h"
+#include "common/test_train.h"
 
-static bool have_loader(const char *name)
-{
-    const char *info = strstr(ember_build_info(), "loaders=");
-    return info != NULL && strstr(info, name) != NULL;
-}
 
 static bool skip_format(const char *file)
 {
-    return strstr(file, ".pt") != NULL ? !have_loader("torchscript") : !have_loader("onnx");
+    return strstr(file, ".pt") != NULL ? !test_have_loader("torchscript") : !test_have_loader("onnx");
 }
 
-static ember_tensor *load_npy(const char *dir, const char *file)
-{
-    char rel[256];
-    snprintf(rel, sizeof rel, "%s/%s", dir, file);
-    ember_tensor *t = NULL;
-    OK(ember_tensor_load_npy(test_data_path("train/", rel), &t));
-    return t;
-}
 
 /* `path` at graph optimization NONE, input 0 fixed to `like`'s shape. */
 static ember_model *load_path(const char *path, const ember_tensor *like)
@@ -77,7 +65,7 @@ static ember_model *load_fixture(const char *dir, const char *file, const ember_
 
 static double npy_at(const char *dir, const char *file, int i)
 {
-    ember_tensor *t = load_npy(dir, file);
+    ember_tensor *t = test_train_npy(dir, file);
     double v = ((const double *)ember_tensor_data(t))[i];
     ember_tensor_destroy(t);
     return v;
@@ -128,7 +116,7 @@ static ember_trainer *bn_trainer(const ember_model *m, ember_batchnorm_mode mode
 static void check_against(const ember_trainer *t, const char *name, const char *fixture,
                           bool grad, double rtol, double aref)
 {
-    ember_tensor *got = NULL, *want = load_npy("cnn", fixture);
+    ember_tensor *got = NULL, *want = test_train_npy("cnn", fixture);
     if (grad) {
         OK(ember_trainer_param_grad(t, name, &got));
     } else {
@@ -146,7 +134,7 @@ static void check_saved(const ember_trainer *t, const char *path, ember_tensor *
     OK(ember_trainer_save(t, path));
     ember_model *m = load_path(path, x);
     ember_session *s = NULL;
-    ember_tensor *y = NULL, *want = load_npy("cnn", want_file);
+    ember_tensor *y = NULL, *want = test_train_npy("cnn", want_file);
     OK(ember_session_create(m, NULL, &s));
     OK(ember_tensor_create(EMBER_DTYPE_F32, ember_tensor_dims(want), ember_tensor_rank(want),
                            &y));
@@ -167,7 +155,7 @@ static void bn_train_case(const char *file)
     if (skip_format(file)) {
         skip();
     }
-    ember_tensor *x = load_npy("cnn", "x.npy"), *tg = load_npy("cnn", "t.npy");
+    ember_tensor *x = test_train_npy("cnn", "x.npy"), *tg = test_train_npy("cnn", "t.npy");
     ember_model *m = load_fixture("cnn", file, x);
     ember_trainer *t = bn_trainer(m, EMBER_BATCHNORM_TRAIN);
     double loss = 0.0;
@@ -191,7 +179,7 @@ static void bn_train_case(const char *file)
     assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_ARG);
     ember_status_destroy(st);
     /* saved as ONNX and reloaded: needs the ONNX loader (test_pt_save_bn_train saves .pt) */
-    if (have_loader("onnx")) {
+    if (test_have_loader("onnx")) {
         snprintf(path, sizeof path, "/tmp/ember_test_bntrain_%ld.onnx", (long)getpid());
         check_saved(t, path, x, "bntrain_out.npy");
     }
@@ -221,7 +209,7 @@ static void test_bn_frozen_explicit(void **state)
     if (skip_format("model.onnx")) {
         skip();
     }
-    ember_tensor *x = load_npy("cnn", "x.npy"), *tg = load_npy("cnn", "t.npy");
+    ember_tensor *x = test_train_npy("cnn", "x.npy"), *tg = test_train_npy("cnn", "t.npy");
     ember_model *m = load_fixture("cnn", "model.onnx", x);
     ember_trainer_options *o = NULL;
     ember_trainer *t = NULL;
@@ -504,7 +492,7 @@ static void pt_case(ember_batchnorm_mode mode, double wd, const char *want)
     }
     char path[128];
     pt_path(path, sizeof path, mode == EMBER_BATCHNORM_TRAIN ? "bn" : "frozen");
-    ember_tensor *x = load_npy("cnn", "x.npy"), *tg = load_npy("cnn", "t.npy");
+    ember_tensor *x = test_train_npy("cnn", "x.npy"), *tg = test_train_npy("cnn", "t.npy");
     ember_model *m = load_fixture("cnn", "model.pt", x);
     ember_trainer_options *o = NULL;
     ember_trainer *t = NULL;
@@ -549,7 +537,7 @@ static void test_pt_save_exact(void **state)
     }
     char path[128];
     pt_path(path, sizeof path, "mlp");
-    ember_tensor *x = load_npy("mlp", "x.npy"), *tg = load_npy("mlp", "t.npy");
+    ember_tensor *x = test_train_npy("mlp", "x.npy"), *tg = test_train_npy("mlp", "t.npy");
     ember_model *m = load_fixture("mlp", "model.pt", x);
     ember_trainer_options *o = NULL;
     ember_trainer *t = NULL, *t2 = NULL;
