@@ -4,7 +4,7 @@
  *   ember grad MODEL --input X... --target T --loss ce|nll|mse|l1|smoothl1|bce [--output-dir D]
  *       prints loss=<f>; writes D/grad_<parameter>.npy for every trainable parameter
  *   ember finetune MODEL --input X... --target T --loss ce --optim sgd|adam|adamw --lr F ...
- *       --save OUT (.onnx, or .pt for a TorchScript model)
+ *       --save OUT (.onnx, or .pt for a TorchScript model) [--save-state FILE] [--resume FILE]
  *       prints step=<k> loss=<f> per step (on a terminal, one line redrawn with a bar, the
  *       loss and steps/s), then writes OUT
  * Inputs and targets are .npy files whose first dimension is the sample count; --batch splits
@@ -25,7 +25,7 @@
 
 typedef struct train_args {
     bool finetune;
-    const char *model, *target, *out_dir, *save;
+    const char *model, *target, *out_dir, *save, *save_state, *resume;
     const char *inputs[CLI_MAX_INPUTS];
     int n_inputs;
     const char *train[CLI_MAX_PATTERNS], *freeze[CLI_MAX_PATTERNS];
@@ -94,7 +94,12 @@ static void train_usage(FILE *f, bool finetune)
                "  --batch B            samples per step (default: all)\n"
                "  --shuffle            shuffle the samples each epoch  --seed S (default 0)\n"
                "  --save OUT           the trained model (.onnx, or .pt from a .pt; written whole\n"
-               "                       or not at all)\n");
+               "                       or not at all)\n"
+               "  --save-state FILE    also the optimizer state (momentum / Adam moments, step\n"
+               "                       count), to continue later with --resume\n"
+               "  --resume FILE        start from a --save-state file (give MODEL as the model\n"
+               "                       that run saved, and the same optimizer options): steps\n"
+               "                       count on from it; --steps N takes N more\n");
 }
 
 static bool parse_double(const char *s, double *out)
@@ -242,6 +247,10 @@ static int parse_args(int argc, char **argv, train_args *a)
             a->seed = (unsigned long)s;
         } else if (strcmp(o, "--save") == 0) {
             a->save = v;
+        } else if (strcmp(o, "--save-state") == 0 && a->finetune) {
+            a->save_state = v;
+        } else if (strcmp(o, "--resume") == 0 && a->finetune) {
+            a->resume = v;
         } else {
             return cli_error("finetune: unknown option '%s' (see ember finetune --help)", o), 2;
         }
@@ -398,15 +407,17 @@ static double now_s(void)
 
 /* One step's report on stdout: DESIGN.md's `step=<k> loss=<f>` line, or on a terminal one
  * line redrawn in place: a bar, the step, the loss and the rate (a newline after the last). */
-static void report_step(bool tty, int64_t k, int64_t total, double loss, double secs)
+/* Step k of `total` this run (after `start` steps taken before: --resume) took `secs` so far. */
+static void report_step(bool tty, int64_t start, int64_t k, int64_t total, double loss,
+                        double secs)
 {
     if (!tty) {
-        printf("step=%lld loss=%.9g\n", (long long)k, loss);
+        printf("step=%lld loss=%.9g\n", (long long)(start + k), loss);
     } else {
         int w = 30, done = total > 0 ? (int)(w * k / total) : w;
         printf("\r[%.*s%*s] step=%lld/%lld loss=%.6g %.2f steps/s\033[K", done,
-               "##############################", w - done, "", (long long)k, (long long)total,
-               loss, secs > 0.0 ? (double)k / secs : 0.0);
+               "##############################", w - done, "", (long long)(start + k),
+               (long long)(start + total), loss, secs > 0.0 ? (double)k / secs : 0.0);
         if (k == total) {
             putchar('\n');
         }
@@ -428,6 +439,7 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
     }
     unsigned long rs = a->seed * 2654435761ul + 1;
     bool tty = isatty(1) != 0;
+    int64_t start = ember_trainer_step_count(t);
     double t0 = now_s();
     for (int64_t i = 0; i < n; i++) {
         perm[i] = i;
@@ -456,7 +468,7 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
             st = ember_trainer_step(t, in, (size_t)a->n_inputs, in[a->n_inputs], &loss);
         }
         if (st == NULL) {
-            report_step(tty, k + 1, total, loss, now_s() - t0);
+            report_step(tty, start, k + 1, total, loss, now_s() - t0);
         } else if (tty && k > 0) {
             putchar('\n'); /* end the bar before the error */
             fflush(stdout);
@@ -475,6 +487,13 @@ static int run_finetune(const train_args *a, const ember_model *m, ember_trainer
         fprintf(stderr, "wrote %s after %lld steps%s\n", a->save,
                 (long long)ember_trainer_step_count(t),
                 ts && !pt ? " (as ONNX; name it .pt to rewrite the TorchScript archive)" : "");
+    }
+    if (st == NULL && a->save_state != NULL) {
+        st = ember_trainer_save_state(t, a->save_state);
+        if (st == NULL) {
+            fprintf(stderr, "wrote %s (the optimizer state after %lld steps)\n", a->save_state,
+                    (long long)ember_trainer_step_count(t));
+        }
     }
     return st != NULL ? cli_fail(st) : 0;
 }
@@ -510,6 +529,9 @@ static int cli_train(int argc, char **argv, bool finetune)
     }
     if (rc == 0 && st == NULL) {
         st = ember_trainer_create(m, o, &t);
+    }
+    if (rc == 0 && st == NULL && a.resume != NULL) {
+        st = ember_trainer_load_state(t, a.resume);
     }
     if (rc != 0) {
         /* load_data printed the error */

@@ -1294,6 +1294,29 @@ EMBER_API EMBER_NODISCARD ember_status *ember_trainer_param_grad(const ember_tra
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_trainer_save(const ember_trainer *t,
                                                           const char *path);
+/*
+ * The optimizer's state, for resuming a fine-tuning later: the step count and, per trainable
+ * parameter (by name), SGD's momentum buffer or Adam's / AdamW's two moments, written to
+ * `path` (a small binary file, "EMBEROPT" and a version; through a temporary file renamed, so
+ * `path` is whole or untouched). A trainer created with the same options on the model that
+ * ember_trainer_save wrote, then given this state with ember_trainer_load_state, continues as
+ * if it had not stopped: the same parameters, bit for bit, after the same later steps (the
+ * learning-rate schedule and Adam's bias correction go on from the step count). Not carried:
+ * Dropout's masks, which restart from the trainer's seed (give another seed to the resumed
+ * trainer if that matters). INVALID_ARG for NULL arguments; IO naming the file.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_save_state(const ember_trainer *t,
+                                                                const char *path);
+/*
+ * Reads a state written by ember_trainer_save_state into `t` (before its first step or
+ * between steps): the step count and the optimizer buffers. Errors, `t` unchanged:
+ * INVALID_ARG for NULL arguments or a state of another optimizer (naming both); INVALID_MODEL
+ * naming the file for one that is not such a state, another version, a truncated file, a
+ * parameter `t` does not train or has with another shape, a parameter count that differs;
+ * IO naming the file when it cannot be opened.
+ */
+EMBER_API EMBER_NODISCARD ember_status *ember_trainer_load_state(ember_trainer *t,
+                                                                const char *path);
 
 /* ---- 10. Run-time version and build info ----------------------------------------------- */
 

@@ -10,6 +10,7 @@
 
 #include "autograd/trainer.h"
 #include "core/alloc.h"
+#include "core/file_write.h"
 #include "core/status.h"
 #include "loaders/onnx/onnx_write.h"
 #include "passes/passes.h"
@@ -769,4 +770,245 @@ ember_status *ember_trainer_save(const ember_trainer *t, const char *path)
     em_free(t->src->al, data);
     em_free(t->src->al, names);
     return st != NULL ? em_status_wrap(st, "trainer_save") : NULL;
+}
+
+/* ---- optimizer state (ember_trainer_save_state / load_state) ----
+ * File, little-endian: "EMBEROPT", u32 version (1), u32 optimizer (em_optim_kind), i64 steps,
+ * u32 parameter count, then per parameter: u32 name length, the name, u32 rank, i64 dims,
+ * u32 buffer count (1: SGD's momentum; 2: Adam's moments), each buffer's f32 elements. */
+
+static const char em_state_magic[8] = {'E', 'M', 'B', 'E', 'R', 'O', 'P', 'T'};
+#define EM_STATE_VERSION 1u
+#define EM_STATE_MAX_NAME 4096u
+
+static const char *optim_name(uint32_t kind)
+{
+    static const char *const names[] = {"SGD", "Adam", "AdamW"};
+    return kind < 3 ? names[kind] : "an unknown optimizer";
+}
+
+static void put_u32(em_afile *a, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    em_afile_write(a, b, 4);
+}
+
+static void put_i64(em_afile *a, int64_t v)
+{
+    put_u32(a, (uint32_t)((uint64_t)v & 0xffffffffu));
+    put_u32(a, (uint32_t)((uint64_t)v >> 32));
+}
+
+/* f32 buffers are written as they are in memory: little-endian hosts only (checked). */
+static bool host_little_endian(void)
+{
+    const uint32_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+ember_status *ember_trainer_save_state(const ember_trainer *t, const char *path)
+{
+    if (t == NULL || path == NULL) {
+        return em_api_null_arg("trainer_save_state", t == NULL ? "trainer" : "path");
+    }
+    if (!host_little_endian()) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "trainer_save_state: big-endian host");
+    }
+    em_afile a;
+    EM_RETURN_IF_ERROR(em_afile_open(path, &a));
+    em_afile_write(&a, em_state_magic, sizeof em_state_magic);
+    put_u32(&a, EM_STATE_VERSION);
+    put_u32(&a, (uint32_t)t->optim.kind);
+    put_i64(&a, t->steps);
+    put_u32(&a, (uint32_t)t->n_params);
+    uint32_t n_buf = t->optim.kind == EM_OPTIM_SGD ? 1u : 2u;
+    for (int i = 0; i < t->n_params; i++) {
+        const em_tensor *p = &t->value[i]->t;
+        put_u32(&a, (uint32_t)strlen(t->names[i]));
+        em_afile_write(&a, t->names[i], strlen(t->names[i]));
+        put_u32(&a, (uint32_t)p->rank);
+        for (int d = 0; d < p->rank; d++) {
+            put_i64(&a, p->dims[d]);
+        }
+        put_u32(&a, n_buf);
+        size_t bytes = (size_t)em_tensor_numel(p) * sizeof(float);
+        em_afile_write(&a, t->m[i], bytes);
+        if (n_buf == 2) {
+            em_afile_write(&a, t->v[i], bytes);
+        }
+    }
+    ember_status *st = em_afile_commit(&a);
+    return st != NULL ? em_status_wrap(st, "trainer_save_state") : NULL;
+}
+
+typedef struct state_reader {
+    FILE *f;
+    const char *path;
+} state_reader;
+
+static ember_status *state_bad(const state_reader *r, const char *what)
+{
+    return em_status_new(EMBER_ERR_INVALID_MODEL, "trainer_load_state: %s: %s", r->path, what);
+}
+
+static ember_status *get_bytes(const state_reader *r, void *dst, size_t n, const char *what)
+{
+    if (n > 0 && fread(dst, 1, n, r->f) != n) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "trainer_load_state: %s: truncated (%s)",
+                             r->path, what);
+    }
+    return NULL;
+}
+
+static ember_status *get_u32(const state_reader *r, uint32_t *v, const char *what)
+{
+    unsigned char b[4];
+    EM_RETURN_IF_ERROR(get_bytes(r, b, 4, what));
+    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    return NULL;
+}
+
+static ember_status *get_i64(const state_reader *r, int64_t *v, const char *what)
+{
+    uint32_t lo, hi;
+    EM_RETURN_IF_ERROR(get_u32(r, &lo, what));
+    EM_RETURN_IF_ERROR(get_u32(r, &hi, what));
+    *v = (int64_t)((uint64_t)hi << 32 | lo);
+    return NULL;
+}
+
+/* One parameter record into fresh buffers m[k] / v[k] of parameter k of `t` (found by name). */
+static ember_status *read_param(const state_reader *r, const ember_trainer *t, uint32_t n_buf,
+                                float **m, float **v, bool *seen)
+{
+    uint32_t len, rank, nb;
+    char name[EM_STATE_MAX_NAME + 1];
+    EM_RETURN_IF_ERROR(get_u32(r, &len, "a parameter's name length"));
+    if (len == 0 || len > EM_STATE_MAX_NAME) {
+        return state_bad(r, "a parameter name of a bad length");
+    }
+    EM_RETURN_IF_ERROR(get_bytes(r, name, len, "a parameter's name"));
+    name[len] = '\0';
+    int k = -1;
+    for (int i = 0; i < t->n_params && k < 0; i++) {
+        k = strcmp(t->names[i], name) == 0 ? i : -1;
+    }
+    if (k < 0) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "trainer_load_state: %s: parameter '%s' "
+                             "is not one this trainer trains", r->path, name);
+    }
+    if (seen[k]) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "trainer_load_state: %s: parameter '%s' "
+                             "appears twice", r->path, name);
+    }
+    seen[k] = true;
+    const em_tensor *p = &t->value[k]->t;
+    EM_RETURN_IF_ERROR(get_u32(r, &rank, "a parameter's rank"));
+    bool same = rank == (uint32_t)p->rank;
+    for (uint32_t d = 0; d < rank && d < 8; d++) {
+        int64_t dim;
+        EM_RETURN_IF_ERROR(get_i64(r, &dim, "a parameter's dims"));
+        same = same && dim == p->dims[d];
+    }
+    if (!same) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "trainer_load_state: %s: parameter '%s' "
+                             "has another shape than the model's", r->path, name);
+    }
+    EM_RETURN_IF_ERROR(get_u32(r, &nb, "a parameter's buffer count"));
+    if (nb != n_buf) {
+        return state_bad(r, "a buffer count that does not match the optimizer");
+    }
+    size_t ne = (size_t)em_tensor_numel(p);
+    m[k] = em_calloc(t->src->al, ne + 1, sizeof(float));
+    v[k] = n_buf == 2 ? em_calloc(t->src->al, ne + 1, sizeof(float)) : NULL;
+    if (m[k] == NULL || (n_buf == 2 && v[k] == NULL)) {
+        return em_status_oom();
+    }
+    EM_RETURN_IF_ERROR(get_bytes(r, m[k], ne * sizeof(float), "a state buffer"));
+    return n_buf == 2 ? get_bytes(r, v[k], ne * sizeof(float), "a state buffer") : NULL;
+}
+
+/* The records of every parameter into m / v (zeroed arrays of n_params; filled on success). */
+static ember_status *read_state(const state_reader *r, const ember_trainer *t, int64_t *steps,
+                                float **m, float **v)
+{
+    char magic[8];
+    uint32_t version, kind, n;
+    EM_RETURN_IF_ERROR(get_bytes(r, magic, sizeof magic, "the header"));
+    if (memcmp(magic, em_state_magic, sizeof magic) != 0) {
+        return state_bad(r, "not an optimizer state written by ember_trainer_save_state");
+    }
+    EM_RETURN_IF_ERROR(get_u32(r, &version, "the version"));
+    if (version != EM_STATE_VERSION) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "trainer_load_state: %s: version %u "
+                             "(this library reads %u)", r->path, version, EM_STATE_VERSION);
+    }
+    EM_RETURN_IF_ERROR(get_u32(r, &kind, "the optimizer"));
+    if (kind != (uint32_t)t->optim.kind) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "trainer_load_state: %s holds %s state; "
+                             "this trainer's optimizer is %s", r->path, optim_name(kind),
+                             optim_name((uint32_t)t->optim.kind));
+    }
+    EM_RETURN_IF_ERROR(get_i64(r, steps, "the step count"));
+    EM_RETURN_IF_ERROR(get_u32(r, &n, "the parameter count"));
+    if (*steps < 0 || n != (uint32_t)t->n_params) {
+        return em_status_new(EMBER_ERR_INVALID_MODEL, "trainer_load_state: %s: %s (%lld steps, "
+                             "%u parameters; this trainer trains %d)", r->path,
+                             *steps < 0 ? "a negative step count" : "another parameter count",
+                             (long long)*steps, n, t->n_params);
+    }
+    bool *seen = em_calloc(t->src->al, (size_t)t->n_params + 1, sizeof *seen);
+    if (seen == NULL) {
+        return em_status_oom();
+    }
+    ember_status *st = NULL;
+    uint32_t n_buf = t->optim.kind == EM_OPTIM_SGD ? 1u : 2u;
+    for (uint32_t i = 0; i < n && st == NULL; i++) {
+        st = read_param(r, t, n_buf, m, v, seen);
+    }
+    if (st == NULL && fgetc(r->f) != EOF) {
+        st = state_bad(r, "bytes after the last parameter");
+    }
+    em_free(t->src->al, seen);
+    return st;
+}
+
+ember_status *ember_trainer_load_state(ember_trainer *t, const char *path)
+{
+    if (t == NULL || path == NULL) {
+        return em_api_null_arg("trainer_load_state", t == NULL ? "trainer" : "path");
+    }
+    if (!host_little_endian()) {
+        return em_status_new(EMBER_ERR_UNSUPPORTED, "trainer_load_state: big-endian host");
+    }
+    state_reader r = {fopen(path, "rb"), path};
+    if (r.f == NULL) {
+        return em_status_new(EMBER_ERR_IO, "trainer_load_state: cannot open %s", path);
+    }
+    const ember_allocator *al = t->src->al;
+    size_t n = (size_t)t->n_params;
+    float **m = em_calloc(al, n + 1, sizeof *m), **v = em_calloc(al, n + 1, sizeof *v);
+    int64_t steps = 0;
+    ember_status *st = m == NULL || v == NULL ? em_status_oom() : read_state(&r, t, &steps, m, v);
+    fclose(r.f);
+    for (size_t i = 0; i < n && m != NULL && v != NULL; i++) {
+        if (st == NULL) { /* keep the new buffers, free the old */
+            float *om = t->m[i], *ov = t->v[i];
+            t->m[i] = m[i];
+            t->v[i] = v[i];
+            m[i] = om;
+            v[i] = ov;
+        }
+        em_free(al, m[i]);
+        em_free(al, v[i]);
+    }
+    em_free(al, m);
+    em_free(al, v);
+    if (st == NULL) {
+        t->steps = steps;
+    }
+    return st;
 }

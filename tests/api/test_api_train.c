@@ -555,6 +555,190 @@ static void test_save_errors(void **state)
     ember_model_destroy(m);
 }
 
+/* Trains `o`'s optimizer on mlp for k steps from `m`; returns the trainer. */
+static ember_trainer *trained(ember_model *m, const ember_trainer_options *o, ember_tensor *x,
+                              ember_tensor *t, int k)
+{
+    ember_trainer *tr = NULL;
+    OK(ember_trainer_create(m, o, &tr));
+    for (int s = 0; s < k; s++) {
+        OK(ember_trainer_step(tr, &x, 1, t, NULL));
+    }
+    return tr;
+}
+
+static void expect_same_params(const ember_trainer *a, const ember_trainer *b, const char *what)
+{
+    assert_int_equal(ember_trainer_param_count(a), ember_trainer_param_count(b));
+    for (size_t i = 0; i < ember_trainer_param_count(a); i++) {
+        const char *name = ember_trainer_param_name(a, i);
+        ember_tensor *pa = NULL, *pb = NULL;
+        OK(ember_trainer_param_value(a, name, &pa));
+        OK(ember_trainer_param_value(b, name, &pb));
+        if (memcmp(ember_tensor_data(pa), ember_tensor_data(pb), ember_tensor_nbytes(pa)) != 0) {
+            fail_msg("%s: parameter %s differs from the uninterrupted run", what, name);
+        }
+        ember_tensor_destroy(pa);
+        ember_tensor_destroy(pb);
+    }
+}
+
+/* 5 steps in one go equal 2 steps, the model and the optimizer state saved, a new trainer on
+ * the saved model given the state, and 3 more steps: bit for bit, for each optimizer, with a
+ * learning-rate schedule that depends on the step count. */
+static void test_resume(void **state)
+{
+    (void)state;
+    static const char *const optims[] = {"sgd", "nesterov", "adam", "adamw"};
+    if (skip_format(".onnx")) {
+        skip();
+    }
+    ember_model *m = load_model("mlp", "model.onnx");
+    ember_tensor *x = test_train_npy("mlp", "x.npy"), *t = test_train_npy("mlp", "t.npy");
+    char model_path[256], state_path[256];
+    snprintf(model_path, sizeof model_path, "/tmp/ember_resume_%ld.onnx", (long)getpid());
+    snprintf(state_path, sizeof state_path, "/tmp/ember_resume_%ld.state", (long)getpid());
+    ember_model_options *mo = NULL;
+    OK(ember_model_options_create(&mo));
+    OK(ember_model_options_set_graph_optimization(mo, EMBER_GRAPH_OPT_NONE));
+    for (int k = 0; k < 4; k++) {
+        ember_trainer_options *o = optim_options(optims[k]);
+        OK(ember_trainer_options_set_lr_schedule(o, EMBER_LR_COSINE, 4, 0.001));
+        ember_trainer *whole = trained(m, o, x, t, 5);
+        ember_trainer *first = trained(m, o, x, t, 2);
+        OK(ember_trainer_save(first, model_path));
+        OK(ember_trainer_save_state(first, state_path));
+        ember_model *saved = NULL;
+        OK(ember_model_load_file(model_path, mo, &saved));
+        ember_trainer *rest = NULL;
+        OK(ember_trainer_create(saved, o, &rest));
+        OK(ember_trainer_load_state(rest, state_path));
+        assert_int_equal(ember_trainer_step_count(rest), 2);
+        for (int s = 0; s < 3; s++) {
+            OK(ember_trainer_step(rest, &x, 1, t, NULL));
+        }
+        assert_int_equal(ember_trainer_step_count(rest), 5);
+        expect_same_params(whole, rest, optims[k]);
+        /* without the state the run differs (the check above has teeth) */
+        ember_trainer *fresh = trained(saved, o, x, t, 3);
+        ember_tensor *pa = NULL, *pb = NULL;
+        const char *name = ember_trainer_param_name(whole, 0);
+        OK(ember_trainer_param_value(whole, name, &pa));
+        OK(ember_trainer_param_value(fresh, name, &pb));
+        assert_true(memcmp(ember_tensor_data(pa), ember_tensor_data(pb),
+                           ember_tensor_nbytes(pa)) != 0);
+        ember_tensor_destroy(pa);
+        ember_tensor_destroy(pb);
+        ember_trainer_destroy(fresh);
+        ember_trainer_destroy(rest);
+        ember_model_destroy(saved);
+        ember_trainer_destroy(first);
+        ember_trainer_destroy(whole);
+        ember_trainer_options_destroy(o);
+    }
+    remove(model_path);
+    remove(state_path);
+    ember_model_options_destroy(mo);
+    ember_tensor_destroy(x);
+    ember_tensor_destroy(t);
+    ember_model_destroy(m);
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static void test_resume_errors(void **state)
+{
+    (void)state;
+    if (skip_format(".onnx")) {
+        skip();
+    }
+    ember_model *m = load_model("mlp", "model.onnx");
+    ember_tensor *x = test_train_npy("mlp", "x.npy"), *t = test_train_npy("mlp", "t.npy");
+    char path[256], bad[256];
+    snprintf(path, sizeof path, "/tmp/ember_state_%ld.state", (long)getpid());
+    snprintf(bad, sizeof bad, "/tmp/ember_state_%ld.bad", (long)getpid());
+    ember_trainer_options *sgd = optim_options("sgd"), *adam = optim_options("adam");
+    ember_trainer *a = trained(m, adam, x, t, 1), *s = trained(m, sgd, x, t, 1);
+    OK(ember_trainer_save_state(a, path));
+    EXPECT_ERR(ember_trainer_load_state(s, path), EMBER_ERR_INVALID_ARG, path, "Adam state",
+               "optimizer is SGD");
+    /* the file's bytes, cut and spoiled */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_true(n > 64 && n < sizeof buf);
+    ember_trainer *b = trained(m, adam, x, t, 3);
+    ember_tensor *before = NULL, *after = NULL;
+    OK(ember_trainer_param_value(b, ember_trainer_param_name(b, 0), &before));
+    write_bytes(bad, buf, n - 5);
+    EXPECT_ERR(ember_trainer_load_state(b, bad), EMBER_ERR_INVALID_MODEL, bad, "truncated");
+    write_bytes(bad, "not a state at all", 18);
+    EXPECT_ERR(ember_trainer_load_state(b, bad), EMBER_ERR_INVALID_MODEL, bad,
+               "not an optimizer state");
+    unsigned char spoiled[1 << 16];
+    memcpy(spoiled, buf, n);
+    spoiled[8] = 9; /* the version */
+    write_bytes(bad, spoiled, n);
+    EXPECT_ERR(ember_trainer_load_state(b, bad), EMBER_ERR_INVALID_MODEL, "version 9");
+    memcpy(spoiled, buf, n);
+    spoiled[n] = 0; /* a byte too many */
+    write_bytes(bad, spoiled, n + 1);
+    EXPECT_ERR(ember_trainer_load_state(b, bad), EMBER_ERR_INVALID_MODEL, "after the last");
+    memcpy(spoiled, buf, n);
+    spoiled[36] ^= 0x40; /* inside the first parameter's name */
+    write_bytes(bad, spoiled, n);
+    EXPECT_ERR(ember_trainer_load_state(b, bad), EMBER_ERR_INVALID_MODEL,
+               "is not one this trainer trains");
+    for (size_t cut = 0; cut < n; cut += 7) { /* every prefix fails cleanly */
+        write_bytes(bad, buf, cut);
+        ember_status *st = ember_trainer_load_state(b, bad);
+        assert_non_null(st);
+        assert_int_equal(ember_status_code(st), EMBER_ERR_INVALID_MODEL);
+        ember_status_destroy(st);
+    }
+    /* failed loads left b as it was */
+    assert_int_equal(ember_trainer_step_count(b), 3);
+    OK(ember_trainer_param_value(b, ember_trainer_param_name(b, 0), &after));
+    assert_memory_equal(ember_tensor_data(before), ember_tensor_data(after),
+                        ember_tensor_nbytes(before));
+    /* a trainer of fewer parameters */
+    ember_trainer_options *frozen = optim_options("adam");
+    OK(ember_trainer_options_add_freeze(frozen, ember_trainer_param_name(a, 0)));
+    ember_trainer *fz = NULL;
+    OK(ember_trainer_create(m, frozen, &fz));
+    EXPECT_ERR(ember_trainer_load_state(fz, path), EMBER_ERR_INVALID_MODEL, "parameter count");
+    EXPECT_ERR(ember_trainer_load_state(b, "/nonexistent-dir-ember/x.state"), EMBER_ERR_IO,
+               "/nonexistent-dir-ember/x.state");
+    EXPECT_ERR(ember_trainer_save_state(b, "/nonexistent-dir-ember/x.state"), EMBER_ERR_IO,
+               "/nonexistent-dir-ember/x.state");
+    EXPECT_ERR(ember_trainer_load_state(NULL, path), EMBER_ERR_INVALID_ARG, "trainer");
+    EXPECT_ERR(ember_trainer_load_state(b, NULL), EMBER_ERR_INVALID_ARG, "path");
+    EXPECT_ERR(ember_trainer_save_state(NULL, path), EMBER_ERR_INVALID_ARG, "trainer");
+    EXPECT_ERR(ember_trainer_save_state(b, NULL), EMBER_ERR_INVALID_ARG, "path");
+    remove(path);
+    remove(bad);
+    ember_tensor_destroy(before);
+    ember_tensor_destroy(after);
+    ember_trainer_destroy(fz);
+    ember_trainer_options_destroy(frozen);
+    ember_trainer_destroy(b);
+    ember_trainer_destroy(a);
+    ember_trainer_destroy(s);
+    ember_trainer_options_destroy(sgd);
+    ember_trainer_options_destroy(adam);
+    ember_tensor_destroy(x);
+    ember_tensor_destroy(t);
+    ember_model_destroy(m);
+}
+
 static void test_bad_models_and_options(void **state)
 {
     (void)state;
@@ -597,6 +781,8 @@ int main(void)
         cmocka_unit_test(test_bad_targets),
         cmocka_unit_test(test_nan_loss),
         cmocka_unit_test(test_save_errors),
+        cmocka_unit_test(test_resume),
+        cmocka_unit_test(test_resume_errors),
         cmocka_unit_test(test_bad_models_and_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

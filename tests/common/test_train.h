@@ -21,8 +21,8 @@ static inline bool test_have_loader(const char *name)
 /* tests/data/train/DIR/FILE as a tensor (fails the test when it does not load). */
 static inline ember_tensor *test_train_npy(const char *dir, const char *file)
 {
-    char rel[256];
-    snprintf(rel, sizeof rel, "%s/%s", dir, file);
+    char rel[640];
+    snprintf(rel, sizeof rel, "%.300s/%.300s", dir, file);
     ember_tensor *t = NULL;
     OK(ember_tensor_load_npy(test_data_path("train/", rel), &t));
     return t;
