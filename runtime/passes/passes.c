@@ -384,6 +384,24 @@ static ember_status *fold_constants(em_pctx *c)
 
 /* Node ni copies its input 0 to its output unchanged: Identity, or Pad with constant all-zero
  * pads (torch.onnx writes one before each of densenet's AveragePools). */
+/* Whether Dropout node n is in its inference form, the identity: training_mode absent or a
+ * false initializer, and the mask output unread. */
+static bool dropout_is_identity(const em_pctx *c, const em_node *n)
+{
+    const em_graph *g = c->g;
+    if (n->n_out > 1 && n->out[1] >= 0 &&
+        (c->nread[n->out[1]] > 0 || g->values[n->out[1]].is_output)) {
+        return false;
+    }
+    if (n->n_in < 3 || n->in[2] < 0) {
+        return true;
+    }
+    const em_value *t = &g->values[n->in[2]];
+    return t->kind == EM_VAL_INITIALIZER && t->dtype == EMBER_DTYPE_BOOL &&
+           t->init.data != NULL && em_tensor_numel(&t->init) == 1 &&
+           *(const unsigned char *)t->init.data == 0;
+}
+
 static bool is_noop(const em_graph *g, const em_node *n)
 {
     if (n->op == EM_OP_IDENTITY || n->op == EM_OP_CONCAT) { /* Concat of one value: a copy */
@@ -403,6 +421,23 @@ static bool is_noop(const em_graph *g, const em_node *n)
         }
     }
     return true;
+}
+
+/* Dropout nodes in inference form read as their input (at every level but NONE, where they
+ * stay for a trainer to put in train mode; the TorchScript loader writes them). */
+static void drop_dropouts(em_pctx *c)
+{
+    em_graph *g = c->g;
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        const em_node *n = &g->nodes[ni];
+        if (c->dead[ni] || n->op != EM_OP_DROPOUT || n->n_in < 1 || n->in[0] < 0 ||
+            g->values[n->out[0]].is_output || !dropout_is_identity(c, n) ||
+            g->values[n->in[0]].dtype != g->values[n->out[0]].dtype) {
+            continue;
+        }
+        em_pass_redirect(c, n->out[0], n->in[0], ni);
+        em_pass_kill(c, ni);
+    }
 }
 
 /* Readers of a no-op's output read its input instead (outputs of the graph are kept). */
@@ -536,6 +571,7 @@ ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
     }
     if (st == NULL) {
         eliminate_dead(&c);
+        drop_dropouts(&c);
     }
     if (st == NULL && opt->fuse && x->int8) { /* before folding makes the weights f32 */
         st = em_pass_qdq_conv(&c);

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "common/test_data.h"
+#include "common/test_model.h"
 #include "common/test_ok.h"
 #include "common/test_train.h"
 
@@ -613,6 +614,76 @@ static void test_mode_without_nodes(void **state)
     ember_model_options_destroy(mo);
 }
 
+/* TorchScript's nn.Dropout (tiny_cnn's Dropout(0.2), traced and scripted): the loader writes a
+ * Dropout node in inference form, kept at NONE (for the trainer) and gone at ALL, the outputs
+ * the same; in train mode it changes the loss (seeded: the same twice), off it does not. */
+static void test_dropout_torchscript(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"tiny_cnn.trace.t2.pt", "tiny_cnn.script.t2.pt"};
+    if (!test_have_loader("torchscript")) {
+        skip();
+    }
+    for (int f = 0; f < 2; f++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "models/%s", files[f]);
+        ember_tensor *x = NULL, *want = NULL;
+        OK(ember_tensor_load_npy(test_data_path("torchscript/", "models/tiny_cnn.in.npy"), &x));
+        OK(ember_tensor_load_npy(test_data_path("torchscript/", "models/tiny_cnn.out.npy"),
+                                 &want));
+        ember_model *m[2] = {NULL, NULL};
+        for (int l = 0; l < 2; l++) {
+            ember_model_options *mo = NULL;
+            OK(ember_model_options_create(&mo));
+            OK(ember_model_options_set_graph_optimization(mo, l == 0 ? EMBER_GRAPH_OPT_NONE
+                                                                     : EMBER_GRAPH_OPT_ALL));
+            OK(ember_model_options_set_input_shape_at(mo, 0, ember_tensor_dims(x),
+                                                      ember_tensor_rank(x)));
+            OK(ember_model_load_file(test_data_path("torchscript/", rel), mo, &m[l]));
+            ember_model_options_destroy(mo);
+            assert_int_equal(tm_count_op(m[l], "Dropout"), l == 0 ? 1 : 0);
+            ember_session *s = NULL;
+            ember_tensor *y = NULL;
+            OK(ember_session_create(m[l], NULL, &s));
+            OK(ember_session_run(s, &x, 1, &y, 1));
+            expect_allclose(y, want, 1e-4, 1e-5, files[f]);
+            ember_tensor_destroy(y);
+            ember_session_destroy(s);
+        }
+        /* the trainer on the NONE model: class 1 for each sample */
+        const int64_t n = ember_tensor_dims(x)[0];
+        int64_t cls[16];
+        assert_true(n <= 16);
+        for (int64_t i = 0; i < n; i++) {
+            cls[i] = 1;
+        }
+        ember_tensor *t = NULL;
+        OK(ember_tensor_create(EMBER_DTYPE_I64, &n, 1, &t));
+        memcpy(ember_tensor_data(t), cls, sizeof(int64_t) * (size_t)n);
+        double loss[3];
+        for (int k = 0; k < 3; k++) { /* off, on (seed 7), on (seed 7) */
+            ember_trainer_options *o = NULL;
+            ember_trainer *tr = NULL;
+            OK(ember_trainer_options_create(&o));
+            ember_trainer_options_set_threads(o, 1);
+            if (k > 0) {
+                OK(ember_trainer_options_set_dropout(o, true, 7));
+            }
+            OK(ember_trainer_create(m[0], o, &tr));
+            OK(ember_trainer_compute(tr, &x, 1, t, &loss[k]));
+            ember_trainer_destroy(tr);
+            ember_trainer_options_destroy(o);
+        }
+        assert_true(loss[1] != loss[0]);
+        assert_true(loss[1] == loss[2]);
+        ember_tensor_destroy(t);
+        ember_model_destroy(m[0]);
+        ember_model_destroy(m[1]);
+        ember_tensor_destroy(x);
+        ember_tensor_destroy(want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -622,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_dropout_off),      cmocka_unit_test(test_pt_save_bn_train),
         cmocka_unit_test(test_pt_save_frozen),   cmocka_unit_test(test_pt_save_exact),
         cmocka_unit_test(test_mode_without_nodes),
+        cmocka_unit_test(test_dropout_torchscript),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

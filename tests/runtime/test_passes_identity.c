@@ -3,7 +3,8 @@
  * Identity in the graph passes (runtime/passes/passes.c): an Identity of an initializer (what
  * torch.onnx.export writes for shared weights) becomes an initializer sharing the bytes (no
  * copy at load, none per run); a graph output that Identity copies from a value only it reads
- * (TorchScript's return) is written by the producer itself. The results are checked by a
+ * (TorchScript's return) is written by the producer itself; a Dropout in inference form reads as
+ * its input at every level but NONE. The results are checked by a
  * session against values computed here.
  */
 #include <setjmp.h>
@@ -99,11 +100,97 @@ static void test_identity_kept(void **state)
     ember_model_destroy(m);
 }
 
+/* Dropout in inference form (no training_mode, or a false one; mask unread) reads as its input
+ * at FOLD, BASIC and ALL; it stays at NONE (for a trainer), with training_mode true or an input
+ * one, and when its mask is read. */
+static int dropout_graph(ember_model *m, int mode, bool mask_out)
+{
+    em_graph *g = m->g;
+    const int64_t d[1] = {4};
+    const float ratio = 0.25f;
+    const unsigned char no = 0, yes = 1;
+    int x, r, t = -1;
+    OK(em_graph_add_input(g, "x", F32, 1, d, NULL, &x));
+    OK(em_graph_add_initializer_copy(g, "ratio", F32, 0, NULL, &ratio, &r));
+    if (mode == 1 || mode == 2) {
+        OK(em_graph_add_initializer_copy(g, "t", EMBER_DTYPE_BOOL, 0, NULL, mode == 1 ? &no : &yes,
+                                         &t));
+    } else if (mode == 3) {
+        OK(em_graph_add_input(g, "t", EMBER_DTYPE_BOOL, 0, NULL, NULL, &t));
+    }
+    const int in[3] = {x, r, t};
+    const char *outs[2] = {"d", "mask"};
+    int ni;
+    OK(em_graph_add_node(g, EM_OP_DROPOUT, "drop", in, t >= 0 ? 3 : 2, outs, mask_out ? 2 : 1,
+                         &ni));
+    int dv = g->nodes[ni].out[0];
+    int y = node(g, EM_OP_RELU, &dv, 1, "y");
+    OK(em_graph_mark_output(g, y));
+    if (mask_out) {
+        OK(em_graph_mark_output(g, g->nodes[ni].out[1]));
+    }
+    OK(em_graph_verify(g));
+    OK(em_graph_infer_shapes(g));
+    return y;
+}
+
+static int count_op(const em_graph *g, em_op op)
+{
+    int n = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        n += g->nodes[i].op == op;
+    }
+    return n;
+}
+
+static void test_dropout_inference_form(void **state)
+{
+    (void)state;
+    static const ember_graph_opt levels[] = {EMBER_GRAPH_OPT_NONE, EMBER_GRAPH_OPT_FOLD,
+                                             EMBER_GRAPH_OPT_BASIC, EMBER_GRAPH_OPT_ALL};
+    /* mode 0: no training_mode; 1: false; 2: true; 3: a graph input */
+    for (int mode = 0; mode < 4; mode++) {
+        for (int mask = 0; mask < 2; mask++) {
+            for (int l = 0; l < 4; l++) {
+                ember_model *m = ag_model();
+                dropout_graph(m, mode, mask != 0);
+                em_passes_options o = em_passes_level(levels[l]);
+                o.eval = em_plan_eval_const;
+                OK(em_passes_run(m->g, &o));
+                bool gone = levels[l] != EMBER_GRAPH_OPT_NONE && mode < 2 && !mask;
+                if (count_op(m->g, EM_OP_DROPOUT) != (gone ? 0 : 1)) {
+                    fail_msg("training_mode %d, mask %s, level %d: Dropout %s", mode,
+                             mask ? "read" : "unread", (int)levels[l], gone ? "kept" : "dropped");
+                }
+                if (mode < 2) { /* the identity either way: a session gives relu(x) */
+                    const int64_t d[1] = {4};
+                    const float xv[4] = {-1, 2, -3, 4};
+                    ember_session *s = NULL;
+                    ember_tensor *in = NULL, *out[2] = {NULL, NULL};
+                    OK(ember_session_create(m, NULL, &s));
+                    OK(ember_tensor_wrap(F32, d, 1, (void *)xv, sizeof xv, &in));
+                    OK(ember_session_run(s, &in, 1, out, mask ? 2 : 1));
+                    const float *yv = ember_tensor_data(out[0]);
+                    for (int i = 0; i < 4; i++) {
+                        assert_float_equal(yv[i], xv[i] > 0 ? xv[i] : 0, 0);
+                    }
+                    ember_tensor_destroy(out[0]);
+                    ember_tensor_destroy(out[1]);
+                    ember_tensor_destroy(in);
+                    ember_session_destroy(s);
+                }
+                ember_model_destroy(m);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity_alias_and_forward),
         cmocka_unit_test(test_identity_kept),
+        cmocka_unit_test(test_dropout_inference_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

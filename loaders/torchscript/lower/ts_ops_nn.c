@@ -789,17 +789,39 @@ static ember_status *lower_chunk(ts_lower *L, const ts_call *c, ts_av **out)
     return NULL;
 }
 
-/* dropout(input, p, train) and friends: the identity in eval mode. */
+/* dropout(input, p, train) and friends: the identity in eval mode. aten::dropout with
+ * 0 < p < 1 on a float tensor becomes a Dropout node in its inference form (ratio p, no
+ * training_mode: the identity), which the graph passes drop at every level but NONE and which a
+ * trainer can put in train mode (ember_trainer_options_set_dropout); feature / alpha dropout
+ * (whole channels, SELU's statistics) have no ONNX form and stay the identity, as does the
+ * in-place dropout_. */
 static ember_status *lower_dropout(ts_lower *L, const ts_call *c, ts_av **out)
 {
     bool train = false;
+    double p = 0.0;
     if (c->n >= 3) {
         TS_TRY(em_ts_arg_bool(L, c, 2, &train));
     }
     if (train) {
         return em_ts_err(L, EMBER_ERR_UNSUPPORTED, c->pos, "%s in training mode", c->op);
     }
-    return lower_identity(L, c, out);
+    bool plain = strcmp(c->op, "aten::dropout") == 0; /* dropout_ (in place) stays the identity */
+    if (plain && c->n >= 2) {
+        TS_TRY(em_ts_arg_float(L, c, 1, &p));
+    }
+    const ts_av *x = c->n >= 1 ? c->a[0] : NULL;
+    if (!plain || !(p > 0.0 && p < 1.0) || x == NULL || x->k != TA_TENSOR || x->u.t.q != NULL) {
+        return lower_identity(L, c, out);
+    }
+    int in[2] = {-1, -1};
+    TS_TRY(em_ts_arg_tensor(L, c, 0, &in[0]));
+    ember_dtype dt = em_ts_val(L, in[0])->dtype;
+    if (dt != EMBER_DTYPE_F32 && dt != EMBER_DTYPE_F16 && dt != EMBER_DTYPE_BF16 &&
+        dt != EMBER_DTYPE_F64) {
+        return em_ts_ret_tensor(L, in[0], out);
+    }
+    TS_TRY(em_ts_const_scalar(L, EMBER_DTYPE_F32, p, &in[1]));
+    return em_ts_emit1(L, c, EM_OP_DROPOUT, in, 2, NULL, out);
 }
 
 static const ts_op_entry nn_ops[] = {
