@@ -1225,7 +1225,10 @@ ember_trainer_options_set_batchnorm(ember_trainer_options *opts, ember_batchnorm
 /* Dropout during training: off by default (the identity, as in eval mode); with `train`, each
  * Dropout node zeroes elements with its ratio and scales the others by 1 / (1 - ratio), with a
  * new mask at every step, drawn from `seed` (the same seed gives the same masks; the masks are
- * not PyTorch's). The backward reads the forward's mask. INVALID_ARG for a NULL `opts`. */
+ * not PyTorch's). The backward reads the forward's mask. A TorchScript model's nn.Dropout
+ * (aten::dropout) is such a node when the model was loaded at EMBER_GRAPH_OPT_NONE (as `ember
+ * finetune` does); every other level drops inference-form Dropout nodes, ONNX ones included.
+ * INVALID_ARG for a NULL `opts`. */
 EMBER_API EMBER_NODISCARD ember_status *
 ember_trainer_options_set_dropout(ember_trainer_options *opts, bool train, uint64_t seed);
 
