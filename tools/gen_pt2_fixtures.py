@@ -521,11 +521,35 @@ def write_seeds():
             f.write(json.dumps(prog, separators=(",", ":")).encode() + b"\0" + cfg)
 
 
+def write_flat_seeds():
+    """Seeds of fuzz_pt2_flat: the flat fixtures' program (node metadata left out), a NUL
+    byte, the sizes of the state dict's storages ("864,32\\n") and its data.pkl (the harness
+    writes storages of those sizes)."""
+    import io
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz",
+                          "corpus", "fuzz_pt2_flat")
+    os.makedirs(corpus, exist_ok=True)
+    for name in ["cnn_flat", "mlp_dyn_flat"]:
+        with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
+            prog = json.loads(z.read("serialized_exported_program.json"))
+            with zipfile.ZipFile(io.BytesIO(z.read("serialized_state_dict.pt"))) as sd:
+                pkl = sd.read("archive/data.pkl")
+                sizes = []
+                while "archive/data/%d" % len(sizes) in sd.namelist():
+                    sizes.append(sd.getinfo("archive/data/%d" % len(sizes)).file_size)
+        for n in prog["graph_module"]["graph"]["nodes"]:
+            n["metadata"] = {}
+        with open(os.path.join(corpus, name), "wb") as f:
+            f.write(json.dumps(prog, separators=(",", ":")).encode() + b"\0" +
+                    ",".join(map(str, sizes)).encode() + b"\n" + pkl)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     if "--bad-only" in sys.argv:  # the bad archives and seeds alone, from the committed mlp.pt2
         write_bad()
         write_seeds()
+        write_flat_seeds()
         return
     torch.manual_seed(0)
     mlp = Mlp()
@@ -563,6 +587,7 @@ def main():
     if not ONLY:
         write_bad()
     write_seeds()
+    write_flat_seeds()
 
 
 if __name__ == "__main__":
