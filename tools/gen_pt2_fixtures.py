@@ -515,6 +515,9 @@ def write_seeds():
         with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
             prog = json.loads(z.read(name + "/models/model.json"))
             cfg = z.read(name + "/data/weights/model_weights_config.json")
+            ccfg = name + "/data/constants/model_constants_config.json"
+            if ccfg in z.namelist():  # lifted constants: a second config after a NUL
+                cfg += b"\0" + z.read(ccfg)
         for n in prog["graph_module"]["graph"]["nodes"]:
             n["metadata"] = {}
         with open(os.path.join(corpus, name), "wb") as f:

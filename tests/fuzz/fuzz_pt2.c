@@ -4,7 +4,9 @@
  * load, plan and one run (fuzz_model.h).
  *
  * The input is the program's text: models/model.json, then a NUL byte, then
- * data/weights/model_weights_config.json (absent: an empty config). The harness writes them
+ * data/weights/model_weights_config.json (absent: an empty config), then optionally a NUL and
+ * data/constants/model_constants_config.json (lifted constants; its records
+ * data/constants/tensor_<k> are FUZZ_N_CONSTANTS copies of the weight bytes). The harness writes them
  * into a fresh archive of the torch 2.9+ layout (stored records, CRC-32s computed, so every
  * mutation reaches the JSON reader, the signature and the lowering rather than dying at the
  * zip layer, which fuzz_ts_zip covers) beside the records torch writes (archive_format,
@@ -38,6 +40,7 @@
 #define FUZZ_N_WEIGHTS 48
 #define FUZZ_WEIGHT_BYTES 4096
 #define FUZZ_FLAT_BYTES 65536
+#define FUZZ_N_CONSTANTS 8
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -145,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ember_status_destroy(st);
     em_ts_arena_free(&a);
 
-    rec r[FUZZ_N_WEIGHTS + 8];
+    rec r[FUZZ_N_WEIGHTS + FUZZ_N_CONSTANTS + 8];
     int n = 0;
 #ifdef FUZZ_PT2_FLAT
     static float flat[FUZZ_FLAT_BYTES / 4];
@@ -170,11 +173,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     add_in(r, &n, dir, "version", "3\n", 2);
 #else
     const char *dir = "m/", *wfmt = "data/weights/weight_%d";
+    const uint8_t *nul2 = memchr(cfg, 0, cfg_n);
     add_in(r, &n, dir, "archive_format", "pt2", 3);
     add_in(r, &n, dir, "byteorder", "little", 6);
     add_in(r, &n, dir, ".data/version", "6\n", 2);
     add_in(r, &n, dir, "models/model.json", data, json_n);
-    add_in(r, &n, dir, "data/weights/model_weights_config.json", cfg, cfg_n);
+    add_in(r, &n, dir, "data/weights/model_weights_config.json", cfg,
+           nul2 != NULL ? (size_t)(nul2 - cfg) : cfg_n);
+    if (nul2 != NULL) {
+        add_in(r, &n, dir, "data/constants/model_constants_config.json", nul2 + 1,
+               cfg_n - (size_t)(nul2 - cfg) - 1);
+        for (int k = 0; k < FUZZ_N_CONSTANTS; k++) {
+            char name[48];
+            snprintf(name, sizeof name, "data/constants/tensor_%d", k);
+            snprintf(r[n].name, sizeof r[n].name, "%s%s", dir, name);
+            r[n].p = (const uint8_t *)weights;
+            r[n].n = sizeof weights;
+            r[n].crc = weights_crc;
+            n++;
+        }
+    }
 #endif
 #ifdef FUZZ_PT2_FLAT
     for (size_t k = 0; k < n_sizes; k++) {
