@@ -527,9 +527,15 @@ ember_model_options_set_verify_checksums(ember_model_options *opts, bool verify)
 /* -- Loading -- */
 
 /*
- * Loads a model file; the format (ONNX protobuf or TorchScript zip archive) is told by
- * content, not by name. `opts` may be NULL. Returns INVALID_ARG, IO, INVALID_MODEL,
- * UNSUPPORTED (a format or op this build does not read) or OUT_OF_MEMORY.
+ * Loads a model file; the format (ONNX protobuf, TorchScript zip archive or torch.export
+ * .pt2 archive) is told by content, not by name. `opts` may be NULL. Returns INVALID_ARG, IO,
+ * INVALID_MODEL, UNSUPPORTED (a format or op this build does not read) or OUT_OF_MEMORY.
+ * ember runs inference and keeps no state between runs: a torch.export program that updates
+ * its buffers (a BatchNorm exported in train mode, a running average; in-place ops or
+ * buffer_mutation outputs) runs on the buffers as saved and its updates are dropped (metadata
+ * "pt2.dropped_mutations" lists them) when no output reads them, so each run gives what
+ * PyTorch's module gives however often it was called; a program whose outputs read a buffer it
+ * updates (a step counter) is refused with UNSUPPORTED naming the buffer.
  * On success `*out` is freed with ember_model_destroy().
  */
 EMBER_API EMBER_NODISCARD ember_status *ember_model_load_file(const char *path,

@@ -85,6 +85,238 @@ class Lstm(torch.nn.Module):
         return self.fc(y[:, -1])
 
 
+class QCnn(torch.nn.Module):
+    """For PT2E: conv / relu / max pool / 1x1 conv / adaptive avg pool / flatten."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 16, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(16, 16, 3, padding=1)
+        self.c3 = torch.nn.Conv2d(16, 8, 1)
+
+    def forward(self, x):
+        y = torch.nn.functional.max_pool2d(torch.relu(self.c1(x)), 2)
+        y = torch.relu(self.c3(torch.relu(self.c2(y))))
+        return torch.nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)
+
+
+class QMlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = torch.nn.Linear(16, 32)
+        self.l2 = torch.nn.Linear(32, 10)
+
+    def forward(self, x):
+        return self.l2(torch.relu(self.l1(x)))
+
+
+def write_pt2e(name, model, x, quantizer):
+    """A PT2E static quantization (torchao's prepare_pt2e / convert_pt2e, 8 calibration
+    batches) exported again: the program holds torch.ops.quantized_decomposed Q / DQ nodes.
+    M_expected.npy is the converted model's output (PyTorch's quantized model: float ops
+    between the Q / DQ pairs). M_lsb.npy is the output's quantization step, for the test's
+    count of elements within one step: the scale of the output's dequantize_per_tensor when
+    the output is a dequantized tensor (qcnn), else (a float linear last: qmlp) the change one
+    step of that linear's quantized input makes, its scale times the largest |weight|."""
+    if ONLY and name not in ONLY[0]:
+        return
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    ep = torch.export.export(model.eval(), (x,))
+    prepared = prepare_pt2e(ep.module(), quantizer)
+    with torch.no_grad():
+        for _ in range(8):
+            prepared(torch.randn_like(x))
+    converted = convert_pt2e(prepared)
+    run_x = torch.randn_like(x)
+    with torch.no_grad():
+        expected = converted(run_x)
+    qep = torch.export.export(converted, (x,))
+    torch.export.save(qep, os.path.join(OUT, name + ".pt2"))
+    np.save(os.path.join(OUT, name + "_input.npy"), run_x.numpy())
+    np.save(os.path.join(OUT, name + "_expected.npy"), expected.numpy())
+    nodes = [n for n in qep.graph.nodes if n.op == "call_function"]
+    last = list(qep.graph.nodes)[-1].args[0][0]
+    if "dequantize_per_tensor" in str(last.target):
+        lsb = last.args[1]
+    else:  # linear(dequantize_per_tensor(q, scale, ...), dequantize_per_channel(w, ...), b)
+        x_dq, w_dq = last.args[0], last.args[1]
+        state = dict(qep.state_dict, **qep.constants)
+        w = state[qep.graph_signature.inputs_to_buffers[w_dq.args[0].name]].float()
+        scales = state[qep.graph_signature.inputs_to_buffers[w_dq.args[1].name]]
+        zps = state[qep.graph_signature.inputs_to_buffers[w_dq.args[2].name]]
+        lsb = x_dq.args[1] * ((w - zps[:, None]) * scales[:, None]).abs().max().item()
+    np.save(os.path.join(OUT, name + "_lsb.npy"), np.array([lsb], np.float32))
+    print(name, ", ".join(sorted({str(n.target) for n in nodes})))
+
+
+def write_quantized():
+    """qcnn: XNNPACKQuantizer (torchao.testing.pt2e; int8 activations, per-channel int8
+    weights in -127..127), every conv's output quantized, so the program's output is a
+    dequantized int8 tensor. qmlp: X86InductorQuantizer (uint8 activations, per-channel int8
+    weights), the last linear's output float. qmlp_rr: the same with reduce_range (uint8
+    activations in 0..127). torchao (pip install torchao) must be importable: torch 2.15 has no
+    torch.ao.quantization.quantize_pt2e any more."""
+    if ONLY and not {"qcnn", "qmlp", "qmlp_rr"} & set(ONLY[0]):
+        return
+    try:
+        import torchao.quantization.pt2e.quantizer.x86_inductor_quantizer as xiq
+        from torchao.testing.pt2e._xnnpack_quantizer import (
+            XNNPACKQuantizer, get_symmetric_quantization_config)
+    except ImportError:
+        print("torchao not importable: the PT2E fixtures (qcnn, qmlp) are not written")
+        return
+    torch.manual_seed(1)
+    xnn = XNNPACKQuantizer()
+    xnn.set_global(get_symmetric_quantization_config(is_per_channel=True))
+    write_pt2e("qcnn", QCnn(), torch.randn(16, 3, 16, 16), xnn)
+    for name, rr in (("qmlp", False), ("qmlp_rr", True)):
+        x86 = xiq.X86InductorQuantizer()
+        x86.set_global(xiq.get_default_x86_inductor_quantization_config(reduce_range=rr))
+        torch.manual_seed(2)
+        write_pt2e(name, QMlp(), torch.randn(16, 16), x86)
+
+
+class BnTrain(torch.nn.Module):
+    """Exported in train mode: BatchNorm normalizes by the batch statistics and updates its
+    running statistics and num_batches_tracked (in-place ops, or buffer_mutation outputs after
+    run_decompositions())."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+        self.bn = torch.nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+
+
+class Ema(torch.nn.Module):
+    """Keeps a running average of its outputs in a buffer no output reads."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(4, 4)
+        self.register_buffer("avg", torch.zeros(4))
+
+    def forward(self, x):
+        y = self.l(x)
+        self.avg.mul_(0.9).add_(0.1 * y.mean(0).detach())
+        return y
+
+
+class Counter(torch.nn.Module):
+    """Counts its calls in a buffer its output reads: the output changes from call to call."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(4, 4)
+        self.register_buffer("steps", torch.zeros(1))
+
+    def forward(self, x):
+        self.steps.add_(1)
+        return self.l(x) * self.steps
+
+
+def write_mutating(name, model, x, core=False, expected=True):
+    """A program that updates buffers, exported as it is (in-place aten ops on the buffers) or
+    after run_decompositions() (functional: buffer_mutation outputs). The expected output is
+    PyTorch's on the second call of a fresh copy (the first call updated the buffers)."""
+    if ONLY and name not in ONLY[0]:
+        return
+    import copy
+    ep = torch.export.export(copy.deepcopy(model), (x,))
+    if core:
+        ep = ep.run_decompositions()
+    torch.export.save(ep, os.path.join(OUT, name + ".pt2"))
+    print(name, ep.graph_signature.buffers_to_mutate)
+    if not expected:  # refused by ember: no run
+        return
+    fresh = copy.deepcopy(model)
+    with torch.no_grad():
+        fresh(x)
+        expected = fresh(x)
+    np.save(os.path.join(OUT, name + "_input.npy"), x.numpy())
+    np.save(os.path.join(OUT, name + "_expected.npy"), expected.numpy())
+
+
+def write_mutations():
+    torch.manual_seed(3)
+    bn = BnTrain().train()
+    with torch.no_grad():
+        bn.bn.running_mean.uniform_(-0.5, 0.5)
+        bn.bn.running_var.uniform_(0.5, 1.5)
+        bn.bn.weight.uniform_(0.5, 1.5)
+        bn.bn.bias.uniform_(-0.5, 0.5)
+    x = torch.randn(2, 3, 8, 8)
+    write_mutating("bn_train", bn, x)
+    write_mutating("bn_train_core", bn, x, core=True)
+    ema = Ema()
+    write_mutating("ema", ema, torch.randn(3, 4))
+    write_mutating("ema_core", ema, torch.randn(3, 4), core=True)
+    counter = Counter()
+    write_mutating("counter", counter, torch.randn(3, 4), expected=False)
+    write_mutating("counter_core", counter, torch.randn(3, 4), core=True, expected=False)
+
+
+class WhileLoop(torch.nn.Module):
+    """torch._higher_order_ops.while_loop: h = tanh(l(h)) + h until 10 steps or until the sum
+    of |h| reaches 8, which depends on the data (while_loop_big_input.npy exits earlier)."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        from torch._higher_order_ops.while_loop import while_loop
+
+        def cond_fn(i, h):
+            return (i < 10) & (h.abs().sum() < 8.0)
+
+        def body_fn(i, h):
+            return i + 1, torch.tanh(self.l(h)) + h
+
+        _, h = while_loop(cond_fn, body_fn, (torch.tensor(0), x))
+        return h
+
+
+class Map(torch.nn.Module):
+    """torch._higher_order_ops.map over the first dim of xs, with an extra operand."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(4, 4)
+
+    def forward(self, xs, b):
+        from torch._higher_order_ops.map import map as hop_map
+
+        def f(x, b):
+            return torch.relu(self.l(x)) + b
+
+        return hop_map(f, xs, b)
+
+
+def write_loops():
+    torch.manual_seed(4)
+    wl = WhileLoop()
+    x = torch.randn(2, 4) * 0.1
+    write("while_loop", wl, x)
+    if not ONLY or "while_loop" in ONLY[0]:
+        with torch.no_grad():
+            np.save(os.path.join(OUT, "while_loop_big_input.npy"), (x * 20).numpy())
+            np.save(os.path.join(OUT, "while_loop_big_expected.npy"), wl(x * 20).numpy())
+    if ONLY and "map" not in ONLY[0]:
+        return
+    m = Map().eval()
+    xs, b = torch.randn(5, 2, 4), torch.randn(4)
+    ep = torch.export.export(m, (xs, b))
+    torch.export.save(ep, os.path.join(OUT, "map.pt2"))
+    np.save(os.path.join(OUT, "map_input.npy"), xs.numpy())
+    np.save(os.path.join(OUT, "map_input_1.npy"), b.numpy())
+    with torch.no_grad():
+        np.save(os.path.join(OUT, "map_expected.npy"), m(xs, b).numpy())
+    print("map", sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"}))
+
+
 def encoder():
     return torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
                                             dropout=0.0, activation="gelu", batch_first=True)
@@ -256,6 +488,21 @@ def write_bad():
             .update(min_val=3), prefix="mlp_dyn_")
     rewrite(src, "undefined_arg", lambda p: p["graph_module"]["graph"]["nodes"][1]["inputs"][0]
             ["arg"]["as_tensor"].update(name="nowhere"))
+    # PT2E programs with a bad quantization argument (qmlp.pt2: node quantize_per_tensor
+    # quantizes the input, dequantize_per_channel the first weight)
+    def qarg(node, arg, value):
+        def edit(p):
+            for n in p["graph_module"]["graph"]["nodes"]:
+                for a in n["inputs"] if n["name"] == node else []:
+                    if a["name"] == arg:
+                        a["arg"] = value
+        return edit
+    qsrc = os.path.join(OUT, "qmlp.pt2")
+    rewrite(qsrc, "qdtype", qarg("quantize_per_tensor", "dtype", {"as_scalar_type": 4}))
+    rewrite(qsrc, "qrange", qarg("quantize_per_tensor", "quant_max", {"as_int": 300}))
+    rewrite(qsrc, "qaxis", qarg("dequantize_per_channel", "axis", {"as_int": 1}))
+    rewrite(qsrc, "qdynamic", lambda p: set_target(
+        p, "quantize_per_tensor", "torch.ops.quantized_decomposed.choose_qparams.tensor"))
 
 
 def write_seeds():
@@ -263,14 +510,41 @@ def write_seeds():
                           "corpus", "fuzz_pt2")
     os.makedirs(corpus, exist_ok=True)
     for name in ["mlp", "mlp_core", "mlp_dyn", "cnn", "cnn_core", "encoder", "encoder_core",
-                 "encoder_dyn", "cond", "lstm"]:
+                 "encoder_dyn", "cond", "lstm", "qcnn", "qmlp", "while_loop", "map",
+                 "bn_train_core", "ema"]:
         with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
             prog = json.loads(z.read(name + "/models/model.json"))
             cfg = z.read(name + "/data/weights/model_weights_config.json")
+            ccfg = name + "/data/constants/model_constants_config.json"
+            if ccfg in z.namelist():  # lifted constants: a second config after a NUL
+                cfg += b"\0" + z.read(ccfg)
         for n in prog["graph_module"]["graph"]["nodes"]:
             n["metadata"] = {}
         with open(os.path.join(corpus, name), "wb") as f:
             f.write(json.dumps(prog, separators=(",", ":")).encode() + b"\0" + cfg)
+
+
+def write_flat_seeds():
+    """Seeds of fuzz_pt2_flat: the flat fixtures' program (node metadata left out), a NUL
+    byte, the sizes of the state dict's storages ("864,32\\n") and its data.pkl (the harness
+    writes storages of those sizes)."""
+    import io
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz",
+                          "corpus", "fuzz_pt2_flat")
+    os.makedirs(corpus, exist_ok=True)
+    for name in ["cnn_flat", "mlp_dyn_flat"]:
+        with zipfile.ZipFile(os.path.join(OUT, name + ".pt2")) as z:
+            prog = json.loads(z.read("serialized_exported_program.json"))
+            with zipfile.ZipFile(io.BytesIO(z.read("serialized_state_dict.pt"))) as sd:
+                pkl = sd.read("archive/data.pkl")
+                sizes = []
+                while "archive/data/%d" % len(sizes) in sd.namelist():
+                    sizes.append(sd.getinfo("archive/data/%d" % len(sizes)).file_size)
+        for n in prog["graph_module"]["graph"]["nodes"]:
+            n["metadata"] = {}
+        with open(os.path.join(corpus, name), "wb") as f:
+            f.write(json.dumps(prog, separators=(",", ":")).encode() + b"\0" +
+                    ",".join(map(str, sizes)).encode() + b"\n" + pkl)
 
 
 def main():
@@ -278,6 +552,7 @@ def main():
     if "--bad-only" in sys.argv:  # the bad archives and seeds alone, from the committed mlp.pt2
         write_bad()
         write_seeds()
+        write_flat_seeds()
         return
     torch.manual_seed(0)
     mlp = Mlp()
@@ -309,9 +584,13 @@ def main():
           dynamic={"x": {0: torch.export.Dim("LB", min=1, max=32)}},
           run_x=torch.randn(3, 5, 4))
     write_two_models(mlp, cnn)
+    write_quantized()
+    write_mutations()
+    write_loops()
     if not ONLY:
         write_bad()
     write_seeds()
+    write_flat_seeds()
 
 
 if __name__ == "__main__":

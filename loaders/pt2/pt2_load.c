@@ -20,8 +20,9 @@
  * become initializers named by their FQN ("layer1.0.conv1.weight"), user inputs graph inputs
  * with their names and declared shapes (a dim torch.export made symbolic keeps its symbol,
  * "s77", its range from range_constraints checked by the planner), and user outputs graph
- * outputs with theirs. Not read yet (refused by name): tensor subclasses pickled one by one
- * (use_pickle), non-tensor inputs, mutated buffers.
+ * outputs with theirs. Updated buffers (buffer_mutation outputs, in-place ops on a buffer):
+ * check_mutations. Not read yet (refused by name): tensor subclasses pickled one by one
+ * (use_pickle), non-tensor inputs, mutated user inputs.
  */
 #include "pt2.h"
 #include "pt2_internal.h"
@@ -356,7 +357,11 @@ static ember_status *add_state(em_pt2 *p, const configs *cf, const char *arg, co
         EM_RETURN_IF_ERROR(add_tensor(p, e, dir, fqn, cf->flags, &v));
     }
     ts_av *t = em_ts_tensor(&p->L, v);
-    return t == NULL ? em_status_oom() : em_pt2_bind(p, arg, t, "signature");
+    if (t == NULL) {
+        return em_status_oom();
+    }
+    p->state[p->n_state++] = (em_pt2_state){fqn, t, v, false};
+    return em_pt2_bind(p, arg, t, "signature");
 }
 
 /* The symbol of a size expression: "s77", or sympy's srepr of it that torch 2.15 writes,
@@ -465,6 +470,10 @@ static ember_status *add_inputs(em_pt2 *p, const configs *cf,
                                            {"buffer", "buffer_name"},
                                            {"tensor_constant", "tensor_constant_name"}};
     size_t count[4] = {0}; /* of each kind of state, then user inputs */
+    p->state = em_ts_arena_alloc(&p->L.arena, (specs->n + 1) * sizeof *p->state);
+    if (p->state == NULL) {
+        return em_status_oom();
+    }
     for (size_t i = 0; i < specs->n; i++) {
         const em_pt2_json *sp = specs->items[i];
         const char *kind = sp->k == EM_PT2_JOBJ && sp->n == 1 ? sp->keys[0] : "?";
@@ -500,6 +509,97 @@ static ember_status *add_inputs(em_pt2 *p, const configs *cf,
     return em_graph_set_meta(p->L.root, "pt2.signature", buf);
 }
 
+/* A buffer_mutation / parameter_mutation output: the state it names is marked mutated. */
+static ember_status *mark_mutated(em_pt2 *p, const em_pt2_json *spec, size_t i, const char *key)
+{
+    const em_pt2_json *fqn = get_k(spec, key, EM_PT2_JSTR);
+    for (size_t k = 0; fqn != NULL && k < p->n_state; k++) {
+        if (strcmp(p->state[k].fqn, fqn->s) == 0) {
+            p->state[k].mutated = true;
+            return NULL;
+        }
+    }
+    return em_status_new(EMBER_ERR_INVALID_MODEL, "%s: output_specs[%zu]: field '%s' does not "
+                         "name a parameter or buffer of input_specs", p->L.what, i, key);
+}
+
+/* Marks in `seen` the values the graph outputs of g depend on (through node inputs, and the
+ * values of g a subgraph captures by name). `stack` holds n_values ints. */
+static void mark_reached(const em_graph *g, bool *seen, int *stack)
+{
+    int top = 0;
+    for (int i = 0; i < g->n_outputs; i++) {
+        if (!seen[g->outputs[i]]) {
+            seen[g->outputs[i]] = true;
+            stack[top++] = g->outputs[i];
+        }
+    }
+    while (top > 0) {
+        int p = g->values[stack[--top]].producer;
+        const em_node *n = p >= 0 ? &g->nodes[p] : NULL;
+        /* a BatchNormalization in training mode reads its running statistics only to update
+         * them */
+        int n_read = n == NULL ? 0 : n->op == EM_OP_BATCHNORM &&
+                                          em_node_attr_int(n, "training_mode", 0) != 0
+                                      ? 3 : n->n_in;
+        for (int i = 0; i < n_read; i++) {
+            if (n->in[i] >= 0 && !seen[n->in[i]]) {
+                seen[n->in[i]] = true;
+                stack[top++] = n->in[i];
+            }
+        }
+        for (int a = 0; n != NULL && a < n->n_attrs; a++) {
+            const em_graph *sub = n->attrs[a].type == EM_ATTR_GRAPH ? n->attrs[a].g : NULL;
+            for (int i = 0; sub != NULL && i < sub->n_inputs; i++) {
+                int v = em_graph_find_value(g, sub->values[sub->inputs[i]].name);
+                if (v >= 0 && !seen[v]) {
+                    seen[v] = true;
+                    stack[top++] = v;
+                }
+            }
+        }
+    }
+}
+
+/* The state the program updates (a buffer_mutation output, or an in-place op that rebound
+ * the placeholder's value while lowering: BatchNorm statistics, a running average, a step
+ * counter). ember runs inference on the saved weights and keeps no state between runs: an
+ * update no output reads is dropped (listed in metadata "pt2.dropped_mutations"), so every
+ * run gives what PyTorch's module gives on that input however often it was called; a program
+ * whose outputs read state it updates (PyTorch's outputs would change from call to call) is
+ * refused, naming the buffer. */
+static ember_status *check_mutations(em_pt2 *p)
+{
+    const em_graph *g = p->L.root;
+    bool *seen = em_ts_arena_alloc(&p->L.arena, (size_t)g->n_values * sizeof *seen + 1);
+    int *stack = em_ts_arena_alloc(&p->L.arena, (size_t)g->n_values * sizeof *stack + 1);
+    if (seen == NULL || stack == NULL) {
+        return em_status_oom();
+    }
+    memset(seen, 0, (size_t)g->n_values * sizeof *seen);
+    mark_reached(g, seen, stack);
+    char list[1024];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t k = 0; k < p->n_state; k++) {
+        const em_pt2_state *s = &p->state[k];
+        if (!s->mutated && s->av->u.t.v == s->init && s->av->u.t.g == g) {
+            continue;
+        }
+        if (seen[s->init]) {
+            return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: the program updates '%s' and its "
+                                 "outputs read it: ember runs inference on the saved weights "
+                                 "and keeps no state between runs, so its outputs would not "
+                                 "follow PyTorch's after the first call", p->L.what, s->fqn);
+        }
+        if (len < sizeof list) {
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                    s->fqn);
+        }
+    }
+    return len > 0 ? em_graph_set_meta(p->L.root, "pt2.dropped_mutations", list) : NULL;
+}
+
 /* User outputs become graph outputs with their names (an Identity node when the name is
  * taken, as by an input returned as it is). */
 static ember_status *add_outputs(em_pt2 *p, const em_pt2_json *specs)
@@ -507,6 +607,12 @@ static ember_status *add_outputs(em_pt2 *p, const em_pt2_json *specs)
     for (size_t i = 0; specs != NULL && i < specs->n; i++) {
         const em_pt2_json *sp = specs->items[i];
         const char *kind = sp->k == EM_PT2_JOBJ && sp->n == 1 ? sp->keys[0] : "?";
+        bool buffer = strcmp(kind, "buffer_mutation") == 0;
+        if (buffer || strcmp(kind, "parameter_mutation") == 0) {
+            EM_RETURN_IF_ERROR(mark_mutated(p, sp->items[0], i, buffer ? "buffer_name"
+                                                                        : "parameter_name"));
+            continue;
+        }
         if (strcmp(kind, "user_output") != 0) {
             return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: output_specs[%zu]: outputs of kind "
                                  "'%s' (mutated state) are not supported", p->L.what, i, kind);
@@ -684,14 +790,20 @@ static ember_status *load_program(em_pt2 *p, const em_load_args *a, const config
                        ? "graph.tensor_values" : "graph_module.signature", prog_rec);
     }
     EM_RETURN_IF_ERROR(set_ranges(p, em_pt2_json_get(prog, "range_constraints")));
-    EM_RETURN_IF_ERROR(add_inputs(p, cf, ins, tvals, outs->n));
+    size_t n_user = 0;
+    for (size_t i = 0; i < outs->n; i++) {
+        const em_pt2_json *o = outs->items[i];
+        n_user += o->k == EM_PT2_JOBJ && o->n == 1 && strcmp(o->keys[0], "user_output") == 0;
+    }
+    EM_RETURN_IF_ERROR(add_inputs(p, cf, ins, tvals, n_user));
     EM_RETURN_IF_ERROR(em_load_fix_graph(a, p->L.what, p->L.root));
     EM_RETURN_IF_ERROR(em_pt2_lower_nodes(p, em_pt2_json_get(graph, "nodes")));
     if (outs->n == 0) {
         return em_status_new(EMBER_ERR_UNSUPPORTED, "%s: the program returns no tensor",
                              p->L.what);
     }
-    return add_outputs(p, outs);
+    EM_RETURN_IF_ERROR(add_outputs(p, outs));
+    return check_mutations(p);
 }
 
 ember_status *em_pt2_load(const em_load_args *a, em_graph *g)

@@ -4,14 +4,16 @@
  * (tools/gen_pt2_fixtures.py, torch 2.15: an MLP, a small CNN, a transformer encoder layer,
  * each as exported and after run_decompositions(), an MLP with a dynamic batch dim and the
  * encoder with dynamic batch and sequence dims, run on other sizes, a torch.cond model run on
- * both branches, a two-layer LSTM) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs
+ * both branches, a two-layer LSTM, while_loop and map as Loop nodes) against PyTorch eager (rtol 1e-4, atol 1e-5); user inputs
  * and outputs keep their names, parameters their FQNs. Symbolic dims' ranges are checked at
  * run time and at load-time fixes. The older layouts (torch 2.1-2.7's flat archive, torch
  * 2.8's torch.save'd weights) give the same results; an archive of two programs loads either
  * by name. Bad archives give one clear line naming the node, field, tensor or record; weight
  * records that are not aligned in the file still run; truncations of an archive at many
  * points never crash or leak (test allocator); a TorchScript archive is still told apart from
- * a .pt2 by content.
+ * a .pt2 by content. PT2E quantized programs (torchao's XNNPACKQuantizer and
+ * X86InductorQuantizer) match PyTorch's quantized model within one output step, with their
+ * convs and linears on the int8 kernels when the rewrite is on.
  */
 #include "ember.h"
 #include <math.h>
@@ -402,6 +404,108 @@ static void test_two_models(void **state)
 }
 
 /* Parameters are initializers named by their FQN; the output keeps the program's name. */
+/* A PT2E quantized program (tools/gen_pt2_fixtures.py write_quantized) with the int8 rewrite
+ * `mode`, run on <name>_input.npy against PyTorch's quantized model: at least 99% of the
+ * output elements within one output step (<name>_lsb.npy) and none beyond two. Returns the
+ * fraction within a hundredth of a step ("exact"). */
+static double check_quantized(const char *name, ember_int8_mode mode)
+{
+    char file[128], in[128], out[128], lsb[128];
+    snprintf(file, sizeof file, "%s.pt2", name);
+    snprintf(in, sizeof in, "%s_input.npy", name);
+    snprintf(out, sizeof out, "%s_expected.npy", name);
+    snprintf(lsb, sizeof lsb, "%s_lsb.npy", name);
+    ember_model *m = NULL;
+    ember_model_options *mo = opts();
+    OK(ember_model_options_set_int8(mo, mode));
+    OK(ember_model_load_file(data_path(file), mo, &m));
+    ember_model_options_destroy(mo);
+    ember_tensor *x = NULL, *want = NULL, *step = NULL, *y = NULL;
+    OK(ember_tensor_load(data_path(in), &x));
+    OK(ember_tensor_load(data_path(out), &want));
+    OK(ember_tensor_load(data_path(lsb), &step));
+    ember_session *s = NULL;
+    OK(ember_session_create(m, NULL, &s));
+    OK(ember_session_run(s, &x, 1, &y, 1));
+    assert_int_equal(ember_tensor_elem_count(y), ember_tensor_elem_count(want));
+    const float *got = ember_tensor_data(y), *ref = ember_tensor_data(want);
+    const double q = *(const float *)ember_tensor_data(step);
+    assert_true(q > 0);
+    int64_t n = ember_tensor_elem_count(want), within = 0, exact = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)got[i] - ref[i]) / q;
+        within += d <= 1.0 + 1e-3;
+        exact += d <= 0.01;
+        if (d > 2.0) {
+            fail_msg("%s: element %lld is %.8g, PyTorch gives %.8g (%.2f steps of %g)", name,
+                     (long long)i, (double)got[i], (double)ref[i], d, q);
+        }
+    }
+    if (within * 100 < n * 99) {
+        fail_msg("%s: %lld of %lld elements within one step", name, (long long)within,
+                 (long long)n);
+    }
+    ember_tensor_destroy(y);
+    ember_session_destroy(s);
+    ember_tensor_destroy(x);
+    ember_tensor_destroy(want);
+    ember_tensor_destroy(step);
+    ember_model_destroy(m);
+    return (double)exact / (double)n;
+}
+
+/* The ops of `file` loaded with the int8 rewrite on: how many nodes run `op`. */
+static size_t count_ops(const char *file, const char *op, size_t *chains, size_t *int8_chains)
+{
+    ember_model *m = NULL;
+    ember_model_options *mo = opts();
+    OK(ember_model_options_set_int8(mo, EMBER_INT8_ON));
+    OK(ember_model_load_file(data_path(file), mo, &m));
+    ember_model_options_destroy(mo);
+    size_t n = 0;
+    for (size_t i = 0; i < ember_model_node_count(m); i++) {
+        n += strcmp(ember_model_node_op(m, i), op) == 0;
+    }
+    *chains = ember_model_int8_note_count(m);
+    *int8_chains = 0;
+    for (size_t i = 0; i < *chains; i++) {
+        const char *int8_op = NULL;
+        assert_true(ember_model_int8_note(m, i, NULL, &int8_op, NULL));
+        *int8_chains += int8_op != NULL;
+    }
+    ember_model_destroy(m);
+    return n;
+}
+
+static void test_pt2e(void **state)
+{
+    (void)state;
+    /* qcnn: XNNPACKQuantizer (int8 activations, per-channel weights), the output a dequantized
+     * int8 tensor; qmlp: X86InductorQuantizer (uint8), a float last linear; qmlp_rr: the same
+     * with reduce_range (quantize_per_tensor's 0..127: a Clip after the QuantizeLinear). */
+    static const char *const names[] = {"qcnn", "qmlp", "qmlp_rr"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        double off = check_quantized(names[i], EMBER_INT8_OFF);
+        double on = check_quantized(names[i], EMBER_INT8_ON);
+        print_message("%s: %.1f%% of the outputs exact (int8 off), %.1f%% (int8 on)\n", names[i],
+                      100 * off, 100 * on);
+        assert_true(off >= 0.9 && on >= 0.9);
+    }
+    /* every conv of qcnn runs as QLinearConv, both linears of qmlp as QGemm; no float conv or
+     * Gemm is left */
+    size_t chains = 0, int8_chains = 0;
+    assert_int_equal(count_ops("qcnn.pt2", "QLinearConv", &chains, &int8_chains), 3);
+    assert_int_equal(count_ops("qcnn.pt2", "FusedConv", &chains, &int8_chains), 0);
+    assert_int_equal(count_ops("qcnn.pt2", "Conv", &chains, &int8_chains), 0);
+    assert_int_equal(chains, 6); /* the convs, the max pool, the avg pool, the flatten */
+    assert_int_equal(int8_chains, 6);
+    assert_int_equal(count_ops("qmlp.pt2", "QGemm", &chains, &int8_chains), 2);
+    assert_int_equal(count_ops("qmlp.pt2", "Gemm", &chains, &int8_chains), 0);
+    assert_int_equal(int8_chains, 2);
+    assert_int_equal(count_ops("qmlp_rr.pt2", "QGemm", &chains, &int8_chains), 2);
+    assert_int_equal(count_ops("qmlp_rr.pt2", "Clip", &chains, &int8_chains), 2);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -452,13 +556,26 @@ static void test_bad_archives(void **state)
     expect_error("bad_pickled_weights.pt2", EMBER_ERR_INVALID_MODEL,
                  "bad_pickled_weights.pt2: data/weights/model.pt: not a valid zip archive: Not a "
                  "zip archive");
-    expect_error("bad_while_loop.pt2", EMBER_ERR_UNSUPPORTED,
-                 "node 'relu' (torch.ops.higher_order.while_loop): not an aten op: ember lowers "
-                 "torch.ops.aten.* targets, torch.ops.higher_order.cond and Python's arithmetic "
-                 "on symbolic ints only");
+    expect_error("bad_while_loop.pt2", EMBER_ERR_INVALID_MODEL,
+                 "node 'relu' (torch.ops.higher_order.while_loop): while_loop takes 4 inputs "
+                 "(cond_fn and body_fn as graphs, carried_inputs, additional_inputs)");
     expect_error("bad_cond_outputs.pt2", EMBER_ERR_INVALID_MODEL,
                  "node 'cond' (torch.ops.higher_order.cond): the branches return different "
                  "numbers of values, or none");
+    expect_error("bad_qdtype.pt2", EMBER_ERR_UNSUPPORTED,
+                 "node 'quantize_per_tensor' (torch.ops.quantized_decomposed.quantize_per_tensor."
+                 "default): quantized dtype i32 is not supported (uint8 and int8 are)");
+    expect_error("bad_qrange.pt2", EMBER_ERR_INVALID_MODEL,
+                 "node 'quantize_per_tensor' (torch.ops.quantized_decomposed.quantize_per_tensor."
+                 "default): quant_min .. quant_max (0 .. 300) is not a range within u8's 0 .. 255");
+    expect_error("bad_qaxis.pt2", EMBER_ERR_INVALID_MODEL,
+                 "node 'dequantize_per_channel' (torch.ops.quantized_decomposed.dequantize_per_"
+                 "channel.default): scales has 32 elements; the input has 16 along axis 1");
+    expect_error("bad_qdynamic.pt2", EMBER_ERR_UNSUPPORTED,
+                 "node 'quantize_per_tensor' (torch.ops.quantized_decomposed.choose_qparams."
+                 "tensor): quantized_decomposed op 'choose_qparams.tensor' is not supported "
+                 "(ember lowers quantize / dequantize per tensor and per channel with constant "
+                 "parameters: static PT2E quantization)");
     expect_error("bad_undefined_arg.pt2", EMBER_ERR_INVALID_MODEL,
                  "node 'relu' (torch.ops.aten.relu.default): argument 'self': 'nowhere' is not "
                  "defined before it");
@@ -518,6 +635,71 @@ static void test_told_apart(void **state)
     ember_model_destroy(m);
 }
 
+/* Programs that update buffers: a BatchNorm exported in train mode (batch statistics; running
+ * statistics and num_batches_tracked updated), a running average no output reads, each as
+ * exported (in-place ops) and after run_decompositions() (buffer_mutation outputs). They run
+ * with the updates dropped and give PyTorch's output of a later call on every run; a program
+ * whose output reads the buffer it updates (a step counter) is refused naming it. */
+static void test_mutations(void **state)
+{
+    (void)state;
+    static const char *const names[][2] = {
+        {"bn_train", "bn.running_mean, bn.running_var, bn.num_batches_tracked"},
+        {"bn_train_core", "bn.running_mean, bn.running_var, bn.num_batches_tracked"},
+        {"ema", "avg"},
+        {"ema_core", "avg"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char file[64];
+        snprintf(file, sizeof file, "%s.pt2", names[i][0]);
+        ember_model *m = load(file);
+        assert_string_equal(meta(m, "pt2.dropped_mutations"), names[i][1]);
+        assert_int_equal(ember_model_output_count(m), 1);
+        check_loaded(m, names[i][0]);
+        check_loaded(m, names[i][0]); /* a second run: the same (no state kept) */
+        ember_model_destroy(m);
+    }
+    expect_error("counter.pt2", EMBER_ERR_UNSUPPORTED,
+                 "counter.pt2: the program updates 'steps' and its outputs read it: ember runs "
+                 "inference on the saved weights and keeps no state between runs, so its "
+                 "outputs would not follow PyTorch's after the first call");
+    expect_error("counter_core.pt2", EMBER_ERR_UNSUPPORTED,
+                 "counter_core.pt2: the program updates 'steps' and its outputs read it");
+}
+
+/* torch.ops.higher_order.while_loop -> Loop: a step count and a data-dependent exit (the
+ * _big input exits before the first step); map_impl -> Loop over xs's first dim with scan
+ * outputs, an extra operand captured. */
+static void test_loops(void **state)
+{
+    (void)state;
+    ember_model *m = load("while_loop.pt2");
+    check_loaded(m, "while_loop");
+    check_loaded(m, "while_loop_big");
+    ember_model_destroy(m);
+    m = load("map.pt2");
+    assert_int_equal(ember_model_input_count(m), 2);
+    ember_tensor *x[2] = {NULL, NULL}, *want = NULL, *y = NULL;
+    OK(ember_tensor_load(data_path("map_input.npy"), &x[0]));
+    OK(ember_tensor_load(data_path("map_input_1.npy"), &x[1]));
+    OK(ember_tensor_load(data_path("map_expected.npy"), &want));
+    ember_session *s = NULL;
+    OK(ember_session_create(m, NULL, &s));
+    OK(ember_session_run(s, x, 2, &y, 1));
+    assert_int_equal(ember_tensor_elem_count(y), ember_tensor_elem_count(want));
+    assert_int_equal(ember_tensor_dims(y)[0], 5);
+    const float *got = ember_tensor_data(y), *ref = ember_tensor_data(want);
+    for (int64_t i = 0; i < ember_tensor_elem_count(want); i++) {
+        assert_true(fabs((double)got[i] - ref[i]) <= 1e-5 + 1e-4 * fabs((double)ref[i]));
+    }
+    ember_tensor_destroy(y);
+    ember_tensor_destroy(want);
+    ember_tensor_destroy(x[0]);
+    ember_tensor_destroy(x[1]);
+    ember_session_destroy(s);
+    ember_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -527,7 +709,8 @@ int main(void)
         cmocka_unit_test(test_truncated),    cmocka_unit_test(test_told_apart),
         cmocka_unit_test(test_dim_range),    cmocka_unit_test(test_older_layouts),
         cmocka_unit_test(test_two_models),   cmocka_unit_test(test_cond),
-        cmocka_unit_test(test_lstm),
+        cmocka_unit_test(test_lstm),         cmocka_unit_test(test_pt2e),
+        cmocka_unit_test(test_mutations),    cmocka_unit_test(test_loops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

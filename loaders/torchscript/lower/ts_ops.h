@@ -40,6 +40,12 @@ ember_status *em_ts_dequantize(ts_lower *L, const ts_call *c, const ts_av *a, in
 /* Float x quantized and dequantized as PyTorch's dynamic quantized Linear quantizes its input
  * per call (one range over all of x, to 0..qmax; ts_ops_quant.c). */
 ember_status *em_ts_dynamic_fake_quant(ts_lower *L, const ts_call *c, int x, int qmax, int *out);
+/* A float bias b[nb] next to input scale xs and weight scales ws (nws: 1 or nb) as the int32
+ * bias of QLinearConv / QGemm (arena arrays): bs[m] = float(xs * ws[m]), bq[m] =
+ * round_half_even(b[m] / bs[m]); *bq NULL where a scale is not positive or a quotient leaves
+ * int32 (ts_ops_quant.c). */
+ember_status *em_ts_int32_bias_data(ts_lower *L, float xs, const float *ws, int64_t nws,
+                                   const float *b, int64_t nb, int32_t **bq, float **bs);
 ember_status *em_ts_requantize_like(ts_lower *L, const ts_call *c, int x, const ts_av *like,
                                  ts_av **out);
 

@@ -279,6 +279,26 @@ static const float *const_f32(const em_graph *g, int v, int64_t *count)
     return val->init.data;
 }
 
+ember_status *em_ts_int32_bias_data(ts_lower *L, float xs, const float *ws, int64_t nws,
+                                   const float *b, int64_t nb, int32_t **bq, float **bs)
+{
+    *bq = em_ts_arena_alloc(&L->arena, sizeof **bq * (size_t)nb);
+    *bs = em_ts_arena_alloc(&L->arena, sizeof **bs * (size_t)nb);
+    if (*bq == NULL || *bs == NULL) {
+        return em_status_oom();
+    }
+    for (int64_t m = 0; m < nb; m++) {
+        (*bs)[m] = xs * ws[nws == 1 ? 0 : m];
+        double q = nearbyint((double)b[m] / (*bs)[m]);
+        if (!((*bs)[m] > 0) || !(fabs(q) <= 2147483647.0)) {
+            *bq = NULL;
+            return NULL;
+        }
+        (*bq)[m] = (int32_t)q;
+    }
+    return NULL;
+}
+
 /* A conv's float bias as ONNX writes it (and qnnpack computes it): bq[m] =
  * round_half_even(b[m] / bs[m]) in int32 with bs[m] = float(xs * ws[m]), dequantized with scale
  * bs, which is the form passes_qdq.c turns into QLinearConv's bias. fbgemm / x86 add the
@@ -301,18 +321,11 @@ static ember_status *int32_bias(ts_lower *L, const ts_call *c, const ts_av *x, c
         b->u.t.g->values[b->u.t.v].rank != 1) {
         return NULL;
     }
-    int32_t *bq = em_ts_arena_alloc(&L->arena, sizeof *bq * (size_t)nb);
-    float *bs = em_ts_arena_alloc(&L->arena, sizeof *bs * (size_t)nb);
-    if (bq == NULL || bs == NULL) {
-        return em_status_oom();
-    }
-    for (int64_t m = 0; m < nb; m++) {
-        bs[m] = xs[0] * ws[nws == 1 ? 0 : m];
-        double q = nearbyint((double)bf[m] / bs[m]);
-        if (!(bs[m] > 0) || !(fabs(q) <= 2147483647.0)) {
-            return NULL;
-        }
-        bq[m] = (int32_t)q;
+    int32_t *bq = NULL;
+    float *bs = NULL;
+    TS_TRY(em_ts_int32_bias_data(L, xs[0], ws, nws, bf, nb, &bq, &bs));
+    if (bq == NULL) {
+        return NULL;
     }
     int in[2] = {-1, -1}, node = -1;
     TS_TRY(em_ts_const(L, EMBER_DTYPE_I32, 1, &nb, bq, &in[0]));
