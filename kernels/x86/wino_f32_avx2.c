@@ -218,9 +218,10 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
         memcpy(s->bias, ki->in[2].data, sizeof(float) * (size_t)s->m);
     }
     int64_t key[2] = {s->m, s->cg};
-    em_pack_key k = {"x86 winograd F(4,3) U", w->data, key, sizeof key, NULL};
+    em_pack_key k = {"x86 winograd F(4,3) U", NULL, key, sizeof key, NULL};
+    em_pack_cache *cache = em_kinfo_pack_at(ki, 1, &k.src);
     wino_pack_job job = {w->data, s->m, s->cg};
-    ember_status *st = em_pack_get(em_kinfo_packs(ki, 1), ki->al, &k,
+    ember_status *st = em_pack_get(cache, ki->al, &k,
                                    sizeof(float) * (size_t)(36 * s->m * s->cg), wino_fill, &job,
                                    &s->pack);
     if (st != NULL) {

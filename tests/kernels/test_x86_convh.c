@@ -87,7 +87,7 @@ static size_t h_run(const em_kernel *k, const fc_case *c, ember_dtype half, bool
     t_expect_ok(em_pack_cache_new(test_allocator(), &cache), "cache");
     uint64_t bit = (uint64_t)1 << 1;
     em_kpacks kp = {NULL, cache, 0, NULL, half == EMBER_DTYPE_F16 ? bit : 0,
-                    half == EMBER_DTYPE_BF16 ? bit : 0};
+                    half == EMBER_DTYPE_BF16 ? bit : 0, NULL};
     /* the sums' f32 rounding against the double reference, K terms of size up to wmax */
     double atol = 1e-5 * wmax * (1.0 + (double)(c->c * c->kh * c->kw) / 16.0);
     size_t bytes = 0;
@@ -164,7 +164,7 @@ static void test_declines(void **state)
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, xl, y);
     t_expect_error(kt_run(k, &node.n, in, 2, out, 1, 2u, NULL), EMBER_ERR_UNSUPPORTED, "hd",
                    "f32 W");
-    em_kpacks kp = {NULL, NULL, 0, NULL, 2, 0};
+    em_kpacks kp = {NULL, NULL, 0, NULL, 2, 0, NULL};
     t_expect_error(kt_run_kp(k, &node.n, in, 2, out, 1, 0u, NULL, &kp, NULL),
                    EMBER_ERR_UNSUPPORTED, "hd", "W at run time");
     t_node gn;
@@ -212,7 +212,7 @@ static void test_wino_half_plane(void **state)
         t_tensor(&in[1], EMBER_DTYPE_F32, 4, wd, w);
         t_tensor(&out[0], EMBER_DTYPE_F32, 5, xl, yb);
         for (int half = 0; half < 2; half++) {
-            em_kpacks kp = {NULL, NULL, 0, NULL, half ? 2u : 0u, 0};
+            em_kpacks kp = {NULL, NULL, 0, NULL, half ? 2u : 0u, 0, NULL};
             ember_status *st = kt_run_kp(ks[0], &node.n, in, 2, out, 1, 2u, NULL, &kp, NULL);
             if (half && side == 14) {
                 t_expect_error(st, EMBER_ERR_UNSUPPORTED, "wh", "half weights");
