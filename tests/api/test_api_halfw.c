@@ -19,8 +19,8 @@
  *    readers packed it (oneDNN's / convh's packs give it back); the GEMM's are kept (its packs
  *    do not); a second session shares the packs (the model's pack bytes do not grow); a new
  *    input shape, a session of reference kernels (which read the weight itself, widened from
- *    the packs) and ember_model_save_onnx (the bytes come back, equal to a model that kept
- *    them) all work, every output bit for bit a never-dropping model's.
+ *    the packs), ember_trainer_create and ember_model_save_onnx (the bytes come back, equal to
+ *    a model that kept them) all work, every output bit for bit a never-dropping model's.
  *  - Arguments: NULL options, INT8 and values outside the enum refused; a session asking for
  *    fp16 / bf16 on a model holding other weights is UNSUPPORTED naming the precision; a
  *    model with no weight to hold in half (cnn_v13: all under the floor) runs unchanged.
@@ -305,6 +305,25 @@ static void drop_and_give_back(ember_precision p)
     ember_session_destroy(s1);
     ember_session_destroy(s2);
     ember_session_options_destroy(so);
+    /* a trainer reads the weights themselves: they come back first */
+    if (x86) {
+        assert_null(value_of(m, conv)->init.data);
+    }
+    ember_trainer_options *to = NULL;
+    ember_trainer *tr = NULL;
+    OK(ember_trainer_options_create(&to));
+    OK(ember_trainer_options_set_loss(to, EMBER_LOSS_MSE, EMBER_REDUCTION_MEAN));
+    ember_status *tst = ember_trainer_create(m, to, &tr);
+    if (tst != NULL) { /* training half weights is not this test's: the restore is */
+        print_message("trainer on half weights: %s\n", ember_status_message(tst));
+        ember_status_destroy(tst);
+    }
+    ember_trainer_destroy(tr);
+    ember_trainer_options_destroy(to);
+    const em_value *tw = value_of(m, conv), *rw = value_of(r, conv);
+    assert_non_null(tw->init.data);
+    assert_memory_equal(tw->init.data, rw->init.data, em_tensor_nbytes(&rw->init));
+    same_runs(m, r, p, NULL); /* drops again after the restore, same outputs */
     /* saving reads the weights: they come back, the half values the oracle holds */
     char path[] = "/tmp/ember_test_halfw_save_XXXXXX";
     int fd = mkstemp(path);
