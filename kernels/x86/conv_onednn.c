@@ -387,6 +387,46 @@ done:
     return st;
 }
 
+/* A slice's packed weights -> its part of the plain weights (em_pack_unpack_fn: the model
+ * drops a half weight once packed, and a later plan that needs W widens it from here): the
+ * reorder back, wei_md to user_md, at dst + off floats. */
+typedef struct unpack_ctx {
+    dnnl_memory_desc_t user_md, wei_md;
+    size_t off;
+} unpack_ctx;
+
+static void unpack_weights(const void *ctx, const void *data, void *dst)
+{
+    const unpack_ctx *u = ctx;
+    dnnl_engine_t engine = NULL;
+    dnnl_memory_t from = NULL, to = NULL;
+    dnnl_primitive_desc_t rpd = NULL;
+    dnnl_primitive_t reorder = NULL;
+    dnnl_stream_t stream = NULL;
+    /* oneDNN takes a non-const handle; the reorder only reads its FROM argument. */
+    if (dnnl_engine_create(&engine, dnnl_cpu, 0) == dnnl_success &&
+        dnnl_memory_create(&from, &u->wei_md, engine, (void *)data) == dnnl_success &&
+        dnnl_memory_create(&to, &u->user_md, engine, (float *)dst + u->off) == dnnl_success &&
+        dnnl_reorder_primitive_desc_create(&rpd, &u->wei_md, engine, &u->user_md, engine,
+                                           NULL) == dnnl_success &&
+        dnnl_primitive_create(&reorder, rpd) == dnnl_success &&
+        dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) == dnnl_success) {
+        int omp_prev = omp_get_max_threads();
+        omp_set_num_threads(1);
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+        if (dnnl_primitive_execute(reorder, stream, 2, args) == dnnl_success) {
+            (void)dnnl_stream_wait(stream);
+        }
+        omp_set_num_threads(omp_prev);
+    }
+    dnnl_stream_destroy(stream);
+    dnnl_primitive_destroy(reorder);
+    dnnl_primitive_desc_destroy(rpd);
+    dnnl_memory_destroy(to);
+    dnnl_memory_destroy(from);
+    dnnl_engine_destroy(engine);
+}
+
 /* Slice sl's weights in its primitive's layout, from the pack cache (em_pack_get). */
 static ember_status *pack_weights(const em_kinfo *ki, dnnl_engine_t engine, const conv_geom *full,
                                   int64_t m, conv_slice *sl, const dnnl_memory_desc_t *user_md)
@@ -398,12 +438,19 @@ static ember_status *pack_weights(const em_kinfo *ki, dnnl_engine_t engine, cons
     memset(&key, 0, sizeof key);
     key.wei_off = sl->wei_off;
     key.md = sl->wei_md;
-    em_pack_key k = {"onednn conv weights", w, &key, sizeof key, pack_key_eq};
+    em_pack_key k = {"onednn conv weights", NULL, &key, sizeof key, pack_key_eq};
+    em_pack_cache *cache = em_kinfo_pack_at(ki, 1, &k.src);
     pack_job job = {ki, engine, user_md, &sl->wei_md, w + m0 * cg * khw, full->merge, m0, m,
                     cg, mg, khw};
-    ember_status *st = em_pack_get(em_kinfo_packs(ki, 1), ki->al, &k,
-                                   dnnl_memory_desc_get_size(&sl->wei_md), reorder_weights, &job,
-                                   &sl->pack);
+    ember_status *st = em_pack_get(cache, ki->al, &k, dnnl_memory_desc_get_size(&sl->wei_md),
+                                   reorder_weights, &job, &sl->pack);
+    /* merged groups hold zeros beside the weights; a strided user_md, bytes between */
+    if (st == NULL && full->merge == 1 &&
+        dnnl_memory_desc_get_size(user_md) == sizeof(float) * (size_t)(m * cg * khw)) {
+        const unpack_ctx u = {*user_md, sl->wei_md, (size_t)(m0 * cg * khw)};
+        st = em_pack_set_unpack(sl->pack, unpack_weights, &u, sizeof u, sizeof(float) * u.off,
+                                sizeof(float) * (size_t)(m * cg * khw));
+    }
     sl->packed_w = em_pack_data(sl->pack);
     return st;
 }

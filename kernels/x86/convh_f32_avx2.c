@@ -100,6 +100,34 @@ static ember_status *convh_fill(void *ctx, void *dst)
     return NULL;
 }
 
+/* The panels -> W [M, C, KH, KW] f32 (em_pack_unpack_fn: the model drops the half weight once
+ * packed, and a later plan that needs W widens it from here). */
+typedef struct convh_unpack_ctx {
+    int64_t m, c, taps;
+    int hk;
+} convh_unpack_ctx;
+
+static void convh_unpack(const void *ctx, const void *data, void *dst)
+{
+    const convh_unpack_ctx *u = ctx;
+    const ember_dtype half = u->hk == 1 ? EMBER_DTYPE_F16 : EMBER_DTYPE_BF16;
+    const uint16_t *d = data;
+    float *w = dst;
+    for (int64_t p = 0; p < (u->m + PW - 1) / PW; p++) {
+        for (int64_t cb = 0; cb < u->c / CB; cb++) {
+            for (int64_t t = 0; t < u->taps; t++) {
+                for (int64_t ci = 0; ci < CB; ci++, d += PW) {
+                    float row[PW];
+                    em_half_to_f32_n(half, d, row, PW);
+                    for (int64_t o = 0; o < PW && p * PW + o < u->m; o++) {
+                        w[((p * PW + o) * u->c + cb * CB + ci) * u->taps + t] = row[o];
+                    }
+                }
+            }
+        }
+    }
+}
+
 void em_fusedconv_f32_half_release__avx2(const ember_allocator *al, void *state)
 {
     convh *s = state;
@@ -177,10 +205,15 @@ ember_status *em_fusedconv_f32_half_prepare__avx2(const em_kinfo *ki, void **sta
         memcpy(s->bias, ki->in[2].data, sizeof(float) * (size_t)s->m);
     }
     int64_t key[5] = {s->m, s->c, s->kh, s->kw, s->hk};
-    em_pack_key k = {"x86 half conv W", w->data, key, sizeof key, NULL};
+    em_pack_key k = {"x86 half conv W", NULL, key, sizeof key, NULL};
+    em_pack_cache *cache = em_kinfo_pack_at(ki, 1, &k.src);
     convh_pack_job job = {w->data, s};
-    ember_status *st = em_pack_get(em_kinfo_packs(ki, 1), ki->al, &k, bytes, convh_fill, &job,
-                                   &s->pack);
+    const convh_unpack_ctx u = {s->m, s->c, s->kh * s->kw, s->hk};
+    ember_status *st = em_pack_get(cache, ki->al, &k, bytes, convh_fill, &job, &s->pack);
+    if (st == NULL) {
+        st = em_pack_set_unpack(s->pack, convh_unpack, &u, sizeof u, 0,
+                                sizeof(float) * (size_t)(s->m * s->c * s->kh * s->kw));
+    }
     if (st != NULL) {
         em_fusedconv_f32_half_release__avx2(ki->al, s);
         return st;

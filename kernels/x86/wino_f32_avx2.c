@@ -12,7 +12,8 @@
  * 32gf's 112..232-channel groups; not resnext's 4..64 nor regnet_y_8gf's 56), strides and dilations 1,
  * any pads (or auto_pad), every epilogue of fusedconv.h, and an output plane of at least
  * WINO_MIN_PLANE pixels (below it the transformed weights, 4x the size of W, are read for too
- * few tiles to pay: see NOTES). Everything else is declined for oneDNN.
+ * few tiles to pay: see NOTES), or of WINO_HALF_MIN_PLANE when W holds half weights (U would
+ * be 8x their bytes). Everything else is declined for oneDNN.
  *
  * Load: U = G g G^T per (m, c) in f32, eight output channels a vector, packed once per
  * model (core/pack.h) as
@@ -49,6 +50,11 @@
 
 #define WB 8               /* the channel block: one AVX2 vector */
 #define WINO_MIN_PLANE 196 /* 14 x 14 */
+/* With weights held in half (em_kinfo_half_of), the plane below which the conv is left to
+ * the kernels that pack W at 1x (oneDNN's f32, convh's half): U, in f32 (f16 U is too
+ * inaccurate for F(4x4, 3x3): NOTES, h-half2), is 8x the half weights' bytes, and on these
+ * planes (resnet50's layer3, 47 MB of its 56 MB of U) Winograd gains least. NOTES (h-half3). */
+#define WINO_HALF_MIN_PLANE 784 /* 28 x 28 */
 #ifndef WINO_MIN_GROUP
 #define WINO_MIN_GROUP 96 /* input channels a group, grouped convs (see NOTES) */
 #endif
@@ -188,6 +194,9 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
     if (g.oh * g.ow < WINO_MIN_PLANE) {
         return wino_decline(ki, "output plane too small");
     }
+    if (em_kinfo_half_of(ki, 1) != EMBER_DTYPE_UNDEFINED && g.oh * g.ow < WINO_HALF_MIN_PLANE) {
+        return wino_decline(ki, "half weights on an output plane under 28 x 28");
+    }
     /* Grouped: the GEMMs (C/G deep) must be long enough to pay for the transforms (measured
      * on regnet's layers, NOTES: 112-168-wide groups win; 56-wide ones lost on 14 x 14, and
      * regnet_y_8gf as a whole did not gain with them on 28 x 28 and 56 x 56). */
@@ -209,9 +218,10 @@ ember_status *em_fusedconv_f32_wino_prepare__avx2(const em_kinfo *ki, void **sta
         memcpy(s->bias, ki->in[2].data, sizeof(float) * (size_t)s->m);
     }
     int64_t key[2] = {s->m, s->cg};
-    em_pack_key k = {"x86 winograd F(4,3) U", w->data, key, sizeof key, NULL};
+    em_pack_key k = {"x86 winograd F(4,3) U", NULL, key, sizeof key, NULL};
+    em_pack_cache *cache = em_kinfo_pack_at(ki, 1, &k.src);
     wino_pack_job job = {w->data, s->m, s->cg};
-    ember_status *st = em_pack_get(em_kinfo_packs(ki, 1), ki->al, &k,
+    ember_status *st = em_pack_get(cache, ki->al, &k,
                                    sizeof(float) * (size_t)(36 * s->m * s->cg), wino_fill, &job,
                                    &s->pack);
     if (st != NULL) {

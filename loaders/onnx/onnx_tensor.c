@@ -405,6 +405,11 @@ static ember_status *from_raw(onnx_ctx *c, const Onnx__TensorProto *tp, const ch
     ember_status *st = em_storage_new_owned(c->al, nbytes, out);
     if (st == NULL && nbytes > 0) {
         memcpy(em_storage_data(*out), tp->raw_data.data, nbytes);
+        if (base != NULL && raw >= base && (size_t)(raw - base) < em_storage_size(c->image)) {
+            /* the copy is what the model reads: a mapped image's pages go back now, not
+             * after the passes (else both are resident: the load-time peak) */
+            em_storage_drop_pages(c->image, (size_t)(raw - base), nbytes);
+        }
     }
     return st;
 }

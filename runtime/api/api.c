@@ -12,6 +12,8 @@
 #include "build_config.h"
 #include "exec/interp.h"
 #include "plan/kernel.h"
+#include "plan/planner.h"
+#include "core/lowp.h"
 #include "passes/passes.h"
 #include "plan/fold.h"
 #include "core/status.h"
@@ -368,12 +370,14 @@ static ember_status *model_new(const ember_model_options *opts, ember_model **ou
         m->log_ctx = opts->log_ctx;
         m->log_level = opts->log_level;
     }
+    pthread_mutex_init(&m->plan_mu, NULL);
     ember_status *st = em_graph_new(m->al, &m->g);
     if (st == NULL) {
         st = em_pack_cache_new(m->al, &m->packs);
     }
     if (st != NULL) {
         em_graph_destroy(m->g);
+        pthread_mutex_destroy(&m->plan_mu);
         em_free(m->al, m);
         return st;
     }
@@ -386,8 +390,9 @@ void ember_model_destroy(ember_model *m)
     if (m == NULL) {
         return;
     }
-    em_pack_cache_destroy(m->packs); /* empty: its sessions were destroyed before */
+    em_pack_cache_destroy(m->packs); /* its sessions were destroyed before; kept packs go */
     em_graph_destroy(m->g);
+    pthread_mutex_destroy(&m->plan_mu);
     em_storage_release(m->bytes);
     for (size_t i = 0; m->opset_domains != NULL && i < m->n_opsets; i++) {
         em_free(m->al, m->opset_domains[i]);
@@ -439,6 +444,7 @@ static ember_status *hold_half(ember_model *m, ember_dtype model_half)
                        : p == EMBER_PRECISION_BF16 ? EMBER_DTYPE_BF16
                                                    : model_half;
     m->half_weights = half;
+    m->drop_half = p == EMBER_PRECISION_FP16 || p == EMBER_PRECISION_BF16;
     if (half == EMBER_DTYPE_UNDEFINED) {
         return NULL;
     }
@@ -786,11 +792,57 @@ ember_status *ember_model_graph_text(const ember_model *m, char **text)
     return em_graph_to_text(m->g, text);
 }
 
+bool em_model_drop_half(void *ctx, int v)
+{
+    ember_model *m = ctx;
+    em_value *x = &m->g->values[v];
+    size_t f32_bytes = sizeof(float) * (size_t)em_tensor_numel(&x->init);
+    if (!m->drop_half || x->init.data == NULL || !em_pack_cache_keep(m->packs, x, f32_bytes)) {
+        return false;
+    }
+    em_storage_release(x->storage);
+    x->storage = NULL;
+    x->init.data = NULL;
+    return true;
+}
+
+ember_status *em_model_restore_half(const ember_model *cm)
+{
+    ember_model *m = (ember_model *)cm; /* the bytes come back; the model's values do not change */
+    ember_status *st = NULL;
+    pthread_mutex_lock(&m->plan_mu);
+    for (int v = 0; st == NULL && v < m->g->n_values; v++) {
+        em_value *x = &m->g->values[v];
+        if (x->kind != EM_VAL_INITIALIZER || x->init.data != NULL || x->storage != NULL ||
+            (x->dtype != EMBER_DTYPE_F16 && x->dtype != EMBER_DTYPE_BF16)) {
+            continue;
+        }
+        size_t n = (size_t)em_tensor_numel(&x->init);
+        float *w = em_malloc(m->al, sizeof(float) * (n > 0 ? n : 1));
+        em_storage *h = NULL;
+        st = w == NULL ? em_status_oom() : em_storage_new_owned(m->al, sizeof(uint16_t) * n, &h);
+        if (st == NULL && !em_pack_cache_unpack(m->packs, x, sizeof(float) * n, w)) {
+            st = em_status_new(EMBER_ERR_INTERNAL, "weight '%s': no pack gives it back", x->name);
+        }
+        if (st == NULL) {
+            em_f32_to_half_n(x->dtype, w, em_storage_data(h), n); /* exact: half values */
+            x->storage = h;
+            x->init.data = em_storage_data(h);
+            h = NULL;
+        }
+        em_storage_release(h);
+        em_free(m->al, w);
+    }
+    pthread_mutex_unlock(&m->plan_mu);
+    return st;
+}
+
 ember_status *ember_model_save_onnx(const ember_model *m, const char *path)
 {
     if (m == NULL || path == NULL) {
         return em_api_null_arg("model_save_onnx", m == NULL ? "model" : "path");
     }
+    EM_RETURN_IF_ERROR(em_model_restore_half(m));
     em_onnx_write_opts o = {0};
     for (size_t i = 0; i < m->n_opsets; i++) {
         const char *d = m->opset_domains[i];

@@ -9,6 +9,7 @@
 #include "core/pack.h"
 #include "core/tensor.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 
 /* Most inputs ember_model_options_set_input_rank describes. */
@@ -64,7 +65,20 @@ struct ember_model {
     /* Packed weights shared by every plan of every session of the model (core/pack.h). The
      * model stays immutable to its users: the cache has its own lock. */
     em_pack_cache *packs;
+    /* Weights held in half at the user's asking (set_precision FP16 / BF16) are dropped once
+     * every reader of a plan packed them in `packs` in forms that give them back (session.c,
+     * em_model_drop_half); plan_mu orders those drops against other sessions' planning and
+     * em_model_restore_half. False: kept (a half model's own weights, the quantizer's). */
+    bool drop_half;
+    pthread_mutex_t plan_mu;
 };
+
+/* em_plan_half_fn (planner.h) with ctx the model: drops the bytes of half initializer `v`
+ * when the model drops them and its packs give them back. Caller holds m->plan_mu. */
+bool em_model_drop_half(void *m, int v);
+/* Gives back the bytes of every dropped half initializer (ember_model_save_onnx, trainers:
+ * readers of the weights themselves). */
+ember_status *em_model_restore_half(const ember_model *m);
 
 struct ember_tensor {
     em_tensor t;

@@ -280,7 +280,11 @@ static ember_status *load_fold(const char *path, const ember_model_options *mo, 
     tmp.has_graph_opt = true;
     tmp.graph_opt = EMBER_GRAPH_OPT_FOLD;
     tmp.int8 = EMBER_INT8_OFF;
-    return ember_model_load_file(path, &tmp, out);
+    ember_status *st = ember_model_load_file(path, &tmp, out);
+    if (st == NULL) {
+        (*out)->drop_half = false; /* the quantizer reads the weights themselves */
+    }
+    return st;
 }
 
 static void free_outs(ember_tensor **outs, size_t n)

@@ -228,8 +228,12 @@ static ember_status *plan_get(ember_session *s, const int64_t *const *shapes, co
         }
     }
     em_plan *p = NULL;
-    ember_status *st = em_plan_build(s->m->g, s->al, s->isa, em_threadpool_size(s->pool),
-                                     s->m->packs, shapes, ranks, data, n, &p);
+    ember_model *m = (ember_model *)s->m; /* its half weights' bytes may go (api_internal.h) */
+    pthread_mutex_lock(&m->plan_mu);
+    ember_status *st = em_plan_build_ex(m->g, s->al, s->isa, em_threadpool_size(s->pool),
+                                        m->packs, shapes, ranks, data, n, em_model_drop_half, m,
+                                        &p);
+    pthread_mutex_unlock(&m->plan_mu);
     if (st != NULL) {
         return st;
     }

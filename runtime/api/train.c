@@ -440,6 +440,7 @@ ember_status *ember_trainer_create(const ember_model *model, const ember_trainer
     if (model == NULL) {
         return em_api_null_arg("trainer_create", "model");
     }
+    EM_RETURN_IF_ERROR(em_model_restore_half(model)); /* it reads the weights themselves */
     ember_trainer_options dflt = {0};
     if (opts == NULL) {
         dflt.optim = em_optim_defaults(EM_OPTIM_SGD);

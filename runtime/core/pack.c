@@ -28,6 +28,11 @@ struct em_pack {
     size_t bytes;
     void *data;
     int refs; /* guarded by cache->mu */
+    /* em_pack_set_unpack: gives source bytes [uoff, uoff + ulen) back; guarded by cache->mu */
+    em_pack_unpack_fn *unpack;
+    void *uctx;
+    size_t uoff, ulen;
+    bool kept; /* em_pack_cache_keep holds a reference */
 };
 
 struct em_pack_cache {
@@ -52,6 +57,7 @@ ember_status *em_pack_cache_new(const ember_allocator *al, em_pack_cache **out)
 
 static void pack_free(em_pack *p)
 {
+    em_free(p->al, p->uctx);
     em_big_free(p->al, p->data, p->bytes);
     em_free(p->al, p->key);
     em_free(p->al, p);
@@ -221,4 +227,89 @@ void em_pack_release(em_pack *p)
     if (last) {
         pack_free(p);
     }
+}
+
+ember_status *em_pack_set_unpack(em_pack *p, em_pack_unpack_fn *fn, const void *ctx,
+                                 size_t ctx_len, size_t off, size_t len)
+{
+    if (p == NULL) {
+        return NULL;
+    }
+    void *copy = em_malloc(p->al, ctx_len > 0 ? ctx_len : 1);
+    if (copy == NULL) {
+        return em_status_oom();
+    }
+    memcpy(copy, ctx, ctx_len);
+    em_pack_cache *c = p->cache;
+    if (c != NULL) {
+        pthread_mutex_lock(&c->mu);
+    }
+    bool set = p->unpack == NULL;
+    if (set) {
+        p->unpack = fn;
+        p->uctx = copy;
+        p->uoff = off;
+        p->ulen = len;
+    }
+    if (c != NULL) {
+        pthread_mutex_unlock(&c->mu);
+    }
+    if (!set) {
+        em_free(p->al, copy);
+    }
+    return NULL;
+}
+
+/* The packs of src that give back the most bytes from `at` on: the one (kept ones first when
+ * `kept_only`) whose range holds `at` and reaches furthest, or NULL. Caller holds c->mu. */
+static em_pack *cover_from(em_pack_cache *c, const void *src, size_t at, bool kept_only)
+{
+    em_pack *best = NULL;
+    for (em_pack *p = c->bucket[bucket_of(&(em_pack_key){"", src, NULL, 0, NULL})]; p != NULL;
+         p = p->next) {
+        if (p->src == src && p->unpack != NULL && (p->kept || !kept_only) && p->uoff <= at &&
+            at < p->uoff + p->ulen &&
+            (best == NULL || p->uoff + p->ulen > best->uoff + best->ulen)) {
+            best = p;
+        }
+    }
+    return best;
+}
+
+bool em_pack_cache_keep(em_pack_cache *c, const void *src, size_t bytes)
+{
+    if (c == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&c->mu);
+    size_t at = 0;
+    for (em_pack *p; at < bytes && (p = cover_from(c, src, at, false)) != NULL;) {
+        at = p->uoff + p->ulen;
+    }
+    bool covered = at >= bytes;
+    for (size_t k = 0; covered && k < bytes;) { /* keep the same cover */
+        em_pack *p = cover_from(c, src, k, false);
+        if (!p->kept) {
+            p->kept = true;
+            p->refs++;
+        }
+        k = p->uoff + p->ulen;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return covered;
+}
+
+bool em_pack_cache_unpack(em_pack_cache *c, const void *src, size_t bytes, void *dst)
+{
+    if (c == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&c->mu);
+    size_t at = 0;
+    for (em_pack *p; at < bytes && (p = cover_from(c, src, at, true)) != NULL;) {
+        p->unpack(p->uctx, p->data, dst); /* kept: alive; its writes are within the source */
+        at = p->uoff + p->ulen;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return at >= bytes;
 }

@@ -45,7 +45,8 @@ typedef struct em_pack_key {
 } em_pack_key;
 
 ember_status *em_pack_cache_new(const ember_allocator *al, em_pack_cache **out);
-/* Frees the cache; every pack taken from it must have been released. Ignores NULL. */
+/* Frees the cache; every pack taken from it must have been released (the packs
+ * em_pack_cache_keep kept are freed here). Ignores NULL. */
 void em_pack_cache_destroy(em_pack_cache *c);
 /* Bytes (and count) of the packs the cache holds now. 0 for NULL. */
 size_t em_pack_cache_bytes(em_pack_cache *c, size_t *count);
@@ -59,6 +60,22 @@ ember_status *em_pack_get(em_pack_cache *c, const ember_allocator *al, const em_
  * so a constant later allocated at the same address cannot match them. Ignores NULL. */
 void em_pack_cache_forget(em_pack_cache *c, const void *src);
 const void *em_pack_data(const em_pack *p);
+
+/* Giving a source back (weights held in half whose bytes the model drops once packed: the
+ * planner's em_plan_half_packed, session.c). A pack that holds its source's values exactly
+ * may say how to write bytes [off, off + len) of the source back from its data: fn(ctx, data,
+ * dst) writes them at dst + off, dst being the source's start. ctx (ctx_len bytes) is copied.
+ * Set once; later calls (a found pack) are ignored. Any thread. */
+typedef void em_pack_unpack_fn(const void *ctx, const void *data, void *dst);
+ember_status *em_pack_set_unpack(em_pack *p, em_pack_unpack_fn *fn, const void *ctx,
+                                 size_t ctx_len, size_t off, size_t len);
+/* Whether packs of `src` in c that can give their bytes back cover all `bytes` bytes of it;
+ * if so they are kept (one reference each, never released: they live until the cache is
+ * destroyed) and em_pack_cache_unpack can write the source from them. Ignores NULL. */
+bool em_pack_cache_keep(em_pack_cache *c, const void *src, size_t bytes);
+/* Writes the `bytes` bytes of source `src` at dst from the packs em_pack_cache_keep kept;
+ * false when they do not cover it. */
+bool em_pack_cache_unpack(em_pack_cache *c, const void *src, size_t bytes, void *dst);
 /* Drops one reference; the last frees the pack. Ignores NULL. Any thread. */
 void em_pack_release(em_pack *p);
 

@@ -382,6 +382,23 @@ static int only_packed_readers(const em_graph *g, int v, int n_orig)
     return first;
 }
 
+/* Gives back now the pages of a mapped file that held the f32 bytes [p, p + bytes) just
+ * rounded, so that the file's f32 weights and their half copies are not all resident at once
+ * (the load-time peak; em_graph_drop_unused_image would give them back only after the pass).
+ * Only whole pages inside the span go (em_storage_drop_pages); a page read again, by another
+ * value sharing those bytes, comes back from the file. Heap storages are freed by their
+ * release instead. */
+static void drop_mapped(em_storage *s, const void *p, size_t bytes)
+{
+    if (s == NULL || em_storage_kind_of(s) != EM_STORAGE_MMAP) {
+        return;
+    }
+    const char *lo = em_storage_data(s), *at = p;
+    if (at >= lo && at < lo + em_storage_size(s)) {
+        em_storage_drop_pages(s, (size_t)(at - lo), bytes);
+    }
+}
+
 static ember_status *narrow(em_graph *g, ember_dtype half, bool exact_only, int **after, int *cap,
                             size_t *n_done)
 {
@@ -401,6 +418,7 @@ static ember_status *narrow(em_graph *g, ember_dtype half, bool exact_only, int 
         EM_PASS_TRY(em_storage_new_owned(g->al, sizeof(uint16_t) * n, &h));
         em_f32_to_half_n(half, x->init.data, em_storage_data(h), n);
         x = &g->values[v];
+        drop_mapped(x->storage, x->init.data, sizeof(float) * n);
         em_tensor_set_shape(&x->init, half, x->init.dims, x->init.rank);
         x->init.data = em_storage_data(h);
         em_storage_release(x->storage);

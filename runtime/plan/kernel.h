@@ -51,6 +51,11 @@ typedef struct em_kpacks {
      * (weights held in half, passes_halfw.c), so every value of it is exact in that format and
      * a kernel may pack it in half (em_kinfo_half_of) without changing its results. */
     uint64_t f16_in, bf16_in;
+    /* May be NULL, else one entry per input: non-NULL for an input whose packs go to `shared`
+     * under that key source instead of the input's data address (the f32 copy of a half
+     * initializer, which each plan widens anew: keyed by the initializer, its packs are
+     * shared by every plan of the model). Kernels ask em_kinfo_pack_at. */
+    const void *const *key_src;
 } em_kpacks;
 
 /* What prepare sees. `in` always has n_in entries (node->n_in) and `out` n_out. Constant
@@ -75,6 +80,20 @@ static inline em_pack_cache *em_kinfo_packs(const em_kinfo *ki, int i)
         return NULL;
     }
     return i >= 0 && i < 64 && (p->shared_in >> i & 1) ? p->shared : p->own;
+}
+
+/* The pack cache and the key source (em_pack_key's src, set at *src) for packing constant
+ * input i: the planner's stable key for a widened half weight (em_kpacks' key_src), else the
+ * input's data and em_kinfo_packs. */
+static inline em_pack_cache *em_kinfo_pack_at(const em_kinfo *ki, int i, const void **src)
+{
+    const em_kpacks *p = ki->packs;
+    if (p != NULL && p->key_src != NULL && i >= 0 && i < ki->n_in && p->key_src[i] != NULL) {
+        *src = p->key_src[i];
+        return p->shared;
+    }
+    *src = i >= 0 && i < ki->n_in ? ki->in[i].data : NULL;
+    return em_kinfo_packs(ki, i);
 }
 
 /* Prepare's note that constant input i now lives in a pack its run reads instead (em_kpacks). */

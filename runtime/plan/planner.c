@@ -74,6 +74,7 @@ static ember_status *bind_inputs(em_plan *p, const int64_t *const *shapes, const
 typedef struct plan_tmp {
     em_shape *sin, *sout;
     em_tensor *tin, *tout;
+    const void **key_src; /* em_kpacks' key_src, one per input */
 } plan_tmp;
 
 static ember_status *infer_concrete(em_plan *p, int ni, const plan_tmp *tmp)
@@ -185,10 +186,11 @@ static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threa
     const em_node *n = &p->g->nodes[ni];
     em_plan_node *pn = &p->nodes[ni];
     em_tensor *tin = tmp->tin, *tout = tmp->tout;
-    em_kpacks packs = {shared, p->packs, 0, packed_in, 0, 0};
+    em_kpacks packs = {shared, p->packs, 0, packed_in, 0, 0, tmp->key_src};
     *packed_in = 0;
     for (int i = 0; i < n->n_in; i++) {
         memset(&tin[i], 0, sizeof tin[i]);
+        tmp->key_src[i] = NULL;
         if (n->in[i] >= 0) {
             tin[i] = p->vals[n->in[i]].t;
             if (p->vals[n->in[i]].loc != EM_LOC_CONST) {
@@ -201,6 +203,9 @@ static ember_status *choose_kernel(em_plan *p, int ni, uint64_t isa, int n_threa
                 const em_node *c = &p->g->nodes[p->g->values[n->in[i]].producer];
                 bool f16 = p->g->values[c->in[0]].dtype == EMBER_DTYPE_F16;
                 *(f16 ? &packs.f16_in : &packs.bf16_in) |= (uint64_t)1 << i;
+                if (shared != NULL) { /* packs shared by the model's plans: em_kpacks */
+                    tmp->key_src[i] = &p->g->values[c->in[0]];
+                }
             }
         }
     }
@@ -564,6 +569,8 @@ typedef struct wide_track {
     int *owned;
     int *left;
     unsigned char *keep;
+    em_plan_half_fn *half; /* em_plan_build_ex's */
+    void *half_ctx;
 } wide_track;
 
 static void wide_after_prepare(em_plan *p, int ni, uint64_t packed_in, wide_track *w)
@@ -578,6 +585,13 @@ static void wide_after_prepare(em_plan *p, int ni, uint64_t packed_in, wide_trac
             w->keep[v] = 1;
         }
         if (--w->left[v] == 0 && !w->keep[v]) {
+            if (p->shared != NULL) { /* packed under the initializer's key: kernel.h */
+                int h = p->g->nodes[p->g->values[v].producer].in[0];
+                p->half_packed[p->n_half_packed++] = h;
+                if (w->half != NULL && w->half(w->half_ctx, h)) {
+                    p->vals[h].t.data = NULL;
+                }
+            }
             em_pack_cache_forget(p->packs, p->vals[v].t.data);
             em_storage_release(p->owned[w->owned[v]]);
             p->owned[w->owned[v]] = NULL;
@@ -633,7 +647,18 @@ static ember_status *maybe_fold(em_plan *p, int ni, const unsigned char *need, s
         return em_status_oom();
     }
     em_kctx kc = {NULL, scr};
-    pn->k->run(pn->state, tin, tout, &kc);
+    if (widens_half_weight(p->g, ni) && tin[0].data == NULL) {
+        /* the model dropped the half bytes once packed (planner.h): widened from the packs */
+        const void *key = &p->g->values[n->in[0]];
+        if (!em_pack_cache_unpack(p->shared, key, out_bytes, tout[0].data)) {
+            em_aligned_free(p->al, scr);
+            return em_status_new(EMBER_ERR_INTERNAL,
+                                 "node '%s': weight '%s' was dropped and no pack gives it back",
+                                 n->name, p->g->values[n->in[0]].name);
+        }
+    } else {
+        pn->k->run(pn->state, tin, tout, &kc);
+    }
     em_aligned_free(p->al, scr);
     for (int o = 0; o < n->n_out; o++) {
         em_plan_value *pv = &p->vals[n->out[o]];
@@ -681,12 +706,23 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
                             const int *ranks, const void *const *data, int n_inputs,
                             em_plan **out)
 {
+    return em_plan_build_ex(g, al, isa, n_threads, shared, shapes, ranks, data, n_inputs, NULL,
+                            NULL, out);
+}
+
+ember_status *em_plan_build_ex(const em_graph *g, const ember_allocator *al, uint64_t isa,
+                               int n_threads, em_pack_cache *shared, const int64_t *const *shapes,
+                               const int *ranks, const void *const *data, int n_inputs,
+                               em_plan_half_fn *half, void *half_ctx, em_plan **out)
+{
     ember_status *st = NULL;
     em_plan *p = NULL;
     size_t *scratch = NULL;
     unsigned char *need = NULL;
     plan_tmp tmp = {0};
     wide_track wide = {0};
+    wide.half = half;
+    wide.half_ctx = half_ctx;
     uint64_t packed_in = 0;
     int max_in = 1, max_out = 1;
     *out = NULL;
@@ -700,6 +736,7 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     }
     p->al = al;
     p->g = g;
+    p->shared = shared;
     p->n_inputs = n_inputs;
     p->n_values = g->n_values;
     p->n_nodes = g->n_nodes;
@@ -721,12 +758,14 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
     tmp.sout = em_malloc(al, sizeof *tmp.sout * (size_t)max_out);
     tmp.tin = em_malloc(al, sizeof *tmp.tin * (size_t)max_in);
     tmp.tout = em_malloc(al, sizeof *tmp.tout * (size_t)max_out);
+    tmp.key_src = em_calloc(al, (size_t)max_in, sizeof *tmp.key_src);
+    p->half_packed = em_malloc(al, sizeof *p->half_packed * ((size_t)g->n_values + 1));
     wide.owned = em_malloc(al, sizeof *wide.owned * ((size_t)g->n_values + 1));
     wide.left = em_calloc(al, (size_t)g->n_values + 1, sizeof *wide.left);
     wide.keep = em_calloc(al, (size_t)g->n_values + 1, 1);
     if (p->sig == NULL || p->vals == NULL || p->nodes == NULL || p->bufs == NULL ||
         scratch == NULL || need == NULL || tmp.sin == NULL || tmp.sout == NULL || tmp.tin == NULL ||
-        tmp.tout == NULL || wide.owned == NULL || wide.left == NULL || wide.keep == NULL) {
+        tmp.tout == NULL || tmp.key_src == NULL || p->half_packed == NULL || wide.owned == NULL || wide.left == NULL || wide.keep == NULL) {
         st = em_status_oom();
         goto fail;
     }
@@ -793,6 +832,7 @@ fail:
     em_free(al, tmp.sout);
     em_free(al, tmp.tin);
     em_free(al, tmp.tout);
+    em_free(al, tmp.key_src);
     em_plan_destroy(p);
     return st;
 }
@@ -817,6 +857,7 @@ void em_plan_destroy(em_plan *p)
         em_storage_release(p->owned[i]);
     }
     em_free(p->al, p->owned);
+    em_free(p->al, p->half_packed);
     em_free(p->al, p->sig);
     em_free(p->al, p->vals);
     em_free(p->al, p->nodes);

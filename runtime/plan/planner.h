@@ -96,7 +96,20 @@ typedef struct em_plan {
     int n_owned;
     em_storage **owned; /* bytes of keyed inputs and folded values */
     em_pack_cache *packs; /* packings of those (plan-owned constants; pack.h) */
+    em_pack_cache *shared; /* em_plan_build's `shared` (may be NULL) */
+    /* Half initializers (weights held in half) whose widened copy every reader of this plan
+     * packed in `shared`, keyed by the initializer's em_value: the model may drop their bytes
+     * once em_pack_cache_keep says those packs give them back (session.c); a later plan then
+     * widens such an initializer, its data NULL, from them (em_pack_cache_unpack). */
+    int n_half_packed;
+    int *half_packed;
 } em_plan;
+
+/* Called by em_plan_build_ex during the build, for each half initializer `value` as soon as
+ * every reader of its widened copy has packed it in `shared` (before the next node's packs
+ * exist, so the initializer's bytes and all the packs are never alive at once); returns true
+ * when it dropped the initializer's bytes (its data is NULL from then on). */
+typedef bool em_plan_half_fn(void *ctx, int value);
 
 /* Builds the plan of `g` for concrete input shapes (shapes[i] has ranks[i] dims), for kernels
  * restricted to the features `isa` and run with `n_threads` threads. `data` (may be NULL, and
@@ -108,6 +121,11 @@ ember_status *em_plan_build(const em_graph *g, const ember_allocator *al, uint64
                             int n_threads, em_pack_cache *shared, const int64_t *const *shapes,
                             const int *ranks, const void *const *data, int n_inputs,
                             em_plan **out);
+/* em_plan_build with em_plan_half_fn `half` (may be NULL) and its ctx. */
+ember_status *em_plan_build_ex(const em_graph *g, const ember_allocator *al, uint64_t isa,
+                               int n_threads, em_pack_cache *shared, const int64_t *const *shapes,
+                               const int *ranks, const void *const *data, int n_inputs,
+                               em_plan_half_fn *half, void *half_ctx, em_plan **out);
 void em_plan_destroy(em_plan *p);
 /* Picks, for node `n` with these concrete inputs (data of constants visible to prepare) and
  * outputs, the highest-priority CPU kernel whose prepare accepts it: the kernel, its prepared

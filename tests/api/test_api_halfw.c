@@ -15,13 +15,23 @@
  *    of the fp32 output, rtol 1e-2 (fp16) / 3e-2 (bf16) with atol 1% of the output's largest
  *    magnitude, argmax equal.
  *  - ember_model_weight_bytes: the packed weights of >= 1024 elements in half, the rest f32.
+ *  - Dropped once packed: with the x86 kernels, a conv weight's half bytes are dropped once its
+ *    readers packed it (oneDNN's / convh's packs give it back); the GEMM's are kept (its packs
+ *    do not); a second session shares the packs (the model's pack bytes do not grow); a new
+ *    input shape, a session of reference kernels (which read the weight itself, widened from
+ *    the packs), ember_trainer_create and ember_model_save_onnx (the bytes come back, equal to
+ *    a model that kept them) all work, every output bit for bit a never-dropping model's.
  *  - Arguments: NULL options, INT8 and values outside the enum refused; a session asking for
  *    fp16 / bf16 on a model holding other weights is UNSUPPORTED naming the precision; a
  *    model with no weight to hold in half (cnn_v13: all under the floor) runs unchanged.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "ember.h"
 
 #include "common/test_alloc.h"
+#include "api/api_internal.h"
+#include "core/cpu.h"
+#include "ir/graph.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -31,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -229,6 +240,121 @@ static void test_bf16_close(void **state)
     close_to_fp32(EMBER_PRECISION_BF16, 3e-2);
 }
 
+static const em_value *value_of(const ember_model *m, const char *name)
+{
+    int v = em_graph_find_value(m->g, name);
+    assert_true(v >= 0);
+    return &m->g->values[v];
+}
+
+/* One session's two runs of m: batch 1 with isa, then batch 2; compared with model r's. */
+static void same_runs(const ember_model *m, const ember_model *r, ember_precision p,
+                      const char *isa)
+{
+    for (int batch = 1; batch <= 2; batch++) {
+        ember_tensor *x = input(batch);
+        ember_tensor *y = run(m, p, isa, x), *want = run(r, p, isa, x);
+        assert_same(y, want);
+        ember_tensor_destroy(y);
+        ember_tensor_destroy(want);
+        ember_tensor_destroy(x);
+    }
+}
+
+static void drop_and_give_back(ember_precision p)
+{
+    /* FOLD: savable (ALL's blocked layout has no ONNX form); its plain convs run on oneDNN */
+    ember_model *m = load("half/halfw.onnx", EMBER_GRAPH_OPT_FOLD, p);
+    if (m == NULL) {
+        return;
+    }
+    ember_model *r = load("half/halfw.onnx", EMBER_GRAPH_OPT_FOLD, p);
+    r->drop_half = false; /* the oracle keeps its half bytes */
+    const char *conv = "onnx::Conv_52", *mm = "onnx::MatMul_56";
+    /* the plain convs' packs give their weights back with oneDNN's conv (builds without it
+     * run them on kernels that keep the weight: nothing dropped, the rest holds the same) */
+    const char *be = strstr(ember_build_info(), "backends=");
+    bool x86 = getenv("EMBER_ISA_MAX") == NULL && be != NULL && strstr(be, ",onednn") != NULL &&
+               (em_cpu_features() & EM_ISA_AVX2_SET) == EM_ISA_AVX2_SET;
+    /* a first session: the conv weights go once packed, the GEMM's stay */
+    ember_session_options *so = NULL;
+    ember_session *s1 = NULL, *s2 = NULL;
+    OK(ember_session_options_create(&so));
+    ember_session_options_set_threads(so, 2);
+    ember_session_options_set_precision(so, p);
+    OK(ember_session_create(m, so, &s1));
+    ember_tensor *x = input(1), *y1 = NULL, *y2 = NULL;
+    OK(ember_session_run(s1, &x, 1, &y1, 1));
+    if (x86) {
+        assert_null(value_of(m, conv)->init.data);
+        assert_null(value_of(m, "pw.weight")->init.data);
+        assert_non_null(value_of(m, mm)->init.data);
+    }
+    assert_non_null(value_of(r, conv)->init.data);
+    size_t packed = em_pack_cache_bytes(m->packs, NULL);
+    OK(ember_session_create(m, so, &s2)); /* a second session shares the packs */
+    OK(ember_session_run(s2, &x, 1, &y2, 1));
+    assert_same(y1, y2);
+    assert_int_equal(em_pack_cache_bytes(m->packs, NULL), packed);
+    ember_tensor *want = run(r, p, NULL, x);
+    assert_same(y1, want);
+    ember_tensor_destroy(want);
+    ember_tensor_destroy(y1);
+    ember_tensor_destroy(y2);
+    ember_tensor_destroy(x);
+    /* new shapes and other kernels need the weights themselves: widened from the packs */
+    same_runs(m, r, p, NULL);
+    same_runs(m, r, p, "scalar");
+    ember_session_destroy(s1);
+    ember_session_destroy(s2);
+    ember_session_options_destroy(so);
+    /* a trainer reads the weights themselves: they come back first */
+    if (x86) {
+        assert_null(value_of(m, conv)->init.data);
+    }
+    ember_trainer_options *to = NULL;
+    ember_trainer *tr = NULL;
+    OK(ember_trainer_options_create(&to));
+    OK(ember_trainer_options_set_loss(to, EMBER_LOSS_MSE, EMBER_REDUCTION_MEAN));
+    ember_status *tst = ember_trainer_create(m, to, &tr);
+    if (tst != NULL) { /* training half weights is not this test's: the restore is */
+        print_message("trainer on half weights: %s\n", ember_status_message(tst));
+        ember_status_destroy(tst);
+    }
+    ember_trainer_destroy(tr);
+    ember_trainer_options_destroy(to);
+    const em_value *tw = value_of(m, conv), *rw = value_of(r, conv);
+    assert_non_null(tw->init.data);
+    assert_memory_equal(tw->init.data, rw->init.data, em_tensor_nbytes(&rw->init));
+    same_runs(m, r, p, NULL); /* drops again after the restore, same outputs */
+    /* saving reads the weights: they come back, the half values the oracle holds */
+    char path[] = "/tmp/ember_test_halfw_save_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    OK(ember_model_save_onnx(m, path));
+    unlink(path);
+    const em_value *a = value_of(m, conv), *b = value_of(r, conv);
+    assert_non_null(a->init.data);
+    assert_int_equal(em_tensor_nbytes(&a->init), em_tensor_nbytes(&b->init));
+    assert_memory_equal(a->init.data, b->init.data, em_tensor_nbytes(&a->init));
+    same_runs(m, r, p, NULL);
+    ember_model_destroy(m);
+    ember_model_destroy(r);
+}
+
+static void test_fp16_drop(void **state)
+{
+    (void)state;
+    drop_and_give_back(EMBER_PRECISION_FP16);
+}
+
+static void test_bf16_drop(void **state)
+{
+    (void)state;
+    drop_and_give_back(EMBER_PRECISION_BF16);
+}
+
 static void test_args(void **state)
 {
     (void)state;
@@ -303,6 +429,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fp16_exact), cmocka_unit_test(test_bf16_exact),
         cmocka_unit_test(test_fp16_close), cmocka_unit_test(test_bf16_close),
+        cmocka_unit_test(test_fp16_drop),  cmocka_unit_test(test_bf16_drop),
         cmocka_unit_test(test_args),       cmocka_unit_test(test_nothing_to_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,8 @@
  * 6-pixel tile, an odd count of output blocks (a half-empty weight panel), every activation
  * with and without B and Z, serial and on 2 threads; its pack holds half the f32 weights'
  * bytes; f32 weights (no half note from the planner) and grouped / plain layouts are declined.
+ * The Winograd conv (wino_f32_avx2.c) declines half weights on planes under 28 x 28 (its f32
+ * U would be 8x their bytes) and takes them on larger ones and f32 weights on both.
  */
 #include "test_fusedconv_util.h"
 
@@ -85,7 +87,7 @@ static size_t h_run(const em_kernel *k, const fc_case *c, ember_dtype half, bool
     t_expect_ok(em_pack_cache_new(test_allocator(), &cache), "cache");
     uint64_t bit = (uint64_t)1 << 1;
     em_kpacks kp = {NULL, cache, 0, NULL, half == EMBER_DTYPE_F16 ? bit : 0,
-                    half == EMBER_DTYPE_BF16 ? bit : 0};
+                    half == EMBER_DTYPE_BF16 ? bit : 0, NULL};
     /* the sums' f32 rounding against the double reference, K terms of size up to wmax */
     double atol = 1e-5 * wmax * (1.0 + (double)(c->c * c->kh * c->kw) / 16.0);
     size_t bytes = 0;
@@ -162,7 +164,7 @@ static void test_declines(void **state)
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, xl, y);
     t_expect_error(kt_run(k, &node.n, in, 2, out, 1, 2u, NULL), EMBER_ERR_UNSUPPORTED, "hd",
                    "f32 W");
-    em_kpacks kp = {NULL, NULL, 0, NULL, 2, 0};
+    em_kpacks kp = {NULL, NULL, 0, NULL, 2, 0, NULL};
     t_expect_error(kt_run_kp(k, &node.n, in, 2, out, 1, 0u, NULL, &kp, NULL),
                    EMBER_ERR_UNSUPPORTED, "hd", "W at run time");
     t_node gn;
@@ -184,11 +186,57 @@ static void test_declines(void **state)
     test_free(y);
 }
 
+/* Winograd and half weights: declined on 14 x 14 (with the reason), taken on 28 x 28, and f32
+ * weights taken on both; the outputs it computes match the naive conv. */
+static void test_wino_half_plane(void **state)
+{
+    (void)state;
+    const em_kernel *ks[KT_MAX_KERNELS];
+    size_t nk = kt_find(EM_OP_FUSEDCONV, "_wino__avx2", ks, KT_MAX_KERNELS);
+    if (nk == 0 || !kt_isa_ok(ks[0])) {
+        skip();
+    }
+    for (int side = 14; side <= 28; side += 14) {
+        const fc_case c = {"wh", 1, 16, side, side, 16, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}};
+        t_node node;
+        fc_node_init(&node, "wh", &c, 0, 8, false);
+        int64_t n = 16 * side * side, xl[5] = {1, 2, side, side, 8}, wd[4] = {16, 16, 3, 3};
+        int64_t xd[4] = {1, 16, side, side};
+        float *x = t_random_f32(n, 77, -1, 1), *w = t_random_f32(16 * 16 * 9, 78, -1, 1);
+        round_half(EMBER_DTYPE_F16, w, 16 * 16 * 9, false);
+        float *xb = to_blk(x, 1, 16, side * side, 8), *yb = t_f32(n), *got = t_f32(n);
+        float *want = t_f32(n);
+        naive(&c, x, w, NULL, NULL, 0, xd, want);
+        em_tensor in[2], out[1];
+        t_tensor(&in[0], EMBER_DTYPE_F32, 5, xl, xb);
+        t_tensor(&in[1], EMBER_DTYPE_F32, 4, wd, w);
+        t_tensor(&out[0], EMBER_DTYPE_F32, 5, xl, yb);
+        for (int half = 0; half < 2; half++) {
+            em_kpacks kp = {NULL, NULL, 0, NULL, half ? 2u : 0u, 0, NULL};
+            ember_status *st = kt_run_kp(ks[0], &node.n, in, 2, out, 1, 2u, NULL, &kp, NULL);
+            if (half && side == 14) {
+                t_expect_error(st, EMBER_ERR_UNSUPPORTED, "wh", "half weights");
+                continue;
+            }
+            t_expect_ok(st, "wino");
+            from_blk(yb, got, 1, 16, side * side, 8);
+            kt_check("wh", ks[0]->name, 77, got, want, n, 1e-4, 1e-4);
+        }
+        test_free(x);
+        test_free(w);
+        test_free(xb);
+        test_free(yb);
+        test_free(got);
+        test_free(want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_naive),
         cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_wino_half_plane),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

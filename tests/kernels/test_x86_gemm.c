@@ -111,9 +111,9 @@ static void half_case(const kt_mm_case *c, ember_dtype half, bool specials, uint
     em_pack_cache *cache = NULL;
     t_expect_ok(em_pack_cache_new(test_allocator(), &cache), "cache");
     uint64_t bit = (uint64_t)1 << 1;
-    em_kpacks f32_kp = {NULL, cache, 0, NULL, 0, 0};
+    em_kpacks f32_kp = {NULL, cache, 0, NULL, 0, 0, NULL};
     em_kpacks half_kp = {NULL, cache, 0, NULL, half == EMBER_DTYPE_F16 ? bit : 0,
-                         half == EMBER_DTYPE_BF16 ? bit : 0};
+                         half == EMBER_DTYPE_BF16 ? bit : 0, NULL};
     size_t f32_bytes = 0, half_bytes = 0;
     t_tensor(&out[0], EMBER_DTYPE_F32, ry, ydims, wide);
     kt_fill_nan(wide, ny);

@@ -277,12 +277,69 @@ static void test_threads_share(void **state)
     em_pack_cache_destroy(c);
 }
 
+/* em_pack_unpack_fn of the tests: the pack's 16 floats, reversed, at dst + *ctx floats. */
+static void unpack16(const void *ctx, const void *data, void *dst)
+{
+    size_t off = *(const size_t *)ctx;
+    for (int i = 0; i < 16; i++) {
+        ((float *)dst)[off + (size_t)i] = ((const float *)data)[15 - i];
+    }
+}
+
+/* Giving a source back: packs that cover it are kept (they outlive their holders' releases,
+ * freed with the cache) and write it back; a gap, a pack with no unpack, another source or
+ * more bytes than covered: nothing kept, false. set_unpack on a found pack keeps the first. */
+static void test_unpack_keep(void **state)
+{
+    (void)state;
+    em_pack_cache *c = NULL;
+    OK(em_pack_cache_new(test_allocator(), &c));
+    int64_t p1 = 1, p2 = 2, p3 = 3;
+    em_pack_key k1 = {"rows", g_src, &p1, sizeof p1, NULL}, k2 = {"rows", g_src, &p2, sizeof p2, NULL};
+    em_pack_key k3 = {"rows", g_src, &p3, sizeof p3, NULL};
+    fill_ctx f1 = {0, 1.0f, false}, f2 = {0, 2.0f, false}, f3 = {0, 3.0f, false};
+    em_pack *a = NULL, *b = NULL, *x = NULL, *again = NULL;
+    OK(em_pack_get(c, test_allocator(), &k1, 64, fill16, &f1, &a));
+    OK(em_pack_get(c, test_allocator(), &k2, 64, fill16, &f2, &b));
+    OK(em_pack_get(c, test_allocator(), &k3, 64, fill16, &f3, &x)); /* no unpack */
+    ((float *)em_pack_data(a))[15] = 10.0f; /* so the order shows: dst[0] = data[15] */
+    size_t off0 = 0, off16 = 16, off99 = 99;
+    OK(em_pack_set_unpack(a, unpack16, &off0, sizeof off0, 0, 64));
+    assert_false(em_pack_cache_keep(c, g_src, 128)); /* [64, 128) not covered yet */
+    assert_false(em_pack_cache_unpack(c, g_src, 64, (float[16]){0}));
+    OK(em_pack_get(c, test_allocator(), &k2, 64, fill16, &f2, &again));
+    assert_ptr_equal(again, b);
+    OK(em_pack_set_unpack(b, unpack16, &off16, sizeof off16, 64, 64));
+    OK(em_pack_set_unpack(again, unpack16, &off99, sizeof off99, 64, 64)); /* ignored */
+    em_pack_release(again);
+    assert_false(em_pack_cache_keep(c, g_src + 1, 64)); /* another source */
+    assert_false(em_pack_cache_keep(c, g_src, 129));   /* past the cover */
+    assert_false(em_pack_cache_keep(NULL, g_src, 64));
+    assert_true(em_pack_cache_keep(c, g_src, 128));
+    assert_true(em_pack_cache_keep(c, g_src, 128)); /* kept once: no second reference */
+    em_pack_release(a);
+    em_pack_release(b);
+    em_pack_release(x);
+    size_t n = 0;
+    assert_int_equal(em_pack_cache_bytes(c, &n), 2 * 64); /* the kept two live on */
+    assert_int_equal(n, 2);
+    float dst[32];
+    memset(dst, 0, sizeof dst);
+    assert_true(em_pack_cache_unpack(c, g_src, 128, dst));
+    assert_true(dst[0] == 10.0f && dst[1] == 1.0f && dst[15] == 1.0f);
+    assert_true(dst[16] == 2.0f && dst[31] == 2.0f);
+    assert_false(em_pack_cache_unpack(c, g_src, 129, dst));
+    assert_false(em_pack_cache_unpack(NULL, g_src, 128, dst));
+    em_pack_cache_destroy(c); /* frees the kept packs (test_alloc checks for leaks) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_share_and_release), cmocka_unit_test(test_eq_function),
         cmocka_unit_test(test_fail_and_private),  cmocka_unit_test(test_big_pack),
         cmocka_unit_test(test_threads_share),     cmocka_unit_test(test_forget),
+        cmocka_unit_test(test_unpack_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

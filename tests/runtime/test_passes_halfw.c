@@ -9,9 +9,14 @@
  *    a B also read by an Add, a depthwise Conv W, a weight that is a graph output;
  *  - exact_only: a weight of values all exact in the half format is held, one with a value
  *    that is not stays f32;
- *  - a bad dtype is refused; a graph with nothing to hold is left unchanged.
+ *  - a bad dtype is refused; a graph with nothing to hold is left unchanged;
+ *  - a weight read in place from a mapped file: once its half copy exists, the pages that
+ *    held only its f32 bytes are no longer resident in this process (/proc/self/smaps' Rss of
+ *    the mapping; Linux), the pages it shares with its neighbours are, and the half values
+ *    are the rounded file values (the load-time peak: f32 and half bytes not both alive).
  * Each rewritten graph verifies and infers shapes; test_api_halfw.c runs the values.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, sysconf */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +25,11 @@
 #include "test_passes_util.h"
 
 #include "core/lowp.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static int reader_of(const em_graph *g, int v)
 {
@@ -219,6 +229,102 @@ static void test_halfw_refused_and_nothing(void **state)
     em_graph_destroy(g);
 }
 
+/* Resident bytes of the mapping that starts at `base` (/proc/self/smaps), or -1 when unknown. */
+static long mapped_rss(const void *base)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (f == NULL) {
+        return -1;
+    }
+    char line[512];
+    bool in = false;
+    long kb = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) { /* a mapping's header line */
+            in = lo == (uintptr_t)base;
+        } else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+/* `bytes` of img in a temp file (removed), mapped, every page read in (as a loader would). */
+static em_storage *map_touched(const unsigned char *img, size_t bytes)
+{
+    char path[] = "/tmp/ember_test_halfw_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, img, bytes), (ssize_t)bytes);
+    close(fd);
+    em_storage *s = NULL;
+    OK(em_storage_new_mmap(test_allocator(), path, &s));
+    unlink(path);
+    const volatile unsigned char *m = em_storage_data(s);
+    unsigned sum = 0;
+    for (size_t i = 0; i < bytes; i++) {
+        sum += m[i];
+    }
+    (void)sum;
+    return s;
+}
+
+static void test_halfw_mapped_pages_dropped(void **state)
+{
+    (void)state;
+    long page = sysconf(_SC_PAGESIZE);
+    enum { N = 64 * 256, HEAD = 100 };               /* 64 KB of f32, starting off a page */
+    size_t bytes = HEAD + sizeof(float) * N + HEAD;
+    unsigned char *img = calloc(1, bytes);
+    float *w = malloc(sizeof(float) * N);
+    assert_non_null(img);
+    assert_non_null(w);
+    for (int i = 0; i < N; i++) {
+        w[i] = (float)((i * 7919) % 2001 - 1000) * 0.0137f;
+    }
+    memcpy(img + HEAD, w, sizeof(float) * N);
+    /* whether this system shows pages given back (smaps there, madvise honoured: qemu-user
+     * may do neither): a second mapping, all its whole pages dropped (the last, partial one
+     * stays: em_storage_drop_pages rounds inward) */
+    em_storage *probe = map_touched(img, bytes);
+    long probe_in = mapped_rss(em_storage_data(probe));
+    em_storage_drop_pages(probe, 0, bytes);
+    long probe_out = mapped_rss(em_storage_data(probe));
+    em_storage_release(probe);
+    if (probe_in < (long)(bytes / (size_t)page) * page || probe_out < 0 || probe_out > page) {
+        print_message("skipped: resident pages not observable here (smaps Rss %ld -> %ld)\n",
+                      probe_in, probe_out);
+        free(img);
+        free(w);
+        return;
+    }
+    em_storage *s = map_touched(img, bytes);
+    long before = mapped_rss(em_storage_data(s));
+    assert_true(before >= (long)(bytes / (size_t)page) * page);
+    em_graph *g = NULL;
+    OK(em_graph_new(test_allocator(), &g));
+    static const int64_t xd[2] = {2, 64}, bd[2] = {64, 256};
+    int x, b;
+    OK(em_graph_add_input(g, "x", EMBER_DTYPE_F32, 2, xd, NULL, &x));
+    OK(em_graph_add_initializer(g, "b", EMBER_DTYPE_F32, 2, bd, s, HEAD, &b));
+    OK(em_graph_mark_output(g, tp_op2(g, EM_OP_MATMUL, x, b, "y")));
+    OK(em_graph_infer_shapes(g));
+    size_t n_done = 0;
+    OK(em_pass_weights_to_half(g, EMBER_DTYPE_F16, false, &n_done));
+    assert_int_equal(n_done, 1);
+    assert_held(g, "b", EMBER_DTYPE_F16, w, N);
+    /* the first and last pages also hold the file's other bytes: they stay */
+    long after = mapped_rss(em_storage_data(s));
+    assert_true(after >= 0);
+    assert_true(after <= 2 * page);
+    em_graph_destroy(g);
+    em_storage_release(s);
+    free(img);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_halfw_bf16),
         cmocka_unit_test(test_halfw_exact_only),
         cmocka_unit_test(test_halfw_refused_and_nothing),
+        cmocka_unit_test(test_halfw_mapped_pages_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
