@@ -192,6 +192,7 @@ static char *slurp(const char *path, size_t *n)
     fseek(f, 0, SEEK_SET);
     char *b = malloc((size_t)len + 1);
     assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+    b[len] = '\0'; /* test_methods compares the texts as strings */
     fclose(f);
     *n = (size_t)len;
     return b;
