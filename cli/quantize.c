@@ -43,9 +43,13 @@ static void quantize_usage(FILE *f)
             "  --no-per-channel       one scale per weight tensor\n"
             "  --activations u8|s8    activation type (default u8)\n"
             "  --symmetric            symmetric activations (default asymmetric)\n"
-            "  --method M             minmax (default); percentile, entropy and mse are not in\n"
-            "                         this build yet\n"
+            "  --method M             minmax (default), percentile, entropy or mse\n"
             "  --percentile P         for --method percentile (default 99.999)\n"
+            "  --entropy-bins N       for --method entropy: the KL search's histogram of N bins\n"
+            "                         over [-T, T] of all calibration values (default 128, as\n"
+            "                         ONNX Runtime; 0: the histogram as it grew batch by batch)\n"
+            "  --entropy-levels N     quantized bins of entropy's search (default 128; 0 bins and\n"
+            "                         256 levels: TensorRT's scale of search)\n"
             "  --exclude NAME_OR_OP   leave nodes of this name or op type in fp32 (repeatable)\n"
             "  --shape NAME=DIMS      fix an input's shape (by default: the first batch's)\n"
             "  --report               print what was quantized, what stayed fp32 and why, and\n"
@@ -109,6 +113,7 @@ typedef struct q_args {
     bool report, quiet;
     ember_calib_method method;
     double percentile;
+    long long entropy_bins, entropy_levels;
 } q_args;
 
 static int parse_args(int argc, char **argv, q_args *a)
@@ -196,6 +201,17 @@ static int parse_args(int argc, char **argv, q_args *a)
             if (end == v || *end != '\0') {
                 return cli_error("--percentile: '%s' is not a number", v), 2;
             }
+        } else if (strcmp(s, "--entropy-bins") == 0 || strcmp(s, "--entropy-levels") == 0) {
+            char *end = NULL;
+            long long n = strtoll(v, &end, 10);
+            if (end == v || *end != '\0') {
+                return cli_error("%s: '%s' is not an integer", s, v), 2;
+            }
+            if (strcmp(s, "--entropy-bins") == 0) {
+                a->entropy_bins = n;
+            } else {
+                a->entropy_levels = n;
+            }
         } else if (strcmp(s, "--exclude") == 0) {
             st = ember_quantize_options_add_exclude(a->qo, v);
         } else if (strcmp(s, "--shape") == 0) {
@@ -217,6 +233,13 @@ static int parse_args(int argc, char **argv, q_args *a)
         i++;
     }
     ember_status *st = ember_quantize_options_set_method(a->qo, a->method, a->percentile);
+    if (st == NULL) {
+        if (a->entropy_levels < 0 || a->entropy_levels > 65536) {
+            return cli_error("--entropy-levels: %lld is not in [2, 65536]", a->entropy_levels), 2;
+        }
+        st = ember_quantize_options_set_entropy(a->qo, (int64_t)a->entropy_bins,
+                                                (int)a->entropy_levels);
+    }
     return st != NULL ? cli_fail(st) : -1;
 }
 
@@ -300,6 +323,8 @@ int cli_quantize(int argc, char **argv)
     q_args a;
     memset(&a, 0, sizeof a);
     a.percentile = 99.999;
+    a.entropy_bins = 128;
+    a.entropy_levels = 128;
     a.files = calloc(Q_MAX_FILES, sizeof *a.files);
     ember_status *st = a.files == NULL ? NULL : ember_quantize_options_create(&a.qo);
     int rc = a.files == NULL ? cli_error("out of memory") : st != NULL ? cli_fail(st) : -1;

@@ -1022,12 +1022,21 @@ EMBER_API EMBER_NODISCARD ember_status *
 ember_quantize_options_set_symmetric(ember_quantize_options *opts, bool symmetric);
 /* Calibration method; `percentile` (in (0, 100]) is read for EMBER_CALIB_PERCENTILE only.
  * The histogram methods keep a bounded histogram per observed tensor (48-384 KB) and choose the
- * ranges when the model is written, the cache saved or the report made; entropy's search
- * takes 50-250 ms a tensor. INVALID_ARG for a NULL `opts`, a method outside the enum or a
+ * ranges when the model is written, the cache saved or the report made (entropy:
+ * ember_quantize_options_set_entropy). INVALID_ARG for a NULL `opts`, a method outside the enum or a
  * bad percentile. */
 EMBER_API EMBER_NODISCARD ember_status *
 ember_quantize_options_set_method(ember_quantize_options *opts, ember_calib_method method,
                                   double percentile);
+/* Entropy's histogram and search (EMBER_CALIB_ENTROPY only): the KL search runs on `bins` bins
+ * over [-T, T] (T the largest |x|) of all calibration values, as ORT's quantize_static makes it
+ * (num_bins), quantized to `levels` bins (num_quantized_bins). Default 128 / 128, ORT's
+ * defaults, where the one window is the whole range: the min and max. bins = 0 searches the
+ * histogram as it grew batch by batch (2 x 2048 bins to start); with levels 256 that is
+ * TensorRT's scale of search (slower: 50-250 ms a tensor). INVALID_ARG for a NULL `opts`,
+ * bins outside 0 or [2, 2^21], levels outside [2, 65536]. */
+EMBER_API EMBER_NODISCARD ember_status *
+ember_quantize_options_set_entropy(ember_quantize_options *opts, int64_t bins, int levels);
 /* Leaves in fp32 every node whose name or op type (e.g. "Gemm") is `name` (copied; repeat for
  * more). An entry that matches no node makes ember_quantizer_create fail with INVALID_ARG
  * naming it. INVALID_ARG for NULL arguments or an empty name. */

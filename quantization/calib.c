@@ -75,7 +75,8 @@ void em_calib_params_init(em_calib_params *p, em_calib_method m)
     p->symmetric = m == EM_CALIB_PERCENTILE;
     p->moving_average = false;
     p->percentile = 99.999;
-    p->levels = 256;
+    p->levels = m == EM_CALIB_ENTROPY ? EM_CALIB_ENTROPY_LEVELS : 256;
+    p->bins = m == EM_CALIB_ENTROPY ? EM_CALIB_ENTROPY_BINS : 0;
 }
 
 /* ---- histograms ---- */
@@ -563,14 +564,67 @@ static double window_kl(const kl_scratch *k, int64_t start, int64_t end)
     return (a - b) / sp + log(sq / sp);
 }
 
-static ember_status *range_entropy(const em_calib *c, const em_calib_params *p, double *lo,
-                                   double *hi)
+/* A position in units of the fine histogram's bins, snapped to the nearest integer when within
+ * rounding of it (edges that line up must not leave a sliver of a count in a neighbour). */
+static double snap(double x)
 {
-    const hist *h = &c->val;
+    double r = nearbyint(x);
+    return fabs(x - r) <= 1e-9 * (1 + fabs(r)) ? r : x;
+}
+
+/*
+ * The histogram of ORT's one collect: nb bins over [-t, t], t = max(|min|, |max|), from the value
+ * histogram f (which covers [-T, T], T >= t). Fine bin j is [j, j + 1) in fine units; its part
+ * inside [-t, t] goes to the coarse bins it overlaps in proportion (all of it to one bin when it
+ * lies inside one, as whenever the edges line up). out->h is allocated here.
+ */
+static ember_status *rebin(const em_calib *c, int64_t nb, hist *out)
+{
+    const hist *f = &c->val;
+    double t = fmax(fabs((double)c->min), fabs((double)c->max));
+    out->h = em_calloc(NULL, (size_t)nb, sizeof(double));
+    if (out->h == NULL) {
+        return em_status_oom();
+    }
+    out->nb = out->alloc = out->cap = nb;
+    out->lo = -t;
+    out->w = 2 * t / (double)nb;
+    out->init = true;
+    double u0 = (-t - f->lo) / f->w, du = out->w / f->w, u1 = u0 + (double)nb * du;
+    for (int64_t j = 0; j < f->nb; j++) {
+        double cnt = f->h[j];
+        if (cnt == 0) {
+            continue;
+        }
+        double a = fmax((double)j, u0), b = fmin((double)(j + 1), u1);
+        if (!(b > a)) { /* outside [-t, t] by rounding only: the nearest end bin */
+            out->h[(double)j < u0 ? 0 : nb - 1] += cnt;
+            continue;
+        }
+        double xa = snap((a - u0) / du), xb = snap((b - u0) / du);
+        int64_t ka = (int64_t)floor(xa), kb = (int64_t)ceil(xb) - 1;
+        ka = ka < 0 ? 0 : ka > nb - 1 ? nb - 1 : ka;
+        kb = kb < ka ? ka : kb > nb - 1 ? nb - 1 : kb;
+        if (ka == kb) {
+            out->h[ka] += cnt;
+            continue;
+        }
+        for (int64_t k = ka; k <= kb; k++) {
+            double l = fmax(xa, (double)k), r = fmin(xb, (double)(k + 1));
+            if (r > l) {
+                out->h[k] += cnt * (r - l) / (xb - xa);
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The KL search on histogram h; *lo / *hi are left as they are when there is no window. */
+static ember_status *search_entropy(const hist *h, const em_calib_params *p, double *lo,
+                                    double *hi)
+{
     int64_t nb = h->nb, zero = nb / 2, nq = p->levels, halfq = nq / 2;
-    *lo = c->min;
-    *hi = c->max;
-    if (c->T == 0 || halfq > zero) {
+    if (halfq > zero) {
         return NULL; /* no window to search: the whole range */
     }
     double *pre = em_malloc(NULL, (size_t)(nb + 1 + 2 * nq + 1) * sizeof(double));
@@ -608,6 +662,26 @@ static ember_status *range_entropy(const em_calib *c, const em_calib_params *p, 
     em_free(NULL, pre);
     em_free(NULL, nzpre);
     return NULL;
+}
+
+static ember_status *range_entropy(const em_calib *c, const em_calib_params *p, double *lo,
+                                   double *hi)
+{
+    *lo = c->min;
+    *hi = c->max;
+    if (c->T == 0 || (p->bins != 0 && p->bins / 2 < p->levels / 2)) {
+        return NULL; /* only zeros, or no window narrower than the histogram: the whole range */
+    }
+    if (p->bins == 0) {
+        return search_entropy(&c->val, p, lo, hi);
+    }
+    hist h;
+    ember_status *st = rebin(c, p->bins, &h);
+    if (st == NULL) {
+        st = search_entropy(&h, p, lo, hi);
+        em_free(NULL, h.h);
+    }
+    return st;
 }
 
 /* PyTorch's HistogramObserver._get_norm: density * integral of x^2 over [b, e]. */
@@ -721,6 +795,11 @@ ember_status *em_calib_range(const em_calib *c, em_calib_method m, const em_cali
     if ((m == EM_CALIB_ENTROPY || m == EM_CALIB_MSE) && (p->levels < 2 || p->levels > 65536)) {
         return em_status_new(EMBER_ERR_INVALID_ARG, "%s: %d quantization levels out of [2, 65536]",
                              em_calib_method_name(m), p->levels);
+    }
+    if (m == EM_CALIB_ENTROPY && p->bins != 0 && (p->bins < 2 || p->bins > EM_CALIB_ENTROPY_MAX_BINS)) {
+        return em_status_new(EMBER_ERR_INVALID_ARG, "entropy: %lld histogram bins out of [2, %lld] "
+                             "(or 0: the collector's own)", (long long)p->bins,
+                             (long long)EM_CALIB_ENTROPY_MAX_BINS);
     }
     if (c->batches == 0) {
         return em_status_new(EMBER_ERR_STATE, "%s calibration: no values were collected",

@@ -27,10 +27,18 @@
  *               edge of the bin where the cumulative distribution reaches `percentile`; else the
  *               value histogram cut by (100 - percentile) / 2 on each side; clipped to the min
  *               and max.
- *   entropy     ORT's get_entropy_threshold (TensorRT's KL-divergence search as MXNet wrote it):
- *               for each window of 2i + 1 bins around 0, the KL divergence between the clipped
- *               distribution and its quantization to `levels` bins; the window of least
- *               divergence, clipped to the min and max.
+ *   entropy     ORT's EntropyCalibrater: get_entropy_threshold (TensorRT's KL-divergence search
+ *               as MXNet wrote it) on the histogram quantize_static makes, `bins` bins over
+ *               [-T, T] (T the largest |x|) of all calibration values at once (one collect;
+ *               ORT's defaults num_bins = num_quantized_bins = 128). For each window of 2i + 1
+ *               bins around 0, the KL divergence between the clipped distribution and its
+ *               quantization to `levels` bins; the window of least divergence, clipped to the
+ *               min and max. With bins == levels there is one window: the min and max. ember
+ *               rebuilds that histogram from its finer value histogram (exact when the edges
+ *               line up: one batch, power-of-two bins; otherwise a fine bin that straddles a
+ *               coarse edge is split in proportion). bins = 0 searches the value histogram as
+ *               it grew batch by batch instead (ORT's merge_histogram, which ORT reaches only
+ *               with CalibStridedMinMax; with 2 x 2048 bins and 256 levels, TensorRT's scale).
  *   mse         PyTorch HistogramObserver's _non_linear_param_search (caffe2's norm
  *               minimization): the value histogram's occupied bins, shrunk from the side holding
  *               less mass while the L2 error of quantizing to `levels` steps falls.
@@ -72,9 +80,17 @@ typedef struct em_calib_params {
                           * histogram (default on, as ORT's PercentileCalibrater) */
     bool moving_average; /* minmax: the mean of the batches' min and max (default off) */
     double percentile;   /* percentile: in (0, 100] (default 99.999) */
-    int levels;          /* entropy: quantized bins (ORT's num_quantized_bins); mse: the steps of
-                          * the integer type (PyTorch's dst_nbins); default 256, for u8 and s8 */
+    int levels;          /* entropy: quantized bins (ORT's num_quantized_bins, default 128); mse:
+                          * the steps of the integer type (PyTorch's dst_nbins, default 256) */
+    int64_t bins;        /* entropy: the bins over [-T, T] the search runs on (ORT's num_bins,
+                          * default 128); 0: the collector's own value histogram as it grew */
 } em_calib_params;
+
+/* ORT's EntropyCalibrater defaults (num_bins, num_quantized_bins). */
+#define EM_CALIB_ENTROPY_BINS 128
+#define EM_CALIB_ENTROPY_LEVELS 128
+/* The largest entropy `bins` (a histogram of 2^21 doubles: 16 MB while the range is chosen). */
+#define EM_CALIB_ENTROPY_MAX_BINS ((int64_t)1 << 21)
 
 void em_calib_params_init(em_calib_params *p, em_calib_method m);
 

@@ -23,6 +23,12 @@ Keys ("1": all rows in one collect, as quantize_static does; "b": one collect pe
                                   float32, the rest ORT's code: on these small data sets the KL
                                   curve is flat near its minimum and float32 rounding alone can
                                   move ORT's choice by a few bins
+  entropyort_<nb>_<nq>_<1|b>      ORT's EntropyCalibrater as quantize_static runs it: one
+                                  collect of all rows, num_bins=nb, num_quantized_bins=nq (ORT's
+                                  defaults 128 / 128, then finer histograms); the same reference
+                                  under _1 and _b: ember (a collector of the default bins, as the
+                                  quantizer makes) fed all rows at once (_1) or row by row (_b)
+  entropyort64_<nb>_<nq>_<1|b>    the same with the KL in float64 (see entropy64_)
   mse_1                           torch HistogramObserver(bins=BINS) fed all rows at once, then
                                   _non_linear_param_search() (PyTorch's own min / max search)
 
@@ -41,6 +47,7 @@ import numpy as np
 BINS = 256  # ember's em_calib_new(BINS): |x| histogram BINS bins, value histogram 2 * BINS
 LEVELS = 256
 PERCENTILES = (99.999, 99.9, 99.0)
+ORT_ENTROPY = ((128, 128), (512, 128), (2048, 128))  # (num_bins, num_quantized_bins)
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "calib")
 
 
@@ -119,7 +126,7 @@ def ort_hist(data, method, symmetric, num_bins, **kw):
     from onnxruntime.quantization.calibrate import HistogramCollector
 
     res = {}
-    for mode in ("1", "b"):
+    for mode in kw.get("modes", ("1", "b")):
         col = HistogramCollector(method=method, symmetric=symmetric, num_bins=num_bins,
                                  num_quantized_bins=kw.get("levels", 128),
                                  percentile=kw.get("percentile", 99.999), scenario="same")
@@ -170,6 +177,14 @@ def main():
         cal.entropy, cal.smooth_distribution = saved
         for mode, v in r.items():
             refs["entropy64_" + mode] = v
+        for nb, nq in ORT_ENTROPY:
+            for tag, f64 in (("entropyort", False), ("entropyort64", True)):
+                if f64:
+                    cal.entropy, cal.smooth_distribution = kl64, smooth64
+                v = ort_hist(data, "entropy", False, nb, levels=nq, modes=("1",))["1"]
+                cal.entropy, cal.smooth_distribution = saved
+                for mode in ("1", "b"):
+                    refs["%s_%d_%d_%s" % (tag, nb, nq, mode)] = v
         for key, (lo, hi, b) in refs.items():
             lines.append("%s %s %r %r %r" % (name, key, lo, hi, b))
     tp = os.environ.get("TORCH_PYTHON", "/work/main/bench/.env/torch2/bin/python")

@@ -550,14 +550,30 @@ ember_status *em_passes_run(em_graph *g, const em_passes_options *opt)
     return em_passes_run_extra(g, opt, NULL);
 }
 
+static ember_status *run_passes(em_graph *g, const em_passes_options *opt,
+                                const em_passes_extra *x, bool fold_conv);
+
 ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
                                   const em_passes_extra *x)
+{
+    return run_passes(g, opt, x, false);
+}
+
+ember_status *em_passes_fold_conv(em_graph *g)
+{
+    const em_passes_options none = {false, false, false, 0, NULL};
+    return run_passes(g, &none, NULL, true);
+}
+
+static ember_status *run_passes(em_graph *g, const em_passes_options *opt,
+                                const em_passes_extra *x, bool fold_conv)
 {
     const em_passes_extra none = {false, NULL, NULL};
     x = x != NULL ? x : &none;
     em_passes_options dflt = em_passes_level(EMBER_GRAPH_OPT_ALL);
     opt = opt != NULL ? opt : &dflt;
-    if ((!opt->fold && !opt->fuse && !opt->layout) || g->n_nodes == 0 || has_subgraphs(g)) {
+    if ((!opt->fold && !opt->fuse && !opt->layout && !fold_conv) || g->n_nodes == 0 ||
+        has_subgraphs(g)) {
         return NULL;
     }
     em_pctx c = {g, NULL, NULL, 0, 0, opt->eval, x->note, x->note_ctx};
@@ -605,6 +621,8 @@ ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
     }
     if (st == NULL && opt->fuse) {
         st = em_pass_fuse_conv(&c);
+    } else if (st == NULL && fold_conv) {
+        st = em_pass_fold_conv(&c);
     }
     if (st == NULL && opt->fuse) {
         st = em_pass_fuse_matmul(&c);

@@ -96,6 +96,10 @@ typedef struct em_passes_extra {
     em_pass_note_fn note; /* may be NULL: told what the rewrite left to fp32, and why */
     void *note_ctx;
 } em_passes_extra;
+/* Only steps 2 and 3 (Conv + BatchNormalization / per-channel Add folded into the conv's W and
+ * B), then step 6: what ORT's quant_pre_process does before quantizing, for the quantizer's
+ * fp32 graph (runtime/api/quantize.c). */
+ember_status *em_passes_fold_conv(em_graph *g);
 /* em_passes_run with the extras (x NULL: none). */
 ember_status *em_passes_run_extra(em_graph *g, const em_passes_options *opt,
                                   const em_passes_extra *x);
@@ -239,6 +243,8 @@ ember_status *em_pass_mean_pool(em_pctx *c);
  * with the layout pass (passes_chlast.c). */
 ember_status *em_pass_channel_last(em_pctx *c, int block);
 ember_status *em_pass_fuse_conv(em_pctx *c);
+/* Steps 2 and 3 only (em_passes_fold_conv). */
+ember_status *em_pass_fold_conv(em_pctx *c);
 ember_status *em_pass_fuse_matmul(em_pctx *c);
 ember_status *em_pass_fuse_gemm_act(em_pctx *c);
 ember_status *em_pass_layout(em_pctx *c, int block);

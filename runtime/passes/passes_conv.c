@@ -397,6 +397,19 @@ static ember_status *fuse_activation(em_pctx *c, int j, bool *done)
     return NULL;
 }
 
+ember_status *em_pass_fold_conv(em_pctx *c)
+{
+    for (int s = 0; s < 2; s++) {
+        for (int j = 0; j < c->g->n_nodes; j++) {
+            bool done;
+            if (!c->dead[j] && c->g->nodes[j].op == (s == 0 ? EM_OP_BATCHNORM : EM_OP_ADD)) {
+                EM_PASS_TRY((s == 0 ? fold_bn : fold_bias)(c, j, &done));
+            }
+        }
+    }
+    return NULL;
+}
+
 ember_status *em_pass_fuse_conv(em_pctx *c)
 {
     typedef ember_status *(*rule)(em_pctx *, int, bool *);

@@ -25,7 +25,13 @@
  *                              ORT's float32 the KL curve's flat minimum is decided by rounding
  *                              and moved the choice by up to 26 bins on these sets (heavy_1:
  *                              116.0 against 136.5), so ORT's own entropy_ lines are kept in
- *                              expected.txt for reference but not asserted.
+ *                              expected.txt for reference but not asserted. The entropyort
+ *                              lines are ORT's EntropyCalibrater as quantize_static runs it (one
+ *                              collect of all rows, ORT's 128 / 128 and finer histograms):
+ *                              ember's collector of the quantizer's default bins, fed all rows
+ *                              at once or row by row with the largest |x| first (its histogram
+ *                              then refines ORT's bins exactly), gives ORT's range to 1e-5 of
+ *                              max |x|; at 128 / 128 (one window) ORT's float32 lines too.
  *   mse                        one of PyTorch's bins ((max - min) / BINS): PyTorch's histogram
  *                              is BINS bins on exactly [min, max]; ember searches its value
  *                              histogram (2 * BINS bins on [-T, T], T = max |x|) restricted to
@@ -52,7 +58,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BINS 256 /* tools/gen_calib_fixtures.py's BINS */
+#define BINS 256  /* tools/gen_calib_fixtures.py's BINS */
+#define LEVELS 256 /* and its LEVELS */
 
 typedef struct dataset {
     float *x;
@@ -87,11 +94,12 @@ static dataset load_case(const char *name)
     return d;
 }
 
-/* A collector fed the rows of d in `order` (NULL: 0, 1, ...) one by one, or all at once. */
-static em_calib *collect(const dataset *d, bool one_batch, const int *order)
+/* A collector of `bins` (0: the default) fed the rows of d in `order` (NULL: 0, 1, ...) one by
+ * one, or all at once. */
+static em_calib *collect_bins(const dataset *d, bool one_batch, const int *order, int64_t bins)
 {
     em_calib *c = NULL;
-    OK(em_calib_new(BINS, &c));
+    OK(em_calib_new(bins, &c));
     if (one_batch) {
         OK(em_calib_add(c, d->x, (size_t)(d->rows * d->n)));
     } else {
@@ -104,14 +112,20 @@ static em_calib *collect(const dataset *d, bool one_batch, const int *order)
     return c;
 }
 
+static em_calib *collect(const dataset *d, bool one_batch, const int *order)
+{
+    return collect_bins(d, one_batch, order, BINS);
+}
+
 /* The method and params of an expected.txt key; one_batch from its _1 / _b suffix. False for
  * ORT's own entropy_ lines (float32 KL sums), which the header explains we do not assert. */
 static bool parse_key(const char *key, em_calib_method *m, em_calib_params *p, bool *one_batch,
-                      double *tol_bins)
+                      double *tol_bins, int64_t *coll_bins)
 {
     size_t len = strlen(key);
     *one_batch = len > 2 && strcmp(key + len - 2, "_1") == 0;
     *tol_bins = 0;
+    *coll_bins = BINS;
     *m = EM_CALIB_MINMAX;
     em_calib_params_init(p, *m);
     if (strncmp(key, "minmax", 6) == 0) {
@@ -129,8 +143,28 @@ static bool parse_key(const char *key, em_calib_method *m, em_calib_params *p, b
     } else if (strncmp(key, "entropy_", 8) == 0) {
         return false;
     } else if (strncmp(key, "entropy64_", 10) == 0) {
+        /* ORT's collector with the test's BINS, fed as ember is: its histogram as it grew */
         *m = EM_CALIB_ENTROPY;
         em_calib_params_init(p, *m);
+        p->bins = 0;
+        p->levels = LEVELS;
+    } else if (strncmp(key, "entropyort", 10) == 0) {
+        /* quantize_static's one collect of everything: the quantizer's collector (default
+         * bins) rebuilding ORT's histogram, fed at once (exact) or row by row (rebinned); ORT's
+         * float32 KL only where there is a single window to choose (bins == levels) */
+        bool f64 = strncmp(key, "entropyort64_", 13) == 0;
+        long long nb = 0, nq = 0;
+        if (sscanf(key + (f64 ? 13 : 11), "%lld_%lld", &nb, &nq) != 2) {
+            fail_msg("expected.txt: bad key %s", key);
+        }
+        if (!f64 && nb != nq) {
+            return false;
+        }
+        *m = EM_CALIB_ENTROPY;
+        em_calib_params_init(p, *m);
+        p->bins = nb;
+        p->levels = (int)nq;
+        *coll_bins = 0;
     } else if (strncmp(key, "mse", 3) == 0) {
         *m = EM_CALIB_MSE;
         em_calib_params_init(p, *m);
@@ -190,10 +224,29 @@ static void test_against_references(void **state)
         em_calib_params p;
         bool one;
         double tol_bins;
-        if (!parse_key(key, &m, &p, &one, &tol_bins)) {
+        int64_t coll_bins;
+        if (!parse_key(key, &m, &p, &one, &tol_bins, &coll_bins)) {
             continue;
         }
-        em_calib *c = collect(&d, one, NULL);
+        /* entropyort row by row: the row holding the largest |x| first, so the collector's
+         * value histogram never grows and its bins refine ORT's one-collect bins (the rebuilt
+         * histogram is then exact; when it grows, bins straddling ORT's edges are split in
+         * proportion: an approximation, test_entropy_rebinned) */
+        int order[64];
+        bool first_amax = strncmp(key, "entropyort", 10) == 0 && !one && d.rows <= 64;
+        for (int64_t r = 0; first_amax && r < d.rows; r++) {
+            order[r] = (int)r;
+        }
+        for (int64_t i = 0, best = 0; first_amax && i < d.rows * d.n; i++) {
+            if (fabsf(d.x[i]) > fabsf(d.x[best])) {
+                best = i;
+                order[0] = (int)(i / d.n);
+            }
+        }
+        if (first_amax && order[0] != 0) {
+            order[order[0]] = 0;
+        }
+        em_calib *c = collect_bins(&d, one, first_amax ? order : NULL, coll_bins);
         float lo, hi;
         OK(em_calib_range(c, m, &p, &lo, &hi));
         double amax = 0;
@@ -284,6 +337,35 @@ static void test_growth_past_cap(void **state)
     assert_true(lo < 0 && hi > 0);
     em_calib_free(c);
     free(d.x);
+}
+
+/* Row by row in their own order, the value histogram grows and ORT's one-collect histogram is
+ * rebuilt approximately. With ORT's defaults (bins == levels: one window) the range is still
+ * exactly the min and max; with a real search it stays a range inside [min, max] holding 0
+ * (on flat KL curves it can land far from ORT's choice: outliers at 512 / 128, 30.98 against
+ * ORT's 20.16). */
+static void test_entropy_rebinned(void **state)
+{
+    (void)state;
+    const char *names[] = {"relu", "gauss", "heavy", "outliers", "huge"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        dataset d = load_case(names[i]);
+        em_calib *c = collect_bins(&d, false, NULL, 0);
+        float lo, hi, mlo, mhi;
+        OK(em_calib_range(c, EM_CALIB_MINMAX, NULL, &mlo, &mhi));
+        OK(em_calib_range(c, EM_CALIB_ENTROPY, NULL, &lo, &hi));
+        assert_true(lo == mlo && hi == mhi);
+        em_calib_params p;
+        em_calib_params_init(&p, EM_CALIB_ENTROPY);
+        const int64_t bins[] = {512, 2048, 4096, 8192};
+        for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++) {
+            p.bins = bins[b];
+            OK(em_calib_range(c, EM_CALIB_ENTROPY, &p, &lo, &hi));
+            assert_true(mlo <= lo && lo <= 0 && 0 <= hi && hi <= mhi && lo < hi);
+        }
+        em_calib_free(c);
+        free(d.x);
+    }
 }
 
 /* Normal(mu, sigma) by Box-Muller on the tests' deterministic generator. */
@@ -479,6 +561,14 @@ static void test_bad_input(void **state)
     assert_true(lo >= -1 && hi <= 3 && lo < hi);
     em_calib_params_init(&p, EM_CALIB_ENTROPY);
     assert_false(p.symmetric);
+    assert_true(p.levels == 128 && p.bins == 128); /* ORT's EntropyCalibrater defaults */
+    p.bins = 1;
+    EXPECT_ERR(em_calib_range(c, EM_CALIB_ENTROPY, &p, &lo, &hi), EMBER_ERR_INVALID_ARG, "entropy",
+               "1 histogram bins");
+    p.bins = EM_CALIB_ENTROPY_MAX_BINS + 1;
+    EXPECT_ERR(em_calib_range(c, EM_CALIB_ENTROPY, &p, &lo, &hi), EMBER_ERR_INVALID_ARG,
+               "2097153 histogram bins");
+    p.bins = 0;
     p.levels = 1;
     EXPECT_ERR(em_calib_range(c, EM_CALIB_ENTROPY, &p, &lo, &hi), EMBER_ERR_INVALID_ARG, "entropy",
                "1 quantization levels");
@@ -522,6 +612,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_references),
         cmocka_unit_test(test_growth_past_cap),
+        cmocka_unit_test(test_entropy_rebinned),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_bad_input),
