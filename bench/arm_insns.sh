@@ -80,7 +80,7 @@ for r in "${runs[@]}"; do
 done
 wait
 
-per_inf() { awk '/^marks/ {print $NF - $(NF-1)}' "$1"; }
+per_inf() { awk '/^marks/ {printf "%.0f\n", $NF - $(NF-1)}' "$1"; } # exact below 2^53
 total() { awk '/^insns/ {print $2}' "$1"; }
 echo
 echo "| model | precision | isa | instructions / inference | process total | qemu CPU s |"
