@@ -11,8 +11,8 @@
 # emulation on a loaded machine), and the ONNX 1.23 conformance suite's node group when
 # $EMBER_ONNX123_SUITE (or build-test/onnx123, which tools/test.sh writes) holds it.
 # Also run: the NEON kernels' tests that are quick under emulation (kernels_test_arm_conv,
-# _unary, _binary: a few seconds each). Left out: kernels_test_arm_gemm (its ~320 Gemm /
-# MatMul cases took 140 s under qemu on a loaded machine: run it with
+# _unary, _binary, _pool, _blocked, _dwconv: 0.4-5 s of CPU each). Left out:
+# kernels_test_arm_gemm (its ~320 Gemm / MatMul cases took 140 s under qemu on a loaded machine: run it with
 # `ctest --test-dir build-test/aarch64 -R arm_gemm` after a build of it), the other kernel
 # unit tests (kernels/ref's op-by-op tests, ~130 executables; the conformance suite runs the
 # same reference kernels through whole graphs), the loader unit tests, the other conformance
@@ -40,7 +40,8 @@ cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.c
 grep -A12 "ember .* configuration" "$dir.log" || true
 # The library, the ember program, the API tests, then the runtime tests and the conformance
 # runner (each test is its own executable: build only what runs).
-targets=(ember_api_cli_tests kernels_test_arm_conv kernels_test_arm_unary kernels_test_arm_binary)
+targets=(ember_api_cli_tests kernels_test_arm_conv kernels_test_arm_unary kernels_test_arm_binary
+  kernels_test_arm_pool kernels_test_arm_blocked kernels_test_arm_dwconv)
 while read -r t; do targets+=("$t"); done < <(ctest --test-dir "$dir" -N -L runtime \
   | sed -n 's/^ *Test *#[0-9]*: \(runtime_test_[a-z0-9_]*\)$/\1/p')
 [ -z "$suite" ] || targets+=(onnx_conformance)
@@ -49,7 +50,7 @@ cmake --build "$dir" -j"$jobs" --target "${targets[@]}" >>"$dir.log" 2>&1 \
 file "$dir/ember" | grep -q "ARM aarch64"
 echo "built for aarch64 in $(($(date +%s) - t0)) s: $(qemu-aarch64 -L / "$dir/ember" --version | tail -1)"
 t1=$(date +%s)
-quick='kernels_test_arm_(conv|unary|binary)$'
+quick='kernels_test_arm_(conv|unary|binary|pool|blocked|dwconv)$'
 regex="^(runtime_|api_|cli_|$quick)"
 [ -z "$suite" ] || regex="^(runtime_|api_|cli_|$quick|onnx123_conformance_node\$)"
 ctest --test-dir "$dir" --output-on-failure -j"$jobs" -R "$regex" -E 'soak|api_test_api_memory$'

@@ -10,4 +10,4 @@
 
 #include "vmath_avx2.inc"
 
-#include "blocked_driver.inc"
+#include "kernels/vec/blocked_driver.inc"

@@ -10,4 +10,4 @@
 
 #include "vmath_avx2.inc"
 
-#include "pool_driver.inc"
+#include "kernels/vec/pool_driver.inc"

@@ -2,7 +2,7 @@
 /*
  * The blocked twins of the ops that sit between channel-blocked convolutions (ops_nn.def;
  * made by the layout pass, passes_layout.c), shared by their shape functions (shape_nn_blocked.c)
- * and kernels (kernels/ref/nn_blocked_ref.c, kernels/x86/blocked_driver.inc).
+ * and kernels (kernels/ref/nn_blocked_ref.c, kernels/vec/blocked_driver.inc).
  *
  * Layout: X [N, Cb, H, W, b] holds C channels, Cb = ceil(C / b), channel c at block c / b,
  * lane c % b; lanes past C (the last block's padding) are zero, and these ops write them zero.

@@ -33,7 +33,7 @@
  *  4c. Gemm + activation (FusedConv's set) -> FusedGemm (passes_gemm.c,
  *     runtime/ir/fusedgemm.h), also through the Reshape of 4b;
  *  5. layout (passes_layout.c, when oneDNN is built in): chains of 2-D f32 FusedConvs run on
- *     channel-blocked values (16 channels with AVX-512, 8 with AVX2), with ReorderToBlocked /
+ *     channel-blocked values (16 channels with AVX-512, 8 with AVX2, 4 with NEON), with ReorderToBlocked /
  *     ReorderFromBlocked only where a plain-layout reader or a graph output needs the value;
  *     the few-channel first conv reads X plain and writes Y blocked, and channel Concats of
  *     whole blocks join the blocked values;
@@ -72,7 +72,7 @@ typedef struct em_passes_options {
     bool fold;   /* constant folding (needs `eval`) */
     bool fuse;   /* Conv + BN / bias / residual / activation */
     bool layout; /* channel-blocked conv chains */
-    int block;   /* channel block for the layout pass: 16, 8, or 0 for the CPU's choice */
+    int block;   /* channel block for the layout pass: 16, 8, 4, or 0 for the CPU's choice */
     em_pass_eval_fn eval; /* runs a node for folding; NULL: no folding */
 } em_passes_options;
 

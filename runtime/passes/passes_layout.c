@@ -166,7 +166,9 @@ ember_status *em_pass_layout(em_pctx *c, int block)
     int64_t b = block;
     if (b <= 0) {
         uint64_t isa = em_cpu_features();
-        b = (isa & EM_ISA_AVX512F) ? 16 : ((isa & EM_ISA_AVX2) ? 8 : 0);
+        /* one vector: AVX-512 16, AVX2 8, NEON 4 (kernels/arm runs the blocked depthwise
+         * convs, pools and affine ops on kernels/vec's templates, the rest through im2col) */
+        b = (isa & EM_ISA_AVX512F) ? 16 : (isa & EM_ISA_AVX2) ? 8 : (isa & EM_ISA_NEON) ? 4 : 0;
     }
     if (b <= 0) {
         return NULL;

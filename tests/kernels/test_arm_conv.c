@@ -9,8 +9,11 @@
  * with and without bias, FusedConv with each activation family and with a residual Z, NaN
  * and +-inf in X (propagated as the reference does); tolerance grows with the dot-product
  * length (f32 against the reference's double sums). A 2-thread pool must reproduce the
- * serial result bit for bit. Declines: the channel-blocked layout, f64, 3-D convs, window
- * attributes that do not match the shapes.
+ * serial result bit for bit. The channel-blocked layout of 4 (the layout pass's block on ARM):
+ * every case as a FusedConv with `blocked` = 4 on the im2col kernel against the reference's
+ * blocked FusedConv, X and Z blocked with NaN in their padding lanes (ignored), or X plain
+ * (`plain_input`); Y's padding lanes must come out 0. Declines: another block, a blocked node
+ * with a plain X, f64, 3-D convs, window attributes that do not match the shapes.
  */
 #include "test_x86_harness.h"
 
@@ -143,6 +146,9 @@ static void test_cases(void **state)
             if (!kt_isa_ok(k)) {
                 continue;
             }
+            if (strstr(k->name, "_dwblk__") != NULL) {
+                continue; /* the blocked layout's depthwise kernel: test_arm_dwconv.c */
+            }
             const bool dw_kernel = strstr(k->name, "_dw__") != NULL;
             kt_fill_nan(got, ny);
             out[0].data = got;
@@ -211,13 +217,120 @@ static void test_declines(void **state)
     t_tensor(&out[0], EMBER_DTYPE_F32, 5, dy5, buf);
     t_expect_error(kt_run(k, &tn.n, in, 2, out, 1, 0x2u, NULL), EMBER_ERR_UNSUPPORTED,
                    cases[2].name, "3-D");
-    /* channel-blocked */
-    t_tensor(&in[0], EMBER_DTYPE_F32, 4, dx, buf);
+    /* channel-blocked: a block of 8, and a block of 4 with X, Y given plain */
+    int64_t bx[5] = {1, 1, 5, 5, 8}, by[5] = {1, 1, 5, 5, 8};
+    t_tensor(&in[0], EMBER_DTYPE_F32, 5, bx, buf);
     t_tensor(&in[1], EMBER_DTYPE_F32, 4, dw, buf);
+    t_tensor(&out[0], EMBER_DTYPE_F32, 5, by, buf);
+    t_set_int(&tn, "blocked", 8);
+    t_expect_error(kt_run(k, &tn.n, in, 2, out, 1, 0x2u, NULL), EMBER_ERR_UNSUPPORTED,
+                   cases[2].name, "block other than 4");
+    t_tensor(&in[0], EMBER_DTYPE_F32, 4, dx, buf);
     t_tensor(&out[0], EMBER_DTYPE_F32, 4, dy, buf);
     t_set_int(&tn, "blocked", 4);
     t_expect_error(kt_run(k, &tn.n, in, 2, out, 1, 0x2u, NULL), EMBER_ERR_UNSUPPORTED,
-                   cases[2].name, "blocked");
+                   cases[2].name, "2-D");
+}
+
+/* Plain [n, c, plane] -> blocked [n, ceil(c/4), plane, 4], padding lanes `pad`. */
+static float *to_blocked4(const float *x, int64_t n, int64_t c, int64_t plane, float pad)
+{
+    const int64_t cb = (c + 3) / 4;
+    float *xb = t_f32(n * cb * plane * 4);
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t ch = 0; ch < cb * 4; ch++) {
+            for (int64_t p = 0; p < plane; p++) {
+                xb[((i * cb + ch / 4) * plane + p) * 4 + ch % 4] =
+                    ch < c ? x[(i * c + ch) * plane + p] : pad;
+            }
+        }
+    }
+    return xb;
+}
+
+/* Every case on the blocked layout of 4 (X blocked, or plain with plain_input on odd cases),
+ * the im2col kernel against the reference's blocked FusedConv. */
+static void test_blocked(void **state)
+{
+    const em_kernel *k = find_im2col(EM_OP_FUSEDCONV, *state);
+    if (k == NULL) {
+        skip();
+    }
+    em_threadpool *pool = NULL;
+    t_expect_ok(em_threadpool_create(test_allocator(), 2, &pool), "pool");
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const cv_case *c = &cases[ci];
+        const bool plain_x = ci % 3 == 1;
+        t_node tn;
+        node_of(c, &tn);
+        tn.n.op = EM_OP_FUSEDCONV;
+        t_set_int(&tn, "blocked", 4);
+        if (plain_x) {
+            t_set_int(&tn, "plain_input", 1);
+        }
+        const int64_t oh = out_dim(c->h, c->kh, c->sh, c->dh, c->pads[0], c->pads[2], c->auto_pad);
+        const int64_t ow = out_dim(c->w, c->kw, c->sw, c->dw, c->pads[1], c->pads[3], c->auto_pad);
+        const int64_t cb = (c->c + 3) / 4, mb = (c->m + 3) / 4;
+        int64_t dxp[4] = {c->n, c->c, c->h, c->w}, dxb[5] = {c->n, cb, c->h, c->w, 4};
+        int64_t dw[4] = {c->m, c->c / c->group, c->kh, c->kw}, db[1] = {c->m};
+        int64_t dy[5] = {c->n, mb, oh, ow, 4};
+        const int64_t nx = c->n * c->c * c->h * c->w, nw = dw[0] * dw[1] * dw[2] * dw[3];
+        const int64_t ny = c->n * mb * oh * ow * 4;
+        float *x = t_random_f32(nx, 11 * ci + 1, -1.0f, 1.0f);
+        float *w = t_random_f32(nw, 11 * ci + 2, -1.0f, 1.0f);
+        float *b = t_random_f32(c->m, 11 * ci + 3, -1.0f, 1.0f);
+        float *zp = t_random_f32(c->n * c->m * oh * ow, 11 * ci + 4, -2.0f, 2.0f);
+        if (c->special) {
+            x[3] = NAN;
+            x[nx / 2] = INFINITY;
+            x[nx - 5] = -INFINITY;
+        }
+        float *xb = to_blocked4(x, c->n, c->c, c->h * c->w, NAN);
+        float *z = to_blocked4(zp, c->n, c->m, oh * ow, NAN);
+        float *ref = t_f32(ny), *got = t_f32(ny), *par = t_f32(ny);
+        em_tensor in[4], out[1];
+        if (plain_x) {
+            t_tensor(&in[0], EMBER_DTYPE_F32, 4, dxp, x);
+        } else {
+            t_tensor(&in[0], EMBER_DTYPE_F32, 5, dxb, xb);
+        }
+        t_tensor(&in[1], EMBER_DTYPE_F32, 4, dw, w);
+        t_tensor(&in[2], EMBER_DTYPE_F32, 1, db, b);
+        t_tensor(&in[3], EMBER_DTYPE_F32, 5, dy, z);
+        if (!c->bias) {
+            t_absent(&in[2]);
+        }
+        const int n_in = c->z ? 4 : 3;
+        t_tensor(&out[0], EMBER_DTYPE_F32, 5, dy, ref);
+        t_expect_ok(kt_run(t_kernel(EM_OP_FUSEDCONV, EMBER_DTYPE_F32), &tn.n, in, n_in, out, 1,
+                           0x6u, NULL),
+                    c->name);
+        kt_fill_nan(got, ny);
+        out[0].data = got;
+        t_expect_ok(kt_run(k, &tn.n, in, n_in, out, 1, 0x6u, NULL), c->name);
+        const int64_t kdim = c->c / c->group * c->kh * c->kw;
+        kt_check(c->name, k->name, ci, got, ref, ny, kt_mm_atol(kdim), KT_MM_RTOL);
+        for (int64_t i = 0; i < ny; i++) {
+            if (i % 4 + i / (oh * ow * 4) % mb * 4 >= c->m && got[i] != 0.0f) {
+                fail_msg("case %s: padding lane at %lld is %g, not 0", c->name, (long long)i,
+                         (double)got[i]);
+            }
+        }
+        kt_fill_nan(par, ny);
+        out[0].data = par;
+        t_expect_ok(kt_run(k, &tn.n, in, n_in, out, 1, 0x6u, pool), c->name);
+        kt_check_same(c->name, k->name, "2-thread result", got, par, ny);
+        test_free(x);
+        test_free(xb);
+        test_free(w);
+        test_free(b);
+        test_free(zp);
+        test_free(z);
+        test_free(ref);
+        test_free(got);
+        test_free(par);
+    }
+    em_threadpool_destroy(pool);
 }
 
 int main(void)
@@ -225,6 +338,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         KT_TEST(test_cases, "__neon"),
         KT_TEST(test_declines, "__neon"),
+        KT_TEST(test_blocked, "__neon"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

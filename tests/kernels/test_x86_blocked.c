@@ -14,9 +14,18 @@
  */
 #include "test_blocked_util.h"
 
-/* Whether kernel k (name ending in __avx2 / __avx512) takes blocks of b. */
+/* The sweeps' block for a random bit (test_arm_blocked.c, which includes this file for the
+ * NEON units, sweeps 4 and 8 instead). */
+#ifndef BK_SWEEP_BLOCK
+#define BK_SWEEP_BLOCK(bit) ((bit) ? 16 : 8)
+#endif
+
+/* Whether kernel k (name ending in __avx2 / __avx512 / __neon) takes blocks of b. */
 static bool takes_block(const em_kernel *k, int64_t b)
 {
+    if (strstr(k->name, "__neon") != NULL) {
+        return b % 4 == 0 && b <= 16;
+    }
     return strstr(k->name, "avx512") != NULL ? b == 16 : (b == 8 || b == 16);
 }
 
@@ -101,7 +110,7 @@ static void test_pool(void **state)
                       1 + (int64_t)(q % 37),
                       1 + (int64_t)(ci % 13),
                       1 + (int64_t)((ci * 7) % 19),
-                      (q >> 4) % 2 ? 16 : 8,
+                      BK_SWEEP_BLOCK((q >> 4) % 2),
                       1 + (int64_t)((q >> 5) % 4),
                       1 + (int64_t)((q >> 7) % 4),
                       1 + (int64_t)((q >> 9) % 3),
@@ -257,7 +266,7 @@ static void test_affine(void **state)
                       1 + (int64_t)((q >> 3) % 40),
                       1 + (int64_t)(ci % 9),
                       1 + (int64_t)((ci * 5) % 11),
-                      (q >> 9) % 2 ? 16 : 8,
+                      BK_SWEEP_BLOCK((q >> 9) % 2),
                       (int)(ci % 9),
                       {-0.3f, 0.8f},
                       (int)((q >> 10) % 5),
@@ -284,7 +293,7 @@ static void test_layernorm(void **state)
         uint64_t q = ci * 2654435761u;
         int64_t c[3] = {1 + (int64_t)(q % 2), 1 + (int64_t)((q >> 3) % 70),
                         1 + (int64_t)((ci * 7) % 37)};
-        int64_t b = (q >> 9) % 2 ? 16 : 8, nx = c[0] * c[1] * c[2];
+        int64_t b = BK_SWEEP_BLOCK((q >> 9) % 2), nx = c[0] * c[1] * c[2];
         bool with_b = (q >> 11) % 4 != 0;
         char name[96];
         snprintf(name, sizeof name, "layernorm_n%lld_c%lld_p%lld_b%lld_B%d", (long long)c[0],
@@ -371,7 +380,7 @@ static void test_se(void **state)
                       1 + (int64_t)((q >> 3) % 70),
                       1 + (int64_t)(ci % 9),
                       1 + (int64_t)((ci * 5) % 11),
-                      (q >> 9) % 2 ? 16 : 8,
+                      BK_SWEEP_BLOCK((q >> 9) % 2),
                       1 + (int64_t)((q >> 10) % 40),
                       (int)(ci % 9),
                       (int)((q >> 14) % 9),

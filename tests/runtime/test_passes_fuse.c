@@ -82,8 +82,8 @@ static const fx_case cases[] = {
 };
 
 /* Convs with nothing to fuse (no activation after them), counted in `cases` as FusedConv: the
- * layout pass makes them blocked FusedConvs, but only on a CPU with a channel block (AVX2 or
- * AVX-512, passes_layout.c); elsewhere (ARM, older x86) they stay Conv. */
+ * layout pass makes them blocked FusedConvs, but only on a CPU with a channel block (AVX2,
+ * AVX-512 or NEON, passes_layout.c); elsewhere (older x86) they stay Conv. */
 static int plain_convs(const char *name)
 {
     return strcmp(name, "conv_block") == 0 ? 1 : 0; /* c3, before Mish */
@@ -166,7 +166,7 @@ static void test_fixtures(void **state)
             fail_msg("%s: %zu nodes after the passes, expected %d", c->name,
                      ember_model_node_count(opt), c->nodes);
         }
-        bool blocks = (em_cpu_features() & (EM_ISA_AVX2 | EM_ISA_AVX512F)) != 0;
+        bool blocks = (em_cpu_features() & (EM_ISA_AVX2 | EM_ISA_AVX512F | EM_ISA_NEON)) != 0;
         for (int k = 0; k < (int)(sizeof c->ops / sizeof c->ops[0]) && c->ops[k].op != NULL; k++) {
             int want = c->ops[k].n;
             if (!blocks && strcmp(c->ops[k].op, "FusedConv") == 0) {
