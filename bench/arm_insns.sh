@@ -13,7 +13,7 @@
 # int8: the fp32 model quantized by ONNX Runtime's quantize_static (bench/arm_insns_qdq.py,
 # QDQ, made once into $CACHE with $ORT_PY), run with --int8 on (integer ops where exact).
 #   bench/arm_insns.sh [BUILD_DIR [MODEL...]]    (BUILD_DIR: an aarch64 cross build)
-# env: MODELS_DIR (default /work/main/bench/.cache: <model>/model.onnx, input.npy),
+# env: MODELS_DIR (default bench/.cache, what bench/run.py makes: <model>/model.onnx, input.npy),
 #      PRECISIONS (default "fp32 int8"), ISAS (default "scalar native"), JOBS (default 1:
 #      how many qemu processes at once), CACHE (default /tmp/ember-arm-insns), ORT_PY,
 #      WORK (a directory to keep each run's log, counts and output in; default: a temporary one).
@@ -23,12 +23,12 @@ build=${1:-build-arm}
 shift || true
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(mobilenet_v2 resnet18)
-mdir=${MODELS_DIR:-/work/main/bench/.cache}
+mdir=${MODELS_DIR:-$PWD/bench/.cache}
 precisions=${PRECISIONS:-fp32 int8}
 isas=${ISAS:-scalar native}
 jobs=${JOBS:-1}
 cache=${CACHE:-/tmp/ember-arm-insns}
-ort_py=${ORT_PY:-/work/main/bench/.env/ort/bin/python}
+ort_py=${ORT_PY:-$PWD/bench/.env/ort/bin/python}
 py=${PYTHON:-/usr/bin/python3}
 mkdir -p "$cache"
 if [ -n "${WORK:-}" ]; then # keep the runs' logs, counts and outputs there

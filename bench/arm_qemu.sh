@@ -9,14 +9,14 @@
 # (kernels/ref only) and once with the default cap (the NEON units), alternating, and its
 # output is compared with the model's ref.npy (PyTorch's output).
 #   bench/arm_qemu.sh [BUILD_DIR [MODEL...]]   (BUILD_DIR: a cross build, default build-arm)
-# Models are read from $EMBER_SUITE_CACHE/<model>/op13.onnx (default /work/suite-cache/suite).
+# Models are read from $EMBER_SUITE_CACHE/<model>/op13.onnx (default bench/.cache/suite: `bench/run.py --suite` makes them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-arm}
 shift || true
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(mobilenet_v2 resnet18)
-suite=${EMBER_SUITE_CACHE:-/work/suite-cache/suite}
+suite=${EMBER_SUITE_CACHE:-$PWD/bench/.cache/suite}
 py=${PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

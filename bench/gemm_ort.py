@@ -4,8 +4,8 @@ and a [N] bias constant, optionally followed by an activation node) on the same 
 with session.run at a given thread count; prints GFLOP/s (best, median) like gemm_bench.
 
 Two steps, because the ORT venv has no `onnx` package:
-  /work/main/bench/.env/torch2/bin/python bench/gemm_ort.py make DIR [--act Gelu]
-  /work/main/bench/.env/ort/bin/python bench/gemm_ort.py time DIR [--threads N] [--cpu-time]
+  bench/.env/torch2/bin/python bench/gemm_ort.py make DIR [--act Gelu]
+  bench/.env/ort/bin/python bench/gemm_ort.py time DIR [--threads N] [--cpu-time]
                                                         [--shape M,K,N]...
 --cpu-time (1 thread, where ORT runs the op on the calling thread) times with the thread's CPU
 time, as gemm_bench --cpu-time, so that other processes' time slices do not count.

@@ -17,7 +17,7 @@ fp32 arithmetic; --precision-col bf16 for bf16), its output checked against ORT'
 every column also reports the process's peak RSS (ember's peak_rss_mb, ORT's ru_maxrss).
 
 Run with the ONNX Runtime venv (onnx + onnxruntime + numpy):
-    /work/main/bench/.env/ort/bin/python bench/half.py [--src resnet18.onnx] [--threads 1,2]
+    bench/.env/ort/bin/python bench/half.py [--src resnet18.onnx] [--threads 1,2]
 """
 import argparse
 import json
@@ -34,8 +34,10 @@ from onnx import TensorProto, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SRC_DEFAULTS = ["/work/suite-cache/suite/resnet18/op13.onnx",
-                "/work/main/bench/.cache/resnet18/model.onnx"]
+SRC_DEFAULTS = [os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "suite",
+                             "resnet18", "op13.onnx"),
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "resnet18",
+                             "model.onnx")]
 
 
 def to_f16_onnx(model):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Accuracy and memory of `ember run --precision fp16|bf16` on fp32 models (issue #21).
 
-For each suite model (/work/suite-cache/suite/<model>/op13.onnx by default), runs ember on
+For each suite model (bench/.cache/suite/<model>/op13.onnx by default: `bench/run.py --suite` makes them), runs ember on
 N inputs (the suite's input.npy, then seeded standard-normal images of the same shape) at
 fp32, fp16 and bf16 (weights held in half, fp32 arithmetic) and reports, per precision, the
 largest absolute error against ember's fp32 output, that error relative to the fp32 output's
@@ -12,8 +12,8 @@ peak RSS of the first run (ember's peak_rss_mb). With --rounds R, also the laten
 of `ember run --iters I --threads T` per precision, the order of fp32 / fp16 / bf16 rotated
 each round (the machine may be shared: compare the medians, and the ratio to fp32).
 
-    /work/main/bench/.env/ort/bin/python bench/half_weights.py --models resnet50,mobilenet_v2 -n 8
-    /work/main/bench/.env/ort/bin/python bench/half_weights.py --models resnet50 -n 1 \
+    bench/.env/ort/bin/python bench/half_weights.py --models resnet50,mobilenet_v2 -n 8
+    bench/.env/ort/bin/python bench/half_weights.py --models resnet50 -n 1 \
         --export op17 --rounds 3 --iters 20
 """
 import argparse
@@ -27,7 +27,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SUITE = "/work/suite-cache/suite"
+SUITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "suite")
 
 
 def run(ember, model, inp, outdir, precision):

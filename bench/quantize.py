@@ -3,12 +3,12 @@
 """Static int8 quantization quality and calibration time: ONNX Runtime's quantize_static next
 to `ember quantize`, by calibration method (issue #20's targets).
 
-    /work/main/bench/.env/ort/bin/python bench/quantize.py [--models resnet18,resnet50,...]
+    bench/.env/ort/bin/python bench/quantize.py [--models resnet18,resnet50,...]
         [--methods minmax,entropy,percentile] [--calib 32] [--eval 100] [--out bench/quantize.md]
 
 Runs under the Python that has onnxruntime and numpy (bench/setup.sh's bench/.env/ort). For
 each model (CACHE/<model>/op13.onnx, the suite's fp32 exports: --cache, default
-/work/suite-cache/suite) it makes --calib calibration and --eval held-apart evaluation inputs
+bench/.cache/suite, what `bench/run.py --suite` exports) it makes --calib calibration and --eval held-apart evaluation inputs
 (deterministic: smooth random images, 8x8 blocks of N(0, 1) plus N(0, 0.1) noise, in the range
 of ImageNet-normalised pixels; no data set is downloaded), then for each method:
 
@@ -185,7 +185,7 @@ def main():
     ap.add_argument("--eval", type=int, default=100, help="evaluation inputs (100)")
     ap.add_argument("--lsb-n", type=int, default=20,
                     help="evaluation inputs for the ember-vs-ORT 1 LSB check (20; 0: none)")
-    ap.add_argument("--cache", default="/work/suite-cache/suite",
+    ap.add_argument("--cache", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "suite"),
                     help="folder of <model>/op13.onnx (bench/run.py --suite's cache)")
     ap.add_argument("--transformer", default=os.path.join(ROOT, "bench", ".cache", "transformer"),
                     help="folder of the transformer encoder's model.onnx / trace-torch2.pt")

@@ -6,7 +6,7 @@
 # runs. Usage: bench/quantize_r18.sh build/ember MODEL.onnx CALDIR (32 .npy batches [1,3,224,224])
 set -e
 EMBER=$1 MODEL=$2 CAL=$3
-PY=/work/main/bench/.env/ort/bin/python
+PY=${BENCH_PY_ORT:-$(dirname "$0")/.env/ort/bin/python}
 OUT=$(mktemp -d)
 $PY tools/quantize_check.py "$EMBER" "$MODEL" "$CAL" --keep "$OUT" 2>&1 | grep -v -i warning
 X=$(ls "$CAL"/*.npy | head -1)

@@ -4,7 +4,7 @@
 target): ember running its own QDQ file (`--int8 on`), ember running the fp32 model, and ONNX
 Runtime running ORT's quantize_static file of the same model and method.
 
-    /work/main/bench/.env/ort/bin/python bench/quantize_speed.py --work DIR
+    bench/.env/ort/bin/python bench/quantize_speed.py --work DIR
         [--models resnet18,resnet50,mobilenet_v2] [--method minmax] [--rounds 3] [--iters 20]
 
 DIR is bench/quantize.py's --work folder (DIR/<model>/<method>.emberonnx.onnx,
@@ -54,7 +54,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--models", default="resnet18,resnet50,mobilenet_v2")
     ap.add_argument("--method", default="minmax")
-    ap.add_argument("--cache", default="/work/suite-cache/suite")
+    ap.add_argument("--cache", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "suite"))
     ap.add_argument("--ember", default=os.path.join(ROOT, "build", "ember"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iters", type=int, default=20)
