@@ -256,12 +256,13 @@ def load(make_client, clients, seconds, warmup, progress=None):
 
 
 def make_factory(args, srv, shape, data, n_ref):
-    """The client factory for --protocol, and the input's name (from the model metadata)."""
+    """The client factory for --protocol, the input's name (from the model metadata) and the
+    V2 JSON request body."""
     input_name, body = request_body(srv, shape, data)
     if args.protocol == "grpc":
         raw = data.tobytes()
-        return input_name, lambda: grpc_client(srv, raw, n_ref, input_name, shape)
-    return input_name, lambda: http_client(srv, body, n_ref)
+        return input_name, body, lambda: grpc_client(srv, raw, n_ref, input_name, shape)
+    return input_name, body, lambda: http_client(srv, body, n_ref)
 
 
 def bad_requests(server, input_name, shape, data):
@@ -426,8 +427,7 @@ def main():
                 log("serve_load: %s, %s, round %d: starting MLServer" % (model, rt, rnd + 1))
                 srv = Server(args, rt, model, path)
                 try:
-                    input_name, factory = make_factory(args, srv, shape, data, len(ref))
-                    _, body = request_body(srv, shape, data)
+                    input_name, body, factory = make_factory(args, srv, shape, data, len(ref))
                     st, first = srv.request("POST", "/v2/models/%s/infer" % model, body)
                     err = compare(first, ref) if st == 200 else None
                     r = load(factory, args.clients, args.seconds, args.warmup)
@@ -464,7 +464,7 @@ def main():
                 log("serve_load: soak %.0f / %.0f s: %d ok, %d failed" % (t, args.soak, ok,
                                                                          failed))
         try:
-            _, factory = make_factory(args, srv, shape, data, len(ref))
+            _, _, factory = make_factory(args, srv, shape, data, len(ref))
             s = load(factory, args.clients, args.soak, args.warmup, progress)
         finally:
             srv.stop()
